@@ -1,0 +1,26 @@
+# h5sweep: how does the layout of an HDF5 file behave on this storage, for these reads?
+# generate -> query -> aggregate -> plot, over filesystems x layouts x compression.
+
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "rules/common.smk"
+include: "rules/generate.smk"
+include: "rules/query.smk"
+include: "rules/aggregate.smk"
+include: "rules/plot.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        final_outputs(),

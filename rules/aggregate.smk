@@ -1,0 +1,17 @@
+# aggregate: every raw record into one tidy table and the per-case summary.
+
+
+localrules:
+    aggregate,
+
+
+rule aggregate:
+    input:
+        all_records(),
+    output:
+        measurements=f"{RESULTS}/measurements.parquet",
+        summary=f"{RESULTS}/summary.csv",
+    log:
+        f"{RESULTS}/logs/aggregate.log",
+    script:
+        "../workflow/scripts/aggregate.py"

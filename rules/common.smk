@@ -1,0 +1,80 @@
+# Config loading, validation and grid expansion. Everything the rules need comes from
+# SWEEP, the validated and expanded config (see h5sweep.grid.Sweep).
+
+from snakemake.exceptions import WorkflowError
+
+from h5sweep.config import load_schema, validate_schema
+from h5sweep.errors import ConfigError
+from h5sweep.grid import Sweep
+from h5sweep import resources
+
+
+def load_sweep(config):
+    """Check the config before any job is planned; refuse it with the key and value."""
+    try:
+        schema = load_schema(workflow.source_path("../config/schema.yaml"))
+        checked = validate_schema(config, schema)
+        return Sweep.from_config(checked)
+    except ConfigError as err:
+        raise WorkflowError(f"h5sweep: invalid config: {err}") from None
+
+
+SWEEP = load_sweep(config)
+RESULTS = f"results/{SWEEP.name}"
+
+
+wildcard_constraints:
+    filesystem=r"[A-Za-z][A-Za-z0-9_]*",
+    layout=r"contiguous|chunked-\d+(x\d+)*",
+    compression=r"[a-z][a-z0-9]*(-\d+)?",
+    case=r"[a-z]+",
+
+
+def record_path(filesystem, layout, compression, stage):
+    return f"{RESULTS}/raw/{filesystem}/{layout}/{compression}/{stage}.parquet"
+
+
+def all_records():
+    return [
+        record_path(tf.filesystem.name, tf.layout.id, tf.compression.name, stage)
+        for tf in SWEEP.test_files()
+        for stage in ("write", "query")
+    ]
+
+
+def test_file_of(wildcards):
+    """The generated HDF5 file that a query job reads."""
+    fs = SWEEP.filesystem(wildcards.filesystem)
+    return fs.test_file(SWEEP.name, wildcards.layout, wildcards.compression)
+
+
+def figures():
+    cases = [case.name for case in SWEEP.read_cases]
+    square_chunks = any(
+        l.chunk_shape and l.chunk_shape[0] == l.chunk_shape[1] for l in SWEEP.layouts
+    )
+    out = [f"{RESULTS}/plots/file-sizes.png"]
+    for fs in SWEEP.filesystems:
+        out += [f"{RESULTS}/plots/write-{fs.name}.png"]
+        out += [f"{RESULTS}/plots/bars-{case}-{fs.name}.png" for case in cases]
+        if square_chunks:
+            out += [f"{RESULTS}/plots/heatmap-{case}-{fs.name}.png" for case in cases]
+        if cases:
+            out += [f"{RESULTS}/plots/score-{fs.name}.png"]
+    return out
+
+
+def final_outputs():
+    return [
+        f"{RESULTS}/measurements.parquet",
+        f"{RESULTS}/summary.csv",
+        *figures(),
+    ]
+
+
+def generate_mem_mb(wildcards, attempt):
+    return resources.generate_mem_mb(SWEEP, attempt)
+
+
+def query_mem_mb(wildcards, attempt):
+    return resources.query_mem_mb(SWEEP, attempt)

@@ -1,0 +1,98 @@
+# plot: figures from summary.csv, each in the report with a caption.
+
+
+localrules:
+    plot_case_bars,
+    plot_heatmaps,
+    plot_file_sizes,
+    plot_write,
+    plot_score,
+
+
+rule plot_case_bars:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/bars-{{case}}-{{filesystem}}.png",
+            caption="../workflow/report/bars.rst",
+            category="Access cases",
+            labels={"case": "{case}", "filesystem": "{filesystem}"},
+        ),
+    params:
+        figure="case_bars",
+    log:
+        f"{RESULTS}/logs/plot/bars-{{case}}-{{filesystem}}.log",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_heatmaps:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/heatmap-{{case}}-{{filesystem}}.png",
+            caption="../workflow/report/heatmap.rst",
+            category="Chunk shape heat maps",
+            labels={"case": "{case}", "filesystem": "{filesystem}"},
+        ),
+    params:
+        figure="heatmaps",
+    log:
+        f"{RESULTS}/logs/plot/heatmap-{{case}}-{{filesystem}}.log",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_file_sizes:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/file-sizes.png",
+            caption="../workflow/report/file-sizes.rst",
+            category="File size",
+        ),
+    params:
+        figure="file_sizes",
+    log:
+        f"{RESULTS}/logs/plot/file-sizes.log",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_write:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/write-{{filesystem}}.png",
+            caption="../workflow/report/write.rst",
+            category="Write",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    params:
+        figure="write",
+    log:
+        f"{RESULTS}/logs/plot/write-{{filesystem}}.log",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_score:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/score-{{filesystem}}.png",
+            caption="../workflow/report/score.rst",
+            category="Performance score",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    params:
+        figure="score",
+    log:
+        f"{RESULTS}/logs/plot/score-{{filesystem}}.log",
+    script:
+        "../workflow/scripts/plot.py"

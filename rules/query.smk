@@ -1,0 +1,19 @@
+# query: time every read case on one generated file (cold first access, paired
+# selections, values verified against the data source).
+
+
+rule query:
+    input:
+        h5=test_file_of,
+    output:
+        record=record_path("{filesystem}", "{layout}", "{compression}", "query"),
+    log:
+        f"{RESULTS}/logs/query/{{filesystem}}/{{layout}}/{{compression}}.log",
+    resources:
+        mem_mb=query_mem_mb,
+    group:
+        "measure"
+    # Query a file as soon as it exists, before generating more: bounds disk use.
+    priority: 10
+    script:
+        "../workflow/scripts/query.py"

@@ -1,0 +1,83 @@
+"""From raw per-job records to ``measurements.parquet`` and ``summary.csv``.
+
+The summary is derived from the raw rows only: one row per filesystem x layout x
+compression x case, with the study's statistics (min, median, mean, max, first access).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from h5sweep.records import read_tables, write_table
+from h5sweep.scoring import score
+
+FILE_KEYS = ["filesystem", "layout", "chunk_shape", "compression"]
+GROUP_KEYS = [*FILE_KEYS, "case"]
+CASE_ORDER = ["write", "slice", "spectra", "subcube"]
+
+
+def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
+    if measurements.empty:
+        return pd.DataFrame(columns=[*GROUP_KEYS, "repeats", "min_s", "median_s", "mean_s", "max_s", "first_s"])
+    ordered = measurements.sort_values([*GROUP_KEYS, "repeat"])
+    grouped = ordered.groupby(GROUP_KEYS, sort=False, dropna=False)
+    summary = grouped.agg(
+        layout_id=("layout_id", "first"),
+        repeats=("seconds", "size"),
+        min_s=("seconds", "min"),
+        median_s=("seconds", "median"),
+        mean_s=("seconds", "mean"),
+        max_s=("seconds", "max"),
+        first_s=("seconds", "first"),
+        std_s=("seconds", "std"),
+        bytes_selected=("bytes_selected", "first"),
+        chunks_touched_mean=("chunks_touched", "mean"),
+        raw_bytes=("raw_bytes", "first"),
+        fs_type=("fs_type", "first"),
+    ).reset_index()
+    if "device_read_bytes" in ordered:
+        summary = summary.merge(
+            grouped["device_read_bytes"].agg(device_read_bytes_median="median").reset_index(),
+            on=GROUP_KEYS,
+            how="left",
+        )
+        cold = grouped.agg(cold_start=("cold_start", "first")).reset_index()
+        summary = summary.merge(cold, on=GROUP_KEYS, how="left")
+    # File size: as written (write case), the same file the read cases queried.
+    sizes = ordered.groupby(FILE_KEYS, dropna=False)["file_bytes"].last().rename("file_bytes").reset_index()
+    summary = summary.merge(sizes, on=FILE_KEYS, how="left")
+    summary["compression_ratio"] = summary["raw_bytes"] / summary["file_bytes"]
+    scores = []
+    for keys, rows in summary.groupby(FILE_KEYS, dropna=False):
+        medians = dict(zip(rows["case"], rows["median_s"], strict=True))
+        points, available = score(
+            medians, float(rows["file_bytes"].iloc[0]), float(rows["raw_bytes"].iloc[0]), thresholds
+        )
+        scores.append({**dict(zip(FILE_KEYS, keys, strict=True)), "score": points, "score_max": available})
+    summary = summary.merge(pd.DataFrame(scores), on=FILE_KEYS, how="left")
+    summary["case"] = pd.Categorical(summary["case"], categories=_case_order(summary["case"]), ordered=True)
+    summary = summary.sort_values(["filesystem", "case", "layout", "chunk_shape", "compression"], key=_natural)
+    summary["case"] = summary["case"].astype(str)
+    return summary.reset_index(drop=True)
+
+
+def _case_order(cases: pd.Series) -> list[str]:
+    return [c for c in CASE_ORDER if c in set(cases)] + sorted(set(cases) - set(CASE_ORDER))
+
+
+def _natural(column: pd.Series) -> pd.Series:
+    """Sort chunk shapes by their numbers (4x4x256 before 4x4x2048), other columns as is."""
+    if column.name != "chunk_shape":
+        return column
+    return column.map(lambda s: tuple(int(v) for v in s.split("x")) if s else ())
+
+
+def aggregate(record_paths: list[str], measurements_out: str, summary_out: str, thresholds: dict) -> pd.DataFrame:
+    measurements = read_tables(sorted(record_paths))
+    if "file_bytes" in measurements:
+        measurements["file_bytes"] = measurements["file_bytes"].astype(np.int64)
+    summary = summarize(measurements, thresholds)
+    write_table(measurements, measurements_out)
+    write_table(summary, summary_out)
+    return summary

@@ -1,0 +1,42 @@
+"""Access cases: one module per case, all registered here by name.
+
+A read case turns its config entry into a seeded sequence of selections; the query stage
+times reading each one. The write case times writing the whole dataset. To add a case,
+write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
+"""
+
+from __future__ import annotations
+
+from h5sweep.cases.base import ReadCase
+from h5sweep.cases.slice import SliceCase
+from h5sweep.cases.spectra import SpectraCase
+from h5sweep.cases.subcube import SubcubeCase
+from h5sweep.cases.write import WriteCase
+from h5sweep.errors import ConfigError
+from h5sweep.layouts import Shape
+
+READ_CASES: dict[str, type[ReadCase]] = {case.name: case for case in (SliceCase, SpectraCase, SubcubeCase)}
+CASE_NAMES = ("write", *READ_CASES)
+
+
+def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
+    """The read cases the config enables, in registry order, each checked against ``shape``."""
+    unknown = sorted(set(cases_cfg) - set(CASE_NAMES))
+    if unknown:
+        raise ConfigError(
+            f"cases.{unknown[0]}", cases_cfg[unknown[0]], f"unknown case (known: {', '.join(CASE_NAMES)})"
+        )
+    found = []
+    for name, case_type in READ_CASES.items():
+        if name in cases_cfg:
+            case = case_type(cases_cfg[name])
+            case.check(shape)
+            found.append(case)
+    return found
+
+
+def write_case_from_config(cases_cfg: dict) -> WriteCase:
+    return WriteCase(cases_cfg.get("write") or {})
+
+
+__all__ = ["CASE_NAMES", "READ_CASES", "ReadCase", "WriteCase", "read_cases_from_config", "write_case_from_config"]

@@ -1,0 +1,38 @@
+"""What every read case has: a name, a repeat count, and a box size for a dataset shape."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from h5sweep.errors import ConfigError
+from h5sweep.layouts import Shape
+from h5sweep.selections import Selection, case_rng, random_boxes
+
+
+class ReadCase:
+    name: ClassVar[str]
+    description: ClassVar[str]
+
+    def __init__(self, settings: dict):
+        self.settings = dict(settings)
+        self.repeats = int(self.settings.get("repeats", 50))
+
+    def size(self, shape: Shape) -> Shape:
+        """The box every selection of this case reads, for a dataset of ``shape``."""
+        raise NotImplementedError
+
+    def check(self, shape: Shape) -> None:
+        if self.repeats < 1:
+            raise ConfigError(f"cases.{self.name}.repeats", self.repeats, "must be at least 1")
+        for axis, (n, s) in enumerate(zip(self.size(shape), shape, strict=True)):
+            if n < 1:
+                raise ConfigError(f"cases.{self.name}", self.settings, f"selects {n} elements along axis {axis}")
+            if n > s:
+                raise ConfigError(
+                    f"cases.{self.name}",
+                    self.settings,
+                    f"selection is larger than the dataset along axis {axis} ({n} > dataset.shape[{axis}]={s})",
+                )
+
+    def selections(self, shape: Shape, seed: int) -> list[Selection]:
+        return random_boxes(case_rng(seed, self.name), shape, self.size(shape), self.repeats)

@@ -1,0 +1,194 @@
+"""The values written into test files.
+
+Every source computes any box region on demand, deterministically from the config, so the
+query stage can check each selection it read against the truth without keeping the cube.
+
+- ``synthetic``: MSI-like spectra: per-spectrum baseline noise, a falling chemical baseline,
+  and a few hundred peaks whose intensity varies smoothly across the image.
+- ``chunk-index``: each element holds the index of the chunk it falls in (the OpenMSI
+  study's uncompressed baseline), modulo the range of the dtype; 0 for contiguous.
+- ``donor``: an existing 3-D HDF5 dataset read into memory and tiled to the target shape.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from h5sweep.errors import ConfigError
+from h5sweep.layouts import Layout, Region, Shape
+
+# Regions are computed in x-slabs of at most this many elements, to bound temporary memory.
+_SLAB_ELEMENTS = 4 * 2**20
+
+
+class DataSource:
+    """Base class: ``region`` computes values; ``materialize`` the whole cube."""
+
+    kind = "abstract"
+
+    def __init__(self, shape: Shape, dtype: np.dtype):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+
+    def _compute(self, xs: np.ndarray, ys: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def region(self, region: Region) -> np.ndarray:
+        """Values of ``cube[region]`` (a tuple of 3 slices with step 1)."""
+        axes = [np.arange(*s.indices(n)) for s, n in zip(region, self.shape, strict=True)]
+        out = np.empty(tuple(len(a) for a in axes), dtype=self.dtype)
+        per_row = max(1, len(axes[1]) * len(axes[2]))
+        step = max(1, _SLAB_ELEMENTS // per_row)
+        for i in range(0, len(axes[0]), step):
+            out[i : i + step] = self._compute(axes[0][i : i + step], axes[1], axes[2])
+        return out
+
+    def materialize(self) -> np.ndarray:
+        return self.region(tuple(slice(0, n) for n in self.shape))
+
+    def _cast(self, values: np.ndarray) -> np.ndarray:
+        if np.issubdtype(self.dtype, np.integer):
+            info = np.iinfo(self.dtype)
+            return np.clip(np.rint(values), info.min, info.max).astype(self.dtype)
+        return values.astype(self.dtype)
+
+
+@dataclass
+class _Peaks:
+    centre: np.ndarray  # z position of each peak
+    sigma: np.ndarray  # width in z samples
+    height: np.ndarray  # intensity at the peak's strongest pixel
+    pattern: np.ndarray  # which spatial pattern each peak follows
+    images: np.ndarray = field(repr=False)  # (patterns, x, y) spatial intensity in [0.05, 1]
+
+
+class SyntheticSource(DataSource):
+    """Deterministic MSI-like spectra; see the module docstring.
+
+    Noise comes from one seeded table that every spectrum reads at its own seeded offset,
+    so any element can be recomputed without generating its whole spectrum.
+    """
+
+    kind = "synthetic"
+    NOISE_TABLE = 1 << 20
+    N_PEAKS = 300
+    N_PATTERNS = 8
+    NOISE_MEAN = 2.5
+
+    def __init__(self, shape: Shape, dtype: np.dtype, seed: int):
+        super().__init__(shape, dtype)
+        rng = np.random.default_rng([seed, 0x5EED])
+        nx, ny, nz = self.shape
+        noise = rng.poisson(self.NOISE_MEAN, self.NOISE_TABLE).astype(np.float32)
+        # The table is extended by one spectrum length so a spectrum's run never wraps.
+        self.noise = np.concatenate([noise, noise[:nz]])
+        self.offsets = rng.integers(0, self.NOISE_TABLE, size=(nx, ny), dtype=np.int64)
+        # Chemical background falling along m/z, and a per-pixel tissue factor.
+        self.baseline = (20.0 * np.exp(-np.arange(nz) / max(nz * 0.15, 1.0))).astype(np.float32)
+        gx, gy = np.meshgrid(np.linspace(0, 1, nx), np.linspace(0, 1, ny), indexing="ij")
+        images = []
+        for _ in range(self.N_PATTERNS):
+            image = np.zeros((nx, ny))
+            for _ in range(3):
+                cx, cy, w = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.08, 0.3)
+                image += np.exp(-((gx - cx) ** 2 + (gy - cy) ** 2) / (2 * w * w))
+            images.append(0.05 + 0.95 * image / image.max())
+        self.peaks = _Peaks(
+            centre=np.sort(rng.uniform(0, nz, self.N_PEAKS)),
+            sigma=rng.uniform(0.8, 3.0, self.N_PEAKS),
+            height=rng.lognormal(np.log(300.0), 1.0, self.N_PEAKS),
+            pattern=rng.integers(0, self.N_PATTERNS, self.N_PEAKS),
+            images=np.stack(images).astype(np.float32),
+        )
+        self.tissue = (0.6 + 0.4 * self.peaks.images.mean(axis=0)).astype(np.float32)
+
+    def _compute(self, xs, ys, zs):
+        runs = np.lib.stride_tricks.sliding_window_view(self.noise, len(zs))
+        values = runs[self.offsets[np.ix_(xs, ys)] + (int(zs[0]) if len(zs) else 0)]
+        values += self.tissue[np.ix_(xs, ys)][:, :, None] * self.baseline[zs][None, None, :]
+        if len(zs):
+            z0, z1 = int(zs[0]), int(zs[-1]) + 1
+            p = self.peaks
+            reach = 4 * p.sigma
+            near = np.nonzero((p.centre + reach >= z0) & (p.centre - reach < z1))[0]
+            for k in near:
+                lo = max(z0, math.floor(p.centre[k] - reach[k]))
+                hi = min(z1, math.ceil(p.centre[k] + reach[k]) + 1)
+                if hi <= lo:
+                    continue
+                z = np.arange(lo, hi)
+                profile = np.exp(-0.5 * ((z - p.centre[k]) / p.sigma[k]) ** 2).astype(np.float32)
+                image = p.height[k] * p.images[p.pattern[k]][np.ix_(xs, ys)]
+                values[:, :, lo - z0 : hi - z0] += image[:, :, None] * profile[None, None, :]
+        return self._cast(values)
+
+
+class ChunkIndexSource(DataSource):
+    """Each element holds the linear index of its chunk (modulo the dtype's range)."""
+
+    kind = "chunk-index"
+
+    def __init__(self, shape: Shape, dtype: np.dtype, layout: Layout):
+        super().__init__(shape, dtype)
+        self.chunk_shape = layout.chunk_shape
+        self.grid = layout.chunk_grid(shape)
+
+    def _compute(self, xs, ys, zs):
+        if self.chunk_shape is None:
+            return np.zeros((len(xs), len(ys), len(zs)), dtype=self.dtype)
+        cx, cy, cz = self.chunk_shape
+        _, gy, gz = self.grid
+        index = (xs // cx)[:, None, None] * (gy * gz) + (ys // cy)[None, :, None] * gz + (zs // cz)[None, None, :]
+        if np.issubdtype(self.dtype, np.integer):
+            index = index % (int(np.iinfo(self.dtype).max) + 1)
+        return index.astype(self.dtype)
+
+
+class DonorSource(DataSource):
+    """An existing 3-D dataset, read whole into memory and tiled to the target shape."""
+
+    kind = "donor"
+
+    def __init__(self, shape: Shape, dtype: np.dtype, path: str, dataset: str):
+        super().__init__(shape, dtype)
+        self.donor = read_donor(path, dataset)
+
+    def _compute(self, xs, ys, zs):
+        dx, dy, dz = self.donor.shape
+        return self.donor[np.ix_(xs % dx, ys % dy, zs % dz)].astype(self.dtype)
+
+
+def read_donor(path: str, dataset: str, key: str = "dataset.fill.donor") -> np.ndarray:
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            if dataset not in f:
+                raise ConfigError(f"{key}.dataset", dataset, f"no such dataset in {path}")
+            donor = f[dataset]
+            if donor.ndim != 3 or 0 in donor.shape:
+                raise ConfigError(f"{key}.dataset", dataset, f"donor must be a non-empty 3-D array, is {donor.shape}")
+            return donor[...]
+    except OSError as err:
+        raise ConfigError(f"{key}.path", path, f"cannot be read as HDF5: {err}") from err
+
+
+def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:
+    """Build the data source that ``dataset.fill`` names, for files of ``layout``."""
+    shape, dtype = tuple(dataset_cfg["shape"]), np.dtype(dataset_cfg["dtype"])
+    fill = dataset_cfg["fill"]
+    if fill == "synthetic":
+        return SyntheticSource(shape, dtype, int(dataset_cfg["seed"]))
+    if fill == "chunk-index":
+        return ChunkIndexSource(shape, dtype, layout)
+    if isinstance(fill, dict) and "donor" in fill:
+        return DonorSource(shape, dtype, fill["donor"]["path"], fill["donor"]["dataset"])
+    raise ConfigError("dataset.fill", fill, "must be synthetic, chunk-index or {donor: {path, dataset}}")
+
+
+def fill_name(dataset_cfg: dict) -> str:
+    fill = dataset_cfg["fill"]
+    return fill if isinstance(fill, str) else "donor"

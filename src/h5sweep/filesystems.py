@@ -1,0 +1,107 @@
+"""Filesystems under test: a name, a directory where its test files go, and what it is.
+
+The same layouts are measured on every filesystem; what differs is the storage below the
+directory, which we identify from the mount table so every measurement says where it ran.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from h5sweep.errors import ConfigError
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Filesystem:
+    name: str
+    directory: str  # as configured (may be relative to the working directory)
+    required: bool = True
+
+    def test_file(self, sweep: str, layout_id: str, compression: str) -> str:
+        """Where the test file of one layout and compression lives on this filesystem."""
+        return os.path.join(self.directory, sweep, layout_id, f"{compression}.h5")
+
+    def usable(self) -> str | None:
+        """None if test files can be written under ``directory``; otherwise the reason why not.
+
+        Checks without leaving anything behind: the nearest existing ancestor must be a
+        directory in which a probe directory can really be created and removed.
+        """
+        path = Path(self.directory).absolute()
+        ancestor = path
+        while not ancestor.exists():
+            if ancestor.parent == ancestor:
+                return "no part of the path exists"
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            return f"{ancestor} is not a directory"
+        try:
+            probe = tempfile.mkdtemp(prefix=".h5sweep-probe-", dir=ancestor)
+            os.rmdir(probe)
+        except OSError as err:
+            return f"cannot create a directory in {ancestor}: {err.strerror or err}"
+        return None
+
+
+def filesystems_from_config(entries: dict) -> list[Filesystem]:
+    """Parse ``filesystems:``; drop optional ones that are not usable, refuse required ones."""
+    found: list[Filesystem] = []
+    seen: dict[str, str] = {}
+    for name, entry in entries.items():
+        key = f"filesystems.{name}"
+        if not _NAME.match(str(name)):
+            raise ConfigError(key, name, "a filesystem name is a letter then letters, digits or _")
+        if isinstance(entry, str):
+            fs = Filesystem(name, entry, True)
+        else:
+            fs = Filesystem(name, entry["path"], bool(entry.get("required", True)))
+        reason = fs.usable()
+        if reason is not None:
+            if fs.required:
+                raise ConfigError(key, fs.directory, f"directory cannot be created or written: {reason}")
+            continue
+        real = os.path.realpath(fs.directory)
+        if real in seen:
+            raise ConfigError(key, fs.directory, f"is the same directory as filesystems.{seen[real]}")
+        seen[real] = name
+        found.append(fs)
+    if not found:
+        raise ConfigError("filesystems", entries, "no usable filesystem")
+    return found
+
+
+@dataclass(frozen=True)
+class MountInfo:
+    mount_point: str
+    fs_type: str
+    device: str
+
+
+def mount_info(path: str) -> MountInfo:
+    """The mount that holds ``path`` (the longest mount point that prefixes its real path)."""
+    real = os.path.realpath(path)
+    best = MountInfo("/", "unknown", "unknown")
+    try:
+        with open("/proc/self/mounts", encoding="utf-8") as mounts:
+            lines = mounts.read().splitlines()
+    except OSError:
+        return best
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        device, point, fs_type = fields[0], _unescape(fields[1]), fields[2]
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best.mount_point):
+            best = MountInfo(point, fs_type, device)
+    return best
+
+
+def _unescape(field: str) -> str:
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)

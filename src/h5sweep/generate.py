@@ -1,0 +1,69 @@
+"""Generate a test file and time it: the write case.
+
+The values are computed into memory first (as the study read its donor into memory), so the
+timed region is only HDF5's work and the storage's: create, write one chunk per call
+(contiguous: one x-slab per call), flush, fsync, close. Each repeat writes the file anew
+under a temporary name; the last one is renamed into place, so a file at the output path is
+always complete.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import h5py
+import numpy as np
+from h5py import h5s
+
+from h5sweep.compression import Compression
+from h5sweep.layouts import Layout
+
+
+def write_file(path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str = "data") -> None:
+    """Write ``data`` to a new HDF5 file at ``path`` through the standard HDF5 write path.
+
+    Each block is one ``H5Dwrite`` of a hyperslab (what ``dset[region] = block`` does,
+    without re-parsing the selection in Python for every one of up to millions of chunks).
+    """
+    kwargs = {} if layout.chunk_shape is None else {"chunks": layout.chunk_shape, **compression.h5py_kwargs()}
+    with h5py.File(path, "w") as f:
+        dset = f.create_dataset(name, shape=data.shape, dtype=data.dtype, **kwargs)
+        file_space = dset.id.get_space()
+        mem_spaces: dict[tuple, h5s.SpaceID] = {}
+        for region in layout.write_blocks(data.shape, data.dtype.itemsize):
+            block = np.ascontiguousarray(data[region])
+            mem_space = mem_spaces.get(block.shape)
+            if mem_space is None:
+                mem_space = mem_spaces[block.shape] = h5s.create_simple(block.shape)
+            file_space.select_hyperslab(tuple(s.start for s in region), block.shape)
+            dset.id.write(mem_space, file_space, block)
+        f.flush()
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def generate(
+    path: str, data: np.ndarray, layout: Layout, compression: Compression, repeats: int, name: str = "data"
+) -> list[dict]:
+    """Write the file ``repeats`` times, timing each; keep the last. One row per repeat."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    partial = f"{path}.partial"
+    rows = []
+    for repeat in range(repeats):
+        if os.path.exists(partial):
+            os.remove(partial)
+        t0 = time.perf_counter_ns()
+        write_file(partial, data, layout, compression, name)
+        seconds = (time.perf_counter_ns() - t0) / 1e9
+        rows.append({"repeat": repeat, "seconds": seconds, "file_bytes": os.stat(partial).st_size})
+    os.replace(partial, path)
+    dir_fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return rows

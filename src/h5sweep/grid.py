@@ -1,0 +1,96 @@
+"""The sweep grid: filesystems x layouts x compression, each file measured by every case.
+
+``Sweep`` is the validated, expanded config. The workflow asks it for the jobs to run and
+the paths they write; nothing here touches the disk except the filesystem probes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from h5sweep.cases import ReadCase, WriteCase, read_cases_from_config, write_case_from_config
+from h5sweep.compression import NONE, Compression, compressions_from_config
+from h5sweep.config import config_hash
+from h5sweep.datasources import fill_name, read_donor
+from h5sweep.filesystems import Filesystem, filesystems_from_config
+from h5sweep.layouts import Layout, Shape, layouts_from_config
+
+
+@dataclass(frozen=True)
+class TestFile:
+    """One generated file: a layout and compression on a filesystem."""
+
+    filesystem: Filesystem
+    layout: Layout
+    compression: Compression
+
+
+@dataclass
+class Sweep:
+    name: str
+    dataset: dict
+    shape: Shape
+    dtype: np.dtype
+    layouts: list[Layout]
+    compressions: list[Compression]
+    filesystems: list[Filesystem]
+    write_case: WriteCase
+    read_cases: list[ReadCase]
+    score: dict
+    config: dict = field(repr=False)
+
+    @classmethod
+    def from_config(cls, config: dict) -> Sweep:
+        """Semantic checks and expansion of a schema-valid config with defaults filled in."""
+        dataset = config["dataset"]
+        shape = tuple(int(v) for v in dataset["shape"])
+        fill = dataset["fill"]
+        if isinstance(fill, dict):
+            read_donor(fill["donor"]["path"], fill["donor"]["dataset"])
+        return cls(
+            name=config["sweep"],
+            dataset=dataset,
+            shape=shape,
+            dtype=np.dtype(dataset["dtype"]),
+            layouts=layouts_from_config(config["layouts"], shape),
+            compressions=compressions_from_config(config["compression"]),
+            filesystems=filesystems_from_config(config["filesystems"]),
+            write_case=write_case_from_config(config["cases"]),
+            read_cases=read_cases_from_config(config["cases"], shape),
+            score=config["score"],
+            config=config,
+        )
+
+    @property
+    def raw_bytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+    @property
+    def fill(self) -> str:
+        return fill_name(self.dataset)
+
+    @property
+    def hash(self) -> str:
+        return config_hash(self.config)
+
+    def compressions_for(self, layout: Layout) -> list[Compression]:
+        """Filters need chunks: contiguous is measured uncompressed only."""
+        return [NONE] if layout.chunk_shape is None else self.compressions
+
+    def test_files(self) -> list[TestFile]:
+        return [
+            TestFile(fs, layout, comp)
+            for fs in self.filesystems
+            for layout in self.layouts
+            for comp in self.compressions_for(layout)
+        ]
+
+    def filesystem(self, name: str) -> Filesystem:
+        return next(fs for fs in self.filesystems if fs.name == name)
+
+    def largest_file_bytes(self) -> int:
+        """Upper bound of one test file's size: all allocated chunks, uncompressed."""
+        return max(layout.allocated_elements(self.shape) for layout in self.layouts) * self.dtype.itemsize

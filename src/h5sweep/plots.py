@@ -1,0 +1,170 @@
+"""Figures from ``summary.csv``, after the OpenMSI study's: timing bars, (m, n) heat maps,
+file size against the contiguous baseline, write time, and the performance score."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.colors import LogNorm  # noqa: E402
+
+STAT_COLOURS = {"max_s": "#b39ddb", "mean_s": "#66bb6a", "median_s": "#ef5350", "min_s": "#42a5f5"}
+
+
+def load_summary(path: str) -> pd.DataFrame:
+    return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"chunk_shape": str}).fillna(
+        {"chunk_shape": ""}
+    )
+
+
+def layout_label(row) -> str:
+    return row["chunk_shape"] if row["chunk_shape"] else "contiguous"
+
+
+def _layout_order(frame: pd.DataFrame) -> list[str]:
+    shapes = sorted({s for s in frame["chunk_shape"] if s}, key=lambda s: tuple(int(v) for v in s.split("x")))
+    return (["contiguous"] if (frame["chunk_shape"] == "").any() else []) + shapes
+
+
+def _save(fig, out: str) -> None:
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def _for_compression(rows: pd.DataFrame, compression: str) -> pd.DataFrame:
+    """Rows of one compression, plus the contiguous baseline (always stored uncompressed)."""
+    return rows[(rows["compression"] == compression) | (rows["layout"] == "contiguous")]
+
+
+def _compressions(rows: pd.DataFrame) -> list[str]:
+    chunked = rows[rows["layout"] == "chunked"]
+    return list(dict.fromkeys(chunked["compression"])) or ["none"]
+
+
+def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
+    """min / median / mean / max per layout, drawn over each other as in the study."""
+    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
+    comps = _compressions(rows)
+    fig, axes = plt.subplots(
+        len(comps), 1, figsize=(max(6, 0.45 * rows["chunk_shape"].nunique() + 3), 3.2 * len(comps))
+    )
+    for ax, comp in zip(np.atleast_1d(axes), comps, strict=True):
+        part = _for_compression(rows, comp)
+        order = _layout_order(part)
+        by_label = {layout_label(r): r for _, r in part.iterrows()}
+        x = np.arange(len(order))
+        for stat, colour in STAT_COLOURS.items():
+            ax.bar(x, [by_label[label][stat] for label in order], color=colour, width=0.75, label=stat[:-2])
+        ax.set_xticks(x, order, rotation=70, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel("seconds")
+        ax.set_title(f"{case} on {filesystem}, {comp}", fontsize=9)
+        ax.legend(fontsize=7, ncols=4)
+    _save(fig, out)
+
+
+def _grid(rows: pd.DataFrame, stat: str) -> tuple[list[int], list[int], np.ndarray]:
+    """Values of ``stat`` over the m x m x n grid (chunk shapes with equal x and y)."""
+    shapes = [tuple(int(v) for v in s.split("x")) for s in rows["chunk_shape"] if s]
+    square = sorted({(s[0], s[2]) for s in shapes if s[0] == s[1]})
+    ms = sorted({m for m, _ in square})
+    ns = sorted({n for _, n in square})
+    values = np.full((len(ms), len(ns)), np.nan)
+    for _, r in rows[rows["chunk_shape"] != ""].iterrows():
+        m, m2, n = (int(v) for v in r["chunk_shape"].split("x"))
+        if m == m2:
+            values[ms.index(m), ns.index(n)] = r[stat]
+    return ms, ns, values
+
+
+def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
+    """Median and max time over chunk sizes m (x and y) and n (z), one row per compression."""
+    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem) & (summary["layout"] == "chunked")]
+    comps = _compressions(rows)
+    fig, axes = plt.subplots(len(comps), 2, figsize=(10, 3.4 * len(comps)), squeeze=False)
+    for row_axes, comp in zip(axes, comps, strict=True):
+        part = rows[rows["compression"] == comp]
+        for ax, stat in zip(row_axes, ["median_s", "max_s"], strict=True):
+            ms, ns, values = _grid(part, stat)
+            if not ms:
+                ax.set_axis_off()
+                ax.set_title("no m x m x n layouts")
+                continue
+            finite = values[np.isfinite(values) & (values > 0)]
+            norm = LogNorm(finite.min(), finite.max()) if finite.size and finite.min() < finite.max() else None
+            image = ax.imshow(values, cmap="viridis", norm=norm, aspect="auto")
+            ax.set_xticks(range(len(ns)), ns)
+            ax.set_yticks(range(len(ms)), ms)
+            ax.set_xlabel("n (chunk size in z)")
+            ax.set_ylabel("m (chunk size in x, y)")
+            ax.set_title(f"{case} {stat[:-2]} [s], {comp}, {filesystem}", fontsize=9)
+            for (i, j), v in np.ndenumerate(values):
+                if np.isfinite(v):
+                    ax.text(j, i, f"{v:.2g}", ha="center", va="center", color="white", fontsize=7)
+            fig.colorbar(image, ax=ax)
+    _save(fig, out)
+
+
+def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
+    """File size per layout and compression, against the contiguous baseline."""
+    rows = summary[summary["case"] == summary["case"].iloc[0]]
+    rows = rows[rows["filesystem"] == rows["filesystem"].iloc[0]]
+    order = [label for label in _layout_order(rows) if label != "contiguous"]
+    comps = _compressions(rows)
+    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(order) + 3), 4))
+    width = 0.8 / max(len(comps), 1)
+    for k, comp in enumerate(comps):
+        part = rows[(rows["compression"] == comp) & (rows["layout"] == "chunked")]
+        size = {r["chunk_shape"]: r["file_bytes"] / 1e6 for _, r in part.iterrows()}
+        ax.bar(np.arange(len(order)) + k * width, [size.get(s, np.nan) for s in order], width, label=comp)
+    baseline = rows[rows["layout"] == "contiguous"]
+    if not baseline.empty:
+        ax.axhline(baseline["file_bytes"].iloc[0] / 1e6, color="black", linestyle="--", label="contiguous")
+    ax.axhline(rows["raw_bytes"].iloc[0] / 1e6, color="grey", linestyle=":", label="raw data")
+    ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
+    ax.set_ylabel("file size [MB]")
+    ax.legend(fontsize=7)
+    _save(fig, out)
+
+
+def plot_write(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Mean write time per layout (error bars: min to max of the repeats)."""
+    rows = summary[(summary["case"] == "write") & (summary["filesystem"] == filesystem)]
+    _grouped_bars(rows, "mean_s", "write time [s] (mean, min-max)", f"write on {filesystem}", out, errors=True)
+
+
+def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Performance score per layout; full marks opaque, the rest transparent, as in the study."""
+    rows = summary[summary["filesystem"] == filesystem].drop_duplicates(["layout", "chunk_shape", "compression"])
+    _grouped_bars(rows, "score", "score", f"performance score on {filesystem}", out, full_marks=True)
+
+
+def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False) -> None:
+    order = _layout_order(rows)
+    comps = _compressions(rows)
+    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(order) + 3), 4))
+    width = 0.8 / max(len(comps), 1)
+    for k, comp in enumerate(comps):
+        part = {layout_label(r): r for _, r in _for_compression(rows, comp).iterrows()}
+        x = np.arange(len(order)) + k * width
+        values = [part[label][stat] if label in part else np.nan for label in order]
+        kwargs = {}
+        if errors:
+            lo = [part[label][stat] - part[label]["min_s"] if label in part else 0 for label in order]
+            hi = [part[label]["max_s"] - part[label][stat] if label in part else 0 for label in order]
+            kwargs["yerr"] = [lo, hi]
+        bars = ax.bar(x, values, width, label=comp, **kwargs)
+        if full_marks:
+            for bar, label in zip(bars, order, strict=True):
+                if label in part and part[label]["score"] < part[label]["score_max"]:
+                    bar.set_alpha(0.35)
+    ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    _save(fig, out)

@@ -1,0 +1,43 @@
+"""Where and with what a measurement was taken; every measurement row carries this."""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import time
+from functools import cache
+
+from h5sweep.filesystems import mount_info
+
+
+@cache
+def software() -> dict:
+    import h5py
+    import numpy
+
+    from h5sweep import __version__
+
+    return {
+        "h5sweep_version": __version__,
+        "h5py_version": h5py.version.version,
+        "hdf5_version": h5py.version.hdf5_version,
+        "numpy_version": numpy.__version__,
+        "python_version": platform.python_version(),
+    }
+
+
+def provenance(filesystem_dir: str, config_hash: str) -> dict:
+    """Columns shared by every row a job writes."""
+    mount = mount_info(filesystem_dir)
+    return {
+        "host": socket.gethostname(),
+        "fs_type": mount.fs_type,
+        "fs_path": os.path.realpath(filesystem_dir),
+        "fs_mount": mount.mount_point,
+        "fs_device": mount.device,
+        **software(),
+        "config_hash": config_hash,
+        "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""),
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }

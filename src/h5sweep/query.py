@@ -1,0 +1,122 @@
+"""Time the read cases on one generated file.
+
+For each case: flush the file and drop it from the page cache, reopen it (fresh HDF5 chunk
+and metadata caches), then read the case's seeded selections one by one into a preallocated
+buffer, timing only the read. After each timed read, the values are compared with the data
+source; a mismatch raises :class:`VerificationError`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import h5py
+import numpy as np
+
+from h5sweep import pagecache
+from h5sweep.cases import ReadCase
+from h5sweep.datasources import DataSource
+from h5sweep.errors import VerificationError
+from h5sweep.layouts import Layout
+from h5sweep.selections import Selection
+
+# Pages still cached after eviction below this fraction count as a cold file.
+COLD_RESIDENT_FRACTION = 0.01
+
+
+@dataclass(frozen=True)
+class ChunkCache:
+    """HDF5's per-dataset chunk cache, set when the file is opened (h5py's defaults)."""
+
+    nbytes: int = 1024**2
+    slots: int = 521
+    w0: float = 0.75
+
+    def open_kwargs(self) -> dict:
+        return {"rdcc_nbytes": self.nbytes, "rdcc_nslots": self.slots, "rdcc_w0": self.w0}
+
+
+def verify(values: np.ndarray, expected: np.ndarray, where: str) -> None:
+    """Raise if ``values`` differ from ``expected``; the message says where and how."""
+    if values.shape != expected.shape:
+        raise VerificationError(f"{where}: read shape {values.shape}, expected {expected.shape}")
+    differ = values != expected
+    if np.issubdtype(values.dtype, np.floating):
+        differ &= ~(np.isnan(values) & np.isnan(expected))
+    if differ.any():
+        first = tuple(int(i) for i in np.argwhere(differ)[0])
+        raise VerificationError(
+            f"{where}: {int(differ.sum())} of {differ.size} values differ from the data source "
+            f"(first at offset {first} of the selection: file has {values[first]!r}, "
+            f"expected {expected[first]!r}); the file is not what was written"
+        )
+
+
+def run_case(
+    path: str,
+    case: ReadCase,
+    selections: list[Selection],
+    source: DataSource,
+    layout: Layout,
+    cache: ChunkCache = ChunkCache(),
+    dataset_name: str = "data",
+) -> list[dict]:
+    """Evict, reopen, and time every selection of one case; one row per selection."""
+    pagecache.evict(path)
+    resident = pagecache.resident_fraction(path)
+    t0 = time.perf_counter_ns()
+    f = h5py.File(path, "r", **cache.open_kwargs())
+    dset = f[dataset_name]
+    open_s = (time.perf_counter_ns() - t0) / 1e9
+    itemsize = dset.dtype.itemsize
+    rows = []
+    try:
+        buffer = np.empty(selections[0].size, dtype=dset.dtype)
+        chunk_bytes = layout.chunk_bytes(itemsize)
+        for repeat, selection in enumerate(selections):
+            region = selection.region
+            io_before = pagecache.process_read_bytes()
+            start = time.perf_counter_ns()
+            dset.read_direct(buffer, source_sel=region)
+            elapsed = time.perf_counter_ns() - start
+            io_after = pagecache.process_read_bytes()
+            verify(buffer, source.region(region), f"{path} case {case.name} repeat {repeat} {selection.label}")
+            chunks = layout.chunks_touched(selection.start, selection.size)
+            rows.append(
+                {
+                    "case": case.name,
+                    "repeat": repeat,
+                    "seconds": elapsed / 1e9,
+                    "selection": selection.label,
+                    "bytes_selected": selection.nbytes(itemsize),
+                    "chunks_touched": chunks,
+                    "chunk_bytes_touched": chunks * chunk_bytes,
+                    "device_read_bytes": io_after - io_before if io_before >= 0 else -1,
+                    "open_s": open_s if repeat == 0 else float("nan"),
+                    "resident_fraction_at_open": resident,
+                    "cold_start": resident < COLD_RESIDENT_FRACTION,
+                    "chunk_cache_bytes": cache.nbytes,
+                    "chunk_cache_slots": cache.slots,
+                    "chunk_cache_w0": cache.w0,
+                }
+            )
+    finally:
+        f.close()
+    return rows
+
+
+def run_queries(
+    path: str,
+    cases: list[ReadCase],
+    shape: tuple,
+    seed: int,
+    source: DataSource,
+    layout: Layout,
+    cache: ChunkCache = ChunkCache(),
+    dataset_name: str = "data",
+) -> list[dict]:
+    rows: list[dict] = []
+    for case in cases:
+        rows += run_case(path, case, case.selections(shape, seed), source, layout, cache, dataset_name)
+    return rows

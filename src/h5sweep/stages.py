@@ -1,0 +1,87 @@
+"""The workflow's stages as plain functions: what each ``workflow/scripts/*.py`` calls.
+
+Each takes the raw config dict (as Snakemake holds it) and the job's wildcards and paths.
+"""
+
+from __future__ import annotations
+
+import os
+
+from h5sweep.compression import parse_compression
+from h5sweep.config import validate_schema
+from h5sweep.datasources import make_source
+from h5sweep.generate import generate
+from h5sweep.grid import Sweep
+from h5sweep.layouts import Layout
+from h5sweep.provenance import provenance
+from h5sweep.query import run_queries
+from h5sweep.records import write_table
+
+
+def _sweep(config: dict) -> Sweep:
+    return Sweep.from_config(validate_schema(config))
+
+
+def _file_columns(sweep: Sweep, filesystem: str, layout: Layout, compression: str) -> dict:
+    return {
+        "sweep": sweep.name,
+        "filesystem": filesystem,
+        "layout": layout.kind,
+        "chunk_shape": layout.chunk_label,
+        "layout_id": layout.id,
+        "compression": compression,
+        "dataset_shape": "x".join(map(str, sweep.shape)),
+        "dtype": sweep.dtype.name,
+        "fill": sweep.fill,
+        "seed": int(sweep.dataset["seed"]),
+        "raw_bytes": sweep.raw_bytes,
+        "n_chunks": layout.n_chunks(sweep.shape),
+        "padding_bytes": layout.padding_bytes(sweep.shape, sweep.dtype.itemsize),
+    }
+
+
+def run_generate(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
+    """Generate one test file (the write case) and record its timings."""
+    sweep = _sweep(config)
+    layout, comp = Layout.from_id(layout_id), parse_compression(compression)
+    source = make_source(sweep.dataset, layout)
+    data = source.materialize()
+    rows = generate(h5_path, data, layout, comp, sweep.write_case.repeats, sweep.dataset["name"])
+    shared = {
+        **_file_columns(sweep, filesystem, layout, comp.name),
+        **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
+    }
+    full = "[" + ", ".join(f"0:{n}" for n in sweep.shape) + "]"
+    for row in rows:
+        row.update(shared)
+        row.update(
+            case="write",
+            selection=full,
+            bytes_selected=sweep.raw_bytes,
+            chunks_touched=layout.n_chunks(sweep.shape),
+        )
+    write_table(rows, record)
+
+
+def run_query(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
+    """Time every read case on one test file and record one row per selection."""
+    sweep = _sweep(config)
+    layout = Layout.from_id(layout_id)
+    source = make_source(sweep.dataset, layout)
+    rows = run_queries(
+        h5_path,
+        sweep.read_cases,
+        sweep.shape,
+        int(sweep.dataset["seed"]),
+        source,
+        layout,
+        dataset_name=sweep.dataset["name"],
+    )
+    shared = {
+        **_file_columns(sweep, filesystem, layout, compression),
+        **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
+        "file_bytes": os.stat(h5_path).st_size,
+    }
+    for row in rows:
+        row.update(shared)
+    write_table(rows, record)

@@ -1,0 +1,9 @@
+"""Draw one figure from summary.csv; which one is the rule's `figure` parameter."""
+
+from h5sweep import plots
+from h5sweep.scripting import logged
+
+with logged(snakemake.log[0]):
+    summary = plots.load_summary(snakemake.input.summary)
+    draw = getattr(plots, f"plot_{snakemake.params.figure}")
+    draw(summary, **dict(snakemake.wildcards.items()), out=snakemake.output[0])
