@@ -7,7 +7,12 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default sweep, unless the user names config files with --configfile: a config file
+# replaces the default instead of being merged into it, so a sweep runs exactly what its
+# file says (--config key=value still overrides single keys).
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 report: "workflow/report/workflow.rst"

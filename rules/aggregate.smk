@@ -13,5 +13,7 @@ rule aggregate:
         summary=f"{RESULTS}/summary.csv",
     log:
         f"{RESULTS}/logs/aggregate.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
     script:
         "../workflow/scripts/aggregate.py"

@@ -11,13 +11,15 @@ for fs in SWEEP.filesystems:
         output:
             h5=temp(fs.test_file(SWEEP.name, "{layout}", "{compression}")),
             record=record_path(fs.name, "{layout}", "{compression}", "write"),
-        params:
-            filesystem=fs.name,
         log:
             f"{RESULTS}/logs/generate/{fs.name}/{{layout}}/{{compression}}.log",
-        resources:
-            mem_mb=generate_mem_mb,
         group:
             "measure"
+        conda:
+            "../workflow/envs/h5sweep.yaml"
+        resources:
+            mem_mb=generate_mem_mb,
+        params:
+            filesystem=fs.name,
         script:
             "../workflow/scripts/generate.py"

@@ -19,10 +19,12 @@ rule plot_case_bars:
             category="Access cases",
             labels={"case": "{case}", "filesystem": "{filesystem}"},
         ),
-    params:
-        figure="case_bars",
     log:
         f"{RESULTS}/logs/plot/bars-{{case}}-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="case_bars",
     script:
         "../workflow/scripts/plot.py"
 
@@ -37,10 +39,12 @@ rule plot_heatmaps:
             category="Chunk shape heat maps",
             labels={"case": "{case}", "filesystem": "{filesystem}"},
         ),
-    params:
-        figure="heatmaps",
     log:
         f"{RESULTS}/logs/plot/heatmap-{{case}}-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="heatmaps",
     script:
         "../workflow/scripts/plot.py"
 
@@ -54,10 +58,12 @@ rule plot_file_sizes:
             caption="../workflow/report/file-sizes.rst",
             category="File size",
         ),
-    params:
-        figure="file_sizes",
     log:
         f"{RESULTS}/logs/plot/file-sizes.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="file_sizes",
     script:
         "../workflow/scripts/plot.py"
 
@@ -72,10 +78,12 @@ rule plot_write:
             category="Write",
             labels={"filesystem": "{filesystem}"},
         ),
-    params:
-        figure="write",
     log:
         f"{RESULTS}/logs/plot/write-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="write",
     script:
         "../workflow/scripts/plot.py"
 
@@ -90,9 +98,11 @@ rule plot_score:
             category="Performance score",
             labels={"filesystem": "{filesystem}"},
         ),
-    params:
-        figure="score",
     log:
         f"{RESULTS}/logs/plot/score-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="score",
     script:
         "../workflow/scripts/plot.py"

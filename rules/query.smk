@@ -9,11 +9,13 @@ rule query:
         record=record_path("{filesystem}", "{layout}", "{compression}", "query"),
     log:
         f"{RESULTS}/logs/query/{{filesystem}}/{{layout}}/{{compression}}.log",
-    resources:
-        mem_mb=query_mem_mb,
-    group:
-        "measure"
     # Query a file as soon as it exists, before generating more: bounds disk use.
     priority: 10
+    group:
+        "measure"
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=query_mem_mb,
     script:
         "../workflow/scripts/query.py"

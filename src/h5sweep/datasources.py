@@ -12,7 +12,6 @@ query stage can check each selection it read against the truth without keeping t
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,6 +62,20 @@ class _Peaks:
     height: np.ndarray  # intensity at the peak's strongest pixel
     pattern: np.ndarray  # which spatial pattern each peak follows
     images: np.ndarray = field(repr=False)  # (patterns, x, y) spatial intensity in [0.05, 1]
+    start: np.ndarray = field(init=False, repr=False)  # first z of each peak's window
+    stop: np.ndarray = field(init=False, repr=False)  # end (exclusive) of each window
+    profiles: list = field(init=False, repr=False)  # each peak's shape over its window
+
+    def __post_init__(self):
+        # Computed once: a transcendental evaluated over arrays of different lengths may
+        # differ in the last bit, and every region must see exactly the same numbers.
+        reach = 4 * self.sigma
+        self.start = np.floor(self.centre - reach).astype(np.int64)
+        self.stop = np.ceil(self.centre + reach).astype(np.int64) + 1
+        self.profiles = [
+            np.exp(-0.5 * ((np.arange(a, b) - c) / w) ** 2).astype(np.float32)
+            for a, b, c, w in zip(self.start, self.stop, self.centre, self.sigma, strict=True)
+        ]
 
 
 class SyntheticSource(DataSource):
@@ -74,9 +87,10 @@ class SyntheticSource(DataSource):
 
     kind = "synthetic"
     NOISE_TABLE = 1 << 20
-    N_PEAKS = 300
+    PEAKS_PER_SAMPLE = 0.003  # 300 peaks over the study's 100,000 m/z bins
+    MIN_PEAKS = 50
     N_PATTERNS = 8
-    NOISE_MEAN = 2.5
+    NOISE_MEAN = 3.5
 
     def __init__(self, shape: Shape, dtype: np.dtype, seed: int):
         super().__init__(shape, dtype)
@@ -96,11 +110,12 @@ class SyntheticSource(DataSource):
                 cx, cy, w = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.08, 0.3)
                 image += np.exp(-((gx - cx) ** 2 + (gy - cy) ** 2) / (2 * w * w))
             images.append(0.05 + 0.95 * image / image.max())
+        n_peaks = max(self.MIN_PEAKS, round(self.PEAKS_PER_SAMPLE * nz))
         self.peaks = _Peaks(
-            centre=np.sort(rng.uniform(0, nz, self.N_PEAKS)),
-            sigma=rng.uniform(0.8, 3.0, self.N_PEAKS),
-            height=rng.lognormal(np.log(300.0), 1.0, self.N_PEAKS),
-            pattern=rng.integers(0, self.N_PATTERNS, self.N_PEAKS),
+            centre=np.sort(rng.uniform(0, nz, n_peaks)),
+            sigma=rng.uniform(0.8, 3.0, n_peaks),
+            height=rng.lognormal(np.log(300.0), 1.0, n_peaks).astype(np.float32),
+            pattern=rng.integers(0, self.N_PATTERNS, n_peaks),
             images=np.stack(images).astype(np.float32),
         )
         self.tissue = (0.6 + 0.4 * self.peaks.images.mean(axis=0)).astype(np.float32)
@@ -112,15 +127,10 @@ class SyntheticSource(DataSource):
         if len(zs):
             z0, z1 = int(zs[0]), int(zs[-1]) + 1
             p = self.peaks
-            reach = 4 * p.sigma
-            near = np.nonzero((p.centre + reach >= z0) & (p.centre - reach < z1))[0]
+            near = np.nonzero((p.stop > z0) & (p.start < z1))[0]
             for k in near:
-                lo = max(z0, math.floor(p.centre[k] - reach[k]))
-                hi = min(z1, math.ceil(p.centre[k] + reach[k]) + 1)
-                if hi <= lo:
-                    continue
-                z = np.arange(lo, hi)
-                profile = np.exp(-0.5 * ((z - p.centre[k]) / p.sigma[k]) ** 2).astype(np.float32)
+                lo, hi = max(z0, int(p.start[k])), min(z1, int(p.stop[k]))
+                profile = p.profiles[k][lo - p.start[k] : hi - p.start[k]]
                 image = p.height[k] * p.images[p.pattern[k]][np.ix_(xs, ys)]
                 values[:, :, lo - z0 : hi - z0] += image[:, :, None] * profile[None, None, :]
         return self._cast(values)

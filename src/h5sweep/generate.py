@@ -51,7 +51,7 @@ def generate(
 ) -> list[dict]:
     """Write the file ``repeats`` times, timing each; keep the last. One row per repeat."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    partial = f"{path}.partial"
+    partial = f"{path}.partial-{os.getpid()}"
     rows = []
     for repeat in range(repeats):
         if os.path.exists(partial):

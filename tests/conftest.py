@@ -1,0 +1,101 @@
+"""Shared fixtures: small real HDF5 files and a throw-away copy of the workflow."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SNAKEMAKE = str(BIN / "snakemake")
+WORKFLOW_PARTS = ["Snakefile", "rules", "workflow", "config", "profiles"]
+
+
+def tiny_config(tmp: Path, sweep: str = "tiny", **overrides) -> dict:
+    """A sweep that runs in seconds: two filesystems (tmp dir and, if present, /dev/shm)."""
+    with open(REPO / "tests" / "configs" / "tiny.yaml", encoding="utf-8") as f:
+        config = yaml.safe_load(f)
+    config["sweep"] = sweep
+    config["filesystems"] = {"disk": str(tmp / "disk")}
+    if os.path.isdir("/dev/shm"):
+        config["filesystems"]["tmpfs"] = {"path": f"/dev/shm/h5sweep-test-{os.getpid()}-{tmp.name}", "required": False}
+    for key, value in overrides.items():
+        config[key] = value
+    return config
+
+
+class Workflow:
+    """A copy of the workflow in a temporary directory, run with the real Snakemake."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        for part in WORKFLOW_PARTS:
+            src = REPO / part
+            if src.is_dir():
+                shutil.copytree(src, root / part)
+            else:
+                shutil.copy2(src, root / part)
+
+    def write_config(self, config: dict, name: str = "test.yaml") -> Path:
+        path = self.root / name
+        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        return path
+
+    def command(self, *args: str) -> list[str]:
+        return [SNAKEMAKE, *args]
+
+    def run(self, *args: str, timeout: float = 600, check: bool = False) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            self.command(*args), cwd=self.root, capture_output=True, text=True, timeout=timeout, env=_env()
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def popen(self, *args: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            self.command(*args),
+            cwd=self.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=_env(),
+            start_new_session=True,
+        )
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+@pytest.fixture
+def workflow(tmp_path: Path) -> Workflow:
+    wf = Workflow(tmp_path / "wf")
+    yield wf
+    for fs_dir in Path("/dev/shm").glob(f"h5sweep-test-{os.getpid()}-{tmp_path.name}*"):
+        shutil.rmtree(fs_dir, ignore_errors=True)
+
+
+def job_counts(dry_run_output: str) -> dict[str, int]:
+    """The 'Job stats' table of a dry run, as {rule: count}."""
+    counts: dict[str, int] = {}
+    lines = dry_run_output.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.startswith("Job stats:"))
+    except StopIteration:
+        return counts
+    for line in lines[start + 3 :]:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts

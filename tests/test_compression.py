@@ -1,0 +1,32 @@
+import pytest
+
+from h5sweep.compression import compressions_from_config, parse_compression
+from h5sweep.errors import ConfigError
+
+
+def test_none_and_gzip_levels_parse_to_h5py_arguments():
+    assert parse_compression("none").h5py_kwargs() == {}
+    gzip = parse_compression("gzip-4")
+    assert (gzip.family, gzip.level) == ("gzip", 4)
+    assert gzip.h5py_kwargs() == {"compression": "gzip", "compression_opts": 4}
+    assert [c.name for c in compressions_from_config(["none", "gzip-0", "gzip-9", "none"])] == [
+        "none",
+        "gzip-0",
+        "gzip-9",
+    ]
+
+
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("gzip-10", "out of range 0-9"),
+        ("gzip", "needs a level"),
+        ("zstd-3", "unknown compression filter"),
+        ("none-1", "takes no level"),
+        ("GZIP-4", "unknown compression filter"),
+    ],
+)
+def test_bad_filters_are_refused_naming_key_and_value(name, reason):
+    with pytest.raises(ConfigError, match=reason) as err:
+        compressions_from_config(["none", name])
+    assert f"compression[1]={name!r}" in str(err.value)

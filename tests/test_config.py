@@ -1,0 +1,126 @@
+"""Bad configs are refused before anything runs, naming the key and the value."""
+
+import copy
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from h5sweep.config import config_hash, load_sweep, validate_schema
+from h5sweep.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def base(tmp_path):
+    with open(REPO / "tests" / "configs" / "tiny.yaml", encoding="utf-8") as f:
+        cfg = yaml.safe_load(f)
+    cfg["filesystems"] = {"disk": str(tmp_path / "disk")}
+    return cfg
+
+
+def with_(cfg, path, value):
+    cfg = copy.deepcopy(cfg)
+    *parents, last = path
+    node = cfg
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    return cfg
+
+
+# (where in the config, bad value, text the error must contain)
+BAD = [
+    (("layouts", "shapes"), [[4, 4, 5000]], "layouts.shapes[0]=[4, 4, 5000]: chunk is larger than the dataset"),
+    (("layouts", "chunks"), {"xy": [64], "z": [64]}, "layouts.chunks (xy=64, z=64)=[64, 64, 64]: chunk is larger"),
+    (("compression",), ["none", "lz9"], "compression[1]='lz9': unknown compression filter"),
+    (("compression",), ["gzip-12"], "compression[0]='gzip-12': gzip level 12 is out of range 0-9"),
+    (("cases", "slice", "repeats"), 0, "cases.slice.repeats=0"),
+    (("cases", "write", "repeats"), -1, "cases.write.repeats=-1"),
+    (("dataset", "shape"), [100, 100], "dataset.shape=[100, 100]"),
+    (("dataset", "shape"), [100, 0, 5], "dataset.shape[1]=0"),
+    (("dataset", "shape"), [10, 10, 2.5], "dataset.shape[2]=2.5"),
+    (
+        ("cases", "slice", "depth"),
+        5000,
+        "cases.slice={'repeats': 6, 'depth': 5000}: selection is larger than the dataset",
+    ),
+    (("cases", "subcube", "size"), [5, 50, 10], "selection is larger than the dataset along axis 1"),
+    (("cases", "spectra", "size"), 0, "cases.spectra={'repeats': 6, 'size': 0}: selects 0 elements"),
+    (("dataset", "dtype"), "uint12", "dataset.dtype='uint12'"),
+    (("cases", "mystery"), {"repeats": 1}, "mystery"),
+]
+
+
+@pytest.mark.parametrize("path, value, message", BAD, ids=[".".join(map(str, b[0])) + f"={b[1]}" for b in BAD])
+def test_bad_values_are_refused_with_key_and_value(tmp_path, path, value, message):
+    with pytest.raises(ConfigError) as err:
+        load_sweep(with_(base(tmp_path), path, value))
+    assert message in str(err.value)
+
+
+def test_a_filesystem_directory_that_cannot_be_created_is_refused(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    cfg = with_(base(tmp_path), ("filesystems",), {"disk": str(blocker / "sub")})
+    with pytest.raises(
+        ConfigError, match=r"filesystems.disk=.*a-file/sub.*cannot be created or written.*not a directory"
+    ):
+        load_sweep(cfg)
+    assert not (tmp_path / "disk").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.isdir("/proc/sys"), reason="needs a read-only place")
+def test_a_read_only_filesystem_directory_is_refused(tmp_path):
+    cfg = with_(base(tmp_path), ("filesystems",), {"ro": "/proc/sys/h5sweep"})
+    with pytest.raises(ConfigError, match=r"filesystems.ro='/proc/sys/h5sweep': directory cannot be created"):
+        load_sweep(cfg)
+
+
+def test_an_optional_filesystem_that_is_unusable_is_skipped(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    fs = {"disk": str(tmp_path / "disk"), "ram": {"path": str(blocker / "x"), "required": False}}
+    sweep = load_sweep(with_(base(tmp_path), ("filesystems",), fs))
+    assert [f.name for f in sweep.filesystems] == ["disk"]
+
+
+def test_two_filesystems_in_one_directory_are_refused(tmp_path):
+    fs = {"a": str(tmp_path / "d"), "b": str(tmp_path / "d" / ".." / "d")}
+    with pytest.raises(ConfigError, match="filesystems.b=.*same directory as filesystems.a"):
+        load_sweep(with_(base(tmp_path), ("filesystems",), fs))
+
+
+def test_defaults_are_filled_and_the_grid_expands(tmp_path):
+    cfg = base(tmp_path)
+    del cfg["score"]
+    del cfg["dataset"]["seed"]
+    sweep = load_sweep(cfg)
+    assert sweep.score == {
+        "slice_median_s": 0.1,
+        "spectra_median_s": 0.05,
+        "subcube_median_s": 0.002,
+        "file_overhead": 0.05,
+    }
+    assert sweep.dataset["seed"] == 0 and sweep.dataset["name"] == "data"
+    # contiguous (uncompressed only) + (2 x 2 grid + 1 extra shape) x 2 compressions
+    assert len(sweep.test_files()) == 1 + 5 * 2
+    assert {tf.compression.name for tf in sweep.test_files() if tf.layout.kind == "contiguous"} == {"none"}
+
+
+def test_shipped_configs_are_valid_and_paper_is_the_study_grid():
+    paper = load_sweep(yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
+    assert paper.shape == (100, 100, 100_000) and paper.raw_bytes == 2_000_000_000
+    assert len([lay for lay in paper.layouts if lay.kind == "chunked"]) == 42
+    assert paper.write_case.repeats == 3 and all(c.repeats == 50 for c in paper.read_cases)
+    default = load_sweep(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
+    assert len([lay for lay in default.layouts if lay.kind == "chunked"]) >= 9
+    assert {c.name for c in default.compressions} >= {"none", "gzip-4"}
+
+
+def test_config_hash_ignores_key_order_but_not_values(tmp_path):
+    cfg = validate_schema(base(tmp_path))
+    reordered = dict(reversed(list(cfg.items())))
+    assert config_hash(cfg) == config_hash(reordered)
+    assert config_hash(cfg) != config_hash(with_(cfg, ("dataset", "seed"), 8))

@@ -1,0 +1,96 @@
+"""Chunk arithmetic, checked against the numbers of the OpenMSI study."""
+
+import math
+
+import pytest
+
+from h5sweep.errors import ConfigError
+from h5sweep.layouts import Layout, layouts_from_config
+
+REFERENCE = (100, 100, 100_000)  # the study's test cube, uint16
+UINT16 = 2
+
+
+def test_1x1x128_has_the_studys_chunk_count_and_z_padding():
+    layout = Layout((1, 1, 128))
+    assert layout.chunk_grid(REFERENCE) == (100, 100, 782)
+    assert layout.n_chunks(REFERENCE) == 7_820_000
+    # 96 empty 100 x 100 slices = 1.92 MB
+    assert layout.padding_bytes(REFERENCE, UINT16) == 96 * 100 * 100 * UINT16 == 1_920_000
+
+
+def test_1x1x2048_pads_352_slices():
+    assert Layout((1, 1, 2048)).padding_bytes(REFERENCE, UINT16) == 352 * 100 * 100 * UINT16 == 7_040_000
+
+
+def test_32x32_chunks_allocate_1276_8_mb_extra_in_x_and_y():
+    # n = 1000 divides z, so all padding is spatial: 128 x 128 x 100,000 allocated.
+    layout = Layout((32, 32, 1000))
+    assert layout.allocated_elements(REFERENCE) == 128 * 128 * 100_000
+    assert layout.padding_bytes(REFERENCE, UINT16) == 1_276_800_000
+    # with a z chunk that does not divide, z padding comes on top
+    assert Layout((32, 32, 2048)).padding_bytes(REFERENCE, UINT16) > 1_276_800_000
+
+
+def test_4x4x2048_chunk_and_the_chunks_a_query_touches():
+    layout = Layout((4, 4, 2048))
+    assert layout.chunk_bytes(UINT16) == 65_536
+    # a 5 x 5 set of full spectra always touches 2 x 2 x 49 = 196 chunks (12.25 MiB)
+    for x0 in range(0, 8):
+        assert layout.chunks_touched((x0, 3, 0), (5, 5, 100_000)) == 196
+    assert 196 * layout.chunk_bytes(UINT16) == 12.25 * 2**20
+    # 25 slices inside one z-chunk: 25 x 25 chunks (39.0625 MiB)
+    assert layout.chunks_touched((0, 0, 2048), (100, 100, 25)) == 625
+    assert 625 * layout.chunk_bytes(UINT16) == 39.0625 * 2**20
+    # ... and twice as many when the 25 slices cross a z-chunk boundary
+    assert layout.chunks_touched((0, 0, 2040), (100, 100, 25)) == 1250
+
+
+def test_image_aligned_chunks_need_10_chunks_per_ion_image():
+    layout = Layout((80, 50, 100))
+    assert layout.chunks_touched((0, 0, 500), (160, 250, 1)) == 10
+    assert Layout((4, 4, 2048)).chunks_touched((0, 0, 500), (160, 250, 1)) == 40 * 63
+
+
+@pytest.mark.parametrize("chunk", [None, (3, 7, 100), (1, 1, 64), (20, 20, 3000)])
+def test_write_blocks_cover_the_dataset_exactly_once(chunk):
+    shape = (20, 20, 3000)
+    seen = set()
+    total = 0
+    for region in Layout(chunk).write_blocks(shape, UINT16):
+        key = tuple((s.start, s.stop) for s in region)
+        assert key not in seen
+        seen.add(key)
+        total += math.prod(s.stop - s.start for s in region)
+        assert all(0 <= s.start < s.stop <= n for s, n in zip(region, shape, strict=True))
+    assert total == math.prod(shape)
+
+
+def test_layout_ids_round_trip_and_name_the_layout():
+    for layout in [Layout(None), Layout((4, 4, 2048))]:
+        assert Layout.from_id(layout.id) == layout
+    assert Layout((4, 4, 2048)).id == "chunked-4x4x2048"
+    assert Layout((4, 4, 2048)).chunk_label == "4x4x2048"
+    assert Layout(None).chunk_label == "" and Layout(None).kind == "contiguous"
+    with pytest.raises(ValueError):
+        Layout.from_id("chunked-4xx4")
+
+
+def test_grid_expansion_is_every_m_by_m_by_n_plus_extra_shapes_without_duplicates():
+    cfg = {"contiguous": True, "chunks": {"xy": [1, 4], "z": [256, 2048]}, "shapes": [[4, 4, 2048], [50, 80, 100]]}
+    ids = [layout.id for layout in layouts_from_config(cfg, (100, 100, 20_000))]
+    assert ids == [
+        "contiguous",
+        "chunked-1x1x256",
+        "chunked-1x1x2048",
+        "chunked-4x4x256",
+        "chunked-4x4x2048",
+        "chunked-50x80x100",
+    ]
+
+
+def test_a_chunk_larger_than_the_dataset_is_refused_with_its_key():
+    with pytest.raises(ConfigError, match=r"layouts.shapes\[0\].*larger than the dataset along axis 2"):
+        layouts_from_config({"contiguous": True, "shapes": [[4, 4, 30_000]]}, (100, 100, 20_000))
+    with pytest.raises(ConfigError, match=r"layouts.chunks \(xy=128, z=256\)"):
+        layouts_from_config({"chunks": {"xy": [128], "z": [256]}}, (100, 100, 20_000))

@@ -1,0 +1,27 @@
+"""The workflow and the code pass the linters the project holds itself to."""
+
+import subprocess
+
+import pytest
+from conftest import BIN, REPO, SNAKEMAKE
+
+
+def run(*cmd):
+    return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+def test_snakemake_lint_is_clean():
+    proc = run(SNAKEMAKE, "--lint")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "good condition" in proc.stdout + proc.stderr
+
+
+def test_snakefmt_check_is_clean():
+    proc = run(str(BIN / "snakefmt"), "--check", "Snakefile", "rules")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("args", [["check"], ["format", "--check"]])
+def test_ruff_is_clean(args):
+    proc = run(str(BIN / "ruff"), *args, "src", "tests", "workflow/scripts")
+    assert proc.returncode == 0, proc.stdout + proc.stderr

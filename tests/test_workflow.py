@@ -1,0 +1,255 @@
+"""The workflow run for real with Snakemake: dry runs, a tiny sweep, resume, bad configs."""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import Workflow, job_counts, tiny_config
+
+pytestmark = pytest.mark.workflow
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """The tiny sweep, run once to the end."""
+    root = tmp_path_factory.mktemp("finished")
+    wf = Workflow(root / "wf")
+    config = tiny_config(root)
+    cfg = wf.write_config(config)
+    started = time.monotonic()
+    wf.run("--cores", "2", "--configfile", str(cfg), check=True)
+    wf.elapsed = time.monotonic() - started
+    yield wf, config, cfg
+    for fs in config["filesystems"].values():
+        path = fs["path"] if isinstance(fs, dict) else fs
+        if path.startswith("/dev/shm/"):
+            import shutil
+
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def test_dry_runs_of_the_shipped_configs_plan_the_whole_grid(workflow):
+    default = workflow.run("-n", "--configfile", "config/config.yaml", check=True)
+    counts = job_counts(default.stdout)
+    filesystems = 2 if os.path.isdir("/dev/shm") else 1
+    assert counts["generate_on_disk"] == 1 + 9 * 2
+    assert counts["query"] == (1 + 9 * 2) * filesystems
+    assert counts["aggregate"] == 1
+    started = time.monotonic()
+    paper = workflow.run("-n", "--configfile", "config/paper.yaml", check=True)
+    counts = job_counts(paper.stdout)
+    assert counts["generate_on_disk"] == 1 + 42 * 9
+    assert counts["query"] == (1 + 42 * 9) * filesystems
+    assert time.monotonic() - started < 120
+    assert not (workflow.root / "results" / "paper" / "summary.csv").exists()
+
+
+def test_a_config_file_replaces_the_default_instead_of_merging_into_it(workflow, tmp_path):
+    config = tiny_config(tmp_path)
+    config["filesystems"] = {"only": str(tmp_path / "only")}
+    counts = job_counts(workflow.run("-n", "--configfile", str(workflow.write_config(config)), check=True).stdout)
+    assert [rule for rule in counts if rule.startswith("generate_on_")] == ["generate_on_only"]
+    # --config still overrides single keys of the default
+    counts = job_counts(workflow.run("-n", "--config", "compression=[none]", check=True).stdout)
+    assert counts["generate_on_disk"] == 1 + 9
+
+
+def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finished):
+    wf, config, _ = finished
+    results = wf.root / "results" / "tiny"
+    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
+    filesystems = list(config["filesystems"])
+    files_per_fs = 1 + (2 * 2 + 1) * 2  # contiguous + (grid + extra shape) x compressions
+    assert len(summary) == len(filesystems) * files_per_fs * 4
+    assert set(summary["case"]) == {"write", "slice", "spectra", "subcube"}
+    assert set(summary["filesystem"]) == set(filesystems)
+    assert set(summary["chunk_shape"]) == {"", "2x2x64", "2x2x512", "5x5x64", "5x5x512", "3x7x100"}
+    reps = summary.set_index("case")["repeats"]
+    assert (reps["write"] == 2).all() and (reps["slice"] == 6).all()
+    expected_bytes = {
+        "write": 20 * 20 * 3000 * 2,
+        "slice": 20 * 20 * 25 * 2,
+        "spectra": 5 * 5 * 3000 * 2,
+        "subcube": 5 * 5 * 300 * 2,
+    }
+    for case, nbytes in expected_bytes.items():
+        assert (summary.loc[summary["case"] == case, "bytes_selected"] == nbytes).all()
+    assert (summary["min_s"] <= summary["median_s"]).all() and (summary["median_s"] <= summary["max_s"]).all()
+    assert (summary["raw_bytes"] == 20 * 20 * 3000 * 2).all()
+    gzip = summary[summary["compression"] == "gzip-1"]
+    none = summary[summary["compression"] == "none"]
+    assert (gzip["compression_ratio"] > 1.5).all()  # tiny chunks (2x2x64 = 512 bytes) compress less
+    assert ((none["compression_ratio"] > 0.6) & (none["compression_ratio"] < 1.01)).all()
+    assert summary["score"].between(0, 4).all() and (summary["score_max"] == 4).all()
+    measurements = pd.read_parquet(results / "measurements.parquet")
+    # paired selections: every file saw the same sequence in every case
+    sequences = measurements[measurements["case"] != "write"].groupby(["filesystem", "layout_id", "compression"])
+    firsts = {tuple(g.sort_values(["case", "repeat"])["selection"]) for _, g in sequences}
+    assert len(firsts) == 1
+    for column in [
+        "host",
+        "fs_type",
+        "fs_path",
+        "h5py_version",
+        "hdf5_version",
+        "numpy_version",
+        "config_hash",
+        "measured_at",
+    ]:
+        assert measurements[column].astype(str).str.len().min() > 0, column
+    if "disk" in filesystems:
+        disk = measurements[(measurements["filesystem"] == "disk") & (measurements["case"] != "write")]
+        if disk["fs_type"].iloc[0] not in ("tmpfs", "overlay"):
+            assert disk.loc[disk["repeat"] == 0, "cold_start"].all()
+    # test files are temporary; figures are there
+    for fs in config["filesystems"].values():
+        path = Path(fs["path"] if isinstance(fs, dict) else fs) / "tiny"
+        assert not list(path.rglob("*.h5")) if path.exists() else True
+    plots = sorted(p.name for p in (results / "plots").glob("*.png"))
+    assert "file-sizes.png" in plots and "heatmap-slice-disk.png" in plots and "score-disk.png" in plots
+    assert all((results / "plots" / p).read_bytes()[:4] == b"\x89PNG" for p in plots)
+
+
+def test_the_report_builds(finished):
+    wf, _, cfg = finished
+    wf.run("--configfile", str(cfg), "--report", "results/tiny/report.html", check=True)
+    html = (wf.root / "results" / "tiny" / "report.html").read_text(errors="replace")
+    assert "heatmap-slice-disk.png" in html
+
+
+def test_nothing_is_redone_and_adding_a_layout_adds_only_its_jobs(finished):
+    wf, config, cfg = finished
+    again = wf.run("-n", "--configfile", str(cfg), check=True)
+    assert "Nothing to be done" in again.stdout + again.stderr
+    bigger = dict(config, layouts=dict(config["layouts"], shapes=[[3, 7, 100], [4, 4, 256]]))
+    path = wf.write_config(bigger, "bigger.yaml")
+    counts = job_counts(wf.run("-n", "--configfile", str(path), check=True).stdout)
+    filesystems = len(config["filesystems"])
+    assert counts["query"] == 2 * filesystems  # the new shape, none and gzip-1
+    assert sum(v for k, v in counts.items() if k.startswith("generate_on_")) == 2 * filesystems
+    assert counts["aggregate"] == 1
+
+
+def snakemake_incomplete(root: Path) -> set[Path]:
+    """Outputs that Snakemake itself marks as incomplete (jobs cut short)."""
+    marks = root / ".snakemake" / "incomplete"
+    found = set()
+    for mark in marks.rglob("*") if marks.exists() else []:
+        if mark.is_file() and mark.name != "migration_underway":
+            parts = mark.relative_to(marks).parts
+            encoded = "".join(part.removeprefix("@") for part in parts)
+            found.add(root / base64.urlsafe_b64decode(encoded).decode())
+    return found
+
+
+def _wait_for(pattern_dir: Path, pattern: str, proc, timeout=300):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if list(pattern_dir.rglob(pattern)) if pattern_dir.exists() else []:
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"snakemake ended early:\n{proc.stdout.read()}")
+        time.sleep(0.2)
+    raise AssertionError(f"no {pattern} within {timeout} s")
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "kill"])
+def test_an_interrupted_sweep_resumes_without_redoing_finished_jobs(workflow, tmp_path, how):
+    config = tiny_config(tmp_path, sweep=f"resume-{how}")
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["cases"]["slice"]["repeats"] = 30  # long enough to be interrupted
+    cfg = workflow.write_config(config)
+    raw = workflow.root / "results" / config["sweep"] / "raw"
+    proc = workflow.popen("--cores", "1", "--configfile", str(cfg))
+    _wait_for(raw, "query.parquet", proc)
+    if how == "ctrl-c":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    assert proc.returncode != 0
+    unfinished = snakemake_incomplete(workflow.root)
+    done = {p: p.stat().st_mtime_ns for p in raw.rglob("*.parquet") if p not in unfinished}
+    assert 0 < len(done) < 22
+    if how == "kill":
+        locked = workflow.run("--cores", "1", "--configfile", str(cfg))
+        # refused: the directory is still locked, or jobs were cut short (either is reported)
+        said = (locked.stdout + locked.stderr).lower()
+        assert locked.returncode != 0 and ("lock" in said or "--rerun-incomplete" in said)
+        workflow.run("--unlock", "--configfile", str(cfg), check=True)
+    workflow.run("--cores", "2", "--configfile", str(cfg), "--rerun-incomplete", check=True)
+    for path, mtime in done.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was redone"
+    summary = pd.read_csv(workflow.root / "results" / config["sweep"] / "summary.csv")
+    assert len(summary) == 11 * 4
+
+
+BAD_CONFIGS = [
+    ({"layouts": {"contiguous": True, "shapes": [[4, 4, 9000]]}}, "layouts.shapes[0]=[4, 4, 9000]"),
+    ({"compression": ["none", "gzip-11"]}, "compression[1]='gzip-11'"),
+    ({"compression": ["bzip-2"]}, "compression[0]='bzip-2'"),
+    ({"cases": {"write": {"repeats": 1}, "slice": {"repeats": 0}}}, "cases.slice.repeats=0"),
+    ({"dataset": {"shape": [20, 20], "dtype": "uint16", "fill": "synthetic", "seed": 0}}, "dataset.shape=[20, 20]"),
+    ({"dataset": {"shape": [20, -2, 5], "dtype": "uint16", "fill": "synthetic", "seed": 0}}, "dataset.shape[1]=-2"),
+    ({"cases": {"spectra": {"repeats": 3, "size": 40}}}, "cases.spectra={'repeats': 3, 'size': 40}"),
+    ({"filesystems": {"disk": "/proc/version/h5sweep"}}, "filesystems.disk='/proc/version/h5sweep'"),
+]
+
+
+@pytest.mark.parametrize("override, message", BAD_CONFIGS, ids=[m for _, m in BAD_CONFIGS])
+def test_bad_configs_fail_before_any_job_and_create_no_results(workflow, tmp_path, override, message):
+    config = tiny_config(tmp_path, sweep="bad")
+    config.update(override)
+    cfg = workflow.write_config(config)
+    for args in (["-n"], ["--cores", "1"]):
+        proc = workflow.run(*args, "--configfile", str(cfg))
+        output = proc.stdout + proc.stderr
+        assert proc.returncode != 0
+        assert message in output, output[-2000:]
+        assert not (workflow.root / "results" / "bad").exists()
+
+
+def test_failed_query_leaves_no_output_that_looks_complete(workflow, tmp_path):
+    """A job that fails leaves no output; finished work of other jobs is kept."""
+    config = tiny_config(tmp_path, sweep="broken")
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    cfg = workflow.write_config(config)
+    target = "results/broken/raw/disk/contiguous/none/write.parquet"
+    workflow.run(target, "--notemp", "--cores", "1", "--configfile", str(cfg), check=True)  # keep the h5
+    h5 = tmp_path / "disk" / "broken" / "contiguous" / "none.h5"
+    import h5py
+
+    from h5sweep.cases import read_cases_from_config
+
+    slice_case = read_cases_from_config(config["cases"], tuple(config["dataset"]["shape"]))[0]
+    z0 = slice_case.selections(tuple(config["dataset"]["shape"]), config["dataset"]["seed"])[0].start[2]
+    with h5py.File(h5, "r+") as f:  # corrupt a value the first slice query reads
+        f["data"][0, 0, z0] += 1
+    proc = workflow.run(
+        "results/broken/raw/disk/contiguous/none/query.parquet", "--cores", "1", "--configfile", str(cfg)
+    )
+    assert proc.returncode != 0
+    assert "values differ from the data source" in proc.stdout + proc.stderr
+    assert not (workflow.root / "results/broken/raw/disk/contiguous/none/query.parquet").exists()
+    assert (workflow.root / target).exists()
+
+
+def test_config_file_is_documented_key_by_key():
+    readme = (Path(__file__).resolve().parents[1] / "config" / "README.md").read_text()
+    schema = yaml.safe_load((Path(__file__).resolve().parents[1] / "config" / "schema.yaml").read_text())
+
+    def keys(node, prefix=""):
+        for name, sub in node.get("properties", {}).items():
+            assert "description" in sub and "default" in sub, f"{prefix}{name} lacks description or default"
+            yield f"{prefix}{name}"
+            yield from keys(sub, f"{prefix}{name}.")
+
+    for key in keys(schema):
+        assert f"`{key}`" in readme, f"config/README.md does not document {key}"
