@@ -6,6 +6,8 @@ from snakemake.exceptions import WorkflowError
 from h5sweep.config import load_schema, validate_schema
 from h5sweep.errors import ConfigError
 from h5sweep.grid import Sweep
+from h5sweep.layouts import Layout
+from h5sweep.compression import parse_compression
 from h5sweep import resources
 
 
@@ -72,9 +74,27 @@ def final_outputs():
     ]
 
 
+# Resources of each job, computed from the config; scaled up by the attempt number when
+# a failed job is retried (--retries, set in profiles/slurm).
+
+
 def generate_mem_mb(wildcards, attempt):
     return resources.generate_mem_mb(SWEEP, attempt)
 
 
 def query_mem_mb(wildcards, attempt):
     return resources.query_mem_mb(SWEEP, attempt)
+
+
+def generate_runtime(wildcards, attempt):
+    layout, compression = file_axes(wildcards)
+    return resources.generate_runtime_min(SWEEP, layout, compression, attempt)
+
+
+def query_runtime(wildcards, attempt):
+    layout, compression = file_axes(wildcards)
+    return resources.query_runtime_min(SWEEP, layout, compression, attempt)
+
+
+def file_axes(wildcards):
+    return Layout.from_id(wildcards.layout), parse_compression(wildcards.compression)

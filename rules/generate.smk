@@ -19,6 +19,7 @@ for fs in SWEEP.filesystems:
             "../workflow/envs/h5sweep.yaml"
         resources:
             mem_mb=generate_mem_mb,
+            runtime=generate_runtime,
         params:
             filesystem=fs.name,
         script:

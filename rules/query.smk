@@ -17,5 +17,6 @@ rule query:
         "../workflow/envs/h5sweep.yaml"
     resources:
         mem_mb=query_mem_mb,
+        runtime=query_runtime,
     script:
         "../workflow/scripts/query.py"

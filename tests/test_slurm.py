@@ -1,0 +1,162 @@
+"""The sweep through `--profile profiles/slurm` on a real SLURM controller and node.
+
+`.ci/run` starts the single-node cluster (tests/slurm/local-cluster.sh start); in CI these
+tests must run, elsewhere they are skipped when no cluster answers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import REPO, Workflow, tiny_config
+from test_workflow import snakemake_incomplete
+
+pytestmark = pytest.mark.slurm
+
+CLUSTER = REPO / "tests" / "slurm" / "local-cluster.sh"
+JOBCOMP = Path(os.environ.get("H5SWEEP_SLURM_STATE", "/var/lib/h5sweep-slurm")) / "jobcomp.log"
+# The test cluster has no accounting database: status comes from squeue, checked early.
+TEST_CLUSTER_ARGS = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ok = subprocess.run(["bash", str(CLUSTER), "status"], capture_output=True).returncode == 0
+    if not ok:
+        reason = "no SLURM cluster answers (start one with tests/slurm/local-cluster.sh start)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"SLURM tests must run in CI: {reason}")
+        pytest.skip(reason)
+
+
+def slurm_config(tmp: Path, sweep: str, slice_repeats: int = 6) -> dict:
+    config = tiny_config(tmp, sweep=sweep)
+    config["filesystems"] = {"disk": str(tmp / "disk")}
+    config["layouts"] = {"contiguous": True, "chunks": {"xy": [2, 5], "z": [64]}, "shapes": []}
+    config["cases"]["slice"]["repeats"] = slice_repeats
+    return config
+
+
+def jobcomp() -> dict[str, dict]:
+    """SLURM's own record of finished jobs: {job id: fields}."""
+    records = {}
+    if JOBCOMP.exists():
+        for line in JOBCOMP.read_text().splitlines():
+            fields = dict(re.findall(r"(\w+)=(\S*)", line))
+            if "JobId" in fields:
+                records[fields["JobId"]] = fields
+    return records
+
+
+def slurm_run(wf: Workflow, cfg: Path, *extra: str) -> subprocess.CompletedProcess:
+    return wf.run("--profile", "profiles/slurm", "--configfile", str(cfg), *TEST_CLUSTER_ARGS, *extra, timeout=900)
+
+
+def slurm_popen(wf: Workflow, cfg: Path) -> subprocess.Popen:
+    return wf.popen("--profile", "profiles/slurm", "--configfile", str(cfg), *TEST_CLUSTER_ARGS)
+
+
+def test_the_sweep_runs_as_slurm_jobs_and_matches_a_local_run(cluster, tmp_path):
+    wf = Workflow(tmp_path / "wf")
+    cfg = wf.write_config(slurm_config(tmp_path, "onslurm"))
+    proc = slurm_run(wf, cfg)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    measured = pd.read_parquet(wf.root / "results" / "onslurm" / "measurements.parquet")
+    files = measured.groupby(["layout_id", "compression"])["slurm_job_id"]
+    # every generate and query row ran inside a SLURM job, one allocation per file
+    assert (measured["slurm_job_id"] != "").all()
+    assert (files.nunique() == 1).all()
+    job_ids = set(measured["slurm_job_id"])
+    assert len(job_ids) == len(files) == 1 + 2 * 2
+    records = jobcomp()
+    for job_id in job_ids:
+        assert records[job_id]["JobState"] == "COMPLETED"
+        assert records[job_id]["WorkDir"] == str(wf.root)
+        assert records[job_id]["Name"].startswith("h5sweep_")
+
+    local_root = tmp_path / "local"
+    local = Workflow(local_root / "wf")
+    local_cfg = local.write_config(slurm_config(local_root, "onslurm"))
+    local.run("--cores", "2", "--configfile", str(local_cfg), check=True)
+    keys = ["filesystem", "layout", "chunk_shape", "compression", "case"]
+    columns = [*keys, "repeats", "bytes_selected", "raw_bytes", "file_bytes"]
+    on_slurm = pd.read_csv(wf.root / "results/onslurm/summary.csv", keep_default_na=False)[columns]
+    on_local = pd.read_csv(local.root / "results/onslurm/summary.csv", keep_default_na=False)[columns]
+    pd.testing.assert_frame_equal(
+        on_slurm.sort_values(keys).reset_index(drop=True), on_local.sort_values(keys).reset_index(drop=True)
+    )
+
+
+def _running_job(timeout: float = 300) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        out = subprocess.run(["squeue", "-h", "-t", "R", "-o", "%i %j"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            job_id, name = line.split()
+            if name.startswith("h5sweep_"):
+                return job_id
+        time.sleep(0.5)
+    raise AssertionError("no h5sweep job started running")
+
+
+def test_a_cancelled_job_is_resubmitted_and_the_sweep_completes(cluster, tmp_path):
+    wf = Workflow(tmp_path / "wf")
+    cfg = wf.write_config(slurm_config(tmp_path, "cancelled", slice_repeats=300))
+    proc = slurm_popen(wf, cfg)
+    victim = _running_job()
+    time.sleep(1)
+    subprocess.run(["scancel", victim], check=True)
+    output, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, output[-3000:]
+    assert jobcomp()[victim]["JobState"] == "CANCELLED"
+    measured = pd.read_parquet(wf.root / "results" / "cancelled" / "measurements.parquet")
+    assert victim not in set(measured["slurm_job_id"])
+    assert measured.groupby(["layout_id", "compression"]).ngroups == 5
+    assert "attempt" in output.lower() or "retry" in output.lower() or "resubmit" in output.lower()
+
+
+def finished_queries(root: Path, raw: Path) -> list[Path]:
+    if not raw.exists():
+        return []
+    unfinished = snakemake_incomplete(root)
+    return [p for p in raw.rglob("query.parquet") if p not in unfinished]
+
+
+def test_an_interrupted_slurm_sweep_resumes_without_resubmitting_finished_work(cluster, tmp_path):
+    wf = Workflow(tmp_path / "wf")
+    cfg = wf.write_config(slurm_config(tmp_path, "resumed", slice_repeats=100))
+    raw = wf.root / "results" / "resumed" / "raw"
+    proc = slurm_popen(wf, cfg)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 300
+    while not any("(Rule: query)" in line and "Finished" in line for line in list(lines)):
+        assert time.monotonic() < deadline and proc.poll() is None, "no file was finished"
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: Snakemake cancels its SLURM jobs and stops
+    proc.wait(timeout=120)
+    reader.join(timeout=10)
+    assert proc.returncode != 0
+    time.sleep(2)
+    ours = subprocess.run(["squeue", "-h", "-o", "%j"], capture_output=True, text=True).stdout
+    assert "h5sweep_" not in ours, "jobs were left in the queue"
+    done = {p: p.stat().st_mtime_ns for p in finished_queries(wf.root, raw)}
+    assert done
+    before = set(jobcomp())
+    proc = slurm_run(wf, cfg)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for path, mtime in done.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was redone"
+    new_jobs = set(jobcomp()) - before
+    measured = pd.read_parquet(wf.root / "results" / "resumed" / "measurements.parquet")
+    assert measured.groupby(["layout_id", "compression"]).ngroups == 5
+    assert len(new_jobs) == 5 - len(done)
