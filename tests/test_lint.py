@@ -10,8 +10,9 @@ def run(*cmd):
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
 
 
-def test_snakemake_lint_is_clean():
-    proc = run(SNAKEMAKE, "--lint")
+@pytest.mark.parametrize("profile", [[], ["--profile", "profiles/slurm"]], ids=["default", "slurm"])
+def test_snakemake_lint_is_clean(profile):
+    proc = run(SNAKEMAKE, "--lint", *profile)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "good condition" in proc.stdout + proc.stderr
 

@@ -160,3 +160,32 @@ def test_an_interrupted_slurm_sweep_resumes_without_resubmitting_finished_work(c
     measured = pd.read_parquet(wf.root / "results" / "resumed" / "measurements.parquet")
     assert measured.groupby(["layout_id", "compression"]).ngroups == 5
     assert len(new_jobs) == 5 - len(done)
+
+
+def test_a_job_that_keeps_failing_leaves_the_rest_going_and_is_reported(cluster, tmp_path):
+    wf = Workflow(tmp_path / "wf")
+    config = slurm_config(tmp_path, "failing")
+    cfg = wf.write_config(config)
+    # A storage fault: one file is corrupted after it was written, so its query fails on
+    # every attempt (the retries do not regenerate a file that exists).
+    target = "results/failing/raw/disk/chunked-2x2x64/none/write.parquet"
+    wf.run(target, "--notemp", "--cores", "1", "--configfile", str(cfg), check=True)
+    from h5sweep.cases import read_cases_from_config
+
+    shape = tuple(config["dataset"]["shape"])
+    z0 = read_cases_from_config(config["cases"], shape)[0].selections(shape, config["dataset"]["seed"])[0].start[2]
+    import h5py
+
+    with h5py.File(tmp_path / "disk" / "failing" / "chunked-2x2x64" / "none.h5", "r+") as f:
+        f["data"][1, 1, z0] += 1
+    proc = slurm_run(wf, cfg)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "values differ from the data source" in output
+    assert re.search(
+        r"Error in rule query.*?wildcards: filesystem=disk, layout=chunked-2x2x64, compression=none", output, re.S
+    )
+    raw = wf.root / "results" / "failing" / "raw" / "disk"
+    finished = {p.parent.relative_to(raw).as_posix() for p in raw.rglob("query.parquet")}
+    assert finished == {"contiguous/none", "chunked-2x2x64/gzip-1", "chunked-5x5x64/none", "chunked-5x5x64/gzip-1"}
+    assert not (wf.root / "results" / "failing" / "summary.csv").exists()
