@@ -1,14 +1,17 @@
 # Config loading, validation and grid expansion. Everything the rules need comes from
 # SWEEP, the validated and expanded config (see h5sweep.grid.Sweep).
 
+import os
+
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 
 from h5sweep.config import load_schema, validate_schema
 from h5sweep.errors import ConfigError
 from h5sweep.grid import Sweep
 from h5sweep.layouts import Layout
 from h5sweep.compression import parse_compression
-from h5sweep import resources
+from h5sweep import plan, resources
 
 
 def load_sweep(config):
@@ -21,8 +24,34 @@ def load_sweep(config):
         raise WorkflowError(f"h5sweep: invalid config: {err}") from None
 
 
+def parallel_jobs():
+    """How many jobs can run at once: local cores, or the cluster's job limit."""
+    if workflow.local_exec:
+        return workflow._cores or os.cpu_count() or 1
+    return workflow.nodes or 1
+
+
+def check_plan(sweep):
+    """Say what the sweep will cost; refuse one whose test files cannot fit on a disk."""
+    the_plan = plan.make_plan(sweep, parallel_jobs())
+    logger.info(the_plan.describe())
+    short = [fs for fs in the_plan.filesystems if not fs.fits]
+    if short and config.get("check_disk", True):
+        fs = short[0]
+        raise WorkflowError(
+            f"h5sweep: not enough disk on filesystem {fs.name} ({fs.directory}): the sweep needs "
+            f"{fs.peak_bytes / 1e9:.1f} GB at peak ({min(the_plan.parallel_jobs, fs.files)} jobs at once, "
+            f"largest test file {fs.largest_file_bytes / 1e9:.1f} GB), and {fs.free_bytes / 1e9:.1f} GB "
+            "are free. Free space, run fewer jobs at once (--cores / --jobs), or pass "
+            "--config check_disk=false to proceed anyway."
+        )
+    return the_plan
+
+
 SWEEP = load_sweep(config)
 RESULTS = f"results/{SWEEP.name}"
+if workflow.is_main_process:
+    PLAN = check_plan(SWEEP)
 
 
 wildcard_constraints:
@@ -79,7 +108,8 @@ def final_outputs():
 
 
 def generate_mem_mb(wildcards, attempt):
-    return resources.generate_mem_mb(SWEEP, attempt)
+    layout, _ = file_axes(wildcards)
+    return resources.generate_mem_mb(SWEEP, layout, attempt)
 
 
 def query_mem_mb(wildcards, attempt):

@@ -1,10 +1,9 @@
-"""Generate a test file and time it: the write case.
+"""Generate a test file: time the write case, then write the file the read cases query.
 
 The values are computed into memory first (as the study read its donor into memory), so the
 timed region is only HDF5's work and the storage's: create, write one chunk per call
-(contiguous: one x-slab per call), flush, fsync, close. Each repeat writes the file anew
-under a temporary name; the last one is renamed into place, so a file at the output path is
-always complete.
+(contiguous: one x-slab per call), flush, fsync, close. Files are written under a temporary
+name and renamed into place, so a file at the output path is always complete.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ import numpy as np
 from h5py import h5s
 
 from h5sweep.compression import Compression
+from h5sweep.fastwrite import write_fast
 from h5sweep.layouts import Layout
 
 
@@ -47,23 +47,43 @@ def write_file(path: str, data: np.ndarray, layout: Layout, compression: Compres
 
 
 def generate(
-    path: str, data: np.ndarray, layout: Layout, compression: Compression, repeats: int, name: str = "data"
+    path: str,
+    data: np.ndarray,
+    layout: Layout,
+    compression: Compression,
+    repeats: int,
+    name: str = "data",
+    threads: int = 1,
 ) -> list[dict]:
-    """Write the file ``repeats`` times, timing each; keep the last. One row per repeat."""
+    """The write case, then the file to query.
+
+    The write case writes the file ``repeats`` times through the standard API, timing each
+    (the files are removed). The file at ``path`` is then written by the fast path, which
+    stores the same chunk bytes (:mod:`h5sweep.fastwrite`). One row per timed repeat; each
+    row also says how the query file was made and how long that took.
+    """
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     partial = f"{path}.partial-{os.getpid()}"
     rows = []
-    for repeat in range(repeats):
-        if os.path.exists(partial):
+    try:
+        for repeat in range(repeats):
+            t0 = time.perf_counter_ns()
+            write_file(partial, data, layout, compression, name)
+            seconds = (time.perf_counter_ns() - t0) / 1e9
+            rows.append({"repeat": repeat, "seconds": seconds, "file_bytes": os.stat(partial).st_size})
             os.remove(partial)
         t0 = time.perf_counter_ns()
-        write_file(partial, data, layout, compression, name)
-        seconds = (time.perf_counter_ns() - t0) / 1e9
-        rows.append({"repeat": repeat, "seconds": seconds, "file_bytes": os.stat(partial).st_size})
-    os.replace(partial, path)
+        method = write_fast(partial, data, layout, compression, name, threads)
+        fast_seconds = (time.perf_counter_ns() - t0) / 1e9
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
     dir_fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+    for row in rows:
+        row.update(query_file_method=method, query_file_write_s=fast_seconds, query_file_bytes=os.stat(path).st_size)
     return rows

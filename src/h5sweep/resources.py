@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import math
 
+from h5sweep import plan
+
 MB = 1_000_000
 
 
-def generate_mem_mb(sweep, attempt: int = 1) -> int:
-    """The whole cube in memory plus the slab temporaries of the data source; more on retry."""
-    need = sweep.raw_bytes + 64 * MB + 256 * MB
+def generate_mem_mb(sweep, layout, attempt: int = 1) -> int:
+    """The whole cube in memory, a padded row of chunks being laid out (and its compressed
+    copy) for the fast write, the data source's temporaries; more on retry."""
+    row = 0
+    if layout.chunk_shape is not None:
+        gx = layout.chunk_grid(sweep.shape)[0]
+        row = layout.allocated_elements(sweep.shape) // gx * sweep.dtype.itemsize
+    need = sweep.raw_bytes + 3 * row + 64 * MB + 256 * MB
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 
@@ -20,40 +27,21 @@ def query_mem_mb(sweep, attempt: int = 1) -> int:
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 
-# Deliberately pessimistic rates (a slow shared filesystem, gzip at a high level): a job
-# that is given too little time is killed and resubmitted, which costs more than waiting.
-WRITE_BYTES_PER_S = {"none": 40 * MB, "filtered": 8 * MB}
-READ_BYTES_PER_S = 20 * MB
-SECONDS_PER_CHUNK = 50e-6
+# Limits are the plan's expected time with a wide margin: a job that is given too little
+# time is killed and resubmitted, which costs more than waiting in the queue a little longer.
+SAFETY = 3
 MIN_RUNTIME_MIN = 5
 
 
 def _minutes(seconds: float, attempt: int) -> int:
-    return max(MIN_RUNTIME_MIN, math.ceil(2 * seconds / 60)) * attempt
+    return max(MIN_RUNTIME_MIN, math.ceil(SAFETY * seconds / 60)) * attempt
 
 
-def generate_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
-    """Computing the data once, then writing it ``repeats`` times."""
-    rate = WRITE_BYTES_PER_S["none" if compression.is_none else "filtered"]
-    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
-    per_write = allocated / rate + layout.n_chunks(sweep.shape) * SECONDS_PER_CHUNK
-    make_data = sweep.raw_bytes / (50 * MB)
-    return _minutes(make_data + sweep.write_case.repeats * per_write, attempt)
+def generate_runtime_min(sweep, layout, compression, attempt: int = 1, threads: int = 1) -> int:
+    """Minutes for a generate job: the data, the timed writes, the query file."""
+    return _minutes(plan.generate_seconds(sweep, layout, compression, threads), attempt)
 
 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
-    """Every selection of every case, reading (and decompressing) all chunks it touches."""
-    itemsize = sweep.dtype.itemsize
-    seconds = 0.0
-    for case in sweep.read_cases:
-        size = case.size(sweep.shape)
-        start = tuple(0 for _ in size)
-        if layout.chunk_shape is None:
-            touched_bytes, chunks = math.prod(size) * itemsize, 0
-        else:
-            chunks = layout.chunks_touched(start, size)
-            touched_bytes = chunks * layout.chunk_bytes(itemsize)
-        # reading it, plus checking it against the data source
-        per_selection = touched_bytes / READ_BYTES_PER_S + chunks * SECONDS_PER_CHUNK + math.prod(size) * 5e-8
-        seconds += case.repeats * per_selection
-    return _minutes(seconds, attempt)
+    """Minutes for a query job: every selection, reading and checking all it touches."""
+    return _minutes(plan.query_seconds(sweep, layout, compression), attempt)

@@ -40,13 +40,15 @@ def _file_columns(sweep: Sweep, filesystem: str, layout: Layout, compression: st
     }
 
 
-def run_generate(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
+def run_generate(
+    config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str, threads: int = 1
+) -> None:
     """Generate one test file (the write case) and record its timings."""
     sweep = _sweep(config)
     layout, comp = Layout.from_id(layout_id), parse_compression(compression)
     source = make_source(sweep.dataset, layout)
     data = source.materialize()
-    rows = generate(h5_path, data, layout, comp, sweep.write_case.repeats, sweep.dataset["name"])
+    rows = generate(h5_path, data, layout, comp, sweep.write_case.repeats, sweep.dataset["name"], threads)
     shared = {
         **_file_columns(sweep, filesystem, layout, comp.name),
         **provenance(sweep.filesystem(filesystem).directory, sweep.hash),

@@ -13,4 +13,5 @@ with logged(snakemake.log[0]) as log:
         w.compression,
         snakemake.output.h5,
         snakemake.output.record,
+        snakemake.threads,
     )

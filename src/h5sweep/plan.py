@@ -1,0 +1,147 @@
+"""What a sweep will cost before it runs: job time, wall time, and peak disk per filesystem.
+
+The time model is deliberately simple (bytes over a rate, plus a cost per chunk); it is for
+sizing an allocation, and the cluster limits in :mod:`h5sweep.resources` are derived from it
+with a safety factor. Disk is bounded by construction: each running job holds at most one
+test file, and a file is removed as soon as it has been queried.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MB = 1_000_000
+# Rates of this project's reference machine (2 cores, ext4 on a virtual disk); see bench/.
+STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
+FAST_WRITE_BYTES_PER_S = {"none": 1000 * MB, "filtered": 70 * MB}  # filtered: per thread
+MAKE_DATA_BYTES_PER_S = 150 * MB
+READ_BYTES_PER_S = {"none": 2000 * MB, "filtered": 300 * MB}  # decompression bound
+SECONDS_PER_WRITTEN_CHUNK = 12e-6
+SECONDS_PER_READ_CHUNK = 15e-6
+SECONDS_PER_JOB = 2.0  # starting Python and the packages
+CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
+RECORD_BYTES = 600  # one measurement row in Parquet, about
+
+
+def file_bytes_bound(sweep, layout) -> int:
+    """Largest size a test file of ``layout`` can have: every chunk allocated, uncompressed."""
+    data = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+    return data + layout.n_chunks(sweep.shape) * CHUNK_INDEX_BYTES + 64 * 1024
+
+
+def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
+    kind = "none" if compression.is_none else "filtered"
+    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+    chunks = layout.n_chunks(sweep.shape)
+    standard = allocated / STANDARD_WRITE_BYTES_PER_S[kind] + chunks * SECONDS_PER_WRITTEN_CHUNK
+    fast_rate = FAST_WRITE_BYTES_PER_S[kind] * (threads if kind == "filtered" else 1)
+    fast = allocated / fast_rate + chunks * SECONDS_PER_WRITTEN_CHUNK
+    return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + sweep.write_case.repeats * standard + fast
+
+
+def query_seconds(sweep, layout, compression) -> float:
+    itemsize = sweep.dtype.itemsize
+    kind = "none" if compression.is_none else "filtered"
+    seconds = SECONDS_PER_JOB
+    for case in sweep.read_cases:
+        size = case.size(sweep.shape)
+        if layout.chunk_shape is None:
+            touched, chunks = math.prod(size) * itemsize, 0
+        else:
+            chunks = layout.chunks_touched(tuple(0 for _ in size), size)
+            touched = chunks * layout.chunk_bytes(itemsize)
+        check = math.prod(size) * itemsize / MAKE_DATA_BYTES_PER_S
+        seconds += case.repeats * (touched / READ_BYTES_PER_S[kind] + chunks * SECONDS_PER_READ_CHUNK + check)
+    return seconds
+
+
+@dataclass
+class FilesystemPlan:
+    name: str
+    directory: str
+    files: int
+    largest_file_bytes: int
+    peak_bytes: int
+    free_bytes: int
+
+    @property
+    def fits(self) -> bool:
+        return self.peak_bytes <= self.free_bytes
+
+
+@dataclass
+class Plan:
+    parallel_jobs: int
+    jobs: int
+    job_seconds: float
+    filesystems: list[FilesystemPlan] = field(default_factory=list)
+
+    @property
+    def wall_seconds(self) -> float:
+        return self.job_seconds / max(1, self.parallel_jobs)
+
+    def describe(self) -> str:
+        lines = [
+            f"h5sweep plan: {self.jobs} generate/query jobs, about {_duration(self.job_seconds)} of job time; "
+            f"with {self.parallel_jobs} at once, about {_duration(self.wall_seconds)} wall time",
+        ]
+        for fs in self.filesystems:
+            lines.append(
+                f"  {fs.name} ({fs.directory}): {fs.files} test files, largest {_size(fs.largest_file_bytes)}; "
+                f"peak disk {_size(fs.peak_bytes)}, free {_size(fs.free_bytes)}" + ("" if fs.fits else "  << DOES NOT FIT")
+            )
+        return "\n".join(lines)
+
+
+def free_bytes(directory: str) -> int:
+    path = Path(directory).absolute()
+    while not path.exists():
+        path = path.parent
+    return shutil.disk_usage(path).free
+
+
+def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
+    files = sweep.test_files()
+    job_seconds = sum(
+        generate_seconds(sweep, tf.layout, tf.compression) + query_seconds(sweep, tf.layout, tf.compression)
+        for tf in files
+    )
+    rows = sum(sweep.write_case.repeats + sum(c.repeats for c in sweep.read_cases) for _ in files)
+    results_bytes = rows * RECORD_BYTES * 2  # raw records and the merged table
+    results_dev = _device(results_dir)
+    plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=2 * len(files), job_seconds=job_seconds)
+    for fs in sweep.filesystems:
+        mine = [tf for tf in files if tf.filesystem.name == fs.name]
+        largest = max(file_bytes_bound(sweep, tf.layout) for tf in mine)
+        peak = min(plan.parallel_jobs, len(mine)) * largest
+        if _device(fs.directory) == results_dev:
+            peak += results_bytes
+        plan.filesystems.append(FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory)))
+    return plan
+
+
+def _device(directory: str) -> int:
+    path = Path(directory).absolute()
+    while not path.exists():
+        path = path.parent
+    return os.stat(path).st_dev
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} B"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
