@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install sweep test lint format dry-run report clean-results
+.PHONY: install sweep test lint format dry-run report bench plan
 
 install: $(STAMP)
 
@@ -40,3 +40,9 @@ lint: install
 format: install
 	$(BIN)/snakefmt Snakefile rules
 	$(BIN)/ruff format src tests workflow/scripts bench
+
+bench: install
+	$(BIN)/python bench/run.py
+
+plan: install
+	$(BIN)/snakemake -n -q --configfile $(or $(CONFIG),config/config.yaml)

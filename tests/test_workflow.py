@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -253,3 +254,21 @@ def test_config_file_is_documented_key_by_key():
 
     for key in keys(schema):
         assert f"`{key}`" in readme, f"config/README.md does not document {key}"
+
+
+def test_a_sweep_that_cannot_fit_on_disk_is_refused_before_any_job(workflow, tmp_path):
+    config = tiny_config(tmp_path, sweep="huge")
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["dataset"]["shape"] = [4000, 4000, 100_000]  # 3.2 TB of uint16 per file
+    config["layouts"] = {"contiguous": True, "chunks": {}, "shapes": []}
+    config["cases"] = {"write": {"repeats": 1}}
+    cfg = workflow.write_config(config)
+    proc = workflow.run("-n", "--cores", "2", "--configfile", str(cfg))
+    said = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert re.search(r"not enough disk on filesystem disk \(.*/disk\): the sweep needs 3200\.\d GB", said), said[-1500:]
+    assert "GB are free" in said and "--config check_disk=false" in said
+    assert not (workflow.root / "results" / "huge").exists()
+    forced = workflow.run("-n", "--cores", "2", "--configfile", str(cfg), "--config", "check_disk=false")
+    assert forced.returncode == 0, forced.stderr[-1500:]
+    assert "DOES NOT FIT" in forced.stdout + forced.stderr

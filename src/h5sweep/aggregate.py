@@ -44,8 +44,11 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         )
         cold = grouped.agg(cold_start=("cold_start", "first")).reset_index()
         summary = summary.merge(cold, on=GROUP_KEYS, how="left")
-    # File size: as written (write case), the same file the read cases queried.
-    sizes = ordered.groupby(FILE_KEYS, dropna=False)["file_bytes"].last().rename("file_bytes").reset_index()
+    # File size as the write case wrote it (the standard API, as a user's converter would);
+    # the query file has the same chunks but may differ in metadata layout.
+    by_file = ordered.groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
+    written = ordered[ordered["case"] == "write"].groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
+    sizes = written.combine_first(by_file).rename("file_bytes").reset_index()
     summary = summary.merge(sizes, on=FILE_KEYS, how="left")
     summary["compression_ratio"] = summary["raw_bytes"] / summary["file_bytes"]
     scores = []

@@ -20,6 +20,8 @@ import os
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from queue import Queue
+from threading import Thread
 
 import h5py
 import numpy as np
@@ -31,7 +33,7 @@ from h5sweep.layouts import Layout
 # A contiguous dataset is written in pieces of this many bytes.
 PWRITE_BYTES = 64 * 2**20
 
-COMPRESSORS = {"gzip": lambda level: (lambda raw: zlib.compress(raw, level))}
+COMPRESSORS = {"gzip": lambda level: lambda raw: zlib.compress(raw, level)}
 
 
 def _create(path: str, name: str, data: np.ndarray, dcpl) -> h5d.DatasetID:
@@ -58,21 +60,47 @@ def chunk_rows(data: np.ndarray, chunk: tuple[int, ...]) -> Iterator[tuple[int, 
     nx, ny, nz = data.shape
     cx, cy, cz = chunk
     gy, gz = -(-ny // cy), -(-nz // cz)
+    padded = None
     for i in range(-(-nx // cx)):
         slab = data[i * cx : (i + 1) * cx]
         if slab.shape != (cx, gy * cy, gz * cz):
-            padded = np.zeros((cx, gy * cy, gz * cz), dtype=data.dtype)
+            if padded is None:  # one buffer for every row: its padding stays zero
+                padded = np.zeros((cx, gy * cy, gz * cz), dtype=data.dtype)
             padded[: slab.shape[0], :ny, :nz] = slab
+            padded[slab.shape[0] :] = 0
             slab = padded
         # (cx, gy, cy, gz, cz) -> (gy, gz, cx, cy, cz)
         row = slab.reshape(cx, gy, cy, gz, cz).transpose(1, 3, 0, 2, 4)
-        yield i, np.ascontiguousarray(row).reshape(gy * gz, cx, cy, cz)
+        # always a copy: the padded buffer is reused for the next row
+        yield i, row.copy(order="C").reshape(gy * gz, cx, cy, cz)
+
+
+def prefetched(items: Iterator, depth: int = 2) -> Iterator:
+    """Produce ``items`` in a background thread (numpy copies release the GIL), so laying
+    out the next row of chunks overlaps with writing the current one."""
+    queue: Queue = Queue(maxsize=depth)
+    done = object()
+
+    def produce():
+        try:
+            for item in items:
+                queue.put(item)
+        except BaseException as err:  # handed to the consumer
+            queue.put(err)
+        queue.put(done)
+
+    Thread(target=produce, daemon=True).start()
+    while (item := queue.get()) is not done:
+        if isinstance(item, BaseException):
+            raise item
+        yield item
 
 
 def _write_contiguous(path: str, data: np.ndarray, name: str) -> None:
     dcpl = h5p.create(h5p.DATASET_CREATE)
     dcpl.set_layout(h5d.CONTIGUOUS)
     dcpl.set_alloc_time(h5d.ALLOC_TIME_EARLY)
+    dcpl.set_fill_time(h5d.FILL_TIME_NEVER)  # every byte is written right after
     f, dsid = _create(path, name, data, dcpl)
     offset = dsid.get_offset()
     f.close()
@@ -112,6 +140,7 @@ def _write_chunked_raw(path: str, data: np.ndarray, layout: Layout, name: str) -
     dcpl = h5p.create(h5p.DATASET_CREATE)
     dcpl.set_chunk(chunk)
     dcpl.set_alloc_time(h5d.ALLOC_TIME_EARLY)
+    dcpl.set_fill_time(h5d.FILL_TIME_NEVER)  # every chunk is written right after
     f, dsid = _create(path, name, data, dcpl)
     grid = layout.chunk_grid(data.shape)
     offsets = _chunk_offsets(dsid, grid, chunk)
@@ -120,7 +149,7 @@ def _write_chunked_raw(path: str, data: np.ndarray, layout: Layout, name: str) -
     per_row = grid[1] * grid[2]
     fd = os.open(path, os.O_WRONLY)
     try:
-        for i, row in chunk_rows(data, chunk):
+        for i, row in prefetched(chunk_rows(data, chunk)):
             raw = memoryview(row).cast("B")
             row_offsets = offsets[i * per_row : (i + 1) * per_row]
             # write runs of chunks that are adjacent in the file with one call each
@@ -146,11 +175,10 @@ def _write_chunked_filtered(
     gz = layout.chunk_grid(data.shape)[2]
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            rows = chunk_rows(data, chunk)
             pending = None
-            for i, row in rows:
+            for i, row in prefetched(chunk_rows(data, chunk)):
                 # compress this row while the previous one is being written
-                current = (i, pool.map(compress, (c.tobytes() for c in row), chunksize=16))
+                current = (i, pool.map(compress, row, chunksize=16))
                 if pending is not None:
                     _store(dsid, *pending, gz, chunk)
                 pending = current

@@ -92,7 +92,8 @@ class Plan:
         for fs in self.filesystems:
             lines.append(
                 f"  {fs.name} ({fs.directory}): {fs.files} test files, largest {_size(fs.largest_file_bytes)}; "
-                f"peak disk {_size(fs.peak_bytes)}, free {_size(fs.free_bytes)}" + ("" if fs.fits else "  << DOES NOT FIT")
+                f"peak disk {_size(fs.peak_bytes)}, free {_size(fs.free_bytes)}"
+                + ("" if fs.fits else "  << DOES NOT FIT")
             )
         return "\n".join(lines)
 
@@ -120,7 +121,9 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         peak = min(plan.parallel_jobs, len(mine)) * largest
         if _device(fs.directory) == results_dev:
             peak += results_bytes
-        plan.filesystems.append(FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory)))
+        plan.filesystems.append(
+            FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory))
+        )
     return plan
 
 

@@ -23,6 +23,8 @@ from h5sweep.selections import Selection
 
 # Pages still cached after eviction below this fraction count as a cold file.
 COLD_RESIDENT_FRACTION = 0.01
+# Values read are held for checking after the timed reads up to this many bytes.
+VERIFY_BUDGET_BYTES = 256 * 2**20
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,45 @@ def verify(values: np.ndarray, expected: np.ndarray, where: str) -> None:
         )
 
 
+class StoredChunks:
+    """Stored (after filtering) size of every chunk, to say how many bytes a selection
+    needs from storage. Contiguous: the selection's own bytes."""
+
+    def __init__(self, path: str, layout: Layout, dataset_name: str = "data"):
+        # Reading the chunk index warms caches: do it before the file is evicted.
+        with h5py.File(path, "r") as f:
+            self._load(f[dataset_name], layout)
+
+    def _load(self, dset, layout: Layout) -> None:
+        self.layout = layout
+        self.itemsize = dset.dtype.itemsize
+        self.sizes = None
+        if layout.chunk_shape is not None:
+            grid = layout.chunk_grid(dset.shape)
+            sizes = np.zeros(grid, dtype=np.int64)
+            chunk = layout.chunk_shape
+
+            def record(info):
+                sizes[tuple(o // c for o, c in zip(info.chunk_offset, chunk, strict=True))] = info.size
+
+            dset.id.chunk_iter(record)
+            self.sizes = sizes
+
+    def touched(self, selection: Selection) -> int:
+        if self.sizes is None:
+            return selection.nbytes(self.itemsize)
+        box = tuple(
+            slice(s // c, (s + n - 1) // c + 1)
+            for s, n, c in zip(selection.start, selection.size, self.layout.chunk_shape, strict=True)
+        )
+        return int(self.sizes[box].sum())
+
+
+def _check_all(path: str, case: ReadCase, unchecked, source: DataSource) -> None:
+    for repeat, selection, values in unchecked:
+        verify(values, source.region(selection.region), f"{path} case {case.name} repeat {repeat} {selection.label}")
+
+
 def run_case(
     path: str,
     case: ReadCase,
@@ -61,9 +102,14 @@ def run_case(
     layout: Layout,
     cache: ChunkCache = ChunkCache(),
     dataset_name: str = "data",
+    stored: StoredChunks | None = None,
+    evict: bool = True,
 ) -> list[dict]:
-    """Evict, reopen, and time every selection of one case; one row per selection."""
-    pagecache.evict(path)
+    """Evict (unless ``evict`` is false), reopen, and time every selection of one case;
+    one row per selection."""
+    stored = stored or StoredChunks(path, layout, dataset_name)
+    if evict:
+        pagecache.evict(path)
     resident = pagecache.resident_fraction(path)
     t0 = time.perf_counter_ns()
     f = h5py.File(path, "r", **cache.open_kwargs())
@@ -74,6 +120,11 @@ def run_case(
     try:
         buffer = np.empty(selections[0].size, dtype=dset.dtype)
         chunk_bytes = layout.chunk_bytes(itemsize)
+        # Values are checked after the case's timed reads, not between them (checking
+        # between reads pushes HDF5's buffers out of the CPU caches and slows the next
+        # read); copies are held up to a memory budget, then checked early.
+        unchecked: list[tuple[int, Selection, np.ndarray]] = []
+        held = 0
         for repeat, selection in enumerate(selections):
             region = selection.region
             io_before = pagecache.process_read_bytes()
@@ -81,7 +132,11 @@ def run_case(
             dset.read_direct(buffer, source_sel=region)
             elapsed = time.perf_counter_ns() - start
             io_after = pagecache.process_read_bytes()
-            verify(buffer, source.region(region), f"{path} case {case.name} repeat {repeat} {selection.label}")
+            unchecked.append((repeat, selection, buffer.copy()))
+            held += buffer.nbytes
+            if held > VERIFY_BUDGET_BYTES:
+                _check_all(path, case, unchecked, source)
+                unchecked, held = [], 0
             chunks = layout.chunks_touched(selection.start, selection.size)
             rows.append(
                 {
@@ -92,6 +147,7 @@ def run_case(
                     "bytes_selected": selection.nbytes(itemsize),
                     "chunks_touched": chunks,
                     "chunk_bytes_touched": chunks * chunk_bytes,
+                    "stored_bytes_touched": stored.touched(selection),
                     "device_read_bytes": io_after - io_before if io_before >= 0 else -1,
                     "open_s": open_s if repeat == 0 else float("nan"),
                     "resident_fraction_at_open": resident,
@@ -101,6 +157,7 @@ def run_case(
                     "chunk_cache_w0": cache.w0,
                 }
             )
+        _check_all(path, case, unchecked, source)
     finally:
         f.close()
     return rows
@@ -117,6 +174,7 @@ def run_queries(
     dataset_name: str = "data",
 ) -> list[dict]:
     rows: list[dict] = []
+    stored = StoredChunks(path, layout, dataset_name)
     for case in cases:
-        rows += run_case(path, case, case.selections(shape, seed), source, layout, cache, dataset_name)
+        rows += run_case(path, case, case.selections(shape, seed), source, layout, cache, dataset_name, stored)
     return rows

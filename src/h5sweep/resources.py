@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from h5sweep import plan
+from h5sweep.query import VERIFY_BUDGET_BYTES
 
 MB = 1_000_000
 
@@ -21,9 +22,11 @@ def generate_mem_mb(sweep, layout, attempt: int = 1) -> int:
 
 
 def query_mem_mb(sweep, attempt: int = 1) -> int:
-    """Two copies of the largest selection (buffer and expected values) plus the chunk cache."""
+    """Values held for checking (up to the budget, plus one selection), the buffer and the
+    expected values, the chunk index, and the interpreter with its packages."""
     largest = max((math.prod(c.size(sweep.shape)) for c in sweep.read_cases), default=0) * sweep.dtype.itemsize
-    need = 3 * largest + 256 * MB
+    chunks = max(layout.n_chunks(sweep.shape) for layout in sweep.layouts)
+    need = VERIFY_BUDGET_BYTES + 3 * largest + 8 * chunks + 256 * MB
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 

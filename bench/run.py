@@ -1,0 +1,65 @@
+"""`make bench`: measure h5sweep's performance goals as ratios, in one run.
+
+    python bench/run.py [--dir DIR] [--shape X Y Z] [--quick] [--out FILE]
+
+Prints each goal's ratio and the raw figures behind it, and writes them as JSON to
+bench/results/<host>-<date>.json. --quick skips the full default sweep (for the smoke test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+from h5sweep import bench
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--dir", default=str(REPO / "results" / "bench-scratch"), help="directory on the disk under test"
+    )
+    parser.add_argument("--shape", type=int, nargs=3, default=[100, 100, 50_000], help="cube for the write benchmarks")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="threads for compression")
+    parser.add_argument("--config", default=str(REPO / "config" / "config.yaml"), help="sweep run for goals 3 and 4")
+    parser.add_argument("--cores", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--quick", action="store_true", help="skip the DAG and sweep benchmarks")
+    parser.add_argument("--out", default=None, help="JSON file (default bench/results/<host>-<date>.json)")
+    args = parser.parse_args(argv)
+
+    os.makedirs(args.dir, exist_ok=True)
+    shape = tuple(args.shape)
+    results: dict = {"environment": bench.environment(), "shape": list(shape)}
+    print(f"h5sweep bench on {socket.gethostname()}: cube {shape}, scratch {args.dir}", flush=True)
+    results["generation"] = bench.bench_generation(args.dir, shape, args.threads)
+    print(json.dumps(results["generation"], indent=2), flush=True)
+    results["harness"] = bench.bench_harness(args.dir, (shape[0], shape[1], min(shape[2], 20_000)))
+    print(json.dumps(results["harness"], indent=2), flush=True)
+    if not args.quick:
+        results["dag"] = bench.bench_dag(REPO)
+        print(json.dumps(results["dag"], indent=2), flush=True)
+        results["sweep"] = bench.bench_sweep(REPO, Path(args.dir) / "sweep", Path(args.config), args.cores)
+        print(json.dumps(results["sweep"], indent=2), flush=True)
+    lines = bench.verdicts(results)
+    results["verdicts"] = lines
+    print("\n".join(lines))
+    out = (
+        Path(args.out)
+        if args.out
+        else REPO / "bench" / "results" / f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, default=str))
+    print(f"written {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""The plan: time and disk of a sweep before it runs."""
+
+from pathlib import Path
+
+import yaml
+
+from h5sweep.config import load_sweep
+from h5sweep.plan import file_bytes_bound, make_plan
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def sweep_of(name):
+    return load_sweep(yaml.safe_load((REPO / "config" / name).read_text()))
+
+
+def test_peak_disk_is_jobs_at_once_times_the_largest_file():
+    sweep = sweep_of("paper.yaml")
+    plan = make_plan(sweep, parallel_jobs=4)
+    largest = max(file_bytes_bound(sweep, layout) for layout in sweep.layouts)
+    # 32 x 32 chunks allocate 128 x 128 x (100,352) elements: the largest file
+    assert largest >= 128 * 128 * 100_352 * 2
+    for fs in plan.filesystems:
+        assert fs.largest_file_bytes == largest
+        assert 4 * largest <= fs.peak_bytes < 4 * largest + 1e9
+    assert plan.jobs == 2 * len(sweep.test_files())
+    assert make_plan(sweep, parallel_jobs=8).filesystems[0].peak_bytes > plan.filesystems[0].peak_bytes
+
+
+def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
+    sweep = sweep_of("config.yaml")
+    one, two = make_plan(sweep, 1), make_plan(sweep, 2)
+    assert one.job_seconds == two.job_seconds and two.wall_seconds == one.wall_seconds / 2
+    text = two.describe()
+    assert "generate/query jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
