@@ -15,5 +15,7 @@ rule aggregate:
         f"{RESULTS}/logs/aggregate.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    params:
+        thresholds=SWEEP.score,
     script:
         "../workflow/scripts/aggregate.py"

@@ -19,9 +19,11 @@ def load_sweep(config):
     try:
         schema = load_schema(workflow.source_path("../config/schema.yaml"))
         checked = validate_schema(config, schema)
-        return Sweep.from_config(checked)
+        sweep = Sweep.from_config(checked)
     except ConfigError as err:
         raise WorkflowError(f"h5sweep: invalid config: {err}") from None
+    config.update(checked)  # jobs see the defaults too
+    return sweep
 
 
 def parallel_jobs():
@@ -43,7 +45,7 @@ def check_plan(sweep):
             f"{fs.peak_bytes / 1e9:.1f} GB at peak ({min(the_plan.parallel_jobs, fs.files)} jobs at once, "
             f"largest test file {fs.largest_file_bytes / 1e9:.1f} GB), and {fs.free_bytes / 1e9:.1f} GB "
             "are free. Free space, run fewer jobs at once (--cores / --jobs), or pass "
-            "--config check_disk=false to proceed anyway."
+            "--config check_disk=False to proceed anyway."
         )
     return the_plan
 
@@ -59,6 +61,22 @@ wildcard_constraints:
     layout=r"contiguous|chunked-\d+(x\d+)*",
     compression=r"[a-z][a-z0-9]*(-\d+)?",
     case=r"[a-z]+",
+
+
+def generate_settings():
+    """What a generated file depends on: a change reruns its jobs (Snakemake's params trigger)."""
+    return {"dataset": SWEEP.dataset, "write": SWEEP.config["cases"].get("write", {})}
+
+
+def query_settings():
+    """What a query depends on, besides its file."""
+    cases = {k: v for k, v in SWEEP.config["cases"].items() if k != "write"}
+    return {
+        "dataset": SWEEP.dataset,
+        "cases": cases,
+        "policies": SWEEP.config["policies"],
+        "chunk_cache": SWEEP.config["chunk_cache"],
+    }
 
 
 def record_path(filesystem, layout, compression, stage):
@@ -92,6 +110,10 @@ def figures():
             out += [f"{RESULTS}/plots/heatmap-{case}-{fs.name}.png" for case in cases]
         if cases:
             out += [f"{RESULTS}/plots/score-{fs.name}.png"]
+        if len(SWEEP.write_case.variants()) > 1:
+            out += [f"{RESULTS}/plots/variants-write-{fs.name}.png"]
+        if len(SWEEP.policies) * len(SWEEP.chunk_caches) > 1:
+            out += [f"{RESULTS}/plots/variants-{case}-{fs.name}.png" for case in cases]
     return out
 
 

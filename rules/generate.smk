@@ -22,5 +22,6 @@ for fs in SWEEP.filesystems:
             runtime=generate_runtime,
         params:
             filesystem=fs.name,
+            settings=generate_settings(),
         script:
             "../workflow/scripts/generate.py"

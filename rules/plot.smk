@@ -2,6 +2,7 @@
 
 
 localrules:
+    plot_variants,
     plot_case_bars,
     plot_heatmaps,
     plot_file_sizes,
@@ -104,5 +105,25 @@ rule plot_score:
         "../workflow/envs/h5sweep.yaml"
     params:
         figure="score",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_variants:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/variants-{{case}}-{{filesystem}}.png",
+            caption="../workflow/report/variants.rst",
+            category="Variants",
+            labels={"case": "{case}", "filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/variants-{{case}}-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="variants",
     script:
         "../workflow/scripts/plot.py"

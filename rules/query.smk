@@ -18,5 +18,7 @@ rule query:
     resources:
         mem_mb=query_mem_mb,
         runtime=query_runtime,
+    params:
+        settings=query_settings(),
     script:
         "../workflow/scripts/query.py"

@@ -267,8 +267,8 @@ def test_a_sweep_that_cannot_fit_on_disk_is_refused_before_any_job(workflow, tmp
     said = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert re.search(r"not enough disk on filesystem disk \(.*/disk\): the sweep needs 3200\.\d GB", said), said[-1500:]
-    assert "GB are free" in said and "--config check_disk=false" in said
+    assert "GB are free" in said and "--config check_disk=False" in said
     assert not (workflow.root / "results" / "huge").exists()
-    forced = workflow.run("-n", "--cores", "2", "--configfile", str(cfg), "--config", "check_disk=false")
+    forced = workflow.run("-n", "--cores", "2", "--configfile", str(cfg), "--config", "check_disk=False")
     assert forced.returncode == 0, forced.stderr[-1500:]
     assert "DOES NOT FIT" in forced.stdout + forced.stderr

@@ -13,14 +13,24 @@ from h5sweep.records import read_tables, write_table
 from h5sweep.scoring import score
 
 FILE_KEYS = ["filesystem", "layout", "chunk_shape", "compression"]
-GROUP_KEYS = [*FILE_KEYS, "case"]
+GROUP_KEYS = [*FILE_KEYS, "case", "variant"]
+# Settings that make a variant of a case, carried into the summary when measured.
+VARIANT_COLUMNS = ["write_strategy", "fill_time", "policy", "chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"]
 CASE_ORDER = ["write", "slice", "spectra", "subcube"]
 
 
 def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     if measurements.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, "repeats", "min_s", "median_s", "mean_s", "max_s", "first_s"])
-    ordered = measurements.sort_values([*GROUP_KEYS, "repeat"])
+    measurements = measurements.copy()
+    if "variant" not in measurements:
+        measurements["variant"] = ""
+    measurements["variant"] = measurements["variant"].fillna("")
+    reads = measurements[measurements["case"] != "write"]
+    writes = measurements[measurements["case"] == "write"]
+    primary = reads["variant"].iloc[0] if not reads.empty else ""
+    primary_write = writes["variant"].iloc[0] if not writes.empty else ""
+    ordered = measurements.sort_values([*GROUP_KEYS, "repeat"], kind="stable")
     grouped = ordered.groupby(GROUP_KEYS, sort=False, dropna=False)
     summary = grouped.agg(
         layout_id=("layout_id", "first"),
@@ -35,6 +45,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         chunks_touched_mean=("chunks_touched", "mean"),
         raw_bytes=("raw_bytes", "first"),
         fs_type=("fs_type", "first"),
+        **{c: (c, "first") for c in VARIANT_COLUMNS if c in ordered},
     ).reset_index()
     if "device_read_bytes" in ordered:
         summary = summary.merge(
@@ -42,7 +53,10 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
             on=GROUP_KEYS,
             how="left",
         )
-        cold = grouped.agg(cold_start=("cold_start", "first")).reset_index()
+        firsts = {"cold_start": ("cold_start", "first")}
+        if "cache_holds_chunk" in ordered:
+            firsts["cache_holds_chunk"] = ("cache_holds_chunk", "first")
+        cold = grouped.agg(**firsts).reset_index()
         summary = summary.merge(cold, on=GROUP_KEYS, how="left")
     # File size as the write case wrote it (the standard API, as a user's converter would);
     # the query file has the same chunks but may differ in metadata layout.
@@ -51,16 +65,33 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     sizes = written.combine_first(by_file).rename("file_bytes").reset_index()
     summary = summary.merge(sizes, on=FILE_KEYS, how="left")
     summary["compression_ratio"] = summary["raw_bytes"] / summary["file_bytes"]
+    # The score of each file, per variant of the read cases; write rows carry the score of
+    # the first variant (the config's first policy and chunk cache).
     scores = []
-    for keys, rows in summary.groupby(FILE_KEYS, dropna=False):
+    read_rows = summary[summary["case"] != "write"]
+    for keys, rows in read_rows.groupby([*FILE_KEYS, "variant"], dropna=False):
         medians = dict(zip(rows["case"], rows["median_s"], strict=True))
         points, available = score(
             medians, float(rows["file_bytes"].iloc[0]), float(rows["raw_bytes"].iloc[0]), thresholds
         )
-        scores.append({**dict(zip(FILE_KEYS, keys, strict=True)), "score": points, "score_max": available})
-    summary = summary.merge(pd.DataFrame(scores), on=FILE_KEYS, how="left")
+        scores.append(
+            {**dict(zip([*FILE_KEYS, "variant"], keys, strict=True)), "score": points, "score_max": available}
+        )
+    scores = pd.DataFrame(scores, columns=[*FILE_KEYS, "variant", "score", "score_max"])
+    by_variant = summary["variant"].where(summary["case"] != "write", primary)
+    summary = summary.assign(_score_variant=by_variant).merge(
+        scores.rename(columns={"variant": "_score_variant"}), on=[*FILE_KEYS, "_score_variant"], how="left"
+    )
+    summary = summary.drop(columns="_score_variant")
+    # the config's first variant of each case: what the study's figures show
+    summary["primary"] = summary["variant"] == np.where(summary["case"] == "write", primary_write, primary)
+    if read_rows.empty:  # no read case: the score is the file size criterion alone
+        for i, row in summary.iterrows():
+            summary.loc[i, ["score", "score_max"]] = score({}, row["file_bytes"], row["raw_bytes"], thresholds)
     summary["case"] = pd.Categorical(summary["case"], categories=_case_order(summary["case"]), ordered=True)
-    summary = summary.sort_values(["filesystem", "case", "layout", "chunk_shape", "compression"], key=_natural)
+    summary = summary.sort_values(
+        ["filesystem", "case", "variant", "layout", "chunk_shape", "compression"], key=_natural
+    )
     summary["case"] = summary["case"].astype(str)
     return summary.reset_index(drop=True)
 

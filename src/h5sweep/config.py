@@ -36,7 +36,7 @@ def _fill_defaults(instance, schema) -> None:
     if not isinstance(instance, dict) or schema.get("type") != "object":
         return
     for name, sub in schema.get("properties", {}).items():
-        if name not in instance and "default" in sub:
+        if name not in instance and "default" in sub and not sub.get("x-optional"):
             instance[name] = copy.deepcopy(sub["default"])
         if name in instance:
             _fill_defaults(instance[name], sub)

@@ -15,23 +15,41 @@ import h5py
 import numpy as np
 from h5py import h5s
 
+from h5sweep.cases.write import WriteCase
 from h5sweep.compression import Compression
 from h5sweep.fastwrite import write_fast
 from h5sweep.layouts import Layout
+from h5sweep.query import DEFAULT_CACHE, ChunkCache
 
 
-def write_file(path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str = "data") -> None:
+def write_file(
+    path: str,
+    data: np.ndarray,
+    layout: Layout,
+    compression: Compression,
+    name: str = "data",
+    strategy: str = "chunk",
+    fill_time: str = "ifset",
+    cache: ChunkCache = DEFAULT_CACHE,
+) -> None:
     """Write ``data`` to a new HDF5 file at ``path`` through the standard HDF5 write path.
 
-    Each block is one ``H5Dwrite`` of a hyperslab (what ``dset[region] = block`` does,
-    without re-parsing the selection in Python for every one of up to millions of chunks).
+    Each block of the write ``strategy`` is one ``H5Dwrite`` of a hyperslab (what
+    ``dset[region] = block`` does, without re-parsing the selection in Python for every one
+    of up to millions of chunks). ``fill_time`` is HDF5's: ``ifset`` (fill values are
+    written only if one was set; none is), ``never``, or ``alloc`` (storage is filled with
+    the fill value when it is allocated, then overwritten). The file is open with the
+    chunk ``cache`` setting: with a strategy that writes a chunk in several calls, whether
+    the chunk stays cached between them decides how often it is compressed.
     """
     kwargs = {} if layout.chunk_shape is None else {"chunks": layout.chunk_shape, **compression.h5py_kwargs()}
-    with h5py.File(path, "w") as f:
+    if fill_time != "ifset":
+        kwargs.update(fill_time=fill_time, fillvalue=0)
+    with h5py.File(path, "w", **cache.open_kwargs()) as f:
         dset = f.create_dataset(name, shape=data.shape, dtype=data.dtype, **kwargs)
         file_space = dset.id.get_space()
         mem_spaces: dict[tuple, h5s.SpaceID] = {}
-        for region in layout.write_blocks(data.shape, data.dtype.itemsize):
+        for region in layout.write_blocks(data.shape, data.dtype.itemsize, strategy):
             block = np.ascontiguousarray(data[region])
             mem_space = mem_spaces.get(block.shape)
             if mem_space is None:
@@ -51,27 +69,42 @@ def generate(
     data: np.ndarray,
     layout: Layout,
     compression: Compression,
-    repeats: int,
+    write_case: WriteCase,
     name: str = "data",
     threads: int = 1,
+    cache: ChunkCache = DEFAULT_CACHE,
 ) -> list[dict]:
     """The write case, then the file to query.
 
-    The write case writes the file ``repeats`` times through the standard API, timing each
-    (the files are removed). The file at ``path`` is then written by the fast path, which
-    stores the same chunk bytes (:mod:`h5sweep.fastwrite`). One row per timed repeat; each
-    row also says how the query file was made and how long that took.
+    The write case writes the file ``repeats`` times for every strategy and fill time,
+    through the standard API, timing each (those files are removed). The file at ``path``
+    is then written by the fast path, which stores the same chunk bytes
+    (:mod:`h5sweep.fastwrite`). One row per timed write; each row also says how the query
+    file was made and how long that took.
     """
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     partial = f"{path}.partial-{os.getpid()}"
     rows = []
     try:
-        for repeat in range(repeats):
-            t0 = time.perf_counter_ns()
-            write_file(partial, data, layout, compression, name)
-            seconds = (time.perf_counter_ns() - t0) / 1e9
-            rows.append({"repeat": repeat, "seconds": seconds, "file_bytes": os.stat(partial).st_size})
-            os.remove(partial)
+        for strategy, fill_time in write_case.variants():
+            for repeat in range(write_case.repeats):
+                t0 = time.perf_counter_ns()
+                write_file(partial, data, layout, compression, name, strategy, fill_time, cache)
+                seconds = (time.perf_counter_ns() - t0) / 1e9
+                rows.append(
+                    {
+                        "repeat": repeat,
+                        "seconds": seconds,
+                        "file_bytes": os.stat(partial).st_size,
+                        "write_strategy": strategy,
+                        "fill_time": fill_time,
+                        "variant": write_case.variant_label(strategy, fill_time),
+                        "chunk_cache_bytes": cache.nbytes,
+                        "chunk_cache_slots": cache.slots,
+                        "chunk_cache_w0": cache.w0,
+                    }
+                )
+                os.remove(partial)
         t0 = time.perf_counter_ns()
         method = write_fast(partial, data, layout, compression, name, threads)
         fast_seconds = (time.perf_counter_ns() - t0) / 1e9

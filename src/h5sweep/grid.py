@@ -15,8 +15,29 @@ from h5sweep.cases import ReadCase, WriteCase, read_cases_from_config, write_cas
 from h5sweep.compression import NONE, Compression, compressions_from_config
 from h5sweep.config import config_hash
 from h5sweep.datasources import fill_name, read_donor
+from h5sweep.errors import ConfigError
 from h5sweep.filesystems import Filesystem, filesystems_from_config
 from h5sweep.layouts import Layout, Shape, layouts_from_config
+from h5sweep.query import ChunkCache
+from h5sweep.selections import POLICIES
+
+
+def policies_from_config(names: list[str]) -> list[str]:
+    for i, name in enumerate(names):
+        if name not in POLICIES:
+            raise ConfigError(f"policies[{i}]", name, f"unknown visiting policy (known: {', '.join(POLICIES)})")
+    return list(dict.fromkeys(names))
+
+
+def caches_from_config(entries: list[dict]) -> list[ChunkCache]:
+    caches = []
+    for i, entry in enumerate(entries):
+        if int(entry["slots"]) < 1:
+            raise ConfigError(f"chunk_cache[{i}].slots", entry["slots"], "must be at least 1")
+        if not 0 <= float(entry["w0"]) <= 1:
+            raise ConfigError(f"chunk_cache[{i}].w0", entry["w0"], "must be between 0 and 1")
+        caches.append(ChunkCache.from_config(entry))
+    return list(dict.fromkeys(caches))
 
 
 @dataclass(frozen=True)
@@ -40,6 +61,8 @@ class Sweep:
     write_case: WriteCase
     read_cases: list[ReadCase]
     score: dict
+    policies: list[str]
+    chunk_caches: list
     config: dict = field(repr=False)
 
     @classmethod
@@ -61,6 +84,8 @@ class Sweep:
             write_case=write_case_from_config(config["cases"]),
             read_cases=read_cases_from_config(config["cases"], shape),
             score=config["score"],
+            policies=policies_from_config(config["policies"]),
+            chunk_caches=caches_from_config(config["chunk_cache"]),
             config=config,
         )
 

@@ -19,6 +19,7 @@ _CHUNKED_ID = re.compile(r"^chunked-(\d+(?:x\d+)*)$")
 CONTIGUOUS_WRITE_BLOCK_BYTES = 64 * 2**20
 
 Shape = tuple[int, ...]
+WRITE_STRATEGIES = ("spectrum", "block", "chunk")
 Region = tuple[slice, ...]
 
 
@@ -82,12 +83,22 @@ class Layout:
             count *= (s0 + n - 1) // c - s0 // c + 1
         return count
 
-    def write_blocks(self, shape: Shape, itemsize: int) -> Iterator[Region]:
-        """The regions written one call each by the chunk-at-a-time strategy.
+    def write_blocks(self, shape: Shape, itemsize: int, strategy: str = "chunk") -> Iterator[Region]:
+        """The regions written one call each by a write strategy (the OpenMSI study's):
 
-        Chunked: one region per chunk (edge chunks clipped to the dataset), in storage order.
-        Contiguous: slabs of whole x-rows, each at most ``CONTIGUOUS_WRITE_BLOCK_BYTES``.
+        - ``chunk``: one chunk per call (edge chunks clipped to the dataset), in storage
+          order; contiguous: slabs of whole x-rows of at most ``CONTIGUOUS_WRITE_BLOCK_BYTES``;
+        - ``block``: the m x m spectra under one chunk column per call (contiguous: as chunk);
+        - ``spectrum``: one spectrum ``[x, y, :]`` per call.
         """
+        if strategy not in WRITE_STRATEGIES:
+            raise ValueError(f"unknown write strategy {strategy!r}")
+        if strategy == "spectrum":
+            yield from _grid_regions(shape, (1, 1, *shape[2:]))
+            return
+        if strategy == "block" and self.chunk_shape is not None:
+            yield from _grid_regions(shape, (*self.chunk_shape[:2], *shape[2:]))
+            return
         if self.chunk_shape is None:
             row_bytes = math.prod(shape[1:]) * itemsize
             rows = max(1, CONTIGUOUS_WRITE_BLOCK_BYTES // max(row_bytes, 1))

@@ -15,10 +15,38 @@ from matplotlib.colors import LogNorm  # noqa: E402
 STAT_COLOURS = {"max_s": "#b39ddb", "mean_s": "#66bb6a", "median_s": "#ef5350", "min_s": "#42a5f5"}
 
 
-def load_summary(path: str) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"chunk_shape": str}).fillna(
-        {"chunk_shape": ""}
-    )
+def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
+    """The summary; by default only each case's first variant (policy, cache, strategy),
+    which the study's figures show. The variant figures read all of it."""
+    summary = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"chunk_shape": str, "variant": str})
+    summary = summary.fillna({"chunk_shape": "", "variant": ""})
+    if primary_only and "primary" in summary:
+        summary = summary[summary["primary"].astype(str) == "True"]
+    return summary
+
+
+def plot_variants(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
+    """Median time per layout for each variant of a case: visiting policy and chunk cache
+    (read cases), or write strategy and fill time (write)."""
+    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
+    stat = "mean_s" if case == "write" else "median_s"
+    variants = list(dict.fromkeys(rows["variant"]))
+    comps = _compressions(rows)
+    fig, axes = plt.subplots(len(comps), 1, figsize=(max(7, 0.5 * rows["chunk_shape"].nunique() + 4), 3.4 * len(comps)))
+    for ax, comp in zip(np.atleast_1d(axes), comps, strict=True):
+        part = _for_compression(rows, comp)
+        order = _layout_order(part)
+        width = 0.8 / max(len(variants), 1)
+        for k, variant in enumerate(variants):
+            by_label = {layout_label(r): r[stat] for _, r in part[part["variant"] == variant].iterrows()}
+            x = np.arange(len(order)) + k * width
+            ax.bar(x, [by_label.get(label, np.nan) for label in order], width, label=variant)
+        ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{stat[:-2]} seconds")
+        ax.set_title(f"{case} on {filesystem}, {comp}: variants", fontsize=9)
+        ax.legend(fontsize=6)
+    _save(fig, out)
 
 
 def layout_label(row) -> str:

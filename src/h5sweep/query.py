@@ -29,7 +29,9 @@ VERIFY_BUDGET_BYTES = 256 * 2**20
 
 @dataclass(frozen=True)
 class ChunkCache:
-    """HDF5's per-dataset chunk cache, set when the file is opened (h5py's defaults)."""
+    """HDF5's per-dataset chunk cache, set when the file is opened. The default is HDF5
+    1.x's (1 MiB, 521 slots, w0 0.75), the cache of the studies; HDF5 2.0 raised its own
+    default to 8 MiB and 8191 slots. h5sweep always sets the cache explicitly."""
 
     nbytes: int = 1024**2
     slots: int = 521
@@ -37,6 +39,18 @@ class ChunkCache:
 
     def open_kwargs(self) -> dict:
         return {"rdcc_nbytes": self.nbytes, "rdcc_nslots": self.slots, "rdcc_w0": self.w0}
+
+    @property
+    def label(self) -> str:
+        size = f"{self.nbytes / 2**20:g} MiB" if self.nbytes >= 2**20 else f"{self.nbytes / 2**10:g} KiB"
+        return f"cache {size}/{self.slots}/{self.w0:g}"
+
+    @classmethod
+    def from_config(cls, entry: dict) -> ChunkCache:
+        return cls(int(entry["bytes"]), int(entry["slots"]), float(entry["w0"]))
+
+
+DEFAULT_CACHE = ChunkCache()
 
 
 def verify(values: np.ndarray, expected: np.ndarray, where: str) -> None:
@@ -100,10 +114,11 @@ def run_case(
     selections: list[Selection],
     source: DataSource,
     layout: Layout,
-    cache: ChunkCache = ChunkCache(),
+    cache: ChunkCache = DEFAULT_CACHE,
     dataset_name: str = "data",
     stored: StoredChunks | None = None,
     evict: bool = True,
+    policy: str = "random",
 ) -> list[dict]:
     """Evict (unless ``evict`` is false), reopen, and time every selection of one case;
     one row per selection."""
@@ -155,6 +170,9 @@ def run_case(
                     "chunk_cache_bytes": cache.nbytes,
                     "chunk_cache_slots": cache.slots,
                     "chunk_cache_w0": cache.w0,
+                    "cache_holds_chunk": cache.nbytes >= chunk_bytes,
+                    "policy": policy,
+                    "variant": f"{policy}, {cache.label}",
                 }
             )
         _check_all(path, case, unchecked, source)
@@ -170,11 +188,17 @@ def run_queries(
     seed: int,
     source: DataSource,
     layout: Layout,
-    cache: ChunkCache = ChunkCache(),
+    caches: list[ChunkCache] | None = None,
+    policies: list[str] | None = None,
     dataset_name: str = "data",
 ) -> list[dict]:
+    """Every read case, for every visiting policy and chunk cache setting, each started
+    from a cold (evicted and reopened) file."""
     rows: list[dict] = []
     stored = StoredChunks(path, layout, dataset_name)
-    for case in cases:
-        rows += run_case(path, case, case.selections(shape, seed), source, layout, cache, dataset_name, stored)
+    for policy in policies or ["random"]:
+        for cache in caches or [ChunkCache()]:
+            for case in cases:
+                selections = case.selections(shape, seed, policy, layout.chunk_shape)
+                rows += run_case(path, case, selections, source, layout, cache, dataset_name, stored, policy=policy)
     return rows

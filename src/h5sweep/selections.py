@@ -49,3 +49,50 @@ def random_boxes(rng: np.random.Generator, shape: Shape, size: Shape, repeats: i
         raise ValueError(f"selection {size} does not fit in dataset {shape}")
     starts = [rng.integers(0, s - n + 1, size=repeats) for s, n in zip(shape, size, strict=True)]
     return [Selection(tuple(int(axis[i]) for axis in starts), tuple(size)) for i in range(repeats)]
+
+
+POLICIES = ("random", "aligned", "localized", "sweep")
+
+
+def visit(policy: str, rng: np.random.Generator, shape: Shape, size: Shape, repeats: int, chunk: Shape | None):
+    """``repeats`` boxes of ``size`` visited by a policy (the HDF5 lab's visiting policies):
+
+    - ``random``: each start uniform over the positions that fit;
+    - ``aligned``: the random starts moved down to the layout's chunk boundaries (the same
+      draws for every layout; for contiguous, the random starts);
+    - ``localized``: a random walk: each start within one box size of the previous one;
+    - ``sweep``: consecutive boxes tiling the dataset in storage order (last axis fastest),
+      from the origin, wrapping around: consecutive z-slabs for the slice case.
+    """
+    if policy == "random":
+        return random_boxes(rng, shape, size, repeats)
+    if policy == "aligned":
+        boxes = random_boxes(rng, shape, size, repeats)
+        if chunk is None:
+            return boxes
+        return [
+            Selection(
+                tuple((a // c) * c if n < d else 0 for a, c, n, d in zip(b.start, chunk, size, shape, strict=True)),
+                b.size,
+            )
+            for b in boxes
+        ]
+    if policy == "localized":
+        limits = [d - n for d, n in zip(shape, size, strict=True)]
+        start = [int(rng.integers(0, lim + 1)) for lim in limits]
+        boxes = []
+        for _ in range(repeats):
+            boxes.append(Selection(tuple(start), tuple(size)))
+            start = [
+                min(lim, max(0, a + int(rng.integers(-n, n + 1))))
+                for a, n, lim in zip(start, size, limits, strict=True)
+            ]
+        return boxes
+    if policy == "sweep":
+        counts = [max(1, d // n) for d, n in zip(shape, size, strict=True)]
+        boxes = []
+        for k in range(repeats):
+            index = np.unravel_index(k % math.prod(counts), counts)
+            boxes.append(Selection(tuple(int(i) * n for i, n in zip(index, size, strict=True)), tuple(size)))
+        return boxes
+    raise ValueError(f"unknown visiting policy {policy!r}")

@@ -48,7 +48,9 @@ def run_generate(
     layout, comp = Layout.from_id(layout_id), parse_compression(compression)
     source = make_source(sweep.dataset, layout)
     data = source.materialize()
-    rows = generate(h5_path, data, layout, comp, sweep.write_case.repeats, sweep.dataset["name"], threads)
+    rows = generate(
+        h5_path, data, layout, comp, sweep.write_case, sweep.dataset["name"], threads, sweep.chunk_caches[0]
+    )
     shared = {
         **_file_columns(sweep, filesystem, layout, comp.name),
         **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
@@ -77,6 +79,8 @@ def run_query(config: dict, filesystem: str, layout_id: str, compression: str, h
         int(sweep.dataset["seed"]),
         source,
         layout,
+        caches=sweep.chunk_caches,
+        policies=sweep.policies,
         dataset_name=sweep.dataset["name"],
     )
     shared = {

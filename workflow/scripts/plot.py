@@ -4,6 +4,6 @@ from h5sweep import plots
 from h5sweep.scripting import logged
 
 with logged(snakemake.log[0]):
-    summary = plots.load_summary(snakemake.input.summary)
+    summary = plots.load_summary(snakemake.input.summary, primary_only=snakemake.params.figure != "variants")
     draw = getattr(plots, f"plot_{snakemake.params.figure}")
     draw(summary, **dict(snakemake.wildcards.items()), out=snakemake.output[0])

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
-from h5sweep.selections import Selection, case_rng, random_boxes
+from h5sweep.selections import Selection, case_rng, visit
 
 
 class ReadCase:
@@ -34,5 +34,10 @@ class ReadCase:
                     f"selection is larger than the dataset along axis {axis} ({n} > dataset.shape[{axis}]={s})",
                 )
 
-    def selections(self, shape: Shape, seed: int) -> list[Selection]:
-        return random_boxes(case_rng(seed, self.name), shape, self.size(shape), self.repeats)
+    def selections(
+        self, shape: Shape, seed: int, policy: str = "random", chunk: Shape | None = None
+    ) -> list[Selection]:
+        """The case's selections for a visiting policy; the random draws depend only on the
+        seed, the case and the policy (``aligned`` then snaps them to ``chunk``)."""
+        rng = case_rng(seed, self.name if policy in ("random", "aligned") else f"{self.name}/{policy}")
+        return visit(policy, rng, shape, self.size(shape), self.repeats, chunk)
