@@ -94,3 +94,17 @@ def test_a_chunk_larger_than_the_dataset_is_refused_with_its_key():
         layouts_from_config({"contiguous": True, "shapes": [[4, 4, 30_000]]}, (100, 100, 20_000))
     with pytest.raises(ConfigError, match=r"layouts.chunks \(xy=128, z=256\)"):
         layouts_from_config({"chunks": {"xy": [128], "z": [256]}}, (100, 100, 20_000))
+
+
+def test_named_shapes_carry_their_name_and_name_a_grid_shape_too():
+    cfg = {
+        "contiguous": False,
+        "chunks": {"xy": [4], "z": [2048]},
+        "shapes": [{"name": "image-aligned", "chunk": [50, 80, 100]}, {"name": "openmsi", "chunk": [4, 4, 2048]}],
+    }
+    layouts = layouts_from_config(cfg, (100, 100, 20_000))
+    assert [(lay.id, lay.name) for lay in layouts] == [
+        ("chunked-4x4x2048", "openmsi"),
+        ("chunked-50x80x100", "image-aligned"),
+    ]
+    assert Layout((50, 80, 100), "x") == Layout((50, 80, 100))  # the name is not its identity

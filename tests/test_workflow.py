@@ -72,6 +72,8 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
     assert set(summary["case"]) == {"write", "slice", "spectra", "subcube"}
     assert set(summary["filesystem"]) == set(filesystems)
     assert set(summary["chunk_shape"]) == {"", "2x2x64", "2x2x512", "5x5x64", "5x5x512", "3x7x100"}
+    assert set(summary.loc[summary["chunk_shape"] == "3x7x100", "layout_name"]) == {"odd"}
+    assert set(summary.loc[summary["chunk_shape"] == "2x2x64", "layout_name"]) == {""}
     reps = summary.set_index("case")["repeats"]
     assert (reps["write"] == 2).all() and (reps["slice"] == 6).all()
     expected_bytes = {
@@ -129,7 +131,7 @@ def test_nothing_is_redone_and_adding_a_layout_adds_only_its_jobs(finished):
     wf, config, cfg = finished
     again = wf.run("-n", "--configfile", str(cfg), check=True)
     assert "Nothing to be done" in again.stdout + again.stderr
-    bigger = dict(config, layouts=dict(config["layouts"], shapes=[[3, 7, 100], [4, 4, 256]]))
+    bigger = dict(config, layouts=dict(config["layouts"], shapes=[*config["layouts"]["shapes"], [4, 4, 256]]))
     path = wf.write_config(bigger, "bigger.yaml")
     counts = job_counts(wf.run("-n", "--configfile", str(path), check=True).stdout)
     filesystems = len(config["filesystems"])

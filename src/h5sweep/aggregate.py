@@ -34,6 +34,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     grouped = ordered.groupby(GROUP_KEYS, sort=False, dropna=False)
     summary = grouped.agg(
         layout_id=("layout_id", "first"),
+        **({"layout_name": ("layout_name", "first")} if "layout_name" in ordered else {}),
         repeats=("seconds", "size"),
         min_s=("seconds", "min"),
         median_s=("seconds", "median"),

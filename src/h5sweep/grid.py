@@ -113,6 +113,10 @@ class Sweep:
             for comp in self.compressions_for(layout)
         ]
 
+    def layout(self, layout_id: str) -> Layout:
+        """The configured layout with this id (carrying its name, if it was given one)."""
+        return next((lay for lay in self.layouts if lay.id == layout_id), Layout.from_id(layout_id))
+
     def filesystem(self, name: str) -> Filesystem:
         return next(fs for fs in self.filesystems if fs.name == name)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from h5sweep.errors import ConfigError
 
@@ -28,6 +28,8 @@ class Layout:
     """How the dataset is laid out in the file. ``chunk_shape`` is None for contiguous."""
 
     chunk_shape: Shape | None = None
+    # A name the user gave this chunk shape (e.g. "image-aligned"); not part of its identity.
+    name: str = field(default="", compare=False)
 
     @property
     def kind(self) -> str:
@@ -146,9 +148,15 @@ def layouts_from_config(layouts_cfg: dict, shape: Shape) -> list[Layout]:
             layout = Layout((int(m), int(m), int(n)))
             layout.check_fits(shape, f"layouts.chunks (xy={m}, z={n})")
             found.append(layout)
-    for i, chunk in enumerate(layouts_cfg.get("shapes") or []):
-        layout = Layout(tuple(int(v) for v in chunk))
+    for i, entry in enumerate(layouts_cfg.get("shapes") or []):
+        if isinstance(entry, dict):  # {name: image-aligned, chunk: [80, 50, 100]}
+            layout = Layout(tuple(int(v) for v in entry["chunk"]), str(entry["name"]))
+        else:
+            layout = Layout(tuple(int(v) for v in entry))
         layout.check_fits(shape, f"layouts.shapes[{i}]")
+        if layout in found and layout.name:
+            found[found.index(layout)] = layout  # the grid's shape, now with its name
+            continue
         found.append(layout)
     unique = list(dict.fromkeys(found))
     if not unique:

@@ -20,6 +20,8 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
     which the study's figures show. The variant figures read all of it."""
     summary = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"chunk_shape": str, "variant": str})
     summary = summary.fillna({"chunk_shape": "", "variant": ""})
+    if "layout_name" in summary:
+        summary["layout_name"] = summary["layout_name"].fillna("")
     if primary_only and "primary" in summary:
         summary = summary[summary["primary"].astype(str) == "True"]
     return summary
@@ -50,11 +52,16 @@ def plot_variants(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
 
 
 def layout_label(row) -> str:
-    return row["chunk_shape"] if row["chunk_shape"] else "contiguous"
+    if not row["chunk_shape"]:
+        return "contiguous"
+    name = row.get("layout_name", "")
+    return f"{name} {row['chunk_shape']}" if isinstance(name, str) and name else row["chunk_shape"]
 
 
 def _layout_order(frame: pd.DataFrame) -> list[str]:
-    shapes = sorted({s for s in frame["chunk_shape"] if s}, key=lambda s: tuple(int(v) for v in s.split("x")))
+    chunked = frame[frame["chunk_shape"] != ""]
+    labels = {layout_label(r): tuple(int(v) for v in r["chunk_shape"].split("x")) for _, r in chunked.iterrows()}
+    shapes = sorted(labels, key=labels.get)
     return (["contiguous"] if (frame["chunk_shape"] == "").any() else []) + shapes
 
 
@@ -148,7 +155,7 @@ def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
     width = 0.8 / max(len(comps), 1)
     for k, comp in enumerate(comps):
         part = rows[(rows["compression"] == comp) & (rows["layout"] == "chunked")]
-        size = {r["chunk_shape"]: r["file_bytes"] / 1e6 for _, r in part.iterrows()}
+        size = {layout_label(r): r["file_bytes"] / 1e6 for _, r in part.iterrows()}
         ax.bar(np.arange(len(order)) + k * width, [size.get(s, np.nan) for s in order], width, label=comp)
     baseline = rows[rows["layout"] == "contiguous"]
     if not baseline.empty:

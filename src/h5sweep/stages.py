@@ -29,6 +29,7 @@ def _file_columns(sweep: Sweep, filesystem: str, layout: Layout, compression: st
         "layout": layout.kind,
         "chunk_shape": layout.chunk_label,
         "layout_id": layout.id,
+        "layout_name": layout.name,
         "compression": compression,
         "dataset_shape": "x".join(map(str, sweep.shape)),
         "dtype": sweep.dtype.name,
@@ -45,7 +46,7 @@ def run_generate(
 ) -> None:
     """Generate one test file (the write case) and record its timings."""
     sweep = _sweep(config)
-    layout, comp = Layout.from_id(layout_id), parse_compression(compression)
+    layout, comp = sweep.layout(layout_id), parse_compression(compression)
     source = make_source(sweep.dataset, layout)
     data = source.materialize()
     rows = generate(
@@ -70,7 +71,7 @@ def run_generate(
 def run_query(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
     """Time every read case on one test file and record one row per selection."""
     sweep = _sweep(config)
-    layout = Layout.from_id(layout_id)
+    layout = sweep.layout(layout_id)
     source = make_source(sweep.dataset, layout)
     rows = run_queries(
         h5_path,
