@@ -21,6 +21,7 @@ report: "workflow/report/workflow.rst"
 include: "rules/common.smk"
 include: "rules/generate.smk"
 include: "rules/query.smk"
+include: "rules/scaling.smk"
 include: "rules/aggregate.smk"
 include: "rules/plot.smk"
 

@@ -84,11 +84,24 @@ def record_path(filesystem, layout, compression, stage):
 
 
 def all_records():
+    stages = ("write", "query", "scaling") if SWEEP.scaling else ("write", "query")
     return [
         record_path(tf.filesystem.name, tf.layout.id, tf.compression.name, stage)
         for tf in SWEEP.test_files()
-        for stage in ("write", "query")
+        for stage in stages
     ]
+
+
+def scaling_settings():
+    return {
+        "dataset": SWEEP.dataset,
+        "scaling": SWEEP.config["cases"].get("scaling"),
+        "chunk_cache": SWEEP.config["chunk_cache"][0],
+    }
+
+
+def max_scaling_processes():
+    return max(SWEEP.scaling.processes) if SWEEP.scaling else 1
 
 
 def test_file_of(wildcards):
@@ -110,6 +123,8 @@ def figures():
             out += [f"{RESULTS}/plots/heatmap-{case}-{fs.name}.png" for case in cases]
         if cases:
             out += [f"{RESULTS}/plots/score-{fs.name}.png"]
+        if SWEEP.scaling:
+            out += [f"{RESULTS}/plots/scaling-{fs.name}.png"]
         if len(SWEEP.write_case.variants()) > 1:
             out += [f"{RESULTS}/plots/variants-write-{fs.name}.png"]
         if len(SWEEP.policies) * len(SWEEP.chunk_caches) > 1:

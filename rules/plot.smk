@@ -2,6 +2,7 @@
 
 
 localrules:
+    plot_scaling,
     plot_variants,
     plot_case_bars,
     plot_heatmaps,
@@ -125,5 +126,25 @@ rule plot_variants:
         "../workflow/envs/h5sweep.yaml"
     params:
         figure="variants",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_scaling:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/scaling-{{filesystem}}.png",
+            caption="../workflow/report/scaling.rst",
+            category="Local scaling",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/scaling-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="scaling",
     script:
         "../workflow/scripts/plot.py"

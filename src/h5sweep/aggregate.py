@@ -9,14 +9,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from h5sweep.cases import READ_CASES
 from h5sweep.records import read_tables, write_table
 from h5sweep.scoring import score
 
 FILE_KEYS = ["filesystem", "layout", "chunk_shape", "compression"]
 GROUP_KEYS = [*FILE_KEYS, "case", "variant"]
 # Settings that make a variant of a case, carried into the summary when measured.
-VARIANT_COLUMNS = ["write_strategy", "fill_time", "policy", "chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"]
-CASE_ORDER = ["write", "slice", "spectra", "subcube"]
+VARIANT_COLUMNS = [
+    "write_strategy",
+    "fill_time",
+    "policy",
+    "chunk_cache_bytes",
+    "chunk_cache_slots",
+    "chunk_cache_w0",
+    "processes",
+    "scaling_slices",
+    "z_slices",
+]
+CASE_ORDER = ["write", "slice", "spectra", "subcube", "scaling"]
 
 
 def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
@@ -26,7 +37,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     if "variant" not in measurements:
         measurements["variant"] = ""
     measurements["variant"] = measurements["variant"].fillna("")
-    reads = measurements[measurements["case"] != "write"]
+    reads = measurements[measurements["case"].isin(list(READ_CASES))]
     writes = measurements[measurements["case"] == "write"]
     primary = reads["variant"].iloc[0] if not reads.empty else ""
     primary_write = writes["variant"].iloc[0] if not writes.empty else ""
@@ -69,7 +80,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     # The score of each file, per variant of the read cases; write rows carry the score of
     # the first variant (the config's first policy and chunk cache).
     scores = []
-    read_rows = summary[summary["case"] != "write"]
+    read_rows = summary[summary["case"].isin(list(READ_CASES))]
     for keys, rows in read_rows.groupby([*FILE_KEYS, "variant"], dropna=False):
         medians = dict(zip(rows["case"], rows["median_s"], strict=True))
         points, available = score(
@@ -79,13 +90,14 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
             {**dict(zip([*FILE_KEYS, "variant"], keys, strict=True)), "score": points, "score_max": available}
         )
     scores = pd.DataFrame(scores, columns=[*FILE_KEYS, "variant", "score", "score_max"])
-    by_variant = summary["variant"].where(summary["case"] != "write", primary)
+    by_variant = summary["variant"].where(summary["case"].isin(list(READ_CASES)), primary)
     summary = summary.assign(_score_variant=by_variant).merge(
         scores.rename(columns={"variant": "_score_variant"}), on=[*FILE_KEYS, "_score_variant"], how="left"
     )
     summary = summary.drop(columns="_score_variant")
     # the config's first variant of each case: what the study's figures show
-    summary["primary"] = summary["variant"] == np.where(summary["case"] == "write", primary_write, primary)
+    primaries = np.where(summary["case"] == "write", primary_write, primary)
+    summary["primary"] = (summary["variant"] == primaries) | (summary["case"] == "scaling")
     if read_rows.empty:  # no read case: the score is the file size criterion alone
         for i, row in summary.iterrows():
             summary.loc[i, ["score", "score_max"]] = score({}, row["file_bytes"], row["raw_bytes"], thresholds)
@@ -94,6 +106,9 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         ["filesystem", "case", "variant", "layout", "chunk_shape", "compression"], key=_natural
     )
     summary["case"] = summary["case"].astype(str)
+    for column in ["processes", "z_slices", "chunk_cache_bytes", "chunk_cache_slots"]:
+        if column in summary:  # whole numbers, empty where the case has no such setting
+            summary[column] = summary[column].astype("Int64")
     return summary.reset_index(drop=True)
 
 

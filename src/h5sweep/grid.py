@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from h5sweep.cases import ReadCase, WriteCase, read_cases_from_config, write_case_from_config
+from h5sweep.cases import (
+    ReadCase,
+    ScalingCase,
+    WriteCase,
+    read_cases_from_config,
+    scaling_case_from_config,
+    write_case_from_config,
+)
 from h5sweep.compression import NONE, Compression, compressions_from_config
 from h5sweep.config import config_hash
 from h5sweep.datasources import fill_name, read_donor
@@ -63,6 +70,7 @@ class Sweep:
     score: dict
     policies: list[str]
     chunk_caches: list
+    scaling: ScalingCase | None
     config: dict = field(repr=False)
 
     @classmethod
@@ -86,6 +94,7 @@ class Sweep:
             score=config["score"],
             policies=policies_from_config(config["policies"]),
             chunk_caches=caches_from_config(config["chunk_cache"]),
+            scaling=scaling_case_from_config(config["cases"], shape),
             config=config,
         )
 

@@ -18,7 +18,9 @@ STAT_COLOURS = {"max_s": "#b39ddb", "mean_s": "#66bb6a", "median_s": "#ef5350", 
 def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
     """The summary; by default only each case's first variant (policy, cache, strategy),
     which the study's figures show. The variant figures read all of it."""
-    summary = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"chunk_shape": str, "variant": str})
+    summary = pd.read_csv(
+        path, keep_default_na=False, na_values=[""], dtype={"chunk_shape": str, "variant": str, "scaling_slices": str}
+    )
     summary = summary.fillna({"chunk_shape": "", "variant": ""})
     if "layout_name" in summary:
         summary["layout_name"] = summary["layout_name"].fillna("")
@@ -202,4 +204,25 @@ def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
+    _save(fig, out)
+
+
+def plot_scaling(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Time (mean, std) and speed-up over one process, per layout, for each block of slices."""
+    rows = summary[(summary["case"] == "scaling") & (summary["filesystem"] == filesystem)]
+    blocks = list(dict.fromkeys(rows["scaling_slices"]))
+    fig, axes = plt.subplots(len(blocks), 2, figsize=(11, 3.6 * len(blocks)), squeeze=False)
+    for (ax_time, ax_speed), block in zip(axes, blocks, strict=True):
+        part = rows[rows["scaling_slices"] == block]
+        for (label, comp), line in part.groupby([part.apply(layout_label, axis=1), "compression"], sort=False):
+            line = line.sort_values("processes")
+            name = label if label == "contiguous" else f"{label} {comp}"
+            ax_time.errorbar(line["processes"], line["mean_s"], yerr=line["std_s"].fillna(0), marker="o", label=name)
+            base = line.loc[line["processes"] == line["processes"].min(), "mean_s"].iloc[0]
+            ax_speed.plot(line["processes"], base / line["mean_s"], marker="o", label=name)
+        top = int(part["processes"].max())
+        ax_speed.plot([1, top], [1, top], color="grey", linestyle=":", label="linear")
+        ax_time.set(xlabel="processes", ylabel="seconds (mean, std)", title=f"var over {block}, {filesystem}")
+        ax_speed.set(xlabel="processes", ylabel="speed-up", title=f"speed-up, {block}")
+        ax_speed.legend(fontsize=6)
     _save(fig, out)

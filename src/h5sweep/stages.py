@@ -92,3 +92,29 @@ def run_query(config: dict, filesystem: str, layout_id: str, compression: str, h
     for row in rows:
         row.update(shared)
     write_table(rows, record)
+
+
+def run_scale(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
+    """The local parallel scaling case on one test file."""
+    from h5sweep.scaling import run_scaling
+
+    sweep = _sweep(config)
+    layout = sweep.layout(layout_id)
+    source = make_source(sweep.dataset, layout)
+    rows = run_scaling(
+        h5_path,
+        sweep.scaling,
+        sweep.shape,
+        int(sweep.dataset["seed"]),
+        source,
+        sweep.chunk_caches[0],
+        sweep.dataset["name"],
+    )
+    shared = {
+        **_file_columns(sweep, filesystem, layout, compression),
+        **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
+        "file_bytes": os.stat(h5_path).st_size,
+    }
+    for row in rows:
+        row.update(shared)
+    write_table(rows, record)

@@ -8,6 +8,7 @@ write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
 from __future__ import annotations
 
 from h5sweep.cases.base import ReadCase
+from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
 from h5sweep.cases.spectra import SpectraCase
 from h5sweep.cases.subcube import SubcubeCase
@@ -16,7 +17,8 @@ from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
 
 READ_CASES: dict[str, type[ReadCase]] = {case.name: case for case in (SliceCase, SpectraCase, SubcubeCase)}
-CASE_NAMES = ("write", *READ_CASES)
+# Cases with a flow of their own: the write case (generate) and local scaling (scale).
+CASE_NAMES = ("write", *READ_CASES, "scaling")
 
 
 def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
@@ -39,4 +41,21 @@ def write_case_from_config(cases_cfg: dict) -> WriteCase:
     return WriteCase(cases_cfg.get("write") or {})
 
 
-__all__ = ["CASE_NAMES", "READ_CASES", "ReadCase", "WriteCase", "read_cases_from_config", "write_case_from_config"]
+def scaling_case_from_config(cases_cfg: dict, shape: Shape) -> ScalingCase | None:
+    if "scaling" not in cases_cfg:
+        return None
+    case = ScalingCase(cases_cfg["scaling"] or {})
+    case.check(shape)
+    return case
+
+
+__all__ = [
+    "CASE_NAMES",
+    "READ_CASES",
+    "ReadCase",
+    "ScalingCase",
+    "WriteCase",
+    "read_cases_from_config",
+    "scaling_case_from_config",
+    "write_case_from_config",
+]
