@@ -68,22 +68,12 @@ def run_generate(
     write_table(rows, record)
 
 
-def run_query(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
-    """Time every read case on one test file and record one row per selection."""
+def _measure_file(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str, measure):
+    """Run ``measure(sweep, layout, source)`` on one test file; record its rows with the
+    file's columns and the provenance."""
     sweep = _sweep(config)
     layout = sweep.layout(layout_id)
-    source = make_source(sweep.dataset, layout)
-    rows = run_queries(
-        h5_path,
-        sweep.read_cases,
-        sweep.shape,
-        int(sweep.dataset["seed"]),
-        source,
-        layout,
-        caches=sweep.chunk_caches,
-        policies=sweep.policies,
-        dataset_name=sweep.dataset["name"],
-    )
+    rows = measure(sweep, layout, make_source(sweep.dataset, layout))
     shared = {
         **_file_columns(sweep, filesystem, layout, compression),
         **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
@@ -92,29 +82,34 @@ def run_query(config: dict, filesystem: str, layout_id: str, compression: str, h
     for row in rows:
         row.update(shared)
     write_table(rows, record)
+
+
+def run_query(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
+    """Time every read case on one test file and record one row per selection."""
+
+    def measure(sweep, layout, source):
+        return run_queries(
+            h5_path,
+            sweep.read_cases,
+            sweep.shape,
+            int(sweep.dataset["seed"]),
+            source,
+            layout,
+            caches=sweep.chunk_caches,
+            policies=sweep.policies,
+            dataset_name=sweep.dataset["name"],
+        )
+
+    _measure_file(config, filesystem, layout_id, compression, h5_path, record, measure)
 
 
 def run_scale(config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str) -> None:
     """The local parallel scaling case on one test file."""
     from h5sweep.scaling import run_scaling
 
-    sweep = _sweep(config)
-    layout = sweep.layout(layout_id)
-    source = make_source(sweep.dataset, layout)
-    rows = run_scaling(
-        h5_path,
-        sweep.scaling,
-        sweep.shape,
-        int(sweep.dataset["seed"]),
-        source,
-        sweep.chunk_caches[0],
-        sweep.dataset["name"],
-    )
-    shared = {
-        **_file_columns(sweep, filesystem, layout, compression),
-        **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
-        "file_bytes": os.stat(h5_path).st_size,
-    }
-    for row in rows:
-        row.update(shared)
-    write_table(rows, record)
+    def measure(sweep, layout, source):
+        seed = int(sweep.dataset["seed"])
+        cache, name = sweep.chunk_caches[0], sweep.dataset["name"]
+        return run_scaling(h5_path, sweep.scaling, sweep.shape, seed, source, cache, name)
+
+    _measure_file(config, filesystem, layout_id, compression, h5_path, record, measure)
