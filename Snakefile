@@ -22,6 +22,7 @@ include: "rules/common.smk"
 include: "rules/generate.smk"
 include: "rules/query.smk"
 include: "rules/scaling.smk"
+include: "rules/metadata.smk"
 include: "rules/aggregate.smk"
 include: "rules/plot.smk"
 

@@ -85,11 +85,24 @@ def record_path(filesystem, layout, compression, stage):
 
 def all_records():
     stages = ("write", "query", "scaling") if SWEEP.scaling else ("write", "query")
-    return [
+    records = [
         record_path(tf.filesystem.name, tf.layout.id, tf.compression.name, stage)
         for tf in SWEEP.test_files()
         for stage in stages
     ]
+    if SWEEP.metadata:
+        records += [
+            f"{RESULTS}/raw/{fs.name}/metadata.parquet" for fs in SWEEP.filesystems
+        ]
+    return records
+
+
+def metadata_settings():
+    return {"dataset": SWEEP.dataset, "metadata": SWEEP.config["cases"].get("metadata")}
+
+
+def metadata_mem_mb(wildcards, attempt):
+    return resources.metadata_mem_mb(SWEEP, attempt)
 
 
 def scaling_settings():
@@ -125,6 +138,8 @@ def figures():
             out += [f"{RESULTS}/plots/score-{fs.name}.png"]
         if SWEEP.scaling:
             out += [f"{RESULTS}/plots/scaling-{fs.name}.png"]
+        if SWEEP.metadata:
+            out += [f"{RESULTS}/plots/metadata-{fs.name}.png"]
         if len(SWEEP.write_case.variants()) > 1:
             out += [f"{RESULTS}/plots/variants-write-{fs.name}.png"]
         if len(SWEEP.policies) * len(SWEEP.chunk_caches) > 1:

@@ -2,6 +2,7 @@
 
 
 localrules:
+    plot_metadata,
     plot_scaling,
     plot_variants,
     plot_case_bars,
@@ -146,5 +147,25 @@ rule plot_scaling:
         "../workflow/envs/h5sweep.yaml"
     params:
         figure="scaling",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_metadata:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/metadata-{{filesystem}}.png",
+            caption="../workflow/report/metadata.rst",
+            category="Metadata overhead",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/metadata-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="metadata",
     script:
         "../workflow/scripts/plot.py"

@@ -66,9 +66,14 @@ def test_the_scaling_case_runs_in_the_workflow_with_a_figure(tmp_path):
     summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
     scaling = summary[summary["case"] == "scaling"]
     assert len(scaling) == 3 * 2 * 2  # files x blocks x process counts
-    assert set(scaling["processes"].astype(int)) == {1, 2} and set(scaling["scaling_slices"]) == {"0.2 of z", "25 slices"}
+    assert set(scaling["processes"].astype(int)) == {1, 2} and set(scaling["scaling_slices"]) == {
+        "0.2 of z",
+        "25 slices",
+    }
     assert (scaling["repeats"] == 3).all() and (scaling["std_s"].astype(float) >= 0).all()
-    assert set(scaling.loc[scaling["scaling_slices"] == "0.2 of z", "bytes_selected"].astype(int)) == {16 * 16 * 800 * 2}
+    assert set(scaling.loc[scaling["scaling_slices"] == "0.2 of z", "bytes_selected"].astype(int)) == {
+        16 * 16 * 800 * 2
+    }
     assert (results / "plots" / "scaling-disk.png").exists()
     measured = pd.read_parquet(results / "measurements.parquet")
     rows = measured[measured["case"] == "scaling"]

@@ -26,8 +26,11 @@ VARIANT_COLUMNS = [
     "processes",
     "scaling_slices",
     "z_slices",
+    "operation",
+    "n_datasets",
+    "metadata_file_bytes",
 ]
-CASE_ORDER = ["write", "slice", "spectra", "subcube", "scaling"]
+CASE_ORDER = ["write", "slice", "spectra", "subcube", "scaling", "metadata"]
 
 
 def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
@@ -97,7 +100,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     summary = summary.drop(columns="_score_variant")
     # the config's first variant of each case: what the study's figures show
     primaries = np.where(summary["case"] == "write", primary_write, primary)
-    summary["primary"] = (summary["variant"] == primaries) | (summary["case"] == "scaling")
+    summary["primary"] = (summary["variant"] == primaries) | summary["case"].isin(["scaling", "metadata"])
     if read_rows.empty:  # no read case: the score is the file size criterion alone
         for i, row in summary.iterrows():
             summary.loc[i, ["score", "score_max"]] = score({}, row["file_bytes"], row["raw_bytes"], thresholds)
@@ -106,7 +109,14 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         ["filesystem", "case", "variant", "layout", "chunk_shape", "compression"], key=_natural
     )
     summary["case"] = summary["case"].astype(str)
-    for column in ["processes", "z_slices", "chunk_cache_bytes", "chunk_cache_slots"]:
+    for column in [
+        "processes",
+        "z_slices",
+        "chunk_cache_bytes",
+        "chunk_cache_slots",
+        "n_datasets",
+        "metadata_file_bytes",
+    ]:
         if column in summary:  # whole numbers, empty where the case has no such setting
             summary[column] = summary[column].astype("Int64")
     return summary.reset_index(drop=True)
@@ -126,7 +136,7 @@ def _natural(column: pd.Series) -> pd.Series:
 def aggregate(record_paths: list[str], measurements_out: str, summary_out: str, thresholds: dict) -> pd.DataFrame:
     measurements = read_tables(sorted(record_paths))
     if "file_bytes" in measurements:
-        measurements["file_bytes"] = measurements["file_bytes"].astype(np.int64)
+        measurements["file_bytes"] = measurements["file_bytes"].astype("Int64")
     summary = summarize(measurements, thresholds)
     write_table(measurements, measurements_out)
     write_table(summary, summary_out)

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from h5sweep.cases import (
+    MetadataCase,
     ReadCase,
     ScalingCase,
     WriteCase,
+    metadata_case_from_config,
     read_cases_from_config,
     scaling_case_from_config,
     write_case_from_config,
@@ -71,6 +73,7 @@ class Sweep:
     policies: list[str]
     chunk_caches: list
     scaling: ScalingCase | None
+    metadata: MetadataCase | None
     config: dict = field(repr=False)
 
     @classmethod
@@ -95,6 +98,7 @@ class Sweep:
             policies=policies_from_config(config["policies"]),
             chunk_caches=caches_from_config(config["chunk_cache"]),
             scaling=scaling_case_from_config(config["cases"], shape),
+            metadata=metadata_case_from_config(config["cases"], shape),
             config=config,
         )
 

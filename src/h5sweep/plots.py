@@ -19,7 +19,10 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
     """The summary; by default only each case's first variant (policy, cache, strategy),
     which the study's figures show. The variant figures read all of it."""
     summary = pd.read_csv(
-        path, keep_default_na=False, na_values=[""], dtype={"chunk_shape": str, "variant": str, "scaling_slices": str}
+        path,
+        keep_default_na=False,
+        na_values=[""],
+        dtype={"chunk_shape": str, "variant": str, "scaling_slices": str, "operation": str},
     )
     summary = summary.fillna({"chunk_shape": "", "variant": ""})
     if "layout_name" in summary:
@@ -225,4 +228,22 @@ def plot_scaling(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         ax_time.set(xlabel="processes", ylabel="seconds (mean, std)", title=f"var over {block}, {filesystem}")
         ax_speed.set(xlabel="processes", ylabel="speed-up", title=f"speed-up, {block}")
         ax_speed.legend(fontsize=6)
+    _save(fig, out)
+
+
+def plot_metadata(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """File size and write/read time against the number of datasets holding the values."""
+    rows = summary[(summary["case"] == "metadata") & (summary["filesystem"] == filesystem)].copy()
+    rows["n_datasets"] = rows["n_datasets"].astype(int)
+    fig, (ax_size, ax_time) = plt.subplots(1, 2, figsize=(11, 4))
+    sizes = rows.drop_duplicates("n_datasets").sort_values("n_datasets")
+    ax_size.plot(sizes["n_datasets"], sizes["metadata_file_bytes"].astype(float) / 1e6, marker="o", label="file")
+    ax_size.axhline(float(rows["raw_bytes"].iloc[0]) / 1e6, color="grey", linestyle=":", label="raw data")
+    ax_size.set(xscale="log", xlabel="datasets", ylabel="file size [MB]", title=f"file size, {filesystem}")
+    ax_size.legend(fontsize=7)
+    for operation, part in rows.groupby("operation"):
+        part = part.sort_values("n_datasets")
+        ax_time.errorbar(part["n_datasets"], part["mean_s"], yerr=part["std_s"].fillna(0), marker="o", label=operation)
+    ax_time.set(xscale="log", yscale="log", xlabel="datasets", ylabel="seconds (mean)", title=f"time, {filesystem}")
+    ax_time.legend(fontsize=7)
     _save(fig, out)

@@ -30,6 +30,12 @@ def query_mem_mb(sweep, attempt: int = 1) -> int:
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 
+def metadata_mem_mb(sweep, attempt: int = 1) -> int:
+    """The cube, and the copy read back to check it."""
+    need = 2 * sweep.raw_bytes + 256 * MB
+    return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
+
+
 # Limits are the plan's expected time with a wide margin: a job that is given too little
 # time is killed and resubmitted, which costs more than waiting in the queue a little longer.
 SAFETY = 3

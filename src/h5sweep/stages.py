@@ -113,3 +113,18 @@ def run_scale(config: dict, filesystem: str, layout_id: str, compression: str, h
         return run_scaling(h5_path, sweep.scaling, sweep.shape, seed, source, cache, name)
 
     _measure_file(config, filesystem, layout_id, compression, h5_path, record, measure)
+
+
+def run_metadata_case(config: dict, filesystem: str, record: str) -> None:
+    """Metadata overhead on one filesystem: N small datasets against one."""
+    from h5sweep.metadata import run_metadata
+
+    sweep = _sweep(config)
+    layout = Layout(None)
+    fs = sweep.filesystem(filesystem)
+    data = make_source(sweep.dataset, layout).materialize()
+    rows = run_metadata(os.path.join(fs.directory, sweep.name, "metadata"), sweep.metadata, data)
+    shared = {**_file_columns(sweep, filesystem, layout, "none"), **provenance(fs.directory, sweep.hash)}
+    for row in rows:
+        row.update(shared)
+    write_table(rows, record)

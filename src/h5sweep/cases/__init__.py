@@ -8,6 +8,7 @@ write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
 from __future__ import annotations
 
 from h5sweep.cases.base import ReadCase
+from h5sweep.cases.metadata import MetadataCase
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
 from h5sweep.cases.spectra import SpectraCase
@@ -17,8 +18,9 @@ from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
 
 READ_CASES: dict[str, type[ReadCase]] = {case.name: case for case in (SliceCase, SpectraCase, SubcubeCase)}
-# Cases with a flow of their own: the write case (generate) and local scaling (scale).
-CASE_NAMES = ("write", *READ_CASES, "scaling")
+# Cases with a flow of their own: the write case (generate), local scaling (scale) and
+# metadata overhead (metadata, once per filesystem).
+CASE_NAMES = ("write", *READ_CASES, "scaling", "metadata")
 
 
 def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
@@ -41,6 +43,14 @@ def write_case_from_config(cases_cfg: dict) -> WriteCase:
     return WriteCase(cases_cfg.get("write") or {})
 
 
+def metadata_case_from_config(cases_cfg: dict, shape: Shape) -> MetadataCase | None:
+    if "metadata" not in cases_cfg:
+        return None
+    case = MetadataCase(cases_cfg["metadata"] or {})
+    case.check(shape)
+    return case
+
+
 def scaling_case_from_config(cases_cfg: dict, shape: Shape) -> ScalingCase | None:
     if "scaling" not in cases_cfg:
         return None
@@ -52,9 +62,11 @@ def scaling_case_from_config(cases_cfg: dict, shape: Shape) -> ScalingCase | Non
 __all__ = [
     "CASE_NAMES",
     "READ_CASES",
+    "MetadataCase",
     "ReadCase",
     "ScalingCase",
     "WriteCase",
+    "metadata_case_from_config",
     "read_cases_from_config",
     "scaling_case_from_config",
     "write_case_from_config",

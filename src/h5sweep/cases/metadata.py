@@ -1,0 +1,29 @@
+"""Metadata overhead (HDF User's Guide, 14.2.1): the same values stored as one dataset or as
+N small ones, per filesystem: file size, and the time to write and to read them all back.
+
+The dataset's spectra are split into N consecutive groups; each group is one contiguous 2-D
+dataset ``(spectra, z)``. N = 1 is the consolidated layout.
+"""
+
+from __future__ import annotations
+
+from h5sweep.errors import ConfigError
+from h5sweep.layouts import Shape
+
+
+class MetadataCase:
+    name = "metadata"
+    description = "the same values as N small datasets vs one"
+
+    def __init__(self, settings: dict):
+        self.settings = dict(settings)
+        self.datasets = [int(n) for n in self.settings.get("datasets", [1, 100])]
+        self.repeats = int(self.settings.get("repeats", 3))
+
+    def check(self, shape: Shape) -> None:
+        spectra = shape[0] * shape[1]
+        if self.repeats < 1:
+            raise ConfigError("cases.metadata.repeats", self.repeats, "must be at least 1")
+        for i, n in enumerate(self.datasets):
+            if not 1 <= n <= spectra:
+                raise ConfigError(f"cases.metadata.datasets[{i}]", n, f"must be 1 to the number of spectra ({spectra})")

@@ -1,0 +1,49 @@
+"""Metadata overhead: the same values as N small datasets vs one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, Workflow
+
+from h5sweep.cases import MetadataCase
+from h5sweep.datasources import SyntheticSource
+from h5sweep.errors import ConfigError
+from h5sweep.metadata import _groups, run_metadata
+
+
+def test_spectra_are_split_into_n_consecutive_groups():
+    assert _groups(10, 3) == [(0, 3), (3, 7), (7, 10)]
+    assert _groups(5, 5) == [(i, i + 1) for i in range(5)]
+    with pytest.raises(ConfigError, match=r"cases.metadata.datasets\[1\]=401"):
+        MetadataCase({"datasets": [1, 401]}).check((20, 20, 10))
+
+
+def test_many_small_datasets_cost_file_size_and_time(tmp_path):
+    data = SyntheticSource((20, 20, 500), np.uint16, seed=4).materialize()
+    rows = run_metadata(str(tmp_path), MetadataCase({"datasets": [1, 400], "repeats": 1}), data)
+    by = {(r["operation"], r["n_datasets"]): r for r in rows}
+    one, many = by[("write", 1)], by[("write", 400)]
+    assert one["metadata_file_bytes"] < data.nbytes + 10_000  # one dataset: raw data plus a header
+    assert many["metadata_file_bytes"] > one["metadata_file_bytes"] + 400 * 100  # an object header each
+    assert many["seconds"] > one["seconds"]
+    assert not list(tmp_path.iterdir())  # the scratch file is removed
+
+
+@pytest.mark.workflow
+def test_the_metadata_case_runs_once_per_filesystem_with_a_figure(tmp_path):
+    config = yaml.safe_load((REPO / "tests" / "configs" / "metadata.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    wf = Workflow(tmp_path / "wf")
+    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
+    results = wf.root / "results" / "metadata"
+    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
+    rows = summary[summary["case"] == "metadata"]
+    assert len(rows) == 3 * 2  # N x (write, read)
+    assert set(rows["variant"]) == {f"{op}, {n} datasets" for op in ("write", "read") for n in (1, 40, 400)}
+    sizes = rows.drop_duplicates("n_datasets").set_index(rows.drop_duplicates("n_datasets")["n_datasets"].astype(int))
+    assert int(sizes.loc[400, "metadata_file_bytes"]) > int(sizes.loc[1, "metadata_file_bytes"])
+    assert (results / "plots" / "metadata-disk.png").exists()
+    assert not list((tmp_path / "disk").rglob("*.h5"))

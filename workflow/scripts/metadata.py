@@ -1,0 +1,7 @@
+"""Metadata overhead on one filesystem: the same values as N small datasets vs one."""
+
+from h5sweep.scripting import logged
+from h5sweep.stages import run_metadata_case
+
+with logged(snakemake.log[0]):
+    run_metadata_case(snakemake.config, snakemake.wildcards.filesystem, snakemake.output.record)
