@@ -23,6 +23,7 @@ include: "rules/generate.smk"
 include: "rules/query.smk"
 include: "rules/scaling.smk"
 include: "rules/metadata.smk"
+include: "rules/iosize.smk"
 include: "rules/aggregate.smk"
 include: "rules/plot.smk"
 

@@ -90,10 +90,11 @@ def all_records():
         for tf in SWEEP.test_files()
         for stage in stages
     ]
-    if SWEEP.metadata:
-        records += [
-            f"{RESULTS}/raw/{fs.name}/metadata.parquet" for fs in SWEEP.filesystems
-        ]
+    for case in ("metadata", "iosize"):  # once per filesystem
+        if getattr(SWEEP, case):
+            records += [
+                f"{RESULTS}/raw/{fs.name}/{case}.parquet" for fs in SWEEP.filesystems
+            ]
     return records
 
 
@@ -102,6 +103,14 @@ def metadata_settings():
 
 
 def metadata_mem_mb(wildcards, attempt):
+    return resources.metadata_mem_mb(SWEEP, attempt)
+
+
+def iosize_settings():
+    return {"dataset": SWEEP.dataset, "iosize": SWEEP.config["cases"].get("iosize")}
+
+
+def iosize_mem_mb(wildcards, attempt):
     return resources.metadata_mem_mb(SWEEP, attempt)
 
 
@@ -140,6 +149,8 @@ def figures():
             out += [f"{RESULTS}/plots/scaling-{fs.name}.png"]
         if SWEEP.metadata:
             out += [f"{RESULTS}/plots/metadata-{fs.name}.png"]
+        if SWEEP.iosize:
+            out += [f"{RESULTS}/plots/iosize-{fs.name}.png"]
         if len(SWEEP.write_case.variants()) > 1:
             out += [f"{RESULTS}/plots/variants-write-{fs.name}.png"]
         if len(SWEEP.policies) * len(SWEEP.chunk_caches) > 1:

@@ -2,6 +2,7 @@
 
 
 localrules:
+    plot_iosize,
     plot_metadata,
     plot_scaling,
     plot_variants,
@@ -167,5 +168,25 @@ rule plot_metadata:
         "../workflow/envs/h5sweep.yaml"
     params:
         figure="metadata",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_iosize:
+    input:
+        summary=f"{RESULTS}/summary.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/iosize-{{filesystem}}.png",
+            caption="../workflow/report/iosize.rst",
+            category="Throughput vs I/O size",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/iosize-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    params:
+        figure="iosize",
     script:
         "../workflow/scripts/plot.py"

@@ -29,8 +29,22 @@ VARIANT_COLUMNS = [
     "operation",
     "n_datasets",
     "metadata_file_bytes",
+    "api",
+    "direction",
+    "cache_state",
+    "request_bytes",
 ]
-CASE_ORDER = ["write", "slice", "spectra", "subcube", "scaling", "metadata"]
+# Settings that are whole numbers, empty where a case has no such setting.
+INTEGER_COLUMNS = [
+    "processes",
+    "z_slices",
+    "chunk_cache_bytes",
+    "chunk_cache_slots",
+    "n_datasets",
+    "metadata_file_bytes",
+    "request_bytes",
+]
+CASE_ORDER = ["write", "slice", "spectra", "subcube", "scaling", "metadata", "iosize"]
 
 
 def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
@@ -100,7 +114,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     summary = summary.drop(columns="_score_variant")
     # the config's first variant of each case: what the study's figures show
     primaries = np.where(summary["case"] == "write", primary_write, primary)
-    summary["primary"] = (summary["variant"] == primaries) | summary["case"].isin(["scaling", "metadata"])
+    summary["primary"] = (summary["variant"] == primaries) | summary["case"].isin(["scaling", "metadata", "iosize"])
     if read_rows.empty:  # no read case: the score is the file size criterion alone
         for i, row in summary.iterrows():
             summary.loc[i, ["score", "score_max"]] = score({}, row["file_bytes"], row["raw_bytes"], thresholds)
@@ -109,14 +123,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         ["filesystem", "case", "variant", "layout", "chunk_shape", "compression"], key=_natural
     )
     summary["case"] = summary["case"].astype(str)
-    for column in [
-        "processes",
-        "z_slices",
-        "chunk_cache_bytes",
-        "chunk_cache_slots",
-        "n_datasets",
-        "metadata_file_bytes",
-    ]:
+    for column in INTEGER_COLUMNS:
         if column in summary:  # whole numbers, empty where the case has no such setting
             summary[column] = summary[column].astype("Int64")
     return summary.reset_index(drop=True)

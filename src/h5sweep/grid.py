@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from h5sweep.cases import (
+    IOSizeCase,
     MetadataCase,
     ReadCase,
     ScalingCase,
     WriteCase,
+    iosize_case_from_config,
     metadata_case_from_config,
     read_cases_from_config,
     scaling_case_from_config,
@@ -74,6 +76,7 @@ class Sweep:
     chunk_caches: list
     scaling: ScalingCase | None
     metadata: MetadataCase | None
+    iosize: IOSizeCase | None
     config: dict = field(repr=False)
 
     @classmethod
@@ -99,6 +102,7 @@ class Sweep:
             chunk_caches=caches_from_config(config["chunk_cache"]),
             scaling=scaling_case_from_config(config["cases"], shape),
             metadata=metadata_case_from_config(config["cases"], shape),
+            iosize=iosize_case_from_config(config["cases"], np.dtype(dataset["dtype"]).itemsize),
             config=config,
         )
 

@@ -22,7 +22,15 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
         path,
         keep_default_na=False,
         na_values=[""],
-        dtype={"chunk_shape": str, "variant": str, "scaling_slices": str, "operation": str},
+        dtype={
+            "chunk_shape": str,
+            "variant": str,
+            "scaling_slices": str,
+            "operation": str,
+            "api": str,
+            "direction": str,
+            "cache_state": str,
+        },
     )
     summary = summary.fillna({"chunk_shape": "", "variant": ""})
     if "layout_name" in summary:
@@ -246,4 +254,21 @@ def plot_metadata(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         ax_time.errorbar(part["n_datasets"], part["mean_s"], yerr=part["std_s"].fillna(0), marker="o", label=operation)
     ax_time.set(xscale="log", yscale="log", xlabel="datasets", ylabel="seconds (mean)", title=f"time, {filesystem}")
     ax_time.legend(fontsize=7)
+    _save(fig, out)
+
+
+def plot_iosize(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Throughput (MB/s, from the mean time) against request size, per API and operation."""
+    rows = summary[(summary["case"] == "iosize") & (summary["filesystem"] == filesystem)].copy()
+    rows["request_bytes"] = rows["request_bytes"].astype(int)
+    rows["throughput"] = rows["bytes_selected"].astype(float) / rows["mean_s"] / 1e6
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    styles = {"raw": "--", "hdf5": "-"}
+    for (api, direction, state), line in rows.groupby(["api", "direction", "cache_state"], dropna=False):
+        line = line.sort_values("request_bytes")
+        label = f"{api} {direction}" + (f" {state}" if isinstance(state, str) and state else "")
+        ax.plot(line["request_bytes"], line["throughput"], styles.get(api, "-"), marker="o", label=label)
+    ax.set(xscale="log", yscale="log", xlabel="request size [bytes]", ylabel="MB/s", title=f"throughput, {filesystem}")
+    ax.set_xscale("log", base=2)
+    ax.legend(fontsize=7)
     _save(fig, out)

@@ -31,7 +31,7 @@ def query_mem_mb(sweep, attempt: int = 1) -> int:
 
 
 def metadata_mem_mb(sweep, attempt: int = 1) -> int:
-    """The cube, and the copy read back to check it."""
+    """The cube, and the copy read back to check it (metadata and I/O size cases)."""
     need = 2 * sweep.raw_bytes + 256 * MB
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 

@@ -119,11 +119,23 @@ def run_metadata_case(config: dict, filesystem: str, record: str) -> None:
     """Metadata overhead on one filesystem: N small datasets against one."""
     from h5sweep.metadata import run_metadata
 
+    _measure_filesystem(config, filesystem, record, "metadata", lambda sweep: sweep.metadata, run_metadata)
+
+
+def run_iosize_case(config: dict, filesystem: str, record: str) -> None:
+    """Throughput against request size on one filesystem, HDF5 and raw binary."""
+    from h5sweep.iosize import run_iosize
+
+    _measure_filesystem(config, filesystem, record, "iosize", lambda sweep: sweep.iosize, run_iosize)
+
+
+def _measure_filesystem(config: dict, filesystem: str, record: str, name: str, case_of, measure) -> None:
+    """Run a once-per-filesystem case in ``<filesystem dir>/<sweep>/<name>`` and record it."""
     sweep = _sweep(config)
     layout = Layout(None)
     fs = sweep.filesystem(filesystem)
     data = make_source(sweep.dataset, layout).materialize()
-    rows = run_metadata(os.path.join(fs.directory, sweep.name, "metadata"), sweep.metadata, data)
+    rows = measure(os.path.join(fs.directory, sweep.name, name), case_of(sweep), data)
     shared = {**_file_columns(sweep, filesystem, layout, "none"), **provenance(fs.directory, sweep.hash)}
     for row in rows:
         row.update(shared)

@@ -8,6 +8,7 @@ write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
 from __future__ import annotations
 
 from h5sweep.cases.base import ReadCase
+from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.cases.metadata import MetadataCase
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
@@ -19,8 +20,8 @@ from h5sweep.layouts import Shape
 
 READ_CASES: dict[str, type[ReadCase]] = {case.name: case for case in (SliceCase, SpectraCase, SubcubeCase)}
 # Cases with a flow of their own: the write case (generate), local scaling (scale) and
-# metadata overhead (metadata, once per filesystem).
-CASE_NAMES = ("write", *READ_CASES, "scaling", "metadata")
+# metadata overhead and I/O size (once per filesystem each).
+CASE_NAMES = ("write", *READ_CASES, "scaling", "metadata", "iosize")
 
 
 def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
@@ -43,6 +44,14 @@ def write_case_from_config(cases_cfg: dict) -> WriteCase:
     return WriteCase(cases_cfg.get("write") or {})
 
 
+def iosize_case_from_config(cases_cfg: dict, itemsize: int) -> IOSizeCase | None:
+    if "iosize" not in cases_cfg:
+        return None
+    case = IOSizeCase(cases_cfg["iosize"] or {})
+    case.check(itemsize)
+    return case
+
+
 def metadata_case_from_config(cases_cfg: dict, shape: Shape) -> MetadataCase | None:
     if "metadata" not in cases_cfg:
         return None
@@ -61,11 +70,13 @@ def scaling_case_from_config(cases_cfg: dict, shape: Shape) -> ScalingCase | Non
 
 __all__ = [
     "CASE_NAMES",
+    "IOSizeCase",
     "READ_CASES",
     "MetadataCase",
     "ReadCase",
     "ScalingCase",
     "WriteCase",
+    "iosize_case_from_config",
     "metadata_case_from_config",
     "read_cases_from_config",
     "scaling_case_from_config",

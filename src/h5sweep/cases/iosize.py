@@ -1,0 +1,32 @@
+"""Throughput against I/O size (the HDF5 I/O lab): the dataset's bytes written and read
+sequentially in requests of each size, through HDF5 (a contiguous 1-D dataset, one hyperslab
+per request) and as raw binary (``write``/``pread`` on a plain file), on the same filesystem;
+reads from an evicted file (cold) and again (warm).
+"""
+
+from __future__ import annotations
+
+from h5sweep.errors import ConfigError
+
+DEFAULT_SIZES = [4 * 1024 * 4**k for k in range(9)]  # 4 KiB ... 256 MiB
+
+
+class IOSizeCase:
+    name = "iosize"
+    description = "sequential throughput against request size, HDF5 and raw binary"
+
+    def __init__(self, settings: dict):
+        self.settings = dict(settings)
+        self.sizes = [int(s) for s in self.settings.get("sizes", DEFAULT_SIZES)]
+        self.repeats = int(self.settings.get("repeats", 1))
+
+    def check(self, itemsize: int) -> None:
+        if self.repeats < 1:
+            raise ConfigError("cases.iosize.repeats", self.repeats, "must be at least 1")
+        for i, size in enumerate(self.sizes):
+            if size < itemsize or size % itemsize:
+                raise ConfigError(
+                    f"cases.iosize.sizes[{i}]",
+                    size,
+                    f"must be a positive multiple of the element size ({itemsize} bytes)",
+                )

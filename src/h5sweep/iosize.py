@@ -1,0 +1,125 @@
+"""Run the I/O size case on one filesystem (see :mod:`h5sweep.cases.iosize`)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import h5py
+import numpy as np
+from h5py import h5s
+
+from h5sweep import pagecache
+from h5sweep.cases.iosize import IOSizeCase
+from h5sweep.errors import VerificationError
+
+
+def _fsync(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _raw_write(path: str, raw: memoryview, request: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        for start in range(0, len(raw), request):
+            piece = raw[start : start + request]
+            while len(piece):
+                piece = piece[os.write(fd, piece) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _raw_read(path: str, out: memoryview, request: int) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for start in range(0, len(out), request):
+            os.preadv(fd, [out[start : start + request]], start)
+    finally:
+        os.close(fd)
+
+
+def _requests(n: int, per_request: int):
+    for start in range(0, n, per_request):
+        yield start, min(per_request, n - start)
+
+
+def _hdf5_write(path: str, flat: np.ndarray, per_request: int) -> None:
+    with h5py.File(path, "w") as f:
+        dset = f.create_dataset("data", shape=flat.shape, dtype=flat.dtype)
+        space = dset.id.get_space()
+        for start, count in _requests(flat.size, per_request):
+            space.select_hyperslab((start,), (count,))
+            dset.id.write(h5s.create_simple((count,)), space, flat[start : start + count])
+    _fsync(path)
+
+
+def _hdf5_read(path: str, out: np.ndarray, per_request: int) -> None:
+    with h5py.File(path, "r") as f:
+        dset = f["data"]
+        space = dset.id.get_space()
+        for start, count in _requests(out.size, per_request):
+            space.select_hyperslab((start,), (count,))
+            dset.id.read(h5s.create_simple((count,)), space, out[start : start + count])
+
+
+def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]:
+    flat = np.ascontiguousarray(data).reshape(-1)
+    raw = memoryview(flat).cast("B")
+    os.makedirs(directory, exist_ok=True)
+    paths = {
+        "raw": os.path.join(directory, f"iosize-{os.getpid()}.bin"),
+        "hdf5": os.path.join(directory, f"iosize-{os.getpid()}.h5"),
+    }
+    out = np.empty_like(flat)
+    rows = []
+
+    def record(api, direction, state, request, seconds, repeat, resident=float("nan")):
+        rows.append(
+            {
+                "case": "iosize",
+                "repeat": repeat,
+                "seconds": seconds,
+                "api": api,
+                "direction": direction,
+                "cache_state": state,
+                "request_bytes": request,
+                "bytes_selected": flat.nbytes,
+                "resident_fraction_at_open": resident,
+                "variant": f"{api} {direction}{' ' + state if state else ''}, {request} B",
+            }
+        )
+
+    try:
+        for request in case.sizes:
+            request = min(request, flat.nbytes)
+            per_request = request // flat.itemsize
+            for repeat in range(case.repeats):
+                for api in ("raw", "hdf5"):
+                    path = paths[api]
+                    start = time.perf_counter_ns()
+                    _raw_write(path, raw, request) if api == "raw" else _hdf5_write(path, flat, per_request)
+                    record(api, "write", "", request, (time.perf_counter_ns() - start) / 1e9, repeat)
+                    pagecache.evict(path)
+                    for state in ("cold", "warm"):
+                        resident = pagecache.resident_fraction(path)
+                        out.fill(0)
+                        start = time.perf_counter_ns()
+                        if api == "raw":
+                            _raw_read(path, memoryview(out).cast("B"), request)
+                        else:
+                            _hdf5_read(path, out, per_request)
+                        record(api, "read", state, request, (time.perf_counter_ns() - start) / 1e9, repeat, resident)
+                        if not np.array_equal(out, flat):
+                            raise VerificationError(
+                                f"{path}: {api} read in {request}-byte requests differs from what was written"
+                            )
+    finally:
+        for path in paths.values():
+            if os.path.exists(path):
+                os.remove(path)
+    return rows

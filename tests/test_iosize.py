@@ -1,0 +1,53 @@
+"""Throughput against I/O size, HDF5 next to raw binary."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from conftest import REPO, Workflow
+
+from h5sweep.cases import IOSizeCase
+from h5sweep.datasources import SyntheticSource
+from h5sweep.errors import ConfigError
+from h5sweep.iosize import run_iosize
+
+
+def test_every_size_api_and_operation_is_timed_and_checked(tmp_path):
+    data = SyntheticSource((8, 8, 4096), np.uint16, seed=5).materialize()  # 512 KiB
+    rows = run_iosize(str(tmp_path), IOSizeCase({"sizes": [4096, 1 << 20], "repeats": 1}), data)
+    seen = {(r["api"], r["direction"], r["cache_state"], r["request_bytes"]) for r in rows}
+    # a request larger than the data is one request of all of it
+    assert seen == {
+        (api, d, s, size)
+        for api in ("raw", "hdf5")
+        for d, s in (("write", ""), ("read", "cold"), ("read", "warm"))
+        for size in (4096, data.nbytes)
+    }
+    assert all(r["seconds"] > 0 and r["bytes_selected"] == data.nbytes for r in rows)
+    small = {(r["api"], r["direction"], r["cache_state"]): r["seconds"] for r in rows if r["request_bytes"] == 4096}
+    whole = {
+        (r["api"], r["direction"], r["cache_state"]): r["seconds"] for r in rows if r["request_bytes"] == data.nbytes
+    }
+    # 128 HDF5 requests of 4 KiB cost more than one request for all of it
+    assert small[("hdf5", "read", "warm")] > whole[("hdf5", "read", "warm")]
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(ConfigError, match=r"cases.iosize.sizes\[0\]=3"):
+        IOSizeCase({"sizes": [3]}).check(2)
+
+
+@pytest.mark.workflow
+def test_the_iosize_case_runs_once_per_filesystem_with_a_figure(tmp_path):
+    config = yaml.safe_load((REPO / "tests" / "configs" / "iosize.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    wf = Workflow(tmp_path / "wf")
+    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
+    results = wf.root / "results" / "iosize"
+    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
+    rows = summary[summary["case"] == "iosize"]
+    assert len(rows) == 4 * 2 * 3  # sizes x APIs x (write, cold read, warm read)
+    assert set(rows["request_bytes"].astype(int)) == {4096, 65536, 1048576, 2 * 1024 * 1024}
+    cold = rows[(rows["cache_state"] == "cold")]
+    assert set(cold["api"]) == {"raw", "hdf5"}
+    assert (results / "plots" / "iosize-disk.png").exists()
