@@ -58,7 +58,7 @@ if workflow.is_main_process:
 
 wildcard_constraints:
     filesystem=r"[A-Za-z][A-Za-z0-9_]*",
-    layout=r"contiguous|chunked-\d+(x\d+)*",
+    layout=r"contiguous(-zxy)?|chunked(-zxy)?-\d+(x\d+)*",
     compression=r"[a-z][a-z0-9]*(-\d+)?",
     case=r"[a-z]+",
 

@@ -13,7 +13,7 @@ from h5sweep.cases import READ_CASES
 from h5sweep.records import read_tables, write_table
 from h5sweep.scoring import score
 
-FILE_KEYS = ["filesystem", "layout", "chunk_shape", "compression"]
+FILE_KEYS = ["filesystem", "layout", "chunk_shape", "order", "compression"]
 GROUP_KEYS = [*FILE_KEYS, "case", "variant"]
 # Settings that make a variant of a case, carried into the summary when measured.
 VARIANT_COLUMNS = [
@@ -53,6 +53,9 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     measurements = measurements.copy()
     if "variant" not in measurements:
         measurements["variant"] = ""
+    if "order" not in measurements:  # records from before storage orders were an axis
+        measurements["order"] = "xyz"
+    measurements["order"] = measurements["order"].fillna("xyz")
     measurements["variant"] = measurements["variant"].fillna("")
     reads = measurements[measurements["case"].isin(list(READ_CASES))]
     writes = measurements[measurements["case"] == "write"]

@@ -202,6 +202,9 @@ def write_fast(
 
     Returns the name of the path taken (recorded with the measurements).
     """
+    if layout.order != "xyz":  # write the transposed array as it is stored
+        data = np.ascontiguousarray(data.transpose(layout.axes))
+        layout = layout.storage_layout()
     if layout.chunk_shape is None:
         _write_contiguous(path, data, name)
         method = "contiguous-pwrite"

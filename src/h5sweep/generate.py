@@ -22,6 +22,11 @@ from h5sweep.layouts import Layout
 from h5sweep.query import DEFAULT_CACHE, ChunkCache
 
 
+def stored_array(data: np.ndarray, layout: Layout) -> np.ndarray:
+    """``data`` (x, y, z) with its axes in the layout's storage order (a view)."""
+    return data if layout.order == "xyz" else data.transpose(layout.axes)
+
+
 def write_file(
     path: str,
     data: np.ndarray,
@@ -42,15 +47,17 @@ def write_file(
     chunk ``cache`` setting: with a strategy that writes a chunk in several calls, whether
     the chunk stays cached between them decides how often it is compressed.
     """
-    kwargs = {} if layout.chunk_shape is None else {"chunks": layout.chunk_shape, **compression.h5py_kwargs()}
+    kwargs = {} if layout.chunk_shape is None else {"chunks": layout.storage_chunk_shape, **compression.h5py_kwargs()}
     if fill_time != "ifset":
         kwargs.update(fill_time=fill_time, fillvalue=0)
+    stored = stored_array(data, layout)
     with h5py.File(path, "w", **cache.open_kwargs()) as f:
-        dset = f.create_dataset(name, shape=data.shape, dtype=data.dtype, **kwargs)
+        dset = f.create_dataset(name, shape=stored.shape, dtype=data.dtype, **kwargs)
         file_space = dset.id.get_space()
         mem_spaces: dict[tuple, h5s.SpaceID] = {}
-        for region in layout.write_blocks(data.shape, data.dtype.itemsize, strategy):
-            block = np.ascontiguousarray(data[region])
+        for logical in layout.write_blocks(data.shape, data.dtype.itemsize, strategy):
+            region = layout.to_storage(logical)
+            block = np.ascontiguousarray(stored[region])
             mem_space = mem_spaces.get(block.shape)
             if mem_space is None:
                 mem_space = mem_spaces[block.shape] = h5s.create_simple(block.shape)

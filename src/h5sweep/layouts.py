@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 
 from h5sweep.errors import ConfigError
 
-_CHUNKED_ID = re.compile(r"^chunked-(\d+(?:x\d+)*)$")
-# Contiguous files are written in slabs of whole x-rows of at most this many bytes.
+_ID = re.compile(r"^(?P<kind>contiguous|chunked)(?:-(?P<order>zxy))?(?:-(?P<chunk>\d+(?:x\d+)*))?$")
+# Contiguous files are written in slabs along their first stored axis of at most this many bytes.
 CONTIGUOUS_WRITE_BLOCK_BYTES = 64 * 2**20
+# Storage orders of the axes: which logical axis (x=0, y=1, z=2) each stored axis holds.
+# "zxy" is the transposed order the OpenMSI study proposed: ion images stored one after another.
+ORDERS = {"xyz": (0, 1, 2), "zxy": (2, 0, 1)}
 
 Shape = tuple[int, ...]
 WRITE_STRATEGIES = ("spectrum", "block", "chunk")
@@ -25,11 +28,39 @@ Region = tuple[slice, ...]
 
 @dataclass(frozen=True, order=True)
 class Layout:
-    """How the dataset is laid out in the file. ``chunk_shape`` is None for contiguous."""
+    """How the dataset is laid out in the file. ``chunk_shape`` is None for contiguous.
+
+    Shapes, selections and regions are always given in the logical order (x, y, z); with the
+    ``zxy`` order the file stores the array transposed to (z, x, y), and
+    :meth:`to_storage` maps logical tuples to the stored axes.
+    """
 
     chunk_shape: Shape | None = None
     # A name the user gave this chunk shape (e.g. "image-aligned"); not part of its identity.
     name: str = field(default="", compare=False)
+    order: str = "xyz"
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        return ORDERS[self.order]
+
+    def to_storage(self, values: tuple) -> tuple:
+        """A logical (x, y, z) tuple of sizes, starts or slices, in the stored axes' order."""
+        return tuple(values[a] for a in self.axes)
+
+    def to_logical(self, values: tuple) -> tuple:
+        out = [None] * len(values)
+        for stored, logical in enumerate(self.axes):
+            out[logical] = values[stored]
+        return tuple(out)
+
+    @property
+    def storage_chunk_shape(self) -> Shape | None:
+        return None if self.chunk_shape is None else self.to_storage(self.chunk_shape)
+
+    def storage_layout(self) -> Layout:
+        """This layout as seen by the stored array (whose axes are already in storage order)."""
+        return Layout(self.storage_chunk_shape, self.name)
 
     @property
     def kind(self) -> str:
@@ -42,17 +73,20 @@ class Layout:
 
     @property
     def id(self) -> str:
-        """Stable name used in paths and wildcards: ``contiguous`` or ``chunked-4x4x2048``."""
-        return "contiguous" if self.chunk_shape is None else f"chunked-{self.chunk_label}"
+        """Stable name used in paths and wildcards: ``contiguous``, ``chunked-4x4x2048``, and
+        for the transposed order ``contiguous-zxy``, ``chunked-zxy-4x4x2048``."""
+        order = "" if self.order == "xyz" else f"-{self.order}"
+        if self.chunk_shape is None:
+            return f"contiguous{order}"
+        return f"chunked{order}-{self.chunk_label}"
 
     @classmethod
     def from_id(cls, layout_id: str) -> Layout:
-        if layout_id == "contiguous":
-            return cls(None)
-        match = _CHUNKED_ID.match(layout_id)
-        if not match:
+        match = _ID.match(layout_id)
+        if not match or (match["kind"] == "chunked") != (match["chunk"] is not None):
             raise ValueError(f"not a layout id: {layout_id!r}")
-        return cls(tuple(int(v) for v in match.group(1).split("x")))
+        chunk = tuple(int(v) for v in match["chunk"].split("x")) if match["chunk"] else None
+        return cls(chunk, order=match["order"] or "xyz")
 
     def chunk_grid(self, shape: Shape) -> Shape:
         """Number of chunks along each axis (edge chunks count as whole chunks)."""
@@ -101,14 +135,18 @@ class Layout:
         if strategy == "block" and self.chunk_shape is not None:
             yield from _grid_regions(shape, (*self.chunk_shape[:2], *shape[2:]))
             return
-        if self.chunk_shape is None:
-            row_bytes = math.prod(shape[1:]) * itemsize
+        if self.chunk_shape is None:  # slabs along the first stored axis
+            axis = self.axes[0]
+            row_bytes = math.prod(shape) // shape[axis] * itemsize
             rows = max(1, CONTIGUOUS_WRITE_BLOCK_BYTES // max(row_bytes, 1))
-            rest = tuple(slice(0, s) for s in shape[1:])
-            for x0 in range(0, shape[0], rows):
-                yield (slice(x0, min(x0 + rows, shape[0])), *rest)
+            for a0 in range(0, shape[axis], rows):
+                region = [slice(0, n) for n in shape]
+                region[axis] = slice(a0, min(a0 + rows, shape[axis]))
+                yield tuple(region)
             return
-        yield from _grid_regions(shape, self.chunk_shape)
+        # chunks in the order they are stored, as logical regions
+        for stored in _grid_regions(self.to_storage(shape), self.storage_chunk_shape):
+            yield self.to_logical(stored)
 
     def check_fits(self, shape: Shape, key: str) -> None:
         if self.chunk_shape is None:
@@ -138,7 +176,17 @@ def _grid_regions(shape: Shape, block: Shape) -> Iterator[Region]:
 
 
 def layouts_from_config(layouts_cfg: dict, shape: Shape) -> list[Layout]:
-    """Expand ``layouts:`` (contiguous flag, the m x m x n grid, extra shapes) in a stable order."""
+    """Expand ``layouts:`` (contiguous flag, the m x m x n grid, extra shapes), in every
+    storage order of ``orders``, in a stable order."""
+    orders = list(dict.fromkeys(layouts_cfg.get("orders") or ["xyz"]))
+    for i, order in enumerate(orders):
+        if order not in ORDERS:
+            raise ConfigError(f"layouts.orders[{i}]", order, f"unknown storage order (known: {', '.join(ORDERS)})")
+    base = _base_layouts(layouts_cfg, shape)
+    return [Layout(lay.chunk_shape, lay.name, order) for order in orders for lay in base]
+
+
+def _base_layouts(layouts_cfg: dict, shape: Shape) -> list[Layout]:
     found: list[Layout] = []
     if layouts_cfg.get("contiguous", True):
         found.append(Layout(None))

@@ -65,17 +65,22 @@ def plot_variants(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
 
 
 def layout_label(row) -> str:
+    order = row.get("order", "xyz")
+    suffix = f" {order}" if isinstance(order, str) and order not in ("", "xyz") else ""
     if not row["chunk_shape"]:
-        return "contiguous"
+        return "contiguous" + suffix
     name = row.get("layout_name", "")
-    return f"{name} {row['chunk_shape']}" if isinstance(name, str) and name else row["chunk_shape"]
+    label = f"{name} {row['chunk_shape']}" if isinstance(name, str) and name else row["chunk_shape"]
+    return label + suffix
 
 
 def _layout_order(frame: pd.DataFrame) -> list[str]:
-    chunked = frame[frame["chunk_shape"] != ""]
-    labels = {layout_label(r): tuple(int(v) for v in r["chunk_shape"].split("x")) for _, r in chunked.iterrows()}
-    shapes = sorted(labels, key=labels.get)
-    return (["contiguous"] if (frame["chunk_shape"] == "").any() else []) + shapes
+    """Contiguous first, then chunk shapes by size; the transposed order after each."""
+    keys = {}
+    for _, r in frame.iterrows():
+        shape = tuple(int(v) for v in r["chunk_shape"].split("x")) if r["chunk_shape"] else ()
+        keys[layout_label(r)] = (bool(shape), shape, layout_label(r))
+    return sorted(keys, key=keys.get)
 
 
 def _save(fig, out: str) -> None:
@@ -117,7 +122,10 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str) 
 
 
 def _grid(rows: pd.DataFrame, stat: str) -> tuple[list[int], list[int], np.ndarray]:
-    """Values of ``stat`` over the m x m x n grid (chunk shapes with equal x and y)."""
+    """Values of ``stat`` over the m x m x n grid (chunk shapes with equal x and y), in the
+    first storage order measured."""
+    if "order" in rows and not rows.empty:
+        rows = rows[rows["order"] == rows["order"].iloc[0]]
     shapes = [tuple(int(v) for v in s.split("x")) for s in rows["chunk_shape"] if s]
     square = sorted({(s[0], s[2]) for s in shapes if s[0] == s[1]})
     ms = sorted({m for m, _ in square})
@@ -162,7 +170,7 @@ def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
     """File size per layout and compression, against the contiguous baseline."""
     rows = summary[summary["case"] == summary["case"].iloc[0]]
     rows = rows[rows["filesystem"] == rows["filesystem"].iloc[0]]
-    order = [label for label in _layout_order(rows) if label != "contiguous"]
+    order = [label for label in _layout_order(rows) if not label.startswith("contiguous")]
     comps = _compressions(rows)
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(order) + 3), 4))
     width = 0.8 / max(len(comps), 1)

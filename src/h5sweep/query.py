@@ -83,9 +83,9 @@ class StoredChunks:
         self.itemsize = dset.dtype.itemsize
         self.sizes = None
         if layout.chunk_shape is not None:
-            grid = layout.chunk_grid(dset.shape)
+            grid = layout.storage_layout().chunk_grid(dset.shape)  # the file's own axes
             sizes = np.zeros(grid, dtype=np.int64)
-            chunk = layout.chunk_shape
+            chunk = layout.storage_chunk_shape
 
             def record(info):
                 sizes[tuple(o // c for o, c in zip(info.chunk_offset, chunk, strict=True))] = info.size
@@ -96,15 +96,17 @@ class StoredChunks:
     def touched(self, selection: Selection) -> int:
         if self.sizes is None:
             return selection.nbytes(self.itemsize)
+        start, size = self.layout.to_storage(selection.start), self.layout.to_storage(selection.size)
         box = tuple(
             slice(s // c, (s + n - 1) // c + 1)
-            for s, n, c in zip(selection.start, selection.size, self.layout.chunk_shape, strict=True)
+            for s, n, c in zip(start, size, self.layout.storage_chunk_shape, strict=True)
         )
         return int(self.sizes[box].sum())
 
 
-def _check_all(path: str, case: ReadCase, unchecked, source: DataSource) -> None:
-    for repeat, selection, values in unchecked:
+def _check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout) -> None:
+    for repeat, selection, stored in unchecked:
+        values = stored.transpose(np.argsort(layout.axes))  # back to (x, y, z)
         verify(values, source.region(selection.region), f"{path} case {case.name} repeat {repeat} {selection.label}")
 
 
@@ -133,7 +135,7 @@ def run_case(
     itemsize = dset.dtype.itemsize
     rows = []
     try:
-        buffer = np.empty(selections[0].size, dtype=dset.dtype)
+        buffer = np.empty(layout.to_storage(selections[0].size), dtype=dset.dtype)
         chunk_bytes = layout.chunk_bytes(itemsize)
         # Values are checked after the case's timed reads, not between them (checking
         # between reads pushes HDF5's buffers out of the CPU caches and slows the next
@@ -141,7 +143,7 @@ def run_case(
         unchecked: list[tuple[int, Selection, np.ndarray]] = []
         held = 0
         for repeat, selection in enumerate(selections):
-            region = selection.region
+            region = layout.to_storage(selection.region)
             io_before = pagecache.process_read_bytes()
             start = time.perf_counter_ns()
             dset.read_direct(buffer, source_sel=region)
@@ -150,7 +152,7 @@ def run_case(
             unchecked.append((repeat, selection, buffer.copy()))
             held += buffer.nbytes
             if held > VERIFY_BUDGET_BYTES:
-                _check_all(path, case, unchecked, source)
+                _check_all(path, case, unchecked, source, layout)
                 unchecked, held = [], 0
             chunks = layout.chunks_touched(selection.start, selection.size)
             rows.append(
@@ -175,7 +177,7 @@ def run_case(
                     "variant": f"{policy}, {cache.label}",
                 }
             )
-        _check_all(path, case, unchecked, source)
+        _check_all(path, case, unchecked, source, layout)
     finally:
         f.close()
     return rows

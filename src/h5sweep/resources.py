@@ -17,7 +17,8 @@ def generate_mem_mb(sweep, layout, attempt: int = 1) -> int:
     if layout.chunk_shape is not None:
         gx = layout.chunk_grid(sweep.shape)[0]
         row = layout.allocated_elements(sweep.shape) // gx * sweep.dtype.itemsize
-    need = sweep.raw_bytes + 3 * row + 64 * MB + 256 * MB
+    transposed = sweep.raw_bytes if layout.order != "xyz" else 0  # the fast path's stored copy
+    need = sweep.raw_bytes + transposed + 3 * row + 64 * MB + 256 * MB
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 

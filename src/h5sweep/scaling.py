@@ -17,8 +17,10 @@ from h5sweep import pagecache
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.datasources import DataSource
 from h5sweep.errors import VerificationError
+from h5sweep.layouts import Layout
 from h5sweep.query import DEFAULT_CACHE, ChunkCache
 
+CONTIGUOUS = Layout(None)
 # Check the result against the data source while the selection is at most this large.
 VERIFY_LIMIT_BYTES = 64 * 2**20
 
@@ -59,6 +61,7 @@ def run_scaling(
     source: DataSource,
     cache: ChunkCache = DEFAULT_CACHE,
     dataset_name: str = "data",
+    layout: Layout = CONTIGUOUS,
 ) -> list[dict]:
     rows = []
     context = multiprocessing.get_context("fork")
@@ -72,7 +75,12 @@ def run_scaling(
                 for repeat, selection in enumerate(selections):
                     (x0, y0, z0), (sx, sy, sz) = selection.start, selection.size
                     tasks = [
-                        (path, dataset_name, cache.open_kwargs(), (slice(a, b), slice(y0, y0 + sy), slice(z0, z0 + sz)))
+                        (
+                            path,
+                            dataset_name,
+                            cache.open_kwargs(),
+                            layout.to_storage((slice(a, b), slice(y0, y0 + sy), slice(z0, z0 + sz))),
+                        )
                         for a, b in split_x(x0, x0 + sx, processes)
                     ]
                     start = time.perf_counter_ns()

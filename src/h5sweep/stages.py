@@ -30,6 +30,7 @@ def _file_columns(sweep: Sweep, filesystem: str, layout: Layout, compression: st
         "chunk_shape": layout.chunk_label,
         "layout_id": layout.id,
         "layout_name": layout.name,
+        "order": layout.order,
         "compression": compression,
         "dataset_shape": "x".join(map(str, sweep.shape)),
         "dtype": sweep.dtype.name,
@@ -110,7 +111,7 @@ def run_scale(config: dict, filesystem: str, layout_id: str, compression: str, h
     def measure(sweep, layout, source):
         seed = int(sweep.dataset["seed"])
         cache, name = sweep.chunk_caches[0], sweep.dataset["name"]
-        return run_scaling(h5_path, sweep.scaling, sweep.shape, seed, source, cache, name)
+        return run_scaling(h5_path, sweep.scaling, sweep.shape, seed, source, cache, name, layout)
 
     _measure_file(config, filesystem, layout_id, compression, h5_path, record, measure)
 
