@@ -71,6 +71,19 @@ class Workflow:
         )
 
 
+def run_test_config(tmp_path: Path, name: str):
+    """Run ``tests/configs/<name>`` for real with its filesystem in ``tmp_path``;
+    return the config, the results folder and the summary."""
+    import pandas as pd
+
+    config = yaml.safe_load((REPO / "tests" / "configs" / name).read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    wf = Workflow(tmp_path / "wf")
+    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
+    results = wf.root / "results" / config["sweep"]
+    return config, results, pd.read_csv(results / "summary.csv", keep_default_na=False)
+
+
 def _env() -> dict:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"

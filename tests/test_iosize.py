@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, Workflow
+from conftest import run_test_config
 
 from h5sweep.cases import IOSizeCase
 from h5sweep.datasources import SyntheticSource
@@ -34,17 +32,12 @@ def test_every_size_api_and_operation_is_timed_and_checked(tmp_path):
     assert small[("hdf5", "read", "warm")] > whole[("hdf5", "read", "warm")]
     assert not list(tmp_path.iterdir())
     with pytest.raises(ConfigError, match=r"cases.iosize.sizes\[0\]=3"):
-        IOSizeCase({"sizes": [3]}).check(2)
+        IOSizeCase({"sizes": [3]}).check(itemsize=2)
 
 
 @pytest.mark.workflow
 def test_the_iosize_case_runs_once_per_filesystem_with_a_figure(tmp_path):
-    config = yaml.safe_load((REPO / "tests" / "configs" / "iosize.yaml").read_text())
-    config["filesystems"] = {"disk": str(tmp_path / "disk")}
-    wf = Workflow(tmp_path / "wf")
-    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
-    results = wf.root / "results" / "iosize"
-    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
+    _, results, summary = run_test_config(tmp_path, "iosize.yaml")
     rows = summary[summary["case"] == "iosize"]
     assert len(rows) == 4 * 2 * 3  # sizes x APIs x (write, cold read, warm read)
     assert set(rows["request_bytes"].astype(int)) == {4096, 65536, 1048576, 2 * 1024 * 1024}

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, Workflow
+from conftest import run_test_config
 
 from h5sweep.cases import MetadataCase
 from h5sweep.datasources import SyntheticSource
@@ -34,12 +32,7 @@ def test_many_small_datasets_cost_file_size_and_time(tmp_path):
 
 @pytest.mark.workflow
 def test_the_metadata_case_runs_once_per_filesystem_with_a_figure(tmp_path):
-    config = yaml.safe_load((REPO / "tests" / "configs" / "metadata.yaml").read_text())
-    config["filesystems"] = {"disk": str(tmp_path / "disk")}
-    wf = Workflow(tmp_path / "wf")
-    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
-    results = wf.root / "results" / "metadata"
-    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
+    _, results, summary = run_test_config(tmp_path, "metadata.yaml")
     rows = summary[summary["case"] == "metadata"]
     assert len(rows) == 3 * 2  # N x (write, read)
     assert set(rows["variant"]) == {f"{op}, {n} datasets" for op in ("write", "read") for n in (1, 40, 400)}

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, Workflow
+from conftest import run_test_config
 
 from h5sweep.cases import ScalingCase
 from h5sweep.compression import parse_compression
@@ -58,12 +57,7 @@ def test_every_process_count_computes_the_variance_of_the_data(tmp_path):
 
 @pytest.mark.workflow
 def test_the_scaling_case_runs_in_the_workflow_with_a_figure(tmp_path):
-    config = yaml.safe_load((REPO / "tests" / "configs" / "scaling.yaml").read_text())
-    config["filesystems"] = {"disk": str(tmp_path / "disk")}
-    wf = Workflow(tmp_path / "wf")
-    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
-    results = wf.root / "results" / "scaling"
-    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
+    _, results, summary = run_test_config(tmp_path, "scaling.yaml")
     scaling = summary[summary["case"] == "scaling"]
     assert len(scaling) == 3 * 2 * 2  # files x blocks x process counts
     assert set(scaling["processes"].astype(int)) == {1, 2} and set(scaling["scaling_slices"]) == {

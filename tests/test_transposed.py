@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import h5py
 import numpy as np
-import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, Workflow
+from conftest import run_test_config
 
 from h5sweep.cases import read_cases_from_config
 from h5sweep.compression import parse_compression
@@ -88,12 +86,7 @@ def test_cases_keep_their_meaning_and_selections_in_the_transposed_order(tmp_pat
 
 @pytest.mark.workflow
 def test_both_orders_run_in_the_workflow(tmp_path):
-    config = yaml.safe_load((REPO / "tests" / "configs" / "transposed.yaml").read_text())
-    config["filesystems"] = {"disk": str(tmp_path / "disk")}
-    wf = Workflow(tmp_path / "wf")
-    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
-    results = wf.root / "results" / "transposed"
-    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
+    _, results, summary = run_test_config(tmp_path, "transposed.yaml")
     assert set(summary["order"]) == {"xyz", "zxy"}
     files = summary.drop_duplicates(["layout", "chunk_shape", "order", "compression"])
     assert len(files) == 2 * (1 + 2 * 2)  # orders x (contiguous + 2 shapes x 2 compressions)

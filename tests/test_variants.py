@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, Workflow
+from conftest import run_test_config
 
 from h5sweep.cases import read_cases_from_config
 from h5sweep.errors import ConfigError
@@ -15,18 +14,8 @@ from h5sweep.selections import case_rng, visit
 pytestmark = pytest.mark.workflow
 
 
-def run_config(tmp_path, name):
-    config = yaml.safe_load((REPO / "tests" / "configs" / name).read_text())
-    config["filesystems"] = {"disk": str(tmp_path / "disk")}
-    wf = Workflow(tmp_path / "wf")
-    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
-    results = wf.root / "results" / config["sweep"]
-    summary = pd.read_csv(results / "summary.csv", keep_default_na=False)
-    return config, results, summary
-
-
 def test_write_strategies_and_fill_times_are_each_measured(tmp_path):
-    _, results, summary = run_config(tmp_path, "write-variants.yaml")
+    _, results, summary = run_test_config(tmp_path, "write-variants.yaml")
     writes = summary[summary["case"] == "write"]
     assert set(writes["write_strategy"]) == {"spectrum", "block", "chunk"}
     assert set(writes["fill_time"]) == {"ifset", "alloc"}
@@ -44,7 +33,7 @@ def test_write_strategies_and_fill_times_are_each_measured(tmp_path):
 
 
 def test_policies_and_chunk_caches_are_each_measured_and_expose_thrashing(tmp_path):
-    config, results, summary = run_config(tmp_path, "read-variants.yaml")
+    config, results, summary = run_test_config(tmp_path, "read-variants.yaml")
     reads = summary[summary["case"] != "write"]
     assert set(reads["policy"]) == {"random", "aligned", "localized", "sweep"}
     assert set(reads["chunk_cache_bytes"]) == {1024, 1048576, 67108864}

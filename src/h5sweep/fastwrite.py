@@ -29,6 +29,7 @@ from h5py import h5d, h5p, h5s, h5t
 
 from h5sweep.compression import Compression
 from h5sweep.layouts import Layout
+from h5sweep.pagecache import fsync_path
 
 # A contiguous dataset is written in pieces of this many bytes.
 PWRITE_BYTES = 64 * 2**20
@@ -41,14 +42,6 @@ def _create(path: str, name: str, data: np.ndarray, dcpl) -> h5d.DatasetID:
     space = h5s.create_simple(data.shape)
     dsid = h5d.create(f.id, name.encode(), h5t.py_create(data.dtype), space, dcpl=dcpl)
     return f, dsid
-
-
-def _fsync(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def chunk_rows(data: np.ndarray, chunk: tuple[int, ...]) -> Iterator[tuple[int, np.ndarray]]:
@@ -219,5 +212,5 @@ def write_fast(
 
         write_file(path, data, layout, compression, name)
         method = "standard"
-    _fsync(path)
+    fsync_path(path)
     return method

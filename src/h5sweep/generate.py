@@ -19,6 +19,7 @@ from h5sweep.cases.write import WriteCase
 from h5sweep.compression import Compression
 from h5sweep.fastwrite import write_fast
 from h5sweep.layouts import Layout
+from h5sweep.pagecache import fsync_path
 from h5sweep.query import DEFAULT_CACHE, ChunkCache
 
 
@@ -64,11 +65,7 @@ def write_file(
             file_space.select_hyperslab(tuple(s.start for s in region), block.shape)
             dset.id.write(mem_space, file_space, block)
         f.flush()
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_path(path)
 
 
 def generate(
@@ -119,11 +116,7 @@ def generate(
     finally:
         if os.path.exists(partial):
             os.remove(partial)
-    dir_fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    fsync_path(os.path.dirname(os.path.abspath(path)))  # the rename, too
     for row in rows:
         row.update(query_file_method=method, query_file_write_s=fast_seconds, query_file_bytes=os.stat(path).st_size)
     return rows

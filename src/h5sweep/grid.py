@@ -17,10 +17,8 @@ from h5sweep.cases import (
     ReadCase,
     ScalingCase,
     WriteCase,
-    iosize_case_from_config,
-    metadata_case_from_config,
+    optional_case_from_config,
     read_cases_from_config,
-    scaling_case_from_config,
     write_case_from_config,
 )
 from h5sweep.compression import NONE, Compression, compressions_from_config
@@ -84,6 +82,7 @@ class Sweep:
         """Semantic checks and expansion of a schema-valid config with defaults filled in."""
         dataset = config["dataset"]
         shape = tuple(int(v) for v in dataset["shape"])
+        itemsize = np.dtype(dataset["dtype"]).itemsize
         fill = dataset["fill"]
         if isinstance(fill, dict):
             read_donor(fill["donor"]["path"], fill["donor"]["dataset"])
@@ -100,9 +99,9 @@ class Sweep:
             score=config["score"],
             policies=policies_from_config(config["policies"]),
             chunk_caches=caches_from_config(config["chunk_cache"]),
-            scaling=scaling_case_from_config(config["cases"], shape),
-            metadata=metadata_case_from_config(config["cases"], shape),
-            iosize=iosize_case_from_config(config["cases"], np.dtype(dataset["dtype"]).itemsize),
+            scaling=optional_case_from_config(config["cases"], "scaling", shape, itemsize),
+            metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
+            iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
             config=config,
         )
 

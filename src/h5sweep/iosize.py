@@ -14,14 +14,6 @@ from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.errors import VerificationError
 
 
-def _fsync(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _raw_write(path: str, raw: memoryview, request: int) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
@@ -55,7 +47,7 @@ def _hdf5_write(path: str, flat: np.ndarray, per_request: int) -> None:
         for start, count in _requests(flat.size, per_request):
             space.select_hyperslab((start,), (count,))
             dset.id.write(h5s.create_simple((count,)), space, flat[start : start + count])
-    _fsync(path)
+    pagecache.fsync_path(path)
 
 
 def _hdf5_read(path: str, out: np.ndarray, per_request: int) -> None:

@@ -32,9 +32,7 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray) -> list[d
                 with h5py.File(path, "w") as f:
                     for k, (a, b) in enumerate(groups):
                         f.create_dataset(f"part{k:07d}", data=flat[a:b])
-                fd = os.open(path, os.O_RDONLY)
-                os.fsync(fd)
-                os.close(fd)
+                pagecache.fsync_path(path)
                 write_s = (time.perf_counter_ns() - start) / 1e9
                 file_bytes = os.stat(path).st_size
                 pagecache.evict(path)

@@ -23,6 +23,15 @@ _MAP_FAILED = ctypes.c_void_p(-1).value
 PAGE = mmap.PAGESIZE
 
 
+def fsync_path(path: str) -> None:
+    """Write a file's (or a directory's) dirty pages to storage and wait for it."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def evict(path: str) -> None:
     """Flush ``path`` to storage and drop its pages from the page cache (best effort)."""
     fd = os.open(path, os.O_RDONLY)

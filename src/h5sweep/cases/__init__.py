@@ -44,27 +44,16 @@ def write_case_from_config(cases_cfg: dict) -> WriteCase:
     return WriteCase(cases_cfg.get("write") or {})
 
 
-def iosize_case_from_config(cases_cfg: dict, itemsize: int) -> IOSizeCase | None:
-    if "iosize" not in cases_cfg:
+# Cases that run only when configured, each checked against the dataset when built.
+OPTIONAL_CASES = {"scaling": ScalingCase, "metadata": MetadataCase, "iosize": IOSizeCase}
+
+
+def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, itemsize: int):
+    """The case ``name`` if the config enables it (checked), else None."""
+    if name not in cases_cfg:
         return None
-    case = IOSizeCase(cases_cfg["iosize"] or {})
-    case.check(itemsize)
-    return case
-
-
-def metadata_case_from_config(cases_cfg: dict, shape: Shape) -> MetadataCase | None:
-    if "metadata" not in cases_cfg:
-        return None
-    case = MetadataCase(cases_cfg["metadata"] or {})
-    case.check(shape)
-    return case
-
-
-def scaling_case_from_config(cases_cfg: dict, shape: Shape) -> ScalingCase | None:
-    if "scaling" not in cases_cfg:
-        return None
-    case = ScalingCase(cases_cfg["scaling"] or {})
-    case.check(shape)
+    case = OPTIONAL_CASES[name](cases_cfg[name] or {})
+    case.check(dataset_shape, itemsize)
     return case
 
 
@@ -76,9 +65,8 @@ __all__ = [
     "ReadCase",
     "ScalingCase",
     "WriteCase",
-    "iosize_case_from_config",
-    "metadata_case_from_config",
+    "OPTIONAL_CASES",
+    "optional_case_from_config",
     "read_cases_from_config",
-    "scaling_case_from_config",
     "write_case_from_config",
 ]

@@ -20,7 +20,7 @@ class IOSizeCase:
         self.sizes = [int(s) for s in self.settings.get("sizes", DEFAULT_SIZES)]
         self.repeats = int(self.settings.get("repeats", 1))
 
-    def check(self, itemsize: int) -> None:
+    def check(self, shape: tuple = (), itemsize: int = 1) -> None:
         if self.repeats < 1:
             raise ConfigError("cases.iosize.repeats", self.repeats, "must be at least 1")
         for i, size in enumerate(self.sizes):

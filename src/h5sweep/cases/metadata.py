@@ -20,7 +20,7 @@ class MetadataCase:
         self.datasets = [int(n) for n in self.settings.get("datasets", [1, 100])]
         self.repeats = int(self.settings.get("repeats", 3))
 
-    def check(self, shape: Shape) -> None:
+    def check(self, shape: Shape, itemsize: int = 1) -> None:
         spectra = shape[0] * shape[1]
         if self.repeats < 1:
             raise ConfigError("cases.metadata.repeats", self.repeats, "must be at least 1")

@@ -37,7 +37,7 @@ class ScalingCase:
     def label(cls, slices) -> str:
         return f"{slices:g} of z" if cls.is_fraction(slices) else f"{int(slices)} slices"
 
-    def check(self, shape: Shape) -> None:
+    def check(self, shape: Shape, itemsize: int = 1) -> None:
         key = "cases.scaling"
         if self.repeats < 1:
             raise ConfigError(f"{key}.repeats", self.repeats, "must be at least 1")
