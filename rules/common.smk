@@ -60,7 +60,7 @@ wildcard_constraints:
     filesystem=r"[A-Za-z][A-Za-z0-9_]*",
     layout=r"contiguous(-zxy)?|chunked(-zxy)?-\d+(x\d+)*",
     compression=r"[a-z][a-z0-9]*(-\d+)?",
-    case=r"[a-z]+",
+    case=r"[a-z][a-z0-9_]*",
 
 
 def generate_settings():

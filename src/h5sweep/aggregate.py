@@ -57,7 +57,11 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         measurements["order"] = "xyz"
     measurements["order"] = measurements["order"].fillna("xyz")
     measurements["variant"] = measurements["variant"].fillna("")
-    reads = measurements[measurements["case"].isin(list(READ_CASES))]
+    # read cases (built-in or boxes) are the rows the query stage wrote: they have a policy
+    is_read = (
+        measurements["policy"].notna() if "policy" in measurements else measurements["case"].isin(list(READ_CASES))
+    )
+    reads = measurements[is_read]
     writes = measurements[measurements["case"] == "write"]
     primary = reads["variant"].iloc[0] if not reads.empty else ""
     primary_write = writes["variant"].iloc[0] if not writes.empty else ""

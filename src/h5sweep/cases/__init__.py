@@ -8,6 +8,7 @@ write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
 from __future__ import annotations
 
 from h5sweep.cases.base import ReadCase
+from h5sweep.cases.box import BoxCase
 from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.cases.metadata import MetadataCase
 from h5sweep.cases.scaling import ScalingCase
@@ -21,7 +22,7 @@ from h5sweep.layouts import Shape
 READ_CASES: dict[str, type[ReadCase]] = {case.name: case for case in (SliceCase, SpectraCase, SubcubeCase)}
 # Cases with a flow of their own: the write case (generate), local scaling (scale) and
 # metadata overhead and I/O size (once per filesystem each).
-CASE_NAMES = ("write", *READ_CASES, "scaling", "metadata", "iosize")
+CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize")
 
 
 def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
@@ -37,6 +38,12 @@ def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
             case = case_type(cases_cfg[name])
             case.check(shape)
             found.append(case)
+    for i, entry in enumerate(cases_cfg.get("boxes") or []):
+        box = BoxCase(entry, i)
+        if box.name in CASE_NAMES or box.name in {c.name for c in found}:
+            raise ConfigError(f"cases.boxes[{i}].name", box.name, "is already the name of a case")
+        box.check(shape)
+        found.append(box)
     return found
 
 
@@ -58,6 +65,7 @@ def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, 
 
 
 __all__ = [
+    "BoxCase",
     "CASE_NAMES",
     "IOSizeCase",
     "READ_CASES",

@@ -1,0 +1,44 @@
+"""Boxes: read cases the user names and sizes, e.g. the 2-D studies' column and row-block
+selections (Folk & Choi; Kang et al.) on an image stored as ``[rows, 1, columns]``.
+
+Each entry of ``cases.boxes`` is a read case of its own: ``{name, size: [x, y, z], repeats}``,
+where a size of ``all`` selects the whole axis. Like every read case, its random positions
+depend only on the seed and its name, so every layout reads the same boxes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from h5sweep.cases.base import ReadCase
+from h5sweep.errors import ConfigError
+from h5sweep.layouts import Shape
+
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class BoxCase(ReadCase):
+    description = "a box of a given size at a random position"
+
+    def __init__(self, settings: dict, index: int = 0):
+        super().__init__(settings)
+        self.name = str(settings.get("name", ""))
+        self.key = f"cases.boxes[{index}]"
+        if not NAME.match(self.name):
+            raise ConfigError(
+                f"{self.key}.name", self.name, "a box name is a lowercase letter then letters, digits or _"
+            )
+
+    def size(self, shape: Shape) -> Shape:
+        return tuple(n if v == "all" else int(v) for v, n in zip(self.settings["size"], shape, strict=True))
+
+    def check(self, shape: Shape) -> None:
+        if self.repeats < 1:
+            raise ConfigError(f"{self.key}.repeats", self.repeats, "must be at least 1")
+        for axis, (n, s) in enumerate(zip(self.size(shape), shape, strict=True)):
+            if not 1 <= n <= s:
+                raise ConfigError(
+                    f"{self.key}.size",
+                    self.settings["size"],
+                    f"selects {n} along axis {axis} of dataset.shape[{axis}]={s}",
+                )
