@@ -104,7 +104,7 @@ def bench_harness(directory: str, shape: tuple[int, ...], repeats: int = 200) ->
     with h5py.File(path, "r") as f:
         f["data"][...]
     harness_medians, bare_medians = [], []
-    for _ in range(3):
+    for _ in range(5):
         rows = run_case(path, subcube, selections, source, layout, evict=False)
         harness_medians.append(statistics.median(r["seconds"] for r in rows[1:]))
         with h5py.File(path, "r") as f:

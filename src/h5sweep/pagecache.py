@@ -64,13 +64,22 @@ def resident_fraction(path: str) -> float:
         os.close(fd)
 
 
+_io_fd: tuple[int, int] | None = None  # (pid, fd of /proc/self/io), opened once per process
+
+
 def process_read_bytes() -> int:
-    """Bytes this process has caused to be fetched from storage (``/proc/self/io`` read_bytes)."""
+    """Bytes this process has caused to be fetched from storage (``/proc/self/io`` read_bytes).
+
+    Called around every timed read, so it keeps the file open and re-reads it with one
+    ``pread`` (-1 where the kernel does not offer it)."""
+    global _io_fd
     try:
-        with open("/proc/self/io", encoding="ascii") as io:
-            for line in io:
-                if line.startswith("read_bytes:"):
-                    return int(line.split()[1])
+        if _io_fd is None or _io_fd[0] != os.getpid():
+            _io_fd = (os.getpid(), os.open("/proc/self/io", os.O_RDONLY))
+        text = os.pread(_io_fd[1], 4096, 0).decode("ascii")
     except OSError:
-        pass
+        return -1
+    for line in text.splitlines():
+        if line.startswith("read_bytes:"):
+            return int(line.split()[1])
     return -1
