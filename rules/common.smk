@@ -47,13 +47,12 @@ def check_plan(sweep):
             "are free. Free space, run fewer jobs at once (--cores / --jobs), or pass "
             "--config check_disk=False to proceed anyway."
         )
-    return the_plan
 
 
 SWEEP = load_sweep(config)
 RESULTS = f"results/{SWEEP.name}"
-if workflow.is_main_process:
-    PLAN = check_plan(SWEEP)
+if workflow.is_main_process:  # not again inside each cluster job
+    check_plan(SWEEP)
 
 
 wildcard_constraints:

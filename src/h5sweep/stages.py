@@ -42,6 +42,12 @@ def _file_columns(sweep: Sweep, filesystem: str, layout: Layout, compression: st
     }
 
 
+def _shared_columns(sweep: Sweep, filesystem: str, layout: Layout, compression: str) -> dict:
+    """The file's columns and the provenance, common to every row a job writes."""
+    directory = sweep.filesystem(filesystem).directory
+    return {**_file_columns(sweep, filesystem, layout, compression), **provenance(directory, sweep.hash)}
+
+
 def run_generate(
     config: dict, filesystem: str, layout_id: str, compression: str, h5_path: str, record: str, threads: int = 1
 ) -> None:
@@ -53,10 +59,7 @@ def run_generate(
     rows = generate(
         h5_path, data, layout, comp, sweep.write_case, sweep.dataset["name"], threads, sweep.chunk_caches[0]
     )
-    shared = {
-        **_file_columns(sweep, filesystem, layout, comp.name),
-        **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
-    }
+    shared = _shared_columns(sweep, filesystem, layout, comp.name)
     full = "[" + ", ".join(f"0:{n}" for n in sweep.shape) + "]"
     for row in rows:
         row.update(shared)
@@ -75,11 +78,7 @@ def _measure_file(config: dict, filesystem: str, layout_id: str, compression: st
     sweep = _sweep(config)
     layout = sweep.layout(layout_id)
     rows = measure(sweep, layout, make_source(sweep.dataset, layout))
-    shared = {
-        **_file_columns(sweep, filesystem, layout, compression),
-        **provenance(sweep.filesystem(filesystem).directory, sweep.hash),
-        "file_bytes": os.stat(h5_path).st_size,
-    }
+    shared = {**_shared_columns(sweep, filesystem, layout, compression), "file_bytes": os.stat(h5_path).st_size}
     for row in rows:
         row.update(shared)
     write_table(rows, record)
@@ -137,7 +136,7 @@ def _measure_filesystem(config: dict, filesystem: str, record: str, name: str, c
     fs = sweep.filesystem(filesystem)
     data = make_source(sweep.dataset, layout).materialize()
     rows = measure(os.path.join(fs.directory, sweep.name, name), case_of(sweep), data)
-    shared = {**_file_columns(sweep, filesystem, layout, "none"), **provenance(fs.directory, sweep.hash)}
+    shared = _shared_columns(sweep, filesystem, layout, "none")
     for row in rows:
         row.update(shared)
     write_table(rows, record)
