@@ -2,8 +2,9 @@
 
     python bench/run.py [--dir DIR] [--shape X Y Z] [--quick] [--out FILE]
 
-Prints each goal's ratio and the raw figures behind it, and writes them as JSON to
-bench/results/<host>-<date>.json. --quick skips the full default sweep (for the smoke test).
+Prints each goal's ratio (median, min and max of its interleaved samples) and the raw
+figures behind it, and writes them as JSON to bench/results/<host>-<date>.json. --quick skips
+the DAG and the two runs of the default sweep (for the smoke test).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import socket
 import sys
 import time
 from pathlib import Path
+
+import pandas as pd
 
 from h5sweep import bench
 
@@ -31,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=str(REPO / "config" / "config.yaml"), help="sweep run for goals 3 and 4")
     parser.add_argument("--cores", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--quick", action="store_true", help="skip the DAG and sweep benchmarks")
+    parser.add_argument("--samples", type=int, default=bench.SAMPLES, help="interleaved samples per ratio")
     parser.add_argument("--out", default=None, help="JSON file (default bench/results/<host>-<date>.json)")
     args = parser.parse_args(argv)
 
@@ -38,15 +42,25 @@ def main(argv: list[str] | None = None) -> int:
     shape = tuple(args.shape)
     results: dict = {"environment": bench.environment(), "shape": list(shape)}
     print(f"h5sweep bench on {socket.gethostname()}: cube {shape}, scratch {args.dir}", flush=True)
-    results["generation"] = bench.bench_generation(args.dir, shape, args.threads)
+    results["generation"] = bench.bench_generation(args.dir, shape, args.threads, args.samples)
     print(json.dumps(results["generation"], indent=2), flush=True)
-    results["harness"] = bench.bench_harness(args.dir, (shape[0], shape[1], min(shape[2], 20_000)))
+    results["harness"] = bench.bench_harness(
+        args.dir, (shape[0], shape[1], min(shape[2], 20_000)), samples=args.samples
+    )
     print(json.dumps(results["harness"], indent=2), flush=True)
     if not args.quick:
         results["dag"] = bench.bench_dag(REPO)
         print(json.dumps(results["dag"], indent=2), flush=True)
-        results["sweep"] = bench.bench_sweep(REPO, Path(args.dir) / "sweep", Path(args.config), args.cores)
-        print(json.dumps(results["sweep"], indent=2), flush=True)
+        # the default sweep twice, on a quiet machine: the second run checks the first
+        runs = [
+            bench.bench_sweep(REPO, Path(args.dir) / f"sweep-{k}", Path(args.config), args.cores, f"bench-{k}")
+            for k in ("a", "b")
+        ]
+        results["sweep"], results["sweep_second_run"] = runs
+        print(json.dumps(runs, indent=2), flush=True)
+        summaries = [pd.read_csv(run["summary_csv"], keep_default_na=False, na_values=[""]) for run in runs]
+        results["reproducibility"] = bench.reproducibility(*summaries)
+        print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
     lines = bench.verdicts(results)
     results["verdicts"] = lines
     print("\n".join(lines))

@@ -1,4 +1,4 @@
-"""The summary is derived from raw rows: statistics, first access, file size, score."""
+"""The summary is derived from raw rows: statistics, intervals, paired ratios, file size, score."""
 
 import math
 
@@ -6,12 +6,19 @@ import pandas as pd
 import pytest
 
 from h5sweep.aggregate import summarize
-from h5sweep.scoring import score
+from h5sweep.scoring import score, threshold_s
+from h5sweep.stats import median_ci, median_ci_ranks, spearman
 
-THRESHOLDS = {"slice_median_s": 0.1, "spectra_median_s": 0.05, "subcube_median_s": 0.002, "file_overhead": 0.05}
+THRESHOLDS = {
+    "slice_median_s": 0.1,
+    "spectra_median_s": 0.05,
+    "subcube_median_s": 0.002,
+    "file_overhead": 0.05,
+    "scale_to_selection": False,
+}
 
 
-def rows(chunk, comp, case, seconds, file_bytes, raw=1000):
+def rows(chunk, comp, case, seconds, file_bytes, raw=1000, states=None):
     return [
         {
             "filesystem": "disk",
@@ -28,7 +35,7 @@ def rows(chunk, comp, case, seconds, file_bytes, raw=1000):
             "file_bytes": file_bytes,
             "fs_type": "ext4",
             "device_read_bytes": 4096 if i == 0 else 0,
-            "cold_start": True,
+            "cache_state": (states or [""] * len(seconds))[i],
         }
         for i, s in enumerate(seconds)
     ]
@@ -44,6 +51,9 @@ def test_statistics_first_access_and_score_per_file_and_case():
     summary = summarize(raw, THRESHOLDS).set_index(["chunk_shape", "case"])
     s = summary.loc[("4x4x2048", "slice")]
     assert (s["repeats"], s["min_s"], s["max_s"], s["first_s"]) == (4, 0.05, 0.5, 0.5)
+    # four values are too few for a 95% interval of the median: it spans them all
+    assert (s["median_ci_low_s"], s["median_ci_high_s"]) == (0.05, 0.5)
+    assert s["p90_s"] == pytest.approx(0.371)
     assert s["median_s"] == pytest.approx(0.065) and s["mean_s"] == pytest.approx(0.17)
     assert s["compression_ratio"] == pytest.approx(1000 / 300)
     assert s["device_read_bytes_median"] == 0
@@ -53,6 +63,51 @@ def test_statistics_first_access_and_score_per_file_and_case():
     c = summary.loc[("", "slice")]
     assert (c["layout"], c["score"], c["score_max"]) == ("contiguous", 1, 2)  # 1001 <= 1050 bytes
     assert list(summary.reset_index()["case"].unique()) == ["write", "slice", "subcube"]
+    # selection by selection against contiguous: 0.5/0.9, 0.05/0.2, 0.07/0.3 (the 4th has no pair)
+    assert s["ratio_pairs"] == 3 and s["ratio_to_contiguous"] == pytest.approx(0.05 / 0.2)
+    assert (s["ratio_ci_low"], s["ratio_ci_high"]) == pytest.approx((0.07 / 0.3, 0.5 / 0.9))
+    assert c["ratio_to_contiguous"] == 1.0 and math.isnan(summary.loc[("4x4x2048", "subcube"), "ratio_to_contiguous"])
+
+
+def test_thresholds_scale_with_the_bytes_a_case_selects():
+    scaled = {**THRESHOLDS, "scale_to_selection": True}
+    # the study's spectra selection (5 MB) keeps its threshold; a tenth of it gets a tenth
+    assert threshold_s("spectra", scaled, 5_000_000) == pytest.approx(0.05)
+    assert threshold_s("spectra", scaled, 500_000) == pytest.approx(0.005)
+    assert threshold_s("spectra", THRESHOLDS, 500_000) == pytest.approx(0.05)
+    assert threshold_s("write", scaled, 500_000) is None
+    raw = pd.DataFrame(rows("4x4x2048", "none", "spectra", [0.01, 0.02, 0.03], 1000))  # 50 bytes selected
+    assert summarize(raw, THRESHOLDS)["score"].iloc[0] == 2
+    summary = summarize(raw, scaled)
+    assert summary["score"].iloc[0] == 1  # 0.02 s for 50 bytes is not the study's throughput
+    assert summary["score_threshold_s"].iloc[0] == pytest.approx(0.05 * 50 / 5_000_000)
+
+
+def test_reads_split_into_cold_and_warm_rows_and_pair_within_a_state():
+    states = ["cold", "warm", "warm", "warm", "cold"]
+    raw = pd.DataFrame(
+        rows("4x4x2048", "none", "slice", [0.4, 0.1, 0.1, 0.1, 0.5], 1000, states=states)
+        + rows("", "none", "slice", [0.8, 0.2, 0.3, 0.4, 0.6], 1000, states=["cold"] * 5)
+    )
+    summary = summarize(raw, THRESHOLDS).set_index(["chunk_shape", "cache_state"])
+    assert summary.loc[("4x4x2048", "cold"), "repeats"] == 2 and summary.loc[("4x4x2048", "warm"), "repeats"] == 3
+    # cold reads pair with the contiguous cold reads of the same selections only
+    assert summary.loc[("4x4x2048", "cold"), "ratio_to_contiguous"] == pytest.approx((0.4 / 0.8 + 0.5 / 0.6) / 2)
+    assert math.isnan(summary.loc[("4x4x2048", "warm"), "ratio_to_contiguous"])
+    # the figures show the state most reads were in
+    assert summary["primary"].astype(bool).to_dict() == {
+        ("4x4x2048", "cold"): False,
+        ("4x4x2048", "warm"): True,
+        ("", "cold"): True,
+    }
+
+
+def test_median_interval_from_order_statistics():
+    assert median_ci_ranks(5) == (0, 4)  # too few for 95%: the whole sample
+    assert median_ci_ranks(6) == (0, 5)
+    assert median_ci_ranks(50) == (17, 32)  # the 18th and 33rd of 50, the textbook ranks
+    assert median_ci(list(range(1, 51))) == (25.5, 18.0, 33.0)
+    assert spearman([1, 2, 3, 4], [10, 20, 40, 30]) == pytest.approx(0.8)
 
 
 def test_score_counts_only_the_criteria_that_were_measured():

@@ -4,9 +4,11 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
+import pytest
 from conftest import REPO
 
-from h5sweep.bench import GOALS, verdicts
+from h5sweep.bench import GOALS, reproducibility, verdicts
 
 
 def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
@@ -24,6 +26,8 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
             str(tmp_path),
             "--out",
             str(out),
+            "--samples",
+            "2",
         ],
         cwd=REPO,
         capture_output=True,
@@ -35,16 +39,55 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
     gen, harness = results["generation"], results["harness"]
     assert gen["bytes"] == 20 * 20 * 5000 * 2 and gen["fast_gzip4_reads_back_identical"]
     for key in ["ratio_contiguous_vs_raw", "ratio_chunked_vs_raw", "ratio_gzip_fast_vs_filter_pipeline"]:
-        assert gen[key] > 0
-    assert harness["ratio_harness_vs_bare"] > 0 and harness["cold_stored_bytes_touched"] > 0
+        assert len(gen[key]["samples"]) == 2 and gen[key]["min"] <= gen[key]["median"] <= gen[key]["max"]
+    assert len(harness["ratio_harness_vs_bare"]["samples"]) == 2 and harness["cold_stored_bytes_touched"] > 0
+    assert harness["cold_cache_states"] in (["cold"], ["memory"])  # every read a first access
     assert len(results["verdicts"]) == 5 and all(v.startswith(("PASS", "MISS")) for v in results["verdicts"])
-    assert "ratio" in proc.stdout and "written" in proc.stdout
+    assert "2 samples" in proc.stdout and "written" in proc.stdout
 
 
 def test_verdicts_compare_each_ratio_with_its_goal():
-    lines = verdicts({"generation": {"ratio_chunked_vs_raw": 0.5}, "dag": {"ratio_dry_run_vs_15s": 0.2}})
+    lines = verdicts(
+        {
+            "generation": {"ratio_chunked_vs_raw": {"median": 0.5, "min": 0.4, "max": 0.9, "samples": [0.4, 0.5, 0.9]}},
+            "harness": {"ratio_cold_device_vs_stored": {"median": 6.2, "min": 6, "max": 7, "samples": [6, 6.2, 7]}},
+            "dag": {"ratio_dry_run_vs_15s": 0.2},
+        }
+    )
     assert lines == [
-        "MISS  fast chunked (uncompressed) write vs raw sequential write: 0.500 (goal >= 0.7)",
+        "MISS  fast chunked (uncompressed) write vs raw sequential write: 0.500 (min 0.400, max 0.900, 3 samples)"
+        " (goal >= 0.7)",
+        # too high is as wrong as too low: readahead's over-reading misses the band
+        "MISS  cold reads, readahead off: device bytes vs stored bytes of the 64 KiB chunks touched: 6.200"
+        " (min 6.000, max 7.000, 3 samples) (goal in [0.9, 1.5])",
         "PASS  paper.yaml dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
-    assert len(GOALS) == 8
+    assert len(GOALS) == 13
+
+
+def test_reproducibility_compares_best_layouts_medians_and_ranks():
+    def summary(medians, width=0.01):
+        return pd.DataFrame(
+            [
+                {
+                    "filesystem": "disk",
+                    "case": "slice",
+                    "compression": "none",
+                    "layout": "contiguous" if lid == "contiguous" else "chunked",
+                    "layout_id": lid,
+                    "primary": True,
+                    "ratio_to_contiguous": m / medians["contiguous"],
+                    "median_s": m,
+                    "median_ci_low_s": m - width,
+                    "median_ci_high_s": m + width,
+                }
+                for lid, m in medians.items()
+            ]
+        )
+
+    a = summary({"contiguous": 1.0, "chunked-4x4x256": 0.50, "chunked-2x2x256": 0.80})
+    same = reproducibility(a, summary({"contiguous": 1.02, "chunked-4x4x256": 0.51, "chunked-2x2x256": 0.79}))
+    assert (same["groups"], same["groups_best_agree"], same["min_spearman_spread_groups"]) == (1, 1, 1.0)
+    assert same["median_deviation_of_medians"] == pytest.approx(2 * 0.01 / 1.01 * 0 + 0.02 / 1.01, rel=0.3)
+    flipped = reproducibility(a, summary({"contiguous": 1.0, "chunked-4x4x256": 0.80, "chunked-2x2x256": 0.50}))
+    assert flipped["groups_best_agree"] == 0 and flipped["min_spearman_spread_groups"] == pytest.approx(0.5)

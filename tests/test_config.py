@@ -44,10 +44,10 @@ BAD = [
     (
         ("cases", "slice", "depth"),
         5000,
-        "cases.slice={'repeats': 6, 'depth': 5000}: selection is larger than the dataset",
+        "cases.slice={'repeats': 6, 'depth': 5000, 'cold': 'every'}: selection is larger than the dataset",
     ),
     (("cases", "subcube", "size"), [5, 50, 10], "selection is larger than the dataset along axis 1"),
-    (("cases", "spectra", "size"), 0, "cases.spectra={'repeats': 6, 'size': 0}: selects 0 elements"),
+    (("cases", "spectra", "size"), 0, "cases.spectra={'repeats': 6, 'size': 0, 'cold': 'every'}: selects 0 elements"),
     (("dataset", "dtype"), "uint12", "dataset.dtype='uint12'"),
     (("cases", "mystery"), {"repeats": 1}, "mystery"),
 ]
@@ -102,6 +102,7 @@ def test_defaults_are_filled_and_the_grid_expands(tmp_path):
         "spectra_median_s": 0.05,
         "subcube_median_s": 0.002,
         "file_overhead": 0.05,
+        "scale_to_selection": True,
     }
     assert sweep.dataset["seed"] == 0 and sweep.dataset["name"] == "data"
     # contiguous (uncompressed only) + (2 x 2 grid + 1 extra shape) x 2 compressions

@@ -65,7 +65,11 @@ def test_chunk_index_holds_each_elements_chunk_number():
     assert cube[0, 0, 0] == 0 and cube[0, 0, 32] == 1 and cube[0, 4, 0] == 4 and cube[4, 0, 0] == 12
     assert cube[9, 9, 99] == 3 * 3 * 4 - 1
     assert np.unique(cube).size == 36
-    assert not ChunkIndexSource((10, 10, 100), np.uint16, Layout(None)).materialize().any()
+    # a contiguous file has no chunks: its values number notional 1 x 1 x 256 blocks, so an
+    # unwritten (all-zero) file or a read from the wrong place cannot pass the check
+    contiguous = ChunkIndexSource((10, 10, 600), np.uint16, Layout(None)).materialize()
+    assert contiguous[0, 0, 255] == 0 and contiguous[0, 0, 256] == 1 and contiguous[0, 1, 0] == 3
+    assert contiguous[9, 9, 599] == 10 * 10 * 3 - 1
 
 
 def test_chunk_index_wraps_at_the_dtype_range():

@@ -16,7 +16,8 @@ from h5sweep.errors import VerificationError
 from h5sweep.generate import generate
 from h5sweep.layouts import Layout
 from h5sweep.plan import CHUNK_INDEX_BYTES
-from h5sweep.query import run_case, run_queries
+from h5sweep.query import ChunkCache, run_case, run_queries
+from h5sweep.selections import Selection
 
 SHAPE = (12, 10, 4000)
 CASES = {"slice": {"repeats": 4, "depth": 25}, "spectra": {"repeats": 4, "size": 5}, "subcube": {"repeats": 4}}
@@ -91,26 +92,57 @@ def test_a_flipped_value_fails_the_query_with_a_clear_message(tmp_path, data, so
         run_case(path, case, case.selections(SHAPE, 0), source, layout)
 
 
-def test_first_access_is_cold_on_a_disk_and_reads_from_the_device(tmp_path, data, source):
-    disk_dir = Path(tempfile.mkdtemp(dir=Path(__file__).parent))  # the checkout's own disk, not tmpfs
-    try:
-        layout = Layout((4, 4, 512))
-        path, _ = make_file(disk_dir, data, layout)
-        with h5py.File(path, "r") as f:  # warm the whole file
-            f["data"][...]
-        case = read_cases_from_config({"slice": {"repeats": 3}}, SHAPE)[0]
-        rows = run_case(path, case, case.selections(SHAPE, 0), source, layout)
-        from h5sweep.filesystems import mount_info
+@pytest.fixture
+def disk_dir():
+    """A directory on the checkout's own disk (not tmpfs), removed afterwards."""
+    directory = Path(tempfile.mkdtemp(dir=Path(__file__).parent))
+    from h5sweep.filesystems import mount_info
 
-        if mount_info(str(disk_dir)).fs_type in ("tmpfs", "ramfs", "overlay"):
-            pytest.skip("the checkout is not on a block device")
-        assert rows[0]["cold_start"] and rows[0]["resident_fraction_at_open"] < 0.01
-        assert rows[0]["device_read_bytes"] >= rows[0]["chunk_bytes_touched"] * 0.9
-        assert rows[0]["open_s"] > 0 and np.isnan(rows[1]["open_s"])
-    finally:
-        for p in sorted(disk_dir.rglob("*"), reverse=True):
-            p.unlink() if p.is_file() else p.rmdir()
-        disk_dir.rmdir()
+    if mount_info(str(directory)).fs_type in ("tmpfs", "ramfs", "overlay"):
+        directory.rmdir()
+        pytest.skip("the checkout is not on a block device")
+    yield directory
+    for p in sorted(directory.rglob("*"), reverse=True):
+        p.unlink() if p.is_file() else p.rmdir()
+    directory.rmdir()
+
+
+def test_cold_first_reads_the_device_once_then_sustains_from_caches(disk_dir, data, source):
+    layout = Layout((4, 4, 512))
+    path, _ = make_file(disk_dir, data, layout)
+    with h5py.File(path, "r") as f:  # warm the whole file
+        f["data"][...]
+    case = read_cases_from_config({"slice": {"repeats": 3, "cold": "first"}}, SHAPE)[0]
+    same = [case.selections(SHAPE, 0)[0]] * 3  # the same nine chunks three times
+    rows = run_case(path, case, same, source, layout, cold="first")
+    assert rows[0]["resident_fraction_at_open"] < 0.01 and rows[0]["cache_state"] == "cold"
+    assert rows[0]["device_read_bytes"] >= rows[0]["stored_bytes_touched"] * 0.9
+    assert rows[0]["library_read_bytes"] >= rows[0]["stored_bytes_touched"]
+    assert rows[0]["open_s"] > 0 and np.isnan(rows[1]["open_s"])
+    # the chunks stay in HDF5's chunk cache (9 x 16 KiB < 1 MiB): no read reaches the file
+    for row in rows[1:]:
+        assert (row["cache_state"], row["device_read_bytes"], row["library_read_bytes"], row["read_calls"]) == (
+            "warm",
+            0,
+            0,
+            0,
+        )
+    assert [r["reads_since_open"] for r in rows] == [0, 1, 2]
+
+
+def test_cold_every_evicts_and_reopens_before_each_read(disk_dir, data, source):
+    layout = Layout((4, 4, 512))
+    path, _ = make_file(disk_dir, data, layout)
+    case = read_cases_from_config({"slice": {"repeats": 3}}, SHAPE)[0]
+    assert case.cold_modes == ["every"]  # the default
+    rows = run_case(path, case, [case.selections(SHAPE, 0)[0]] * 3, source, layout, cold="every")
+    for row in rows:
+        assert row["cache_state"] == "cold" and row["resident_fraction_at_open"] < 0.01
+        assert row["device_read_bytes"] >= row["stored_bytes_touched"] * 0.9
+        assert row["reads_since_open"] == 0 and row["open_s"] > 0 and row["cold_mode"] == "every"
+    # the three reads were one timed window (one batch of values to check)
+    assert len({(r["window_opened_at"], r["window_closed_at"]) for r in rows}) == 1
+    assert rows[0]["window_opened_at"] <= rows[0]["window_closed_at"] and rows[0]["window_wait_s"] >= 0
 
 
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")
@@ -120,10 +152,48 @@ def test_tmpfs_cannot_be_evicted_and_the_record_says_so(data, source):
         layout = Layout((4, 4, 512))
         path, _ = make_file(directory, data, layout)
         case = read_cases_from_config({"slice": {"repeats": 2}}, SHAPE)[0]
-        rows = run_case(path, case, case.selections(SHAPE, 0), source, layout)
-        assert not rows[0]["cold_start"] and rows[0]["resident_fraction_at_open"] > 0.99
+        rows = run_case(path, case, case.selections(SHAPE, 0), source, layout, cold="every")
+        assert all(r["cache_state"] == "memory" and r["resident_fraction_at_open"] > 0.99 for r in rows)
         assert rows[0]["device_read_bytes"] == 0
     finally:
         for name in os.listdir(directory):
             os.remove(os.path.join(directory, name))
         os.rmdir(directory)
+
+
+def test_a_corrupt_chunk_fails_naming_file_case_repeat_and_selection(tmp_path, data, source):
+    layout = Layout((4, 4, 512))
+    path, _ = make_file(tmp_path, data, layout, "gzip-4")
+    with h5py.File(path, "r") as f:
+        info = f["data"].id.get_chunk_info_by_coord((0, 0, 0))
+    with open(path, "r+b") as f:  # overwrite the middle of the first chunk's deflate stream
+        f.seek(info.byte_offset + info.size // 2)
+        f.write(b"\xff" * 16)
+    case = read_cases_from_config({"subcube": {"repeats": 2, "size": [2, 2, 10]}}, SHAPE)[0]
+    origin = Selection((0, 0, 0), (2, 2, 10))
+    with pytest.raises(VerificationError, match=r"case subcube repeat 0 \[0:2, 0:2, 0:10\]: HDF5 could not read"):
+        run_case(path, case, [origin], source, layout)
+
+
+def test_h5py_call_overhead_is_measured_apart_from_the_timed_read(tmp_path, data, source):
+    path, _ = make_file(tmp_path, data, Layout((4, 4, 512)))
+    cases = read_cases_from_config({"subcube": {"repeats": 2, "size": [1, 1, 1]}}, SHAPE)
+    rows = run_queries(path, cases, SHAPE, 0, source, Layout((4, 4, 512)))
+    overheads = {r["h5py_call_overhead_s"] for r in rows}
+    assert len(overheads) == 1 and 0 < overheads.pop() < 1e-3  # one figure per file, microseconds
+
+
+def test_chunk_cache_thrashing_shows_in_the_bytes_hdf5_reads_again(tmp_path, data, source):
+    """Consecutive 25-slice slabs inside one z-chunk: a cache that holds the slab's chunks
+    reads them from the file once; the default 1 MiB cannot hold them and re-reads them for
+    every slab."""
+    layout = Layout((4, 4, 512))
+    path, _ = make_file(tmp_path, data, layout, "gzip-1")
+    case = read_cases_from_config({"slice": {"repeats": 8, "cold": "first"}}, SHAPE)[0]
+    slabs = case.selections(SHAPE, 0, "sweep", layout.chunk_shape)
+    read = {}
+    for cache in (ChunkCache(16 * 1024, 521, 0.75), ChunkCache(64 * 2**20, 521, 0.75)):
+        rows = run_case(path, case, slabs, source, layout, cache, cold="first")
+        read[cache.nbytes] = sum(r["library_read_bytes"] for r in rows[1:])
+    assert read[64 * 2**20] == 0  # after the first slab, every chunk comes from the cache
+    assert read[16 * 1024] > 0

@@ -26,7 +26,10 @@ def test_many_small_datasets_cost_file_size_and_time(tmp_path):
     one, many = by[("write", 1)], by[("write", 400)]
     assert one["metadata_file_bytes"] < data.nbytes + 10_000  # one dataset: raw data plus a header
     assert many["metadata_file_bytes"] > one["metadata_file_bytes"] + 400 * 100  # an object header each
-    assert many["seconds"] > one["seconds"]
+    # reading 400 datasets back takes a read of each one's object header, chunk of data, ...
+    reads = {n: by[("read", n)] for n in (1, 400)}
+    assert reads[400]["read_calls"] > reads[1]["read_calls"] + 400
+    assert all(r["cache_state"] in ("cold", "memory") for r in reads.values())
     assert not list(tmp_path.iterdir())  # the scratch file is removed
 
 

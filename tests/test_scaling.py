@@ -50,9 +50,12 @@ def test_every_process_count_computes_the_variance_of_the_data(tmp_path):
     # the same z0 and any split: the same variance, up to rounding
     assert rows[0]["variance"] == pytest.approx(rows[2]["variance"], rel=1e-12)
     assert rows[0]["variance"] == pytest.approx(rows[4]["variance"], rel=1e-12)
-    source.noise *= 3  # the data source no longer matches the file (a shift would keep the variance)
-    with pytest.raises(VerificationError, match="variance"):
-        run_scaling(path, ScalingCase({"processes": [2], "slices": [0.5], "repeats": 1}), SHAPE, 0, source)
+    # spectra stored in reverse x order: every block over all x has the same variance, but
+    # the values each worker read are not the data source's
+    reversed_path = str(tmp_path / "reversed.h5")
+    write_fast(reversed_path, source.materialize()[::-1], Layout((4, 4, 500)), parse_compression("none"))
+    with pytest.raises(VerificationError, match=r"with 2 processes: the values a worker read at \[0:8, "):
+        run_scaling(reversed_path, ScalingCase({"processes": [2], "slices": [0.5], "repeats": 1}), SHAPE, 0, source)
 
 
 @pytest.mark.workflow

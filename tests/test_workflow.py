@@ -107,10 +107,27 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
         "measured_at",
     ]:
         assert measurements[column].astype(str).str.len().min() > 0, column
-    if "disk" in filesystems:
-        disk = measurements[(measurements["filesystem"] == "disk") & (measurements["case"] != "write")]
-        if disk["fs_type"].iloc[0] not in ("tmpfs", "overlay"):
-            assert disk.loc[disk["repeat"] == 0, "cold_start"].all()
+    reads = measurements[measurements["case"] != "write"]
+    for fs, rows in reads.groupby("filesystem"):  # cold: every (the default) on every read
+        expected = "memory" if rows["fs_type"].iloc[0] in ("tmpfs", "ramfs") else "cold"
+        assert set(rows["cache_state"]) == {expected}, fs
+        assert (rows["reads_since_open"] == 0).all() and (rows["open_s"] > 0).all()
+        assert rows["read_ahead_kb"].iloc[0] == (-1 if expected == "memory" else rows["read_ahead_kb"].max())
+        assert rows["fs_block_bytes"].min() > 0 and rows["fs_mount_options"].str.len().min() > 0
+    # the write case's own file was queried; every timed section had a window of its own
+    assert set(measurements.loc[measurements["case"] == "write", "query_file_method"]) == {"write-case"}
+    windows = measurements[["window_opened_at", "window_closed_at"]].drop_duplicates().sort_values("window_opened_at")
+    assert windows.notna().all().all() and (measurements["load_1min"] >= 0).all()
+    assert (windows["window_opened_at"].iloc[1:].to_numpy() >= windows["window_closed_at"].iloc[:-1].to_numpy()).all()
+    # every read row has its interval and its paired ratio to contiguous on the same filesystem
+    read_rows = summary[summary["case"] != "write"]
+    low, median, high, p90, largest = (
+        read_rows[c].astype(float) for c in ("median_ci_low_s", "median_s", "median_ci_high_s", "p90_s", "max_s")
+    )
+    assert (low.le(median) & median.le(high) & p90.le(largest)).all()  # consistent statistics
+    ratios = read_rows[["ratio_ci_low", "ratio_to_contiguous", "ratio_ci_high"]].astype(float)
+    assert ratios.notna().all().all() and (ratios["ratio_ci_low"] <= ratios["ratio_ci_high"]).all()
+    assert (ratios.loc[read_rows["layout"] == "contiguous", "ratio_to_contiguous"] == 1.0).all()
     # test files are temporary; figures are there
     for fs in config["filesystems"].values():
         path = Path(fs["path"] if isinstance(fs, dict) else fs) / "tiny"
@@ -201,7 +218,7 @@ BAD_CONFIGS = [
     ({"cases": {"write": {"repeats": 1}, "slice": {"repeats": 0}}}, "cases.slice.repeats=0"),
     ({"dataset": {"shape": [20, 20], "dtype": "uint16", "fill": "synthetic", "seed": 0}}, "dataset.shape=[20, 20]"),
     ({"dataset": {"shape": [20, -2, 5], "dtype": "uint16", "fill": "synthetic", "seed": 0}}, "dataset.shape[1]=-2"),
-    ({"cases": {"spectra": {"repeats": 3, "size": 40}}}, "cases.spectra={'repeats': 3, 'size': 40}"),
+    ({"cases": {"spectra": {"repeats": 3, "size": 40}}}, "cases.spectra={'repeats': 3, 'size': 40, 'cold': 'every'}"),
     ({"filesystems": {"disk": "/proc/version/h5sweep"}}, "filesystems.disk='/proc/version/h5sweep'"),
 ]
 

@@ -1,7 +1,9 @@
 """From raw per-job records to ``measurements.parquet`` and ``summary.csv``.
 
 The summary is derived from the raw rows only: one row per filesystem x layout x
-compression x case, with the study's statistics (min, median, mean, max, first access).
+compression x case x variant x cache state, with the study's statistics (min, median, mean,
+max, first access), the median's 95% confidence interval, the 90th percentile, and for read
+cases the paired ratio to the contiguous layout with its interval.
 """
 
 from __future__ import annotations
@@ -11,15 +13,20 @@ import pandas as pd
 
 from h5sweep.cases import READ_CASES
 from h5sweep.records import read_tables, write_table
-from h5sweep.scoring import score
+from h5sweep.scoring import CASE_THRESHOLDS, score, threshold_s
+from h5sweep.stats import median_ci, percentile
 
 FILE_KEYS = ["filesystem", "layout", "chunk_shape", "order", "compression"]
-GROUP_KEYS = [*FILE_KEYS, "case", "variant"]
+# A summary row: one file, case and variant, split by where the reads' bytes came from.
+GROUP_KEYS = [*FILE_KEYS, "case", "variant", "cache_state"]
+# The layout every read is compared with, selection by selection, on the same filesystem.
+BASELINE_LAYOUT_ID = "contiguous"
 # Settings that make a variant of a case, carried into the summary when measured.
 VARIANT_COLUMNS = [
     "write_strategy",
     "fill_time",
     "policy",
+    "cold_mode",
     "chunk_cache_bytes",
     "chunk_cache_slots",
     "chunk_cache_w0",
@@ -31,10 +38,9 @@ VARIANT_COLUMNS = [
     "metadata_file_bytes",
     "api",
     "direction",
-    "cache_state",
     "request_bytes",
 ]
-# Settings that are whole numbers, empty where a case has no such setting.
+# Whole numbers, empty where a case has no such setting.
 INTEGER_COLUMNS = [
     "processes",
     "z_slices",
@@ -44,19 +50,43 @@ INTEGER_COLUMNS = [
     "metadata_file_bytes",
     "request_bytes",
 ]
+# Counted evidence per read, summarized by its median.
+COUNT_COLUMNS = ["device_read_bytes", "library_read_bytes", "read_calls", "library_write_bytes", "write_calls"]
 CASE_ORDER = ["write", "slice", "spectra", "subcube", "scaling", "metadata", "iosize"]
+TIME_COLUMNS = ["repeats", "min_s", "median_s", "median_ci_low_s", "median_ci_high_s", "p90_s", "mean_s", "max_s"]
+
+
+def _median_interval(seconds: pd.Series) -> pd.Series:
+    median, low, high = median_ci(seconds.to_numpy())
+    return pd.Series({"median_ci_low_s": low, "median_ci_high_s": high})
+
+
+def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
+    """Per summary row of a read case: the median of the per-selection ratios of its reads
+    to the contiguous layout's reads of the same selections (same filesystem, case, variant
+    and cache state; paired by repeat), with the ratio's confidence interval."""
+    columns = [*GROUP_KEYS, "ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
+    pair_keys = ["filesystem", "case", "variant", "cache_state", "repeat"]
+    base = reads[reads["layout_id"] == BASELINE_LAYOUT_ID][[*pair_keys, "seconds"]]
+    if base.empty:
+        return pd.DataFrame(columns=columns)
+    joined = reads.merge(base.rename(columns={"seconds": "_base_s"}), on=pair_keys, how="inner")
+    joined["_ratio"] = joined["seconds"] / joined["_base_s"]
+    out = []
+    for keys, part in joined.groupby(GROUP_KEYS, dropna=False, sort=False):
+        median, low, high = median_ci(part["_ratio"].to_numpy())
+        out.append([*keys, median, low, high, len(part)])
+    return pd.DataFrame(out, columns=columns)
 
 
 def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     if measurements.empty:
-        return pd.DataFrame(columns=[*GROUP_KEYS, "repeats", "min_s", "median_s", "mean_s", "max_s", "first_s"])
+        return pd.DataFrame(columns=[*GROUP_KEYS, *TIME_COLUMNS, "first_s"])
     measurements = measurements.copy()
-    if "variant" not in measurements:
-        measurements["variant"] = ""
-    if "order" not in measurements:  # records from before storage orders were an axis
-        measurements["order"] = "xyz"
-    measurements["order"] = measurements["order"].fillna("xyz")
-    measurements["variant"] = measurements["variant"].fillna("")
+    for column, default in (("variant", ""), ("order", "xyz"), ("cache_state", "")):
+        if column not in measurements:  # records from before the column existed
+            measurements[column] = default
+        measurements[column] = measurements[column].fillna(default)
     # read cases (built-in or boxes) are the rows the query stage wrote: they have a policy
     is_read = (
         measurements["policy"].notna() if "policy" in measurements else measurements["case"].isin(list(READ_CASES))
@@ -67,73 +97,87 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     primary_write = writes["variant"].iloc[0] if not writes.empty else ""
     ordered = measurements.sort_values([*GROUP_KEYS, "repeat"], kind="stable")
     grouped = ordered.groupby(GROUP_KEYS, sort=False, dropna=False)
+    firsts = ["layout_id", "layout_name", "bytes_selected", "raw_bytes", "fs_type", "h5py_call_overhead_s"]
     summary = grouped.agg(
-        layout_id=("layout_id", "first"),
-        **({"layout_name": ("layout_name", "first")} if "layout_name" in ordered else {}),
+        **{c: (c, "first") for c in firsts if c in ordered},
         repeats=("seconds", "size"),
         min_s=("seconds", "min"),
         median_s=("seconds", "median"),
+        p90_s=("seconds", lambda s: percentile(s, 90)),
         mean_s=("seconds", "mean"),
         max_s=("seconds", "max"),
         first_s=("seconds", "first"),
         std_s=("seconds", "std"),
-        bytes_selected=("bytes_selected", "first"),
         chunks_touched_mean=("chunks_touched", "mean"),
-        raw_bytes=("raw_bytes", "first"),
-        fs_type=("fs_type", "first"),
+        **{f"{c}_median": (c, "median") for c in COUNT_COLUMNS if c in ordered},
         **{c: (c, "first") for c in VARIANT_COLUMNS if c in ordered},
+        **({"cache_holds_chunk": ("cache_holds_chunk", "first")} if "cache_holds_chunk" in ordered else {}),
     ).reset_index()
-    if "device_read_bytes" in ordered:
-        summary = summary.merge(
-            grouped["device_read_bytes"].agg(device_read_bytes_median="median").reset_index(),
-            on=GROUP_KEYS,
-            how="left",
-        )
-        firsts = {"cold_start": ("cold_start", "first")}
-        if "cache_holds_chunk" in ordered:
-            firsts["cache_holds_chunk"] = ("cache_holds_chunk", "first")
-        cold = grouped.agg(**firsts).reset_index()
-        summary = summary.merge(cold, on=GROUP_KEYS, how="left")
-    # File size as the write case wrote it (the standard API, as a user's converter would);
-    # the query file has the same chunks but may differ in metadata layout.
+    intervals = grouped["seconds"].apply(_median_interval).unstack().reset_index()
+    summary = summary.merge(intervals, on=GROUP_KEYS, how="left")
+    summary = summary.merge(paired_ratios(ordered[is_read.loc[ordered.index]]), on=GROUP_KEYS, how="left")
+    # File size as the write case wrote it (the standard API, as a user's converter would).
     by_file = ordered.groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
     written = ordered[ordered["case"] == "write"].groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
     sizes = written.combine_first(by_file).rename("file_bytes").reset_index()
     summary = summary.merge(sizes, on=FILE_KEYS, how="left")
     summary["compression_ratio"] = summary["raw_bytes"] / summary["file_bytes"]
-    # The score of each file, per variant of the read cases; write rows carry the score of
-    # the first variant (the config's first policy and chunk cache).
-    scores = []
-    read_rows = summary[summary["case"].isin(list(READ_CASES))]
-    for keys, rows in read_rows.groupby([*FILE_KEYS, "variant"], dropna=False):
-        medians = dict(zip(rows["case"], rows["median_s"], strict=True))
-        points, available = score(
-            medians, float(rows["file_bytes"].iloc[0]), float(rows["raw_bytes"].iloc[0]), thresholds
-        )
-        scores.append(
-            {**dict(zip([*FILE_KEYS, "variant"], keys, strict=True)), "score": points, "score_max": available}
-        )
-    scores = pd.DataFrame(scores, columns=[*FILE_KEYS, "variant", "score", "score_max"])
-    by_variant = summary["variant"].where(summary["case"].isin(list(READ_CASES)), primary)
-    summary = summary.assign(_score_variant=by_variant).merge(
-        scores.rename(columns={"variant": "_score_variant"}), on=[*FILE_KEYS, "_score_variant"], how="left"
-    )
-    summary = summary.drop(columns="_score_variant")
-    # the config's first variant of each case: what the study's figures show
-    primaries = np.where(summary["case"] == "write", primary_write, primary)
-    summary["primary"] = (summary["variant"] == primaries) | summary["case"].isin(["scaling", "metadata", "iosize"])
-    if read_rows.empty:  # no read case: the score is the file size criterion alone
-        for i, row in summary.iterrows():
-            summary.loc[i, ["score", "score_max"]] = score({}, row["file_bytes"], row["raw_bytes"], thresholds)
+    summary = _add_scores(summary, ordered[is_read.loc[ordered.index]], thresholds, primary)
+    summary["primary"] = _primary(summary, primary, primary_write)
     summary["case"] = pd.Categorical(summary["case"], categories=_case_order(summary["case"]), ordered=True)
     summary = summary.sort_values(
-        ["filesystem", "case", "variant", "layout", "chunk_shape", "compression"], key=_natural
+        ["filesystem", "case", "variant", "layout", "chunk_shape", "compression", "cache_state"], key=_natural
     )
     summary["case"] = summary["case"].astype(str)
     for column in INTEGER_COLUMNS:
         if column in summary:  # whole numbers, empty where the case has no such setting
             summary[column] = summary[column].astype("Int64")
-    return summary.reset_index(drop=True)
+    ordered_columns = [*GROUP_KEYS, *TIME_COLUMNS]
+    return summary[ordered_columns + [c for c in summary if c not in ordered_columns]].reset_index(drop=True)
+
+
+def _add_scores(summary: pd.DataFrame, reads: pd.DataFrame, thresholds: dict, primary: str) -> pd.DataFrame:
+    """The study's score per file and read variant, from each case's median over all its
+    reads (cold and warm together, as the study's), with thresholds scaled to the bytes each
+    case selects; write rows carry the score of the first read variant."""
+    score_keys = [*FILE_KEYS, "variant"]
+    scores = []
+    medians = reads.groupby([*score_keys, "case"], dropna=False).agg(
+        median_s=("seconds", "median"), bytes_selected=("bytes_selected", "first")
+    )
+    files = summary.groupby(FILE_KEYS, dropna=False)[["file_bytes", "raw_bytes"]].first()
+    for keys, rows in medians.reset_index().groupby(score_keys, dropna=False):
+        file_bytes, raw_bytes = files.loc[tuple(keys[: len(FILE_KEYS)])]
+        by_case = dict(zip(rows["case"], rows["median_s"], strict=True))
+        selected = dict(zip(rows["case"], rows["bytes_selected"], strict=True))
+        points, available = score(by_case, float(file_bytes), float(raw_bytes), thresholds, selected)
+        scores.append({**dict(zip(score_keys, keys, strict=True)), "score": points, "score_max": available})
+    scores = pd.DataFrame(scores, columns=[*score_keys, "score", "score_max"])
+    is_read = summary["case"].isin(list(READ_CASES))
+    by_variant = summary["variant"].where(is_read, primary)
+    summary = summary.assign(_score_variant=by_variant).merge(
+        scores.rename(columns={"variant": "_score_variant"}), on=[*FILE_KEYS, "_score_variant"], how="left"
+    )
+    summary = summary.drop(columns="_score_variant")
+    if reads.empty:  # no read case: the score is the file size criterion alone
+        for i, row in summary.iterrows():
+            summary.loc[i, ["score", "score_max"]] = score({}, row["file_bytes"], row["raw_bytes"], thresholds)
+    summary["score_threshold_s"] = [
+        threshold_s(case, thresholds, selected) if case in CASE_THRESHOLDS else np.nan
+        for case, selected in zip(summary["case"], summary["bytes_selected"], strict=True)
+    ]
+    return summary
+
+
+def _primary(summary: pd.DataFrame, primary: str, primary_write: str) -> pd.Series:
+    """The rows the study's figures show: the config's first variant of each case and, where
+    its reads split into cache states, the state most of them were in."""
+    first_variant = summary["variant"] == np.where(summary["case"] == "write", primary_write, primary)
+    first_variant |= summary["case"].isin(["scaling", "metadata", "iosize"])
+    keys = [*FILE_KEYS, "case", "variant"]
+    majority = summary.sort_values("repeats", ascending=False, kind="stable").drop_duplicates(keys).index
+    chosen = summary.index.isin(majority) | summary["case"].isin(["scaling", "metadata", "iosize"])
+    return first_variant & chosen
 
 
 def _case_order(cases: pd.Series) -> list[str]:

@@ -1,14 +1,19 @@
-"""Benchmarks behind `make bench`: each goal is a ratio of two things measured in one run.
+"""Benchmarks behind `make bench`: each goal is a ratio of two things measured side by side
+in one run, from several interleaved samples (median and range printed).
 
 Absolute times vary between machines and runs; ratios measured side by side do not (much).
 
 1. generation: fast query-file writes against raw sequential writes (uncompressed) and
    against HDF5's single-threaded filter pipeline (compressed);
-2. harness: the timed region of a query against a bare ``read_direct`` of the same
-   selections, and bytes read from the device on a cold query against stored chunk bytes;
+2. harness: the timed region of a query against a bare ``H5Dread`` of the same selections
+   (the smallest uncompressed read, where any overhead shows), and bytes read from the
+   device by cold reads against the stored bytes of the chunks they touch (readahead off on
+   HDF5's descriptor, so the band is two-sided: over-reading fails as under-reading does);
 3. orchestration: building the DAG of the paper grid, and Snakemake's share of a sweep's
    wall time;
-4. disk: measured peak disk use of a sweep against the plan's bound.
+4. the default sweep, run twice: its timed windows never overlap and fill most of the wall
+   time; the two runs agree on the best layout, its medians and its rankings
+   (reproducibility); its peak disk stays within the plan.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+import pandas as pd
+from h5py import h5s
 
 from h5sweep.cases import read_cases_from_config
 from h5sweep.compression import parse_compression
@@ -36,15 +43,22 @@ from h5sweep.fastwrite import write_fast
 from h5sweep.filesystems import mount_info
 from h5sweep.generate import write_file
 from h5sweep.layouts import Layout
-from h5sweep.query import run_case
+from h5sweep.query import gc_paused, run_case
+from h5sweep.stats import intervals_overlap, spearman
 
 MB = 1_000_000
+SAMPLES = 5  # interleaved samples behind every ratio
 
 
 def _timed(fn, *args, **kwargs) -> float:
     t0 = time.perf_counter()
     fn(*args, **kwargs)
     return time.perf_counter() - t0
+
+
+def spread(ratios: list[float]) -> dict:
+    """A ratio's samples as median, min and max (what the bench prints and judges)."""
+    return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios), "samples": ratios}
 
 
 def raw_write_seconds(path: str, data: np.ndarray) -> float:
@@ -63,71 +77,81 @@ def raw_write_seconds(path: str, data: np.ndarray) -> float:
     return _timed(write)
 
 
-def bench_generation(directory: str, shape: tuple[int, ...], threads: int) -> dict:
+def bench_generation(directory: str, shape: tuple[int, ...], threads: int, samples: int = SAMPLES) -> dict:
     data = SyntheticSource(shape, np.uint16, seed=0).materialize()
     nbytes = data.nbytes
     path = os.path.join(directory, "bench.h5")
-    out: dict = {"bytes": nbytes, "threads": threads}
+    out: dict = {"bytes": nbytes, "threads": threads, "samples": samples}
     none, gzip = parse_compression("none"), parse_compression("gzip-4")
     chunked = Layout((4, 4, 2048))
-    # interleave the contenders so that drifts of the machine hit both
-    raw, contiguous, chunks = [], [], []
-    for _ in range(3):
-        raw.append(raw_write_seconds(path, data))
-        contiguous.append(_timed(write_fast, path, data, Layout(None), none))
-        chunks.append(_timed(write_fast, path, data, chunked, none))
-    out["raw_write_s"] = min(raw)
-    out["fast_contiguous_s"] = min(contiguous)
-    out["fast_chunked_none_s"] = min(chunks)
-    out["standard_chunked_none_s"] = _timed(write_file, path, data, chunked, none)
-    out["standard_gzip4_s"] = _timed(write_file, path, data, chunked, gzip)
-    out["fast_gzip4_s"] = _timed(write_fast, path, data, chunked, gzip, "data", threads)
+    # gzip through HDF5's pipeline is slow: its contest runs on the first fifth of z
+    gzip_data = np.ascontiguousarray(data[:, :, : min(shape[2], max(2048, shape[2] // 5))])
+    contiguous, chunks, pipeline = [], [], []
+    # interleave the contenders so that drifts of the machine hit both; a ratio per round
+    for _ in range(samples):
+        raw = raw_write_seconds(path, data)
+        contiguous.append(raw / _timed(write_fast, path, data, Layout(None), none))
+        raw = raw_write_seconds(path, data)
+        chunks.append(raw / _timed(write_fast, path, data, chunked, none))
+        standard = _timed(write_file, path, gzip_data, chunked, gzip)
+        pipeline.append(standard / _timed(write_fast, path, gzip_data, chunked, gzip, "data", threads))
     with h5py.File(path, "r") as f:
-        out["fast_gzip4_reads_back_identical"] = bool(np.array_equal(f["data"][...], data))
+        out["fast_gzip4_reads_back_identical"] = bool(np.array_equal(f["data"][...], gzip_data))
     os.remove(path)
-    out["ratio_contiguous_vs_raw"] = out["raw_write_s"] / out["fast_contiguous_s"]
-    out["ratio_chunked_vs_raw"] = out["raw_write_s"] / out["fast_chunked_none_s"]
-    out["ratio_gzip_fast_vs_filter_pipeline"] = out["standard_gzip4_s"] / out["fast_gzip4_s"]
+    out["ratio_contiguous_vs_raw"] = spread(contiguous)
+    out["ratio_chunked_vs_raw"] = spread(chunks)
+    out["ratio_gzip_fast_vs_filter_pipeline"] = spread(pipeline)
     return out
 
 
-def bench_harness(directory: str, shape: tuple[int, ...], repeats: int = 200) -> dict:
+def _bare_reads(path: str, selections, repeats_dtype) -> float:
+    """Median of bare ``H5Dread`` calls of the selections (dataspaces built beforehand)."""
+    with h5py.File(path, "r") as f:
+        dset = f["data"]
+        buffer = np.empty(selections[0].size, dtype=repeats_dtype)
+        mem_space, space = h5s.create_simple(buffer.shape), dset.id.get_space()
+        times = []
+        with gc_paused():
+            for sel in selections:
+                space.select_hyperslab(sel.start, buffer.shape)
+                t0 = time.perf_counter_ns()
+                dset.id.read(mem_space, space, buffer)
+                times.append(time.perf_counter_ns() - t0)
+    return statistics.median(times[1:]) / 1e9
+
+
+def bench_harness(directory: str, shape: tuple[int, ...], repeats: int = 200, samples: int = SAMPLES) -> dict:
+    """The harness against bare reads on the smallest uncompressed read (128 values, warm),
+    and cold device bytes against stored chunk bytes with readahead off."""
     source = SyntheticSource(shape, np.uint16, seed=0)
     data = source.materialize()
-    layout = Layout((4, 4, 2048))
+    layout = Layout((4, 4, 2048))  # 64 KiB chunks
     path = os.path.join(directory, "harness.h5")
-    write_fast(path, data, layout, parse_compression("gzip-4"), threads=os.cpu_count() or 1)
-    cases = read_cases_from_config({"subcube": {"repeats": repeats}, "spectra": {"repeats": 20}}, shape)
-    subcube, spectra = cases[1], cases[0]
-    selections = subcube.selections(shape, 0)
-    # warm the file, then time the harness and a bare loop of the same reads, alternating
-    with h5py.File(path, "r") as f:
+    write_fast(path, data, layout, parse_compression("none"))
+    small, spectra = read_cases_from_config(
+        {"subcube": {"repeats": repeats, "size": [1, 1, 128]}, "spectra": {"repeats": 10, "size": 5}}, shape
+    )[::-1]
+    selections = small.selections(shape, 0)
+    with h5py.File(path, "r") as f:  # warm the file
         f["data"][...]
-    harness_medians, bare_medians = [], []
-    for _ in range(5):
-        rows = run_case(path, subcube, selections, source, layout, evict=False)
-        harness_medians.append(statistics.median(r["seconds"] for r in rows[1:]))
-        with h5py.File(path, "r") as f:
-            dset = f["data"]
-            buffer = np.empty(selections[0].size, dtype=dset.dtype)
-            times = []
-            for sel in selections:
-                t0 = time.perf_counter_ns()
-                dset.read_direct(buffer, source_sel=sel.region)
-                times.append((time.perf_counter_ns() - t0) / 1e9)
-        bare_medians.append(statistics.median(times[1:]))
-    out = {
-        "harness_median_s": min(harness_medians),
-        "bare_read_direct_median_s": min(bare_medians),
-        "fs_type": mount_info(directory).fs_type,
-    }
-    out["ratio_harness_vs_bare"] = out["harness_median_s"] / out["bare_read_direct_median_s"]
-    # a cold query: bytes from the device against the stored bytes of the chunks it touches
-    cold = run_case(path, spectra, spectra.selections(shape, 1), source, layout)[0]
-    out["cold_device_read_bytes"] = cold["device_read_bytes"]
-    out["cold_stored_bytes_touched"] = cold["stored_bytes_touched"]
-    out["cold_start"] = bool(cold["cold_start"])
-    out["ratio_cold_device_vs_stored"] = cold["device_read_bytes"] / max(1, cold["stored_bytes_touched"])
+    overhead = []
+    for _ in range(samples):
+        rows = run_case(path, small, selections, source, layout, evict=False, cold="first")
+        harness = statistics.median(r["seconds"] for r in rows[1:])
+        overhead.append(harness / _bare_reads(path, selections, data.dtype))
+    out = {"samples": samples, "selection_bytes": 128 * 2, "fs_type": mount_info(directory).fs_type}
+    out["ratio_harness_vs_bare"] = spread(overhead)
+    # cold reads of whole 5 x 5 spectra: every read from an evicted, reopened file
+    amplification, stored_total = [], 0
+    spectra_selections = spectra.selections(shape, 1)
+    for _ in range(samples):
+        rows = run_case(path, spectra, spectra_selections, source, layout, cold="every", readahead=False)
+        device = sum(r["device_read_bytes"] for r in rows)
+        stored_total = sum(r["stored_bytes_touched"] for r in rows)
+        amplification.append(device / max(1, stored_total))
+        out["cold_cache_states"] = sorted({r["cache_state"] for r in rows})
+    out["cold_stored_bytes_touched"] = stored_total
+    out["ratio_cold_device_vs_stored"] = spread(amplification)
     os.remove(path)
     return out
 
@@ -136,15 +160,20 @@ def snakemake_cmd() -> list[str]:
     return [str(Path(sys.executable).parent / "snakemake")]
 
 
-def bench_dag(repo: Path) -> dict:
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [*snakemake_cmd(), "-n", "-q", "--configfile", "config/paper.yaml"], cwd=repo, capture_output=True, text=True
-    )
-    seconds = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr[-2000:])
-    return {"paper_dry_run_s": seconds, "ratio_dry_run_vs_15s": seconds / 15.0}
+def bench_dag(repo: Path, samples: int = SAMPLES) -> dict:
+    ratios = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [*snakemake_cmd(), "-n", "-q", "--configfile", "config/paper.yaml"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr[-2000:])
+        ratios.append((time.perf_counter() - t0) / 15.0)
+    return {"samples": samples, "ratio_dry_run_vs_15s": spread(ratios)}
 
 
 def _du(paths: list[Path]) -> int:
@@ -157,8 +186,9 @@ def _du(paths: list[Path]) -> int:
     return total
 
 
-def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int) -> dict:
-    """Run a sweep for real in a copy of the workflow; job time, wall time, peak disk."""
+def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int, name: str = "bench") -> dict:
+    """Run a sweep for real in a copy of the workflow; job time, wall time, peak disk, and its
+    measurement windows. Keeps the summary and measurements for the reproducibility goal."""
     if workdir.exists():
         shutil.rmtree(workdir)
     workdir.mkdir(parents=True)
@@ -168,12 +198,12 @@ def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int) -> dict:
     import yaml
 
     cfg = yaml.safe_load(config.read_text())
-    cfg["sweep"] = "bench"
+    cfg["sweep"] = name
     fs_dirs = []
-    for name, entry in list(cfg["filesystems"].items()):
+    for fs_name, entry in list(cfg["filesystems"].items()):
         path = entry if isinstance(entry, str) else entry["path"]
-        path = str(workdir / path) if not os.path.isabs(path) else f"{path}-bench"
-        cfg["filesystems"][name] = path if isinstance(entry, str) else {**entry, "path": path}
+        path = str(workdir / path) if not os.path.isabs(path) else f"{path}-{name}"
+        cfg["filesystems"][fs_name] = path if isinstance(entry, str) else {**entry, "path": path}
         fs_dirs.append(Path(path))
     (workdir / "bench.yaml").write_text(yaml.safe_dump(cfg))
     peak = 0
@@ -188,6 +218,7 @@ def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int) -> dict:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     t0 = time.perf_counter()
+    started_at = time.time()
     proc = subprocess.run(
         [*snakemake_cmd(), "--cores", str(cores), "--configfile", "bench.yaml"],
         cwd=workdir,
@@ -204,7 +235,8 @@ def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int) -> dict:
     planned = max((float(v) * units[u] for v, u in plan_line), default=float("nan"))
     job_seconds = 0.0
     jobs = 0
-    for log in (workdir / "results" / "bench" / "logs").rglob("*.log"):
+    results = workdir / "results" / name
+    for log in (results / "logs").rglob("*.log"):
         found = re.findall(r"h5sweep job seconds: ([\d.]+)", log.read_text())
         if found:
             job_seconds += float(found[-1])
@@ -212,6 +244,7 @@ def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int) -> dict:
     for path in fs_dirs:
         shutil.rmtree(path, ignore_errors=True)
     busy = job_seconds / (wall * cores)
+    windows = window_figures(pd.read_parquet(results / "measurements.parquet"), started_at, wall)
     return {
         "sweep_wall_s": wall,
         "sweep_cores": cores,
@@ -221,29 +254,130 @@ def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int) -> dict:
         "peak_disk_bytes": peak,
         "planned_peak_disk_bytes": planned,
         "ratio_peak_disk_vs_plan": peak / planned if planned else float("nan"),
+        **windows,
+        "summary_csv": str(results / "summary.csv"),
     }
 
 
+def window_figures(measurements: pd.DataFrame, started_at: float, wall_s: float) -> dict:
+    """From the windows every row recorded: how many timed windows overlapped another, and the
+    share of the sweep's wall time spent inside timed windows."""
+    spans = (
+        measurements[["window_opened_at", "window_closed_at"]]
+        .dropna()
+        .drop_duplicates()
+        .sort_values("window_opened_at")
+    )
+    overlapping, inside, reach = 0, 0.0, -np.inf
+    for opened, closed in spans.itertuples(index=False):
+        if opened < reach:
+            overlapping += 1
+        inside += max(0.0, closed - max(opened, reach))
+        reach = max(reach, closed)
+    return {
+        "timed_windows": len(spans),
+        "overlapping_timed_windows": overlapping,
+        "timed_window_share_of_wall": inside / wall_s if wall_s else float("nan"),
+        "window_wait_s_total": float(measurements.drop_duplicates(["window_opened_at"])["window_wait_s"].sum()),
+        "sweep_started_at": started_at,
+    }
+
+
+def _groups(summary: pd.DataFrame):
+    """Per filesystem x read case x compression: each layout's primary row (the contiguous
+    baseline belongs to every compression's group)."""
+    reads = summary[summary["ratio_to_contiguous"].notna() & summary["primary"].astype(str).eq("True")]
+    for (fs, case), rows in reads.groupby(["filesystem", "case"]):
+        for comp in sorted(set(rows["compression"]) - {"none"}) or ["none"]:
+            group = rows[(rows["compression"] == comp) | (rows["layout"] == "contiguous")]
+            yield (fs, case, comp), group.set_index("layout_id")
+
+
+def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
+    """Do two runs of one sweep agree? Per group: is each run's best layout among the other
+    run's layouts tied for best (median intervals overlapping the best's); the run-to-run
+    deviation of every median; and the Spearman correlation of the layouts' medians where
+    they spread by at least 1.5x."""
+    b_groups = dict(_groups(summary_b))
+    same_best, groups, deviations, correlations, detail = 0, 0, [], [], []
+    for key, a in _groups(summary_a):
+        b = b_groups.get(key)
+        if b is None:
+            continue
+        common = a.index.intersection(b.index)
+        a, b = a.loc[common], b.loc[common]
+        groups += 1
+
+        def tied(run):
+            best = run["median_s"].idxmin()
+            best_ci = (run.loc[best, "median_ci_low_s"], run.loc[best, "median_ci_high_s"])
+            return best, {
+                layout
+                for layout, r in run.iterrows()
+                if intervals_overlap((r["median_ci_low_s"], r["median_ci_high_s"]), best_ci)
+            }
+
+        best_a, tied_a = tied(a)
+        best_b, tied_b = tied(b)
+        agree = best_a in tied_b and best_b in tied_a
+        same_best += agree
+        deviation = (a["median_s"] - b["median_s"]).abs() / ((a["median_s"] + b["median_s"]) / 2)
+        deviations += list(deviation)
+        spread_ratio = max(a["median_s"].max() / a["median_s"].min(), b["median_s"].max() / b["median_s"].min())
+        rho = spearman(a["median_s"], b["median_s"]) if spread_ratio >= 1.5 else float("nan")
+        if not np.isnan(rho):
+            correlations.append(rho)
+        detail.append({"group": " / ".join(key), "best": [best_a, best_b], "agree": bool(agree), "spearman": rho})
+    return {
+        "groups": groups,
+        "groups_best_agree": same_best,
+        "share_groups_best_agree": same_best / groups if groups else float("nan"),
+        "median_deviation_of_medians": float(np.median(deviations)) if deviations else float("nan"),
+        "min_spearman_spread_groups": min(correlations) if correlations else float("nan"),
+        "detail": detail,
+    }
+
+
+# (section, key, band, what): a ratio's median must lie in the band [low, high].
 GOALS = [
-    ("generation", "ratio_contiguous_vs_raw", ">=", 0.7, "fast contiguous write vs raw sequential write"),
-    ("generation", "ratio_chunked_vs_raw", ">=", 0.7, "fast chunked (uncompressed) write vs raw sequential write"),
-    ("generation", "ratio_gzip_fast_vs_filter_pipeline", ">=", 1.8, "threaded gzip-4 vs HDF5 filter pipeline"),
-    ("harness", "ratio_harness_vs_bare", "<=", 1.05, "timed query vs bare read_direct (warm, subcube)"),
-    ("harness", "ratio_cold_device_vs_stored", ">=", 0.9, "cold query: device bytes vs stored chunk bytes"),
-    ("dag", "ratio_dry_run_vs_15s", "<=", 1.0, "paper.yaml dry run vs 15 s"),
-    ("sweep", "snakemake_overhead_share", "<=", 0.15, "Snakemake's share of the default sweep's wall time"),
-    ("sweep", "ratio_peak_disk_vs_plan", "<=", 1.0, "measured peak disk vs planned bound"),
+    ("generation", "ratio_contiguous_vs_raw", (0.7, None), "fast contiguous write vs raw sequential write"),
+    ("generation", "ratio_chunked_vs_raw", (0.7, None), "fast chunked (uncompressed) write vs raw sequential write"),
+    ("generation", "ratio_gzip_fast_vs_filter_pipeline", (1.8, None), "threaded gzip-4 vs HDF5 filter pipeline"),
+    ("harness", "ratio_harness_vs_bare", (None, 1.10), "timed query vs bare H5Dread (warm, 256-byte reads)"),
+    (
+        "harness",
+        "ratio_cold_device_vs_stored",
+        (0.9, 1.5),
+        "cold reads, readahead off: device bytes vs stored bytes of the 64 KiB chunks touched",
+    ),
+    ("dag", "ratio_dry_run_vs_15s", (None, 1.0), "paper.yaml dry run vs 15 s"),
+    ("sweep", "snakemake_overhead_share", (None, 0.15), "Snakemake's share of the default sweep's wall time"),
+    ("sweep", "ratio_peak_disk_vs_plan", (None, 1.0), "measured peak disk vs planned bound"),
+    ("sweep", "overlapping_timed_windows", (0, 0), "timed windows of the default sweep overlapping another"),
+    ("sweep", "timed_window_share_of_wall", (0.7, None), "share of the default sweep's wall time in timed windows"),
+    ("reproducibility", "share_groups_best_agree", (1.0, None), "two runs: groups whose best layouts agree"),
+    ("reproducibility", "median_deviation_of_medians", (None, 0.035), "two runs: median deviation of a median"),
+    ("reproducibility", "min_spearman_spread_groups", (0.9, None), "two runs: lowest Spearman of spread groups"),
 ]
+
+
+def _median_of(value) -> float:
+    return value["median"] if isinstance(value, dict) else value
 
 
 def verdicts(results: dict) -> list[str]:
     lines = []
-    for section, key, op, target, what in GOALS:
+    for section, key, (low, high), what in GOALS:
         value = results.get(section, {}).get(key)
         if value is None:
             continue
-        ok = value >= target if op == ">=" else value <= target
-        lines.append(f"{'PASS' if ok else 'MISS'}  {what}: {value:.3f} (goal {op} {target})")
+        median = _median_of(value)
+        ok = (low is None or median >= low) and (high is None or median <= high)
+        band = f">= {low}" if high is None else f"<= {high}" if low is None else f"in [{low}, {high}]"
+        shown = f"{median:.3f}"
+        if isinstance(value, dict):
+            shown += f" (min {value['min']:.3f}, max {value['max']:.3f}, {len(value['samples'])} samples)"
+        lines.append(f"{'PASS' if ok else 'MISS'}  {what}: {shown} (goal {band})")
     return lines
 
 

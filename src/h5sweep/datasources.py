@@ -6,7 +6,9 @@ query stage can check each selection it read against the truth without keeping t
 - ``synthetic``: MSI-like spectra: per-spectrum baseline noise, a falling chemical baseline,
   and a few hundred peaks whose intensity varies smoothly across the image.
 - ``chunk-index``: each element holds the index of the chunk it falls in (the OpenMSI
-  study's uncompressed baseline), modulo the range of the dtype; 0 for contiguous.
+  study's uncompressed baseline), modulo the range of the dtype. A contiguous file has no
+  chunks; its values are the index of notional ``1 x 1 x 256`` blocks, so that a read from
+  the wrong place (or a file never written, all zeros) cannot pass the check.
 - ``donor``: an existing 3-D HDF5 dataset read into memory and tiled to the target shape.
 """
 
@@ -140,15 +142,17 @@ class ChunkIndexSource(DataSource):
     """Each element holds the linear index of its chunk (modulo the dtype's range)."""
 
     kind = "chunk-index"
+    # The blocks a contiguous file's values are numbered by (it has no chunks of its own).
+    CONTIGUOUS_BLOCK = (1, 1, 256)
 
     def __init__(self, shape: Shape, dtype: np.dtype, layout: Layout):
         super().__init__(shape, dtype)
-        self.chunk_shape = layout.chunk_shape
-        self.grid = layout.chunk_grid(shape)
+        self.chunk_shape = layout.chunk_shape or tuple(
+            min(b, n) for b, n in zip(self.CONTIGUOUS_BLOCK, shape, strict=True)
+        )
+        self.grid = Layout(self.chunk_shape).chunk_grid(shape)
 
     def _compute(self, xs, ys, zs):
-        if self.chunk_shape is None:
-            return np.zeros((len(xs), len(ys), len(zs)), dtype=self.dtype)
         cx, cy, cz = self.chunk_shape
         _, gy, gz = self.grid
         index = (xs // cx)[:, None, None] * (gy * gz) + (ys // cy)[None, :, None] * gz + (zs // cz)[None, None, :]

@@ -81,6 +81,7 @@ class MountInfo:
     mount_point: str
     fs_type: str
     device: str
+    options: str = ""
 
 
 def mount_info(path: str) -> MountInfo:
@@ -99,8 +100,31 @@ def mount_info(path: str) -> MountInfo:
         device, point, fs_type = fields[0], _unescape(fields[1]), fields[2]
         inside = real == point or real.startswith(point.rstrip("/") + "/")
         if inside and len(point) >= len(best.mount_point):
-            best = MountInfo(point, fs_type, device)
+            best = MountInfo(point, fs_type, device, fields[3] if len(fields) > 3 else "")
     return best
+
+
+def read_ahead_kb(path: str) -> int:
+    """The readahead of the block device below ``path`` in KiB (its queue's
+    ``read_ahead_kb``; a partition's disk's), or -1 where there is no block device (tmpfs,
+    network filesystems)."""
+    try:
+        dev = os.stat(path).st_dev
+        sysfs = os.path.realpath(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    except OSError:
+        return -1
+    for directory in (sysfs, os.path.dirname(sysfs)):  # a partition's queue is its disk's
+        try:
+            with open(os.path.join(directory, "queue", "read_ahead_kb"), encoding="ascii") as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            continue
+    return -1
+
+
+def block_size(path: str) -> int:
+    """The filesystem's block size in bytes (``statvfs``)."""
+    return os.statvfs(path).f_bsize
 
 
 def _unescape(field: str) -> str:

@@ -12,6 +12,8 @@ from h5py import h5s
 from h5sweep import pagecache
 from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.errors import VerificationError
+from h5sweep.query import COLD_RESIDENT_FRACTION, cache_state, gc_paused
+from h5sweep.windows import timed_window, untimed_work
 
 
 def _raw_write(path: str, raw: memoryview, request: int) -> None:
@@ -70,7 +72,7 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]
     out = np.empty_like(flat)
     rows = []
 
-    def record(api, direction, state, request, seconds, repeat, resident=float("nan")):
+    def record(api, direction, state, request, seconds, repeat, window, resident=float("nan"), read_calls=-1):
         rows.append(
             {
                 "case": "iosize",
@@ -82,7 +84,9 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]
                 "request_bytes": request,
                 "bytes_selected": flat.nbytes,
                 "resident_fraction_at_open": resident,
+                "read_calls": read_calls,
                 "variant": f"{api} {direction}{' ' + state if state else ''}, {request} B",
+                **window.columns(),
             }
         )
 
@@ -93,23 +97,32 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]
             for repeat in range(case.repeats):
                 for api in ("raw", "hdf5"):
                     path = paths[api]
-                    start = time.perf_counter_ns()
-                    _raw_write(path, raw, request) if api == "raw" else _hdf5_write(path, flat, per_request)
-                    record(api, "write", "", request, (time.perf_counter_ns() - start) / 1e9, repeat)
+                    with timed_window() as window, gc_paused():
+                        start = time.perf_counter_ns()
+                        _raw_write(path, raw, request) if api == "raw" else _hdf5_write(path, flat, per_request)
+                        seconds = (time.perf_counter_ns() - start) / 1e9
+                    record(api, "write", "", request, seconds, repeat, window)
                     pagecache.evict(path)
-                    for state in ("cold", "warm"):
+                    for attempt in ("first", "again"):
                         resident = pagecache.resident_fraction(path)
                         out.fill(0)
-                        start = time.perf_counter_ns()
-                        if api == "raw":
-                            _raw_read(path, memoryview(out).cast("B"), request)
-                        else:
-                            _hdf5_read(path, out, per_request)
-                        record(api, "read", state, request, (time.perf_counter_ns() - start) / 1e9, repeat, resident)
-                        if not np.array_equal(out, flat):
-                            raise VerificationError(
-                                f"{path}: {api} read in {request}-byte requests differs from what was written"
-                            )
+                        with timed_window() as window, gc_paused():
+                            before = pagecache.io_counters()
+                            start = time.perf_counter_ns()
+                            if api == "raw":
+                                _raw_read(path, memoryview(out).cast("B"), request)
+                            else:
+                                _hdf5_read(path, out, per_request)
+                            seconds = (time.perf_counter_ns() - start) / 1e9
+                            io = pagecache.io_counters() - before
+                        evictable = attempt == "again" or resident < COLD_RESIDENT_FRACTION
+                        state = cache_state(io.device_read, evictable)
+                        record(api, "read", state, request, seconds, repeat, window, resident, io.read_calls)
+                        with untimed_work():
+                            if not np.array_equal(out, flat):
+                                raise VerificationError(
+                                    f"{path}: {api} read in {request}-byte requests differs from what was written"
+                                )
     finally:
         for path in paths.values():
             if os.path.exists(path):

@@ -13,6 +13,7 @@ import ctypes
 import ctypes.util
 import mmap
 import os
+from dataclasses import dataclass
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
@@ -67,19 +68,55 @@ def resident_fraction(path: str) -> float:
 _io_fd: tuple[int, int] | None = None  # (pid, fd of /proc/self/io), opened once per process
 
 
-def process_read_bytes() -> int:
-    """Bytes this process has caused to be fetched from storage (``/proc/self/io`` read_bytes).
+@dataclass(frozen=True)
+class IOCounters:
+    """This process's I/O so far (``/proc/self/io``): ``device_read`` bytes fetched from
+    storage (``read_bytes``), ``requested_read`` and ``requested_write`` bytes passed through
+    read and write calls, page cache or not (``rchar``, ``wchar``: what the library asked
+    of the file), and the number of ``read_calls`` (``syscr``). -1 where the kernel does
+    not say. The difference of two snapshots leaves out the read that took the first."""
 
-    Called around every timed read, so it keeps the file open and re-reads it with one
-    ``pread`` (-1 where the kernel does not offer it)."""
+    device_read: int = -1
+    requested_read: int = -1
+    requested_write: int = -1
+    read_calls: int = -1
+    own_read_bytes: int = 0  # the snapshot's own read of /proc/self/io (counted by the next)
+
+    def __sub__(self, before: IOCounters) -> IOCounters:
+        def delta(a: int, b: int, own: int = 0) -> int:
+            return a - b - own if a >= 0 and b >= 0 else -1
+
+        return IOCounters(
+            delta(self.device_read, before.device_read),
+            delta(self.requested_read, before.requested_read, before.own_read_bytes),
+            delta(self.requested_write, before.requested_write),
+            delta(self.read_calls, before.read_calls, 1),
+        )
+
+
+def io_counters() -> IOCounters:
+    """The process's I/O counters now. Called around every timed read, so it keeps
+    ``/proc/self/io`` open and re-reads it with one ``pread``."""
     global _io_fd
     try:
         if _io_fd is None or _io_fd[0] != os.getpid():
             _io_fd = (os.getpid(), os.open("/proc/self/io", os.O_RDONLY))
-        text = os.pread(_io_fd[1], 4096, 0).decode("ascii")
+        raw = os.pread(_io_fd[1], 4096, 0)
     except OSError:
-        return -1
-    for line in text.splitlines():
-        if line.startswith("read_bytes:"):
-            return int(line.split()[1])
-    return -1
+        return IOCounters()
+    fields = {}
+    for line in raw.decode("ascii").splitlines():
+        name, _, value = line.partition(":")
+        fields[name] = int(value)
+    return IOCounters(
+        fields.get("read_bytes", -1),
+        fields.get("rchar", -1),
+        fields.get("wchar", -1),
+        fields.get("syscr", -1),
+        len(raw),
+    )
+
+
+def process_read_bytes() -> int:
+    """Bytes this process has caused to be fetched from storage (-1 where unknown)."""
+    return io_counters().device_read

@@ -14,6 +14,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from h5sweep.filesystems import mount_info
+
 MB = 1_000_000
 # Rates of this project's reference machine (2 cores, ext4 on a virtual disk); see bench/.
 STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
@@ -23,8 +25,11 @@ READ_BYTES_PER_S = {"none": 2000 * MB, "filtered": 300 * MB}  # decompression bo
 SECONDS_PER_WRITTEN_CHUNK = 12e-6
 SECONDS_PER_READ_CHUNK = 15e-6
 SECONDS_PER_JOB = 2.0  # starting Python and the packages
+SECONDS_PER_REOPEN = 0.003  # close, evict and reopen a file before a selection (cold: every)
+DEVICE_READ_BYTES_PER_S = 200 * MB  # a cold read from a block device, of the chunks' raw size
 CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
 RECORD_BYTES = 600  # one measurement row in Parquet, about
+MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
 
 
 def file_bytes_bound(sweep, layout) -> int:
@@ -33,20 +38,34 @@ def file_bytes_bound(sweep, layout) -> int:
     return data + layout.n_chunks(sweep.shape) * CHUNK_INDEX_BYTES + 64 * 1024
 
 
-def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
+def write_case_seconds(sweep, layout, compression) -> float:
+    """The timed writes of the write case (every variant and repeat): serial windows."""
     kind = "none" if compression.is_none else "filtered"
     allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
-    chunks = layout.n_chunks(sweep.shape)
-    standard = allocated / STANDARD_WRITE_BYTES_PER_S[kind] + chunks * SECONDS_PER_WRITTEN_CHUNK
-    fast_rate = FAST_WRITE_BYTES_PER_S[kind] * (threads if kind == "filtered" else 1)
-    fast = allocated / fast_rate + chunks * SECONDS_PER_WRITTEN_CHUNK
-    return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + sweep.write_case.repeats * standard + fast
+    standard = allocated / STANDARD_WRITE_BYTES_PER_S[kind] + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
+    return len(sweep.write_case.variants()) * sweep.write_case.repeats * standard
 
 
-def query_seconds(sweep, layout, compression) -> float:
+def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
+    """A generate job: making the data, the timed writes, and the fast query file where the
+    write case leaves none to query."""
+    seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + write_case_seconds(sweep, layout, compression)
+    if not sweep.write_case.leaves_query_file:
+        kind = "none" if compression.is_none else "filtered"
+        allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+        fast_rate = FAST_WRITE_BYTES_PER_S[kind] * (threads if kind == "filtered" else 1)
+        seconds += allocated / fast_rate + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
+    return seconds
+
+
+def read_seconds(sweep, layout, compression, from_device: bool = True) -> tuple[float, float]:
+    """(timed, checking) seconds of a query job's reads: every case, visiting policy, chunk
+    cache and cold mode; ``cold: every`` adds a close, eviction and reopen per selection and,
+    on a filesystem with a device (``from_device``), reading what it touches from there."""
     itemsize = sweep.dtype.itemsize
     kind = "none" if compression.is_none else "filtered"
-    seconds = SECONDS_PER_JOB
+    variants = len(sweep.policies) * len(sweep.chunk_caches)
+    timed = check = 0.0
     for case in sweep.read_cases:
         size = case.size(sweep.shape)
         if layout.chunk_shape is None:
@@ -54,9 +73,17 @@ def query_seconds(sweep, layout, compression) -> float:
         else:
             chunks = layout.chunks_touched(tuple(0 for _ in size), size)
             touched = chunks * layout.chunk_bytes(itemsize)
-        check = math.prod(size) * itemsize / MAKE_DATA_BYTES_PER_S
-        seconds += case.repeats * (touched / READ_BYTES_PER_S[kind] + chunks * SECONDS_PER_READ_CHUNK + check)
-    return seconds
+        read = touched / READ_BYTES_PER_S[kind] + chunks * SECONDS_PER_READ_CHUNK
+        for cold in case.cold_modes:
+            first_access = SECONDS_PER_REOPEN + (touched / DEVICE_READ_BYTES_PER_S if from_device else 0.0)
+            timed += variants * case.repeats * (read + (first_access if cold == "every" else 0.0))
+        check += variants * len(case.cold_modes) * case.repeats * math.prod(size) * itemsize / MAKE_DATA_BYTES_PER_S
+    return timed, check
+
+
+def query_seconds(sweep, layout, compression) -> float:
+    timed, check = read_seconds(sweep, layout, compression)
+    return SECONDS_PER_JOB + timed + check
 
 
 @dataclass
@@ -78,15 +105,19 @@ class Plan:
     parallel_jobs: int
     jobs: int
     job_seconds: float
+    timed_seconds: float = 0.0  # inside measurement windows, which never overlap on a node
     filesystems: list[FilesystemPlan] = field(default_factory=list)
 
     @property
     def wall_seconds(self) -> float:
-        return self.job_seconds / max(1, self.parallel_jobs)
+        """Jobs share the cores, but their timed windows run one at a time: the wall time is
+        at least the sum of the windows."""
+        return max(self.job_seconds / max(1, self.parallel_jobs), self.timed_seconds)
 
     def describe(self) -> str:
         lines = [
-            f"h5sweep plan: {self.jobs} generate/query jobs, about {_duration(self.job_seconds)} of job time; "
+            f"h5sweep plan: {self.jobs} generate/query jobs, about {_duration(self.job_seconds)} of job time, "
+            f"{_duration(self.timed_seconds)} of it in timed windows (one at a time); "
             f"with {self.parallel_jobs} at once, about {_duration(self.wall_seconds)} wall time",
         ]
         for fs in self.filesystems:
@@ -114,7 +145,13 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     rows = sum(sweep.write_case.repeats + sum(c.repeats for c in sweep.read_cases) for _ in files)
     results_bytes = rows * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = _device(results_dir)
-    plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=2 * len(files), job_seconds=job_seconds)
+    in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
+    timed = sum(
+        write_case_seconds(sweep, tf.layout, tf.compression)
+        + read_seconds(sweep, tf.layout, tf.compression, not in_memory[tf.filesystem.name])[0]
+        for tf in files
+    )
+    plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=2 * len(files), job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
         largest = max(file_bytes_bound(sweep, tf.layout) for tf in mine)

@@ -8,7 +8,7 @@ import socket
 import time
 from functools import cache
 
-from h5sweep.filesystems import mount_info
+from h5sweep.filesystems import block_size, mount_info, read_ahead_kb
 
 
 @cache
@@ -30,14 +30,26 @@ def software() -> dict:
 def provenance(filesystem_dir: str, config_hash: str) -> dict:
     """Columns shared by every row a job writes."""
     mount = mount_info(filesystem_dir)
+    probe = _existing(filesystem_dir)
     return {
         "host": socket.gethostname(),
         "fs_type": mount.fs_type,
         "fs_path": os.path.realpath(filesystem_dir),
         "fs_mount": mount.mount_point,
         "fs_device": mount.device,
+        "fs_mount_options": mount.options,
+        "fs_block_bytes": block_size(probe),
+        "read_ahead_kb": read_ahead_kb(probe),
         **software(),
         "config_hash": config_hash,
         "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""),
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def _existing(path: str) -> str:
+    """``path`` or its nearest existing ancestor."""
+    path = os.path.abspath(path)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return path

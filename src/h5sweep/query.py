@@ -1,18 +1,34 @@
 """Time the read cases on one generated file.
 
-For each case: flush the file and drop it from the page cache, reopen it (fresh HDF5 chunk
-and metadata caches), then read the case's seeded selections one by one into a preallocated
-buffer, timing only the read. After each timed read, the values are compared with the data
-source; a mismatch raises :class:`VerificationError`.
+The protocol of every read case (see config/README.md, "What a measurement means"):
+
+- the case's selections are the same for every layout (seeded by the case, not the layout);
+- ``cold: first`` (the study's): the file is flushed, dropped from the page cache and
+  reopened before the case; the first read is a first access, the rest is sustained reading
+  of an open file. ``cold: every``: the file is closed, dropped and reopened before every
+  selection, outside the timer, so every read is a first access;
+- only HDF5's read is timed: the file and memory dataspaces are built before the clock and
+  the clock covers ``H5Dread`` into a preallocated buffer, with Python's garbage collector
+  paused; h5py's own per-call cost is measured once per file and recorded beside;
+- the timed reads run inside the node's exclusive measurement window
+  (:mod:`h5sweep.windows`); checking the values read against the data source happens after
+  the window closes;
+- every read records the bytes it fetched from the device and the bytes HDF5 asked of the
+  file (page cache or not), and so whether it was ``cold``, ``warm`` or from ``memory``.
 """
 
 from __future__ import annotations
 
+import gc
+import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import h5py
 import numpy as np
+from h5py import h5s
 
 from h5sweep import pagecache
 from h5sweep.cases import ReadCase
@@ -20,6 +36,7 @@ from h5sweep.datasources import DataSource
 from h5sweep.errors import VerificationError
 from h5sweep.layouts import Layout
 from h5sweep.selections import Selection
+from h5sweep.windows import Window, timed_window, untimed_work
 
 # Pages still cached after eviction below this fraction count as a cold file.
 COLD_RESIDENT_FRACTION = 0.01
@@ -104,10 +121,60 @@ class StoredChunks:
         return int(self.sizes[box].sum())
 
 
-def _check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout) -> None:
-    for repeat, selection, stored in unchecked:
-        values = stored.transpose(np.argsort(layout.axes))  # back to (x, y, z)
-        verify(values, source.region(selection.region), f"{path} case {case.name} repeat {repeat} {selection.label}")
+COLD_MODES = ("first", "every")
+
+
+def cache_state(device_read_bytes: int, evictable: bool) -> str:
+    """Where a read's bytes came from: ``cold`` (some from the device), ``warm`` (all from
+    the page cache), ``memory`` (a filesystem whose pages cannot be dropped, such as tmpfs),
+    ``unknown`` (the kernel does not count the process's device reads)."""
+    if not evictable:
+        return "memory"
+    if device_read_bytes < 0:
+        return "unknown"
+    return "cold" if device_read_bytes > 0 else "warm"
+
+
+@contextmanager
+def gc_paused():
+    """Python's garbage collector off (a collection inside a timed read is not HDF5's time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+class OpenedFile:
+    """A test file opened for timed reads, after dropping it from the page cache."""
+
+    def __init__(self, path: str, dataset_name: str, cache: ChunkCache, evict: bool, readahead: bool):
+        if evict:
+            pagecache.evict(path)
+        self.resident = pagecache.resident_fraction(path)
+        self.evictable = not evict or self.resident < COLD_RESIDENT_FRACTION
+        t0 = time.perf_counter_ns()
+        self.file = h5py.File(path, "r", **cache.open_kwargs())
+        self.dset = self.file[dataset_name]
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+        if not readahead:  # the bench's read-amplification goal: no readahead on HDF5's descriptor
+            os.posix_fadvise(self.file.id.get_vfd_handle(), 0, 0, os.POSIX_FADV_RANDOM)
+        self.space = self.dset.id.get_space()
+        self.reads = 0
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _batches(selections: list[Selection], nbytes: int) -> Iterator[list[tuple[int, Selection]]]:
+    """Selections in groups whose values fit the memory budget for checking: each group is
+    read in one window and checked after it."""
+    per_batch = max(1, VERIFY_BUDGET_BYTES // max(1, nbytes))
+    numbered = list(enumerate(selections))
+    for i in range(0, len(numbered), per_batch):
+        yield numbered[i : i + per_batch]
 
 
 def run_case(
@@ -121,66 +188,123 @@ def run_case(
     stored: StoredChunks | None = None,
     evict: bool = True,
     policy: str = "random",
+    cold: str = "first",
+    readahead: bool = True,
 ) -> list[dict]:
-    """Evict (unless ``evict`` is false), reopen, and time every selection of one case;
-    one row per selection."""
-    stored = stored or StoredChunks(path, layout, dataset_name)
-    if evict:
-        pagecache.evict(path)
-    resident = pagecache.resident_fraction(path)
-    t0 = time.perf_counter_ns()
-    f = h5py.File(path, "r", **cache.open_kwargs())
-    dset = f[dataset_name]
-    open_s = (time.perf_counter_ns() - t0) / 1e9
-    itemsize = dset.dtype.itemsize
-    rows = []
+    """Time every selection of one case (see the module docstring); one row per selection.
+
+    ``evict=False`` keeps the page cache as it is (warm-file benchmarks); ``readahead=False``
+    tells the kernel that HDF5's reads are random (no readahead)."""
+    if cold not in COLD_MODES:
+        raise ValueError(f"cold must be one of {COLD_MODES}, not {cold!r}")
+    if stored is None:
+        with untimed_work():
+            stored = StoredChunks(path, layout, dataset_name)
+    itemsize = source.dtype.itemsize
+    buffer = np.empty(layout.to_storage(selections[0].size), dtype=source.dtype)
+    mem_space = h5s.create_simple(buffer.shape)
+    chunk_bytes = layout.chunk_bytes(itemsize)
+    rows: list[dict] = []
+    opened: OpenedFile | None = None
     try:
-        buffer = np.empty(layout.to_storage(selections[0].size), dtype=dset.dtype)
-        chunk_bytes = layout.chunk_bytes(itemsize)
-        # Values are checked after the case's timed reads, not between them (checking
-        # between reads pushes HDF5's buffers out of the CPU caches and slows the next
-        # read); copies are held up to a memory budget, then checked early.
-        unchecked: list[tuple[int, Selection, np.ndarray]] = []
-        held = 0
-        for repeat, selection in enumerate(selections):
-            region = layout.to_storage(selection.region)
-            io_before = pagecache.process_read_bytes()
-            start = time.perf_counter_ns()
-            dset.read_direct(buffer, source_sel=region)
-            elapsed = time.perf_counter_ns() - start
-            io_after = pagecache.process_read_bytes()
-            unchecked.append((repeat, selection, buffer.copy()))
-            held += buffer.nbytes
-            if held > VERIFY_BUDGET_BYTES:
+        for batch in _batches(selections, buffer.nbytes):
+            unchecked: list[tuple[int, Selection, np.ndarray]] = []
+            batch_rows: list[dict] = []
+            with timed_window() as window, gc_paused():
+                for repeat, selection in batch:
+                    if opened is None or cold == "every":
+                        if opened is not None:
+                            opened.close()
+                        opened = OpenedFile(path, dataset_name, cache, evict, readahead)
+                    space = opened.space
+                    space.select_hyperslab(layout.to_storage(selection.start), buffer.shape)
+                    before = pagecache.io_counters()
+                    start = time.perf_counter_ns()
+                    try:
+                        opened.dset.id.read(mem_space, space, buffer)
+                    except OSError as err:  # e.g. a corrupt chunk: "filter returned failure"
+                        raise VerificationError(
+                            f"{path} case {case.name} repeat {repeat} {selection.label}: HDF5 could not read "
+                            f"the selection: {err}"
+                        ) from err
+                    elapsed = time.perf_counter_ns() - start
+                    io = pagecache.io_counters() - before
+                    unchecked.append((repeat, selection, buffer.copy()))
+                    chunks = layout.chunks_touched(selection.start, selection.size)
+                    batch_rows.append(
+                        {
+                            "case": case.name,
+                            "repeat": repeat,
+                            "seconds": elapsed / 1e9,
+                            "selection": selection.label,
+                            "bytes_selected": selection.nbytes(itemsize),
+                            "chunks_touched": chunks,
+                            "chunk_bytes_touched": chunks * chunk_bytes,
+                            "stored_bytes_touched": stored.touched(selection),
+                            "device_read_bytes": io.device_read,
+                            "library_read_bytes": io.requested_read,
+                            "read_calls": io.read_calls,
+                            "cache_state": cache_state(io.device_read, opened.evictable),
+                            "cold_mode": cold,
+                            "reads_since_open": opened.reads,
+                            "open_s": opened.open_s if opened.reads == 0 else float("nan"),
+                            "resident_fraction_at_open": opened.resident,
+                            "chunk_cache_bytes": cache.nbytes,
+                            "chunk_cache_slots": cache.slots,
+                            "chunk_cache_w0": cache.w0,
+                            "cache_holds_chunk": cache.nbytes >= chunk_bytes,
+                            "policy": policy,
+                            "variant": variant_label(policy, cache, cold),
+                        }
+                    )
+                    opened.reads += 1
+            _add_window(batch_rows, window)
+            rows += batch_rows
+            with untimed_work():
                 _check_all(path, case, unchecked, source, layout)
-                unchecked, held = [], 0
-            chunks = layout.chunks_touched(selection.start, selection.size)
-            rows.append(
-                {
-                    "case": case.name,
-                    "repeat": repeat,
-                    "seconds": elapsed / 1e9,
-                    "selection": selection.label,
-                    "bytes_selected": selection.nbytes(itemsize),
-                    "chunks_touched": chunks,
-                    "chunk_bytes_touched": chunks * chunk_bytes,
-                    "stored_bytes_touched": stored.touched(selection),
-                    "device_read_bytes": io_after - io_before if io_before >= 0 else -1,
-                    "open_s": open_s if repeat == 0 else float("nan"),
-                    "resident_fraction_at_open": resident,
-                    "cold_start": resident < COLD_RESIDENT_FRACTION,
-                    "chunk_cache_bytes": cache.nbytes,
-                    "chunk_cache_slots": cache.slots,
-                    "chunk_cache_w0": cache.w0,
-                    "cache_holds_chunk": cache.nbytes >= chunk_bytes,
-                    "policy": policy,
-                    "variant": f"{policy}, {cache.label}",
-                }
-            )
-        _check_all(path, case, unchecked, source, layout)
     finally:
-        f.close()
+        if opened is not None:
+            opened.close()
     return rows
+
+
+def variant_label(policy: str, cache: ChunkCache, cold: str) -> str:
+    return f"{policy}, {cache.label}, cold {cold}"
+
+
+def _add_window(rows: list[dict], window: Window) -> None:
+    for row in rows:
+        row.update(window.columns())
+
+
+def _check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout) -> None:
+    for repeat, selection, stored in unchecked:
+        values = stored.transpose(np.argsort(layout.axes))  # back to (x, y, z)
+        verify(values, source.region(selection.region), f"{path} case {case.name} repeat {repeat} {selection.label}")
+
+
+def h5py_call_overhead_s(path: str, dataset_name: str = "data", calls: int = 200) -> float:
+    """What h5py's ``read_direct`` costs on top of ``H5Dread`` per call (parsing the
+    selection and building dataspaces), measured on a warm one-element read: the median of
+    ``calls`` alternating pairs. Recorded with every read so a user can add it back."""
+    with h5py.File(path, "r") as f:
+        dset = f[dataset_name]
+        one = (slice(0, 1),) * dset.ndim
+        buffer = np.empty((1,) * dset.ndim, dtype=dset.dtype)
+        mem_space, space = h5s.create_simple(buffer.shape), dset.id.get_space()
+        space.select_hyperslab((0,) * dset.ndim, buffer.shape)
+        dset.read_direct(buffer, source_sel=one)  # warm
+        wrapped, bare = [], []
+        with gc_paused():
+            for _ in range(calls):
+                t0 = time.perf_counter_ns()
+                dset.read_direct(buffer, source_sel=one)
+                t1 = time.perf_counter_ns()
+                dset.id.read(mem_space, space, buffer)
+                t2 = time.perf_counter_ns()
+                wrapped.append(t1 - t0)
+                bare.append(t2 - t1)
+    return max(0.0, (float(np.median(wrapped)) - float(np.median(bare))) / 1e9)
 
 
 def run_queries(
@@ -194,13 +318,20 @@ def run_queries(
     policies: list[str] | None = None,
     dataset_name: str = "data",
 ) -> list[dict]:
-    """Every read case, for every visiting policy and chunk cache setting, each started
-    from a cold (evicted and reopened) file."""
+    """Every read case, for every visiting policy, chunk cache setting and cold mode."""
     rows: list[dict] = []
-    stored = StoredChunks(path, layout, dataset_name)
+    with untimed_work():
+        stored = StoredChunks(path, layout, dataset_name)
+    with timed_window():
+        overhead = h5py_call_overhead_s(path, dataset_name)
     for policy in policies or ["random"]:
         for cache in caches or [ChunkCache()]:
             for case in cases:
                 selections = case.selections(shape, seed, policy, layout.chunk_shape)
-                rows += run_case(path, case, selections, source, layout, cache, dataset_name, stored, policy=policy)
+                for cold in case.cold_modes:
+                    rows += run_case(
+                        path, case, selections, source, layout, cache, dataset_name, stored, policy=policy, cold=cold
+                    )
+    for row in rows:
+        row["h5py_call_overhead_s"] = overhead
     return rows

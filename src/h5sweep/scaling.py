@@ -1,14 +1,16 @@
 """Run the local scaling case: worker processes each read a range of x of the selection and
 compute its count, mean and sum of squared deviations; the parent combines them into the
 variance of the whole selection (Chan et al.'s pairwise update), timed from handing out the
-work to having the combined result. The pool is started before the clock; each worker opens
-the file itself (HDF5 handles do not survive a fork).
+work to the moment the last worker has its partial result. The pool is started before the
+clock; each worker opens the file itself (HDF5 handles do not survive a fork), and checksums
+what it read after its clock stops.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import time
+import zlib
 
 import h5py
 import numpy as np
@@ -18,20 +20,25 @@ from h5sweep.cases.scaling import ScalingCase
 from h5sweep.datasources import DataSource
 from h5sweep.errors import VerificationError
 from h5sweep.layouts import Layout
-from h5sweep.query import DEFAULT_CACHE, ChunkCache
+from h5sweep.query import DEFAULT_CACHE, ChunkCache, gc_paused
+from h5sweep.windows import timed_window, untimed_work
 
 CONTIGUOUS = Layout(None)
-# Check the result against the data source while the selection is at most this large.
-VERIFY_LIMIT_BYTES = 64 * 2**20
 
 
-def _partial_stats(task) -> tuple[int, float, float]:
+def _partial_stats(task) -> tuple[int, float, float, int, int]:
+    """A worker's share: read its region, compute (count, mean, M2). Returns also when that
+    was done (``perf_counter_ns``, one clock for all processes of the node) and, after
+    that, a CRC-32 of the values read, so the parent checks them outside the timed part."""
     path, name, cache_kwargs, region = task
     with h5py.File(path, "r", **cache_kwargs) as f:
-        values = f[name][region].astype(np.float64)
+        raw = f[name][region]
+    values = raw.astype(np.float64)
     n = values.size
     mean = float(values.mean()) if n else 0.0
-    return n, mean, float(((values - mean) ** 2).sum())
+    m2 = float(((values - mean) ** 2).sum())
+    done = time.perf_counter_ns()
+    return n, mean, m2, done, zlib.crc32(np.ascontiguousarray(raw).tobytes())
 
 
 def combine(parts: list[tuple[int, float, float]]) -> float:
@@ -63,54 +70,64 @@ def run_scaling(
     dataset_name: str = "data",
     layout: Layout = CONTIGUOUS,
 ) -> list[dict]:
+    """Time the variance of each selection across 1..N worker processes; each run is timed
+    from handing out the work to the last worker's partial result, inside the node's measurement
+    window. Every worker's values are checked (CRC-32 of what it read against the data
+    source) after the window, and the variance against the data source's."""
     rows = []
     context = multiprocessing.get_context("fork")
     itemsize = source.dtype.itemsize
     for slices in case.slices:
         selections = case.selections(shape, seed, slices)
         for processes in case.processes:
-            pagecache.evict(path)  # every process count starts from a cold file
+            # workers start before any lock is taken: a forked child would keep it
             with context.Pool(processes) as pool:
                 pool.map(int, range(processes))  # workers are up before the clock starts
+                pagecache.evict(path)  # every process count starts from a cold file
                 for repeat, selection in enumerate(selections):
                     (x0, y0, z0), (sx, sy, sz) = selection.start, selection.size
-                    tasks = [
-                        (
-                            path,
-                            dataset_name,
-                            cache.open_kwargs(),
-                            layout.to_storage((slice(a, b), slice(y0, y0 + sy), slice(z0, z0 + sz))),
-                        )
+                    parts = [
+                        (slice(a, b), slice(y0, y0 + sy), slice(z0, z0 + sz))
                         for a, b in split_x(x0, x0 + sx, processes)
                     ]
-                    start = time.perf_counter_ns()
-                    variance = combine(pool.map(_partial_stats, tasks))
-                    seconds = (time.perf_counter_ns() - start) / 1e9
-                    nbytes = selection.nbytes(itemsize)
-                    verified = nbytes <= VERIFY_LIMIT_BYTES or repeat == 0
-                    if verified:
-                        expected = float(np.var(source.region(selection.region).astype(np.float64)))
-                        if not np.isclose(variance, expected, rtol=1e-9, atol=1e-9):
-                            raise VerificationError(
-                                f"{path} case scaling {selection.label} with {processes} processes: variance "
-                                f"{variance!r} differs from the data source's {expected!r}"
-                            )
+                    tasks = [(path, dataset_name, cache.open_kwargs(), layout.to_storage(part)) for part in parts]
+                    with timed_window() as window, gc_paused():
+                        start = time.perf_counter_ns()
+                        results = pool.map(_partial_stats, tasks)
+                        variance = combine([r[:3] for r in results])
+                        seconds = (max(r[3] for r in results) - start) / 1e9
+                    with untimed_work():
+                        _verify(path, selection, processes, parts, results, variance, source, layout)
                     rows.append(
                         {
                             "case": "scaling",
                             "repeat": repeat,
                             "seconds": seconds,
                             "selection": selection.label,
-                            "bytes_selected": nbytes,
+                            "bytes_selected": selection.nbytes(itemsize),
                             "processes": processes,
                             "z_slices": sz,
                             "scaling_slices": case.label(slices),
                             "variance": variance,
-                            "verified": verified,
+                            "verified": True,
                             "chunk_cache_bytes": cache.nbytes,
                             "chunk_cache_slots": cache.slots,
                             "chunk_cache_w0": cache.w0,
                             "variant": f"{case.label(slices)}, {processes} processes",
+                            **window.columns(),
                         }
                     )
     return rows
+
+
+def _verify(path, selection, processes, parts, results, variance, source, layout) -> None:
+    """Every worker's values against the data source, and the combined variance."""
+    where = f"{path} case scaling {selection.label} with {processes} processes"
+    for part, result in zip(parts, results, strict=True):
+        expected = np.ascontiguousarray(source.region(part).transpose(layout.axes))
+        if zlib.crc32(expected.tobytes()) != result[4]:
+            label = "[" + ", ".join(f"{s.start}:{s.stop}" for s in part) + "]"
+            raise VerificationError(f"{where}: the values a worker read at {label} differ from the data source")
+    expected = float(np.var(source.region(selection.region).astype(np.float64)))
+    if not np.isclose(variance, expected, rtol=1e-9, atol=1e-9):
+        raise VerificationError(f"{where}: variance {variance!r} differs from the data source's {expected!r}")

@@ -16,6 +16,7 @@ from h5sweep.layouts import Layout
 from h5sweep.provenance import provenance
 from h5sweep.query import run_queries
 from h5sweep.records import write_table
+from h5sweep.windows import untimed_work
 
 
 def _sweep(config: dict) -> Sweep:
@@ -54,8 +55,8 @@ def run_generate(
     """Generate one test file (the write case) and record its timings."""
     sweep = _sweep(config)
     layout, comp = sweep.layout(layout_id), parse_compression(compression)
-    source = make_source(sweep.dataset, layout)
-    data = source.materialize()
+    with untimed_work():
+        data = make_source(sweep.dataset, layout).materialize()
     rows = generate(
         h5_path, data, layout, comp, sweep.write_case, sweep.dataset["name"], threads, sweep.chunk_caches[0]
     )
@@ -134,7 +135,8 @@ def _measure_filesystem(config: dict, filesystem: str, record: str, name: str, c
     sweep = _sweep(config)
     layout = Layout(None)
     fs = sweep.filesystem(filesystem)
-    data = make_source(sweep.dataset, layout).materialize()
+    with untimed_work():
+        data = make_source(sweep.dataset, layout).materialize()
     rows = measure(os.path.join(fs.directory, sweep.name, name), case_of(sweep), data)
     shared = _shared_columns(sweep, filesystem, layout, "none")
     for row in rows:

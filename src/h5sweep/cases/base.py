@@ -1,4 +1,5 @@
-"""What every read case has: a name, a repeat count, and a box size for a dataset shape."""
+"""What every read case has: a name, a repeat count, cold modes, and a box size for a
+dataset shape."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
 from h5sweep.selections import Selection, case_rng, visit
 
+# How a read case meets the page cache: ``first`` evicts and reopens the file before the
+# case (the study's: a first access, then sustained reads of an open file); ``every`` before
+# every selection, outside the timer (all reads are first accesses).
+COLD_MODES = ("first", "every")
+DEFAULT_COLD = "every"
+
 
 class ReadCase:
     name: ClassVar[str]
@@ -16,12 +23,31 @@ class ReadCase:
     def __init__(self, settings: dict):
         self.settings = dict(settings)
         self.repeats = int(self.settings.get("repeats", 50))
+        cold = self.settings.get("cold", DEFAULT_COLD)
+        self.cold_modes = list(dict.fromkeys([cold] if isinstance(cold, str) else cold))
+
+    @property
+    def key(self) -> str:
+        """The case's key in the config, for messages."""
+        return f"cases.{self.name}"
+
+    def check_cold_modes(self) -> None:
+        if not self.cold_modes:
+            raise ConfigError(f"{self.key}.cold", self.settings.get("cold"), "names no cold mode")
+        for i, mode in enumerate(self.cold_modes):
+            if mode not in COLD_MODES:
+                raise ConfigError(
+                    f"{self.key}.cold" + (f"[{i}]" if not isinstance(self.settings.get("cold"), str) else ""),
+                    mode,
+                    f"unknown cold mode (known: {', '.join(COLD_MODES)})",
+                )
 
     def size(self, shape: Shape) -> Shape:
         """The box every selection of this case reads, for a dataset of ``shape``."""
         raise NotImplementedError
 
     def check(self, shape: Shape) -> None:
+        self.check_cold_modes()
         if self.repeats < 1:
             raise ConfigError(f"cases.{self.name}.repeats", self.repeats, "must be at least 1")
         for axis, (n, s) in enumerate(zip(self.size(shape), shape, strict=True)):

@@ -23,16 +23,21 @@ class BoxCase(ReadCase):
     def __init__(self, settings: dict, index: int = 0):
         super().__init__(settings)
         self.name = str(settings.get("name", ""))
-        self.key = f"cases.boxes[{index}]"
+        self._key = f"cases.boxes[{index}]"
         if not NAME.match(self.name):
             raise ConfigError(
                 f"{self.key}.name", self.name, "a box name is a lowercase letter then letters, digits or _"
             )
 
+    @property
+    def key(self) -> str:
+        return self._key
+
     def size(self, shape: Shape) -> Shape:
         return tuple(n if v == "all" else int(v) for v, n in zip(self.settings["size"], shape, strict=True))
 
     def check(self, shape: Shape) -> None:
+        self.check_cold_modes()
         if self.repeats < 1:
             raise ConfigError(f"{self.key}.repeats", self.repeats, "must be at least 1")
         for axis, (n, s) in enumerate(zip(self.size(shape), shape, strict=True)):

@@ -12,6 +12,9 @@ from h5sweep.errors import ConfigError
 from h5sweep.layouts import WRITE_STRATEGIES
 
 FILL_TIMES = ("ifset", "never", "alloc")
+# The variant whose file the read cases query: what a converter writing chunk by chunk, with
+# HDF5's default fill time, leaves on disk.
+QUERIED_VARIANT = ("chunk", "ifset")
 
 
 class WriteCase:
@@ -40,6 +43,11 @@ class WriteCase:
 
     def variants(self) -> list[tuple[str, str]]:
         return [(s, f) for s in dict.fromkeys(self.strategies) for f in dict.fromkeys(self.fill_times)]
+
+    @property
+    def leaves_query_file(self) -> bool:
+        """Whether the write case writes the file the read cases query (else the fast path does)."""
+        return QUERIED_VARIANT in self.variants()
 
     @staticmethod
     def variant_label(strategy: str, fill_time: str) -> str:

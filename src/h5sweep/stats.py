@@ -1,0 +1,82 @@
+"""Statistics for timings: medians with distribution-free confidence intervals, and rank
+agreement between runs.
+
+Timings are skewed and heavy-tailed (a page fault, a flush of another process), so the
+interval of a median comes from order statistics (the binomial argument), not from a normal
+approximation: no assumption about the distribution, exact coverage of at least the level
+asked for wherever the sample is large enough to give it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+CONFIDENCE = 0.95
+
+
+def _binomial_half_cdf(n: int) -> list[float]:
+    """P(B <= k) for B ~ Binomial(n, 1/2), k = 0..n (exact: integer counts)."""
+    total, out, acc = 2**n, [], 0
+    for k in range(n + 1):
+        acc += math.comb(n, k)
+        out.append(acc / total)
+    return out
+
+
+def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int]:
+    """0-based ranks (lo, hi) of the sorted sample that bound the median with at least
+    ``confidence``; (0, n - 1) where ``n`` is too small for that (n <= 5 at 95%)."""
+    if n <= 0:
+        raise ValueError("no values")
+    alpha = 1.0 - confidence
+    cdf = _binomial_half_cdf(n)
+    # largest j (1-based) with P(B <= j - 1) <= alpha / 2; the interval is [x_(j), x_(n-j+1)]
+    j = 0
+    while j + 1 <= n and cdf[j] <= alpha / 2:
+        j += 1
+    if j == 0:
+        return 0, n - 1
+    return j - 1, n - j
+
+
+def median_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """(median, low, high): the median and its order-statistic confidence interval."""
+    x = np.sort(np.asarray(values, dtype=float))
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        return math.nan, math.nan, math.nan
+    lo, hi = median_ci_ranks(x.size, confidence)
+    return float(np.median(x)), float(x[lo]), float(x[hi])
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    return float(np.percentile(x, q)) if x.size else math.nan
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float:
+    """Spearman's rank correlation of two paired samples (average ranks for ties)."""
+    ra, rb = _ranks(a), _ranks(b)
+    if ra.size < 2 or ra.std() == 0 or rb.std() == 0:
+        return math.nan
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def _ranks(values: Sequence[float]) -> np.ndarray:
+    x = np.asarray(values, dtype=float)
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(x.size)
+    ranks[order] = np.arange(x.size, dtype=float)
+    for value in np.unique(x):  # ties share their average rank
+        tied = x == value
+        if tied.sum() > 1:
+            ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
