@@ -110,6 +110,8 @@ def test_unknown_policies_strategies_and_fill_times_are_refused(tmp_path):
         (("cases", "write", "fill_time"), ["early"], "cases.write.fill_time[0]='early': unknown fill time"),
         (("chunk_cache",), [{"bytes": 1, "slots": 0, "w0": 0.5}], "chunk_cache[0].slots=0"),
         (("chunk_cache",), [{"bytes": 1, "slots": 7, "w0": 1.5}], "chunk_cache[0].w0=1.5"),
+        (("cases", "slice", "cold"), "warm", "cases.slice.cold='warm'"),
+        (("cases", "spectra", "cold"), ["first", "always"], "cases.spectra.cold"),
     ]
     for path, value, message in bad:
         with pytest.raises(ConfigError) as err:

@@ -3,7 +3,9 @@ untimed heavy work; untimed work may overlap untimed work."""
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
+import os
 import time
 
 import pytest
@@ -19,11 +21,14 @@ def own_lock_dir(tmp_path, monkeypatch):
 
 def _worker(kind: str, sections: int, hold_s: float, queue) -> None:
     for _ in range(sections):
-        if kind == "timed":
-            with windows.timed_window() as window:
-                start = time.time()
-                time.sleep(hold_s)
-                end = time.time()
+        if kind == "timed":  # as a job does: untimed work around its timed window
+            with windows.untimed_work():
+                time.sleep(hold_s / 2)
+                with windows.timed_window() as window:
+                    start = time.time()
+                    time.sleep(hold_s)
+                    end = time.time()
+                time.sleep(hold_s / 2)
             queue.put((kind, start, end, window.opened_at, window.closed_at, window.wait_s))
         else:
             with windows.untimed_work():
@@ -68,12 +73,38 @@ def test_untimed_work_may_run_side_by_side():
     assert any(_overlap(a, b) for i, a in enumerate(first) for b in first[i + 1 :])
 
 
-def test_a_window_inside_a_section_of_the_same_process_is_refused():
-    refused = pytest.raises(RuntimeError, match=r"inside another section \(untimed\)")
-    with windows.untimed_work(), refused, windows.timed_window():
+def test_windows_do_not_nest_and_give_up_the_jobs_shared_lock_meanwhile():
+    nested = pytest.raises(RuntimeError, match="inside another timed window")
+    with windows.timed_window(), nested, windows.timed_window():
         pass
-    with windows.untimed_work(), windows.untimed_work():  # untimed work nests
+    untimed_inside = pytest.raises(RuntimeError, match="untimed work cannot run inside")
+    with windows.timed_window(), untimed_inside, windows.untimed_work():
         pass
-    with windows.timed_window() as window:
-        assert window.load_1min >= 0
-    assert window.closed_at >= window.opened_at
+    with windows.untimed_work(), windows.untimed_work():  # untimed work nests: one shared lock
+        assert len(windows._lock_fds) == 1
+        with windows.timed_window() as window:  # the shared lock is given up, the window taken
+            assert len(windows._lock_fds) == 2 and window.load_1min >= 0
+        assert len(windows._lock_fds) == 1  # and taken back
+    assert not windows._lock_fds and window.closed_at >= window.opened_at
+
+
+def _child_waits(queue, done) -> None:
+    queue.put(sorted(windows._lock_fds))
+    done.wait(30)
+
+
+def test_a_forked_child_does_not_keep_the_jobs_lock():
+    context = multiprocessing.get_context("fork")
+    queue, done = context.Queue(), context.Event()
+    with windows.untimed_work():
+        child = context.Process(target=_child_waits, args=(queue, done))
+        child.start()
+        assert queue.get(timeout=30) == []  # the child dropped its copy of the shared lock
+    try:
+        # the parent released it while the child lives: nobody holds the lock now
+        fd = os.open(windows._lock_path("measure"), os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(fd)
+    finally:
+        done.set()
+        child.join(timeout=30)

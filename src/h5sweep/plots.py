@@ -196,8 +196,16 @@ def plot_write(summary: pd.DataFrame, filesystem: str, out: str) -> None:
 
 def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Performance score per layout; full marks opaque, the rest transparent, as in the study."""
-    rows = summary[summary["filesystem"] == filesystem].drop_duplicates(["layout", "chunk_shape", "compression"])
-    _grouped_bars(rows, "score", "score", f"performance score on {filesystem}", out, full_marks=True)
+    mine = summary[summary["filesystem"] == filesystem]
+    rows = mine.drop_duplicates(["layout", "chunk_shape", "compression"])
+    title = f"performance score on {filesystem}"
+    if "score_threshold_s" in mine:  # the thresholds applied (scaled to the bytes each case selects)
+        limits = mine.dropna(subset=["score_threshold_s"]).drop_duplicates("case")
+        title += "\nmedian under: " + ", ".join(
+            f"{case} {limit * 1e3:.3g} ms"
+            for case, limit in zip(limits["case"], limits["score_threshold_s"], strict=True)
+        )
+    _grouped_bars(rows, "score", "score", title, out, full_marks=True)
 
 
 def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False) -> None:

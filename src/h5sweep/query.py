@@ -32,11 +32,12 @@ from h5py import h5s
 
 from h5sweep import pagecache
 from h5sweep.cases import ReadCase
+from h5sweep.cases.base import COLD_MODES
 from h5sweep.datasources import DataSource
 from h5sweep.errors import VerificationError
 from h5sweep.layouts import Layout
 from h5sweep.selections import Selection
-from h5sweep.windows import Window, timed_window, untimed_work
+from h5sweep.windows import timed_window, untimed_work
 
 # Pages still cached after eviction below this fraction count as a cold file.
 COLD_RESIDENT_FRACTION = 0.01
@@ -119,9 +120,6 @@ class StoredChunks:
             for s, n, c in zip(start, size, self.layout.storage_chunk_shape, strict=True)
         )
         return int(self.sizes[box].sum())
-
-
-COLD_MODES = ("first", "every")
 
 
 def cache_state(device_read_bytes: int, evictable: bool) -> str:
@@ -208,17 +206,18 @@ def run_case(
     opened: OpenedFile | None = None
     try:
         for batch in _batches(selections, buffer.nbytes):
-            unchecked: list[tuple[int, Selection, np.ndarray]] = []
-            batch_rows: list[dict] = []
+            # inside the window only what a read needs: the row is written afterwards, so
+            # that no bookkeeping pushes HDF5's state out of the CPU caches between reads
+            timed: list[tuple] = []
             with timed_window() as window, gc_paused():
                 for repeat, selection in batch:
                     if opened is None or cold == "every":
                         if opened is not None:
                             opened.close()
                         opened = OpenedFile(path, dataset_name, cache, evict, readahead)
+                        counters = pagecache.io_counters()
                     space = opened.space
                     space.select_hyperslab(layout.to_storage(selection.start), buffer.shape)
-                    before = pagecache.io_counters()
                     start = time.perf_counter_ns()
                     try:
                         opened.dset.id.read(mem_space, space, buffer)
@@ -228,40 +227,43 @@ def run_case(
                             f"the selection: {err}"
                         ) from err
                     elapsed = time.perf_counter_ns() - start
-                    io = pagecache.io_counters() - before
-                    unchecked.append((repeat, selection, buffer.copy()))
-                    chunks = layout.chunks_touched(selection.start, selection.size)
-                    batch_rows.append(
-                        {
-                            "case": case.name,
-                            "repeat": repeat,
-                            "seconds": elapsed / 1e9,
-                            "selection": selection.label,
-                            "bytes_selected": selection.nbytes(itemsize),
-                            "chunks_touched": chunks,
-                            "chunk_bytes_touched": chunks * chunk_bytes,
-                            "stored_bytes_touched": stored.touched(selection),
-                            "device_read_bytes": io.device_read,
-                            "library_read_bytes": io.requested_read,
-                            "read_calls": io.read_calls,
-                            "cache_state": cache_state(io.device_read, opened.evictable),
-                            "cold_mode": cold,
-                            "reads_since_open": opened.reads,
-                            "open_s": opened.open_s if opened.reads == 0 else float("nan"),
-                            "resident_fraction_at_open": opened.resident,
-                            "chunk_cache_bytes": cache.nbytes,
-                            "chunk_cache_slots": cache.slots,
-                            "chunk_cache_w0": cache.w0,
-                            "cache_holds_chunk": cache.nbytes >= chunk_bytes,
-                            "policy": policy,
-                            "variant": variant_label(policy, cache, cold),
-                        }
-                    )
+                    # one snapshot of the counters serves as this read's end and the next one's
+                    # start (nothing between them reads a file): one system call per read
+                    after = pagecache.io_counters()
+                    io, counters = after - counters, after
+                    timed.append((repeat, selection, elapsed, io, opened, opened.reads, buffer.copy()))
                     opened.reads += 1
-            _add_window(batch_rows, window)
-            rows += batch_rows
+            for repeat, selection, elapsed, io, handle, reads_before, _ in timed:
+                chunks = layout.chunks_touched(selection.start, selection.size)
+                rows.append(
+                    {
+                        "case": case.name,
+                        "repeat": repeat,
+                        "seconds": elapsed / 1e9,
+                        "selection": selection.label,
+                        "bytes_selected": selection.nbytes(itemsize),
+                        "chunks_touched": chunks,
+                        "chunk_bytes_touched": chunks * chunk_bytes,
+                        "stored_bytes_touched": stored.touched(selection),
+                        "device_read_bytes": io.device_read,
+                        "library_read_bytes": io.requested_read,
+                        "read_calls": io.read_calls,
+                        "cache_state": cache_state(io.device_read, handle.evictable),
+                        "cold_mode": cold,
+                        "reads_since_open": reads_before,
+                        "open_s": handle.open_s if reads_before == 0 else float("nan"),
+                        "resident_fraction_at_open": handle.resident,
+                        "chunk_cache_bytes": cache.nbytes,
+                        "chunk_cache_slots": cache.slots,
+                        "chunk_cache_w0": cache.w0,
+                        "cache_holds_chunk": cache.nbytes >= chunk_bytes,
+                        "policy": policy,
+                        "variant": variant_label(policy, cache, cold),
+                        **window.columns(),
+                    }
+                )
             with untimed_work():
-                _check_all(path, case, unchecked, source, layout)
+                _check_all(path, case, [(r, sel, values) for r, sel, *_, values in timed], source, layout)
     finally:
         if opened is not None:
             opened.close()
@@ -270,11 +272,6 @@ def run_case(
 
 def variant_label(policy: str, cache: ChunkCache, cold: str) -> str:
     return f"{policy}, {cache.label}, cold {cold}"
-
-
-def _add_window(rows: list[dict], window: Window) -> None:
-    for row in rows:
-        row.update(window.columns())
 
 
 def _check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout) -> None:

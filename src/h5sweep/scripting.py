@@ -8,6 +8,8 @@ import os
 import sys
 import traceback
 
+from h5sweep.windows import untimed_work
+
 
 def process_age_s() -> float:
     """Seconds since this process started, from the kernel's own clock ticks (psutil's
@@ -21,9 +23,14 @@ def process_age_s() -> float:
 
 @contextlib.contextmanager
 def logged(log_path: str):
-    """Send the job's messages to its log; on failure, also say why on the console."""
+    """Send the job's messages to its log; on failure, also say why on the console.
+
+    The whole job is untimed work of the node (:mod:`h5sweep.windows`): it holds the
+    measurement lock shared, except inside its own timed windows, so importing the
+    packages, making data and writing records never overlap another job's timed read.
+    Scripts import the heavy modules inside this block."""
     console = sys.stderr
-    with open(log_path, "w", encoding="utf-8") as log:
+    with untimed_work(), open(log_path, "w", encoding="utf-8") as log:
         sys.stderr = log
         logging.basicConfig(stream=log, level=logging.INFO, format="%(asctime)s %(message)s", force=True)
         try:

@@ -4,8 +4,10 @@ Every job of a sweep that runs on a node shares one lock file on node-local stor
 section (a read case's selections, a write, a scaling run, the I/O size and metadata cases)
 holds it *exclusively*; untimed heavy work (making data, writing query files, checking the
 values read) holds it *shared*, so untimed work may overlap other untimed work but never a
-timed section. A second lock, the turnstile, gives waiting timed sections priority: a job
-that wants a window takes the turnstile first, and untimed work passes through the turnstile
+timed section. A job holds the shared lock for its whole life (from before its heavy imports
+to its exit, see :func:`h5sweep.scripting.logged`) and gives it up only for its own timed
+windows. A second lock, the turnstile, gives waiting timed sections priority: a job that
+wants a window takes the turnstile first, and untimed work passes through the turnstile
 before it takes its shared lock, so a stream of untimed work cannot starve a measurement.
 
 The locks are ``flock`` locks: the kernel drops them when a process dies, so a killed job
@@ -42,14 +44,46 @@ def _lock_path(kind: str) -> str:
     return os.path.join(lock_dir(), f"h5sweep-{os.getuid()}.{kind}.lock")
 
 
-@contextlib.contextmanager
-def _flock(kind: str, mode: int):
-    fd = os.open(_lock_path(kind), os.O_RDWR | os.O_CREAT, 0o600)
+_lock_fds: set[int] = set()  # descriptors of the locks this process holds now
+
+
+def _lock(kind: str, mode: int) -> int:
+    fd = os.open(_lock_path(kind), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    _lock_fds.add(fd)
     try:
         fcntl.flock(fd, mode)
+    except BaseException:
+        _unlock(fd)
+        raise
+    return fd
+
+
+def _unlock(fd: int) -> None:
+    _lock_fds.discard(fd)
+    os.close(fd)  # closing releases the lock
+
+
+@contextlib.contextmanager
+def _flock(kind: str, mode: int):
+    fd = _lock(kind, mode)
+    try:
         yield
     finally:
-        os.close(fd)  # closing releases the lock
+        _unlock(fd)
+
+
+def _forget_inherited_locks() -> None:
+    """In a forked child: drop the parent's lock descriptors, so that the parent's release
+    is a release (a lock lives while any descriptor of it is open)."""
+    global _shared_fd, _untimed_depth, _in_window
+    for fd in list(_lock_fds):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _lock_fds.clear()
+    _shared_fd, _untimed_depth, _in_window = None, 0, False
+
+
+os.register_at_fork(after_in_child=_forget_inherited_locks)
 
 
 @dataclass
@@ -71,44 +105,63 @@ class Window:
         }
 
 
-_held: list[str] = []  # what this process holds now ("timed" or "untimed"), innermost last
+_shared_fd: int | None = None  # the shared lock of this process's untimed work
+_untimed_depth = 0  # nesting of untimed sections
+_in_window = False
+
+
+def _take_shared() -> int:
+    with _flock("turnstile", fcntl.LOCK_SH):
+        pass  # wait behind a timed window that is waiting, without blocking other untimed work
+    return _lock("measure", fcntl.LOCK_SH)
 
 
 @contextlib.contextmanager
 def timed_window():
     """Hold the node's measurement lock exclusively; yields the :class:`Window`.
 
-    Not inside another window or untimed section of the same process (it would wait for
-    itself). Start worker processes before opening a window, never inside a section: a
-    forked child keeps its parent's lock until it exits."""
-    if _held:
-        raise RuntimeError(f"a timed window cannot open inside another section ({_held[-1]}) of the same process")
+    Inside untimed work of the same process (a whole job is untimed work, see
+    :func:`h5sweep.scripting.logged`), the shared lock is given up for the window and taken
+    back after it. Windows do not nest."""
+    global _shared_fd, _in_window
+    if _in_window:
+        raise RuntimeError("a timed window cannot open inside another timed window")
+    resume = _shared_fd is not None
+    if resume:
+        _unlock(_shared_fd)
+        _shared_fd = None
     window = Window()
     asked = time.perf_counter()
-    with _flock("turnstile", fcntl.LOCK_EX), _flock("measure", fcntl.LOCK_EX):
-        window.wait_s = time.perf_counter() - asked
-        window.opened_at = time.time()
-        window.load_1min = os.getloadavg()[0]
-        _held.append("timed")
-        try:
-            yield window
-        finally:
-            _held.pop()
-            window.closed_at = time.time()
+    try:
+        with _flock("turnstile", fcntl.LOCK_EX), _flock("measure", fcntl.LOCK_EX):
+            window.wait_s = time.perf_counter() - asked
+            window.opened_at = time.time()
+            window.load_1min = os.getloadavg()[0]
+            _in_window = True
+            try:
+                yield window
+            finally:
+                _in_window = False
+                window.closed_at = time.time()
+    finally:
+        if resume:
+            _shared_fd = _take_shared()
 
 
 @contextlib.contextmanager
 def untimed_work():
     """Hold the node's measurement lock shared: heavy work that no timed window may overlap.
-    Inside a section this process already holds, it is that section."""
-    if _held:
+    Sections nest (the outermost holds the lock); none may open inside a timed window."""
+    global _shared_fd, _untimed_depth
+    if _in_window:
+        raise RuntimeError("untimed work cannot run inside a timed window")
+    if _untimed_depth == 0:
+        _shared_fd = _take_shared()
+    _untimed_depth += 1
+    try:
         yield
-        return
-    with _flock("turnstile", fcntl.LOCK_SH):
-        pass  # wait behind a timed window that is waiting, without blocking other untimed work
-    with _flock("measure", fcntl.LOCK_SH):
-        _held.append("untimed")
-        try:
-            yield
-        finally:
-            _held.pop()
+    finally:
+        _untimed_depth -= 1
+        if _untimed_depth == 0 and _shared_fd is not None:
+            _unlock(_shared_fd)
+            _shared_fd = None

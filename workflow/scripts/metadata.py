@@ -1,7 +1,9 @@
 """Metadata overhead on one filesystem: the same values as N small datasets vs one."""
 
 from h5sweep.scripting import logged
-from h5sweep.stages import run_metadata_case
 
 with logged(snakemake.log[0]):
+    # heavy imports inside the job's untimed section (h5sweep.scripting.logged)
+    from h5sweep.stages import run_metadata_case
+
     run_metadata_case(snakemake.config, snakemake.wildcards.filesystem, snakemake.output.record)
