@@ -4,7 +4,8 @@
 ``resident_fraction`` asks the kernel (mincore) how much of the file is still cached, which
 tells whether eviction worked on that filesystem (it does not on tmpfs, where the page cache
 *is* the storage). Pages still mapped by a live memory map in some process are not
-dropped; this module never keeps a mapping open.
+dropped; this module never keeps a mapping open. ``io_counters`` reads the process's own I/O
+counters around every timed read: bytes from the device, bytes asked of files, read calls.
 """
 
 from __future__ import annotations
@@ -117,8 +118,3 @@ def io_counters() -> IOCounters:
         fields.get("syscr", -1),
         len(raw),
     )
-
-
-def process_read_bytes() -> int:
-    """Bytes this process has caused to be fetched from storage (-1 where unknown)."""
-    return io_counters().device_read
