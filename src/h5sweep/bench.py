@@ -43,8 +43,9 @@ from h5sweep.fastwrite import write_fast
 from h5sweep.filesystems import mount_info
 from h5sweep.generate import write_file
 from h5sweep.layouts import Layout
-from h5sweep.query import gc_paused, run_case
+from h5sweep.query import run_case
 from h5sweep.stats import intervals_overlap, spearman
+from h5sweep.timing import gc_paused
 
 MB = 1_000_000
 SAMPLES = 5  # interleaved samples behind every ratio

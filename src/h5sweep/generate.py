@@ -21,14 +21,14 @@ import h5py
 import numpy as np
 from h5py import h5s
 
-from h5sweep import pagecache
 from h5sweep.cases.write import QUERIED_VARIANT, WriteCase
 from h5sweep.compression import Compression
 from h5sweep.fastwrite import write_fast
 from h5sweep.layouts import Layout
 from h5sweep.pagecache import fsync_path
-from h5sweep.query import DEFAULT_CACHE, ChunkCache, gc_paused
-from h5sweep.windows import timed_window, untimed_work
+from h5sweep.query import DEFAULT_CACHE, ChunkCache
+from h5sweep.timing import timed_io
+from h5sweep.windows import untimed_work
 
 QUERY_FILE_FROM_WRITE_CASE = "write-case"
 
@@ -115,31 +115,27 @@ def generate(
         variants = write_case.variants()
         for strategy, fill_time in variants:
             for repeat in range(write_case.repeats):
-                with timed_window() as window, gc_paused():
-                    before = pagecache.io_counters()
-                    t0 = time.perf_counter_ns()
+                with timed_io() as timed:
                     writes = write_stored(partial, stored, layout, compression, name, strategy, fill_time, cache)
-                    seconds = (time.perf_counter_ns() - t0) / 1e9
-                    io = pagecache.io_counters() - before
                 rows.append(
                     {
                         "repeat": repeat,
-                        "seconds": seconds,
+                        "seconds": timed.seconds,
                         "file_bytes": os.stat(partial).st_size,
                         "write_calls": writes,
-                        "library_write_bytes": io.requested_write,
+                        "library_write_bytes": timed.io.requested_write,
                         "write_strategy": strategy,
                         "fill_time": fill_time,
                         "variant": write_case.variant_label(strategy, fill_time),
                         "chunk_cache_bytes": cache.nbytes,
                         "chunk_cache_slots": cache.slots,
                         "chunk_cache_w0": cache.w0,
-                        **window.columns(),
+                        **timed.window.columns(),
                     }
                 )
                 if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.repeats - 1:
                     os.replace(partial, path)
-                    method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, seconds
+                    method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, timed.seconds
                 else:
                     os.remove(partial)
         if method is None:

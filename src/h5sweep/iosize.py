@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 import h5py
 import numpy as np
@@ -12,8 +11,9 @@ from h5py import h5s
 from h5sweep import pagecache
 from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.errors import VerificationError
-from h5sweep.query import COLD_RESIDENT_FRACTION, cache_state, gc_paused
-from h5sweep.windows import timed_window, untimed_work
+from h5sweep.pagecache import COLD_RESIDENT_FRACTION, cache_state
+from h5sweep.timing import timed_io
+from h5sweep.windows import untimed_work
 
 
 def _raw_write(path: str, raw: memoryview, request: int) -> None:
@@ -97,27 +97,23 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]
             for repeat in range(case.repeats):
                 for api in ("raw", "hdf5"):
                     path = paths[api]
-                    with timed_window() as window, gc_paused():
-                        start = time.perf_counter_ns()
+                    with timed_io() as written:
                         _raw_write(path, raw, request) if api == "raw" else _hdf5_write(path, flat, per_request)
-                        seconds = (time.perf_counter_ns() - start) / 1e9
-                    record(api, "write", "", request, seconds, repeat, window)
+                    record(api, "write", "", request, written.seconds, repeat, written.window)
                     pagecache.evict(path)
                     for attempt in ("first", "again"):
                         resident = pagecache.resident_fraction(path)
                         out.fill(0)
-                        with timed_window() as window, gc_paused():
-                            before = pagecache.io_counters()
-                            start = time.perf_counter_ns()
+                        with timed_io() as read:
                             if api == "raw":
                                 _raw_read(path, memoryview(out).cast("B"), request)
                             else:
                                 _hdf5_read(path, out, per_request)
-                            seconds = (time.perf_counter_ns() - start) / 1e9
-                            io = pagecache.io_counters() - before
                         evictable = attempt == "again" or resident < COLD_RESIDENT_FRACTION
-                        state = cache_state(io.device_read, evictable)
-                        record(api, "read", state, request, seconds, repeat, window, resident, io.read_calls)
+                        state = cache_state(read.io.device_read, evictable)
+                        record(
+                            api, "read", state, request, read.seconds, repeat, read.window, resident, read.io.read_calls
+                        )
                         with untimed_work():
                             if not np.array_equal(out, flat):
                                 raise VerificationError(

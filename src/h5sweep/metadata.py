@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 import h5py
 import numpy as np
@@ -11,8 +10,9 @@ import numpy as np
 from h5sweep import pagecache
 from h5sweep.cases.metadata import MetadataCase
 from h5sweep.errors import VerificationError
-from h5sweep.query import COLD_RESIDENT_FRACTION, cache_state, gc_paused
-from h5sweep.windows import timed_window, untimed_work
+from h5sweep.pagecache import COLD_RESIDENT_FRACTION, cache_state
+from h5sweep.timing import timed_io
+from h5sweep.windows import untimed_work
 
 
 def _groups(spectra: int, n: int) -> list[tuple[int, int]]:
@@ -30,31 +30,30 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray) -> list[d
         for n in case.datasets:
             groups = _groups(flat.shape[0], n)
             for repeat in range(case.repeats):
-                with timed_window() as write_window, gc_paused():
-                    start = time.perf_counter_ns()
+                with timed_io() as written:
                     with h5py.File(path, "w") as f:
                         for k, (a, b) in enumerate(groups):
                             f.create_dataset(f"part{k:07d}", data=flat[a:b])
                     pagecache.fsync_path(path)
-                    write_s = (time.perf_counter_ns() - start) / 1e9
                 file_bytes = os.stat(path).st_size
                 out = np.empty_like(flat)
-                with timed_window() as read_window, gc_paused():
-                    pagecache.evict(path)
-                    evictable = pagecache.resident_fraction(path) < COLD_RESIDENT_FRACTION
-                    before = pagecache.io_counters()
-                    start = time.perf_counter_ns()
-                    with h5py.File(path, "r") as f:
-                        for k, (a, b) in enumerate(groups):
-                            f[f"part{k:07d}"].read_direct(out[a:b])
-                    read_s = (time.perf_counter_ns() - start) / 1e9
-                    io = pagecache.io_counters() - before
+                pagecache.evict(path)
+                evictable = pagecache.resident_fraction(path) < COLD_RESIDENT_FRACTION
+                with timed_io() as read, h5py.File(path, "r") as f:
+                    for k, (a, b) in enumerate(groups):
+                        f[f"part{k:07d}"].read_direct(out[a:b])
                 with untimed_work():
                     if not np.array_equal(out, flat):
                         raise VerificationError(f"{path}: values read back from {n} datasets differ from those written")
                 timed = (
-                    ("write", write_s, "", write_window, -1),
-                    ("read", read_s, cache_state(io.device_read, evictable), read_window, io.read_calls),
+                    ("write", written.seconds, "", written.window, -1),
+                    (
+                        "read",
+                        read.seconds,
+                        cache_state(read.io.device_read, evictable),
+                        read.window,
+                        read.io.read_calls,
+                    ),
                 )
                 for operation, seconds, state, window, read_calls in timed:
                     rows.append(

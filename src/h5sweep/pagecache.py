@@ -68,6 +68,21 @@ def resident_fraction(path: str) -> float:
         os.close(fd)
 
 
+# Pages still cached after eviction below this fraction count as a cold file.
+COLD_RESIDENT_FRACTION = 0.01
+
+
+def cache_state(device_read_bytes: int, evictable: bool) -> str:
+    """Where a read's bytes came from: ``cold`` (some from the device), ``warm`` (all from
+    the page cache), ``memory`` (a filesystem whose pages cannot be dropped, such as tmpfs),
+    ``unknown`` (the kernel does not count the process's device reads)."""
+    if not evictable:
+        return "memory"
+    if device_read_bytes < 0:
+        return "unknown"
+    return "cold" if device_read_bytes > 0 else "warm"
+
+
 _io_fd: tuple[int, int] | None = None  # (pid, fd of /proc/self/io), opened once per process
 
 

@@ -19,11 +19,9 @@ The protocol of every read case (see config/README.md, "What a measurement means
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import h5py
@@ -36,11 +34,11 @@ from h5sweep.cases.base import COLD_MODES
 from h5sweep.datasources import DataSource
 from h5sweep.errors import VerificationError
 from h5sweep.layouts import Layout
+from h5sweep.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.selections import Selection
+from h5sweep.timing import gc_paused
 from h5sweep.windows import timed_window, untimed_work
 
-# Pages still cached after eviction below this fraction count as a cold file.
-COLD_RESIDENT_FRACTION = 0.01
 # Values read are held for checking after the timed reads up to this many bytes.
 VERIFY_BUDGET_BYTES = 256 * 2**20
 
@@ -120,29 +118,6 @@ class StoredChunks:
             for s, n, c in zip(start, size, self.layout.storage_chunk_shape, strict=True)
         )
         return int(self.sizes[box].sum())
-
-
-def cache_state(device_read_bytes: int, evictable: bool) -> str:
-    """Where a read's bytes came from: ``cold`` (some from the device), ``warm`` (all from
-    the page cache), ``memory`` (a filesystem whose pages cannot be dropped, such as tmpfs),
-    ``unknown`` (the kernel does not count the process's device reads)."""
-    if not evictable:
-        return "memory"
-    if device_read_bytes < 0:
-        return "unknown"
-    return "cold" if device_read_bytes > 0 else "warm"
-
-
-@contextmanager
-def gc_paused():
-    """Python's garbage collector off (a collection inside a timed read is not HDF5's time)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class OpenedFile:

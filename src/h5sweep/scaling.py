@@ -20,7 +20,8 @@ from h5sweep.cases.scaling import ScalingCase
 from h5sweep.datasources import DataSource
 from h5sweep.errors import VerificationError
 from h5sweep.layouts import Layout
-from h5sweep.query import DEFAULT_CACHE, ChunkCache, gc_paused
+from h5sweep.query import DEFAULT_CACHE, ChunkCache
+from h5sweep.timing import gc_paused
 from h5sweep.windows import timed_window, untimed_work
 
 CONTIGUOUS = Layout(None)

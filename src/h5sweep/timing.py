@@ -1,0 +1,47 @@
+"""The timed region of a measurement: inside the node's exclusive window (see
+:mod:`h5sweep.windows`), with Python's garbage collector paused, the clock and the process's
+I/O counters read around the library call and nothing else."""
+
+from __future__ import annotations
+
+import gc
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from h5sweep.pagecache import IOCounters, io_counters
+from h5sweep.windows import Window, timed_window
+
+
+@contextmanager
+def gc_paused():
+    """Python's garbage collector off (a collection inside a timed call is not the library's time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@dataclass
+class Timed:
+    """What one timed operation measured: its seconds, the I/O it did, and its window."""
+
+    window: Window
+    seconds: float = float("nan")
+    io: IOCounters = field(default_factory=IOCounters)
+
+
+@contextmanager
+def timed_io():
+    """Time the block: a window of its own, the garbage collector paused, the clock and
+    the I/O counters read just around it. Yields a :class:`Timed`, filled in on exit."""
+    with timed_window() as window, gc_paused():
+        timed = Timed(window)
+        before = io_counters()
+        start = time.perf_counter_ns()
+        yield timed
+        timed.seconds = (time.perf_counter_ns() - start) / 1e9
+        timed.io = io_counters() - before
