@@ -112,8 +112,7 @@ def generate(
     try:
         with untimed_work():
             stored = storage_order(data, layout)
-        variants = write_case.variants()
-        for strategy, fill_time in variants:
+        for strategy, fill_time in write_case.variants():
             for repeat in range(write_case.repeats):
                 with timed_io() as timed:
                     writes = write_stored(partial, stored, layout, compression, name, strategy, fill_time, cache)

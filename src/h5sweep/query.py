@@ -23,6 +23,7 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import h5py
 import numpy as np
@@ -141,6 +142,18 @@ class OpenedFile:
         self.file.close()
 
 
+class TimedRead(NamedTuple):
+    """What the window keeps of one read; its row is written after the window."""
+
+    repeat: int
+    selection: Selection
+    elapsed_ns: int
+    io: pagecache.IOCounters
+    handle: OpenedFile
+    reads_before: int  # reads of this handle before this one (0: a first access)
+    values: np.ndarray
+
+
 def _batches(selections: list[Selection], nbytes: int) -> Iterator[list[tuple[int, Selection]]]:
     """Selections in groups whose values fit the memory budget for checking: each group is
     read in one window and checked after it."""
@@ -183,7 +196,7 @@ def run_case(
         for batch in _batches(selections, buffer.nbytes):
             # inside the window only what a read needs: the row is written afterwards, so
             # that no bookkeeping pushes HDF5's state out of the CPU caches between reads
-            timed: list[tuple] = []
+            timed: list[TimedRead] = []
             with timed_window() as window, gc_paused():
                 for repeat, selection in batch:
                     if opened is None or cold == "every":
@@ -206,7 +219,7 @@ def run_case(
                     # start (nothing between them reads a file): one system call per read
                     after = pagecache.io_counters()
                     io, counters = after - counters, after
-                    timed.append((repeat, selection, elapsed, io, opened, opened.reads, buffer.copy()))
+                    timed.append(TimedRead(repeat, selection, elapsed, io, opened, opened.reads, buffer.copy()))
                     opened.reads += 1
             for repeat, selection, elapsed, io, handle, reads_before, _ in timed:
                 chunks = layout.chunks_touched(selection.start, selection.size)
@@ -238,7 +251,7 @@ def run_case(
                     }
                 )
             with untimed_work():
-                _check_all(path, case, [(r, sel, values) for r, sel, *_, values in timed], source, layout)
+                _check_all(path, case, [(t.repeat, t.selection, t.values) for t in timed], source, layout)
     finally:
         if opened is not None:
             opened.close()

@@ -81,7 +81,7 @@ def run_scaling(
     for slices in case.slices:
         selections = case.selections(shape, seed, slices)
         for processes in case.processes:
-            # workers start before any lock is taken: a forked child would keep it
+            # workers start before the clock; they drop the job's inherited lock (windows.py)
             with context.Pool(processes) as pool:
                 pool.map(int, range(processes))  # workers are up before the clock starts
                 pagecache.evict(path)  # every process count starts from a cold file
