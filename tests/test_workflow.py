@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import signal
@@ -291,3 +292,27 @@ def test_a_sweep_that_cannot_fit_on_disk_is_refused_before_any_job(workflow, tmp
     forced = workflow.run("-n", "--cores", "2", "--configfile", str(cfg), "--config", "check_disk=False")
     assert forced.returncode == 0, forced.stderr[-1500:]
     assert "DOES NOT FIT" in forced.stdout + forced.stderr
+
+
+GOLDEN_COLUMNS = Path(__file__).parent / "golden" / "tiny-columns.json"
+
+
+def output_columns(results: Path) -> dict:
+    """The columns (and, for the typed tables, dtypes) of the sweep's tables, as pinned in
+    ``tests/golden/tiny-columns.json``."""
+    measurements = pd.read_parquet(results / "measurements.parquet")
+    summary = pd.read_csv(results / "summary.csv", nrows=1)
+    return {
+        "measurements.parquet": {column: str(dtype) for column, dtype in measurements.dtypes.items()},
+        "summary.csv": list(summary.columns),
+    }
+
+
+def test_outputs_keep_their_columns_and_dtypes(finished):
+    """Users' scripts read these tables: a column is renamed, retyped or dropped only on
+    purpose (then tests/golden/tiny-columns.json is updated with it, and config/README.md)."""
+    wf, _, _ = finished
+    actual = output_columns(wf.root / "results" / "tiny")
+    expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))
+    for table, columns in expected.items():
+        assert actual[table] == columns, table
