@@ -28,6 +28,10 @@ include: "rules/aggregate.smk"
 include: "rules/plot.smk"
 
 
+onstart:
+    check_cluster_before_submitting()
+
+
 rule all:
     default_target: True
     input:

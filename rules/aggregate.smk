@@ -1,4 +1,5 @@
-# aggregate: every raw record into one tidy table and the per-case summary.
+# aggregate: every raw record into one tidy table and the per-case summary (typed Parquet,
+# and CSV for spreadsheets).
 
 
 localrules:
@@ -10,7 +11,8 @@ rule aggregate:
         all_records(),
     output:
         measurements=f"{RESULTS}/measurements.parquet",
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
+        summary_csv=f"{RESULTS}/summary.csv",
     log:
         f"{RESULTS}/logs/aggregate.log",
     conda:

@@ -1,36 +1,34 @@
 # Config loading, validation and grid expansion. Everything the rules need comes from
-# SWEEP, the validated and expanded config (see h5sweep.grid.Sweep).
+# SWEEP, the validated and expanded config (see h5sweep.grid.Sweep); every job gets its
+# own settings from h5sweep.jobs as params.settings.
 
 import os
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
-from h5sweep.config import load_schema, validate_schema
+from h5sweep import backends, cluster, compression, jobs, plan, resources
+from h5sweep.config import load_schema
 from h5sweep.errors import ConfigError
-from h5sweep.grid import Sweep
-from h5sweep.layouts import Layout
-from h5sweep.compression import parse_compression
-from h5sweep import plan, resources
+from h5sweep.grid import load_sweep
 
 
-def load_sweep(config):
-    """Check the config before any job is planned; refuse it with the key and value."""
+def checked_sweep(config):
+    """Check the config before any job is planned; refuse it with the key and value. The
+    main process checks everything; a process that re-reads the workflow inside a cluster
+    job takes the checked sweep as it is (no filesystem probes, no donor read)."""
     try:
         schema = load_schema(workflow.source_path("../config/schema.yaml"))
-        checked = validate_schema(config, schema)
-        sweep = Sweep.from_config(checked)
+        return load_sweep(config, schema, probe=workflow.is_main_process)
     except ConfigError as err:
         raise WorkflowError(f"h5sweep: invalid config: {err}") from None
-    config.update(checked)  # jobs see the defaults too
-    return sweep
 
 
 def parallel_jobs():
     """How many jobs can run at once: local cores, or the cluster's job limit."""
     if workflow.local_exec:
-        return workflow._cores or os.cpu_count() or 1
-    return workflow.nodes or 1
+        return workflow.resource_settings.cores or os.cpu_count() or 1
+    return workflow.resource_settings.nodes or 1
 
 
 def check_plan(sweep):
@@ -38,7 +36,7 @@ def check_plan(sweep):
     the_plan = plan.make_plan(sweep, parallel_jobs())
     logger.info(the_plan.describe())
     short = [fs for fs in the_plan.filesystems if not fs.fits]
-    if short and config.get("check_disk", True):
+    if short and sweep.config.get("check_disk", True):
         fs = short[0]
         raise WorkflowError(
             f"h5sweep: not enough disk on filesystem {fs.name} ({fs.directory}): the sweep needs "
@@ -49,7 +47,7 @@ def check_plan(sweep):
         )
 
 
-SWEEP = load_sweep(config)
+SWEEP = checked_sweep(config)
 RESULTS = f"results/{SWEEP.name}"
 if workflow.is_main_process:  # not again inside each cluster job
     check_plan(SWEEP)
@@ -57,35 +55,73 @@ if workflow.is_main_process:  # not again inside each cluster job
 
 wildcard_constraints:
     filesystem=r"[A-Za-z][A-Za-z0-9_]*",
+    backend=backends.WILDCARD,
     layout=r"contiguous(-zxy)?|chunked(-zxy)?-\d+(x\d+)*",
-    compression=r"[a-z][a-z0-9]*(-\d+)?",
+    compression=compression.WILDCARD,
     case=r"[a-z][a-z0-9_]*",
 
 
-def generate_settings():
-    """What a generated file depends on: a change reruns its jobs (Snakemake's params trigger)."""
-    return {"dataset": SWEEP.dataset, "write": SWEEP.config["cases"].get("write", {})}
+def store_path(fs, backend="{backend}", layout="{layout}", compression="{compression}"):
+    """The test store of one backend, layout and compression on filesystem ``fs``."""
+    return f"{fs.directory}/{SWEEP.name}/{layout}/{compression}.{backend}"
 
 
-def query_settings():
-    """What a query depends on, besides its file."""
-    cases = {k: v for k, v in SWEEP.config["cases"].items() if k != "write"}
-    return {
-        "dataset": SWEEP.dataset,
-        "cases": cases,
-        "policies": SWEEP.config["policies"],
-        "chunk_cache": SWEEP.config["chunk_cache"],
-    }
+def record_path(filesystem, backend, layout, compression, stage):
+    return (
+        f"{RESULTS}/raw/{filesystem}/{backend}/{layout}/{compression}/{stage}.parquet"
+    )
 
 
-def record_path(filesystem, layout, compression, stage):
-    return f"{RESULTS}/raw/{filesystem}/{layout}/{compression}/{stage}.parquet"
+def store_of(wildcards):
+    """The generated test store that a query (or scaling) job reads."""
+    fs = SWEEP.filesystem(wildcards.filesystem)
+    return store_path(fs, wildcards.backend, wildcards.layout, wildcards.compression)
+
+
+def donor():
+    """The donor file the values come from, if any: an input of every job that makes data,
+    so that changing it reruns them."""
+    fill = SWEEP.dataset["fill"]
+    return [fill["donor"]["path"]] if isinstance(fill, dict) else []
+
+
+# Each job's exact settings (h5sweep.jobs), also its rerun trigger.
+
+
+def _job_settings(make, fs=None):
+    def settings(wildcards):
+        on = fs or SWEEP.filesystem(wildcards.filesystem)
+        return make(
+            SWEEP, on, wildcards.backend, wildcards.layout, wildcards.compression
+        )
+
+    return settings
+
+
+def generate_settings(fs):
+    return _job_settings(jobs.generate_settings, fs)
+
+
+query_settings = _job_settings(jobs.query_settings)
+scaling_settings = _job_settings(jobs.scaling_settings)
+
+
+def filesystem_case_settings(case):
+    return lambda wildcards: jobs.filesystem_case_settings(
+        SWEEP, SWEEP.filesystem(wildcards.filesystem), case
+    )
 
 
 def all_records():
     stages = ("write", "query", "scaling") if SWEEP.scaling else ("write", "query")
     records = [
-        record_path(tf.filesystem.name, tf.layout.id, tf.compression.name, stage)
+        record_path(
+            tf.filesystem.name,
+            tf.backend.name,
+            tf.layout.id,
+            tf.compression.name,
+            stage,
+        )
         for tf in SWEEP.test_files()
         for stage in stages
     ]
@@ -97,38 +133,24 @@ def all_records():
     return records
 
 
-def metadata_settings():
-    return {"dataset": SWEEP.dataset, "metadata": SWEEP.config["cases"].get("metadata")}
-
-
 def metadata_mem_mb(wildcards, attempt):
     return resources.metadata_mem_mb(SWEEP, attempt)
-
-
-def iosize_settings():
-    return {"dataset": SWEEP.dataset, "iosize": SWEEP.config["cases"].get("iosize")}
 
 
 def iosize_mem_mb(wildcards, attempt):
     return resources.metadata_mem_mb(SWEEP, attempt)
 
 
-def scaling_settings():
-    return {
-        "dataset": SWEEP.dataset,
-        "scaling": SWEEP.config["cases"].get("scaling"),
-        "chunk_cache": SWEEP.config["chunk_cache"][0],
-    }
+def metadata_runtime(wildcards, attempt):
+    return resources.metadata_runtime_min(SWEEP, attempt)
+
+
+def iosize_runtime(wildcards, attempt):
+    return resources.iosize_runtime_min(SWEEP, attempt)
 
 
 def max_scaling_processes():
     return max(SWEEP.scaling.processes) if SWEEP.scaling else 1
-
-
-def test_file_of(wildcards):
-    """The generated HDF5 file that a query job reads."""
-    fs = SWEEP.filesystem(wildcards.filesystem)
-    return fs.test_file(SWEEP.name, wildcards.layout, wildcards.compression)
 
 
 def figures():
@@ -160,6 +182,7 @@ def figures():
 def final_outputs():
     return [
         f"{RESULTS}/measurements.parquet",
+        f"{RESULTS}/summary.parquet",
         f"{RESULTS}/summary.csv",
         *figures(),
     ]
@@ -189,4 +212,18 @@ def query_runtime(wildcards, attempt):
 
 
 def file_axes(wildcards):
-    return Layout.from_id(wildcards.layout), parse_compression(wildcards.compression)
+    return SWEEP.layout(wildcards.layout), compression.parse_compression(
+        wildcards.compression
+    )
+
+
+def check_cluster_before_submitting():
+    """On a SLURM run, refuse to submit where job status could not be followed (see
+    h5sweep.cluster); runs after the DAG is built, before the first job is submitted."""
+    plugin = workflow.executor_plugin
+    if plugin is None or plugin.name != "slurm":
+        return
+    status_command = getattr(workflow.executor_settings, "status_command", None)
+    problem = cluster.status_source_problem(status_command, cluster.slurm_config())
+    if problem:
+        raise WorkflowError(problem)

@@ -1,6 +1,6 @@
-# generate: write one test file per filesystem x layout x compression, timing the write
-# case. One rule per filesystem, because each writes into its own directory; the file is
-# temp() and is removed as soon as its query job is done, so disk use stays bounded.
+# generate: write one test store per filesystem x backend x layout x compression, timing
+# the write case. One rule per filesystem, because each writes into its own directory; the
+# store is temp() and is removed as soon as its query job is done, so disk use stays bounded.
 
 
 for fs in SWEEP.filesystems:
@@ -8,11 +8,15 @@ for fs in SWEEP.filesystems:
     rule:
         name:
             f"generate_on_{fs.name}"
+        input:
+            donor=donor(),
         output:
-            h5=temp(fs.test_file(SWEEP.name, "{layout}", "{compression}")),
-            record=record_path(fs.name, "{layout}", "{compression}", "write"),
+            store=temp(store_path(fs)),
+            record=record_path(
+                fs.name, "{backend}", "{layout}", "{compression}", "write"
+            ),
         log:
-            f"{RESULTS}/logs/generate/{fs.name}/{{layout}}/{{compression}}.log",
+            f"{RESULTS}/logs/generate/{fs.name}/{{backend}}/{{layout}}/{{compression}}.log",
         group:
             "measure"
         conda:
@@ -21,7 +25,6 @@ for fs in SWEEP.filesystems:
             mem_mb=generate_mem_mb,
             runtime=generate_runtime,
         params:
-            filesystem=fs.name,
-            settings=generate_settings(),
+            settings=generate_settings(fs),
         script:
             "../workflow/scripts/generate.py"

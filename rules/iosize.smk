@@ -3,6 +3,8 @@
 
 
 rule iosize:
+    input:
+        donor=donor(),
     output:
         record=f"{RESULTS}/raw/{{filesystem}}/iosize.parquet",
     log:
@@ -12,7 +14,8 @@ rule iosize:
         "../workflow/envs/h5sweep.yaml"
     resources:
         mem_mb=iosize_mem_mb,
+        runtime=iosize_runtime,
     params:
-        settings=iosize_settings(),
+        settings=filesystem_case_settings("iosize"),
     script:
         "../workflow/scripts/iosize.py"

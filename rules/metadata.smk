@@ -3,6 +3,8 @@
 
 
 rule metadata:
+    input:
+        donor=donor(),
     output:
         record=f"{RESULTS}/raw/{{filesystem}}/metadata.parquet",
     log:
@@ -12,7 +14,8 @@ rule metadata:
         "../workflow/envs/h5sweep.yaml"
     resources:
         mem_mb=metadata_mem_mb,
+        runtime=metadata_runtime,
     params:
-        settings=metadata_settings(),
+        settings=filesystem_case_settings("metadata"),
     script:
         "../workflow/scripts/metadata.py"

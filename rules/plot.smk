@@ -1,4 +1,4 @@
-# plot: figures from summary.csv, each in the report with a caption.
+# plot: figures from the typed summary (summary.parquet), each in the report with a caption.
 
 
 localrules:
@@ -15,7 +15,7 @@ localrules:
 
 rule plot_case_bars:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/bars-{{case}}-{{filesystem}}.png",
@@ -35,7 +35,7 @@ rule plot_case_bars:
 
 rule plot_heatmaps:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/heatmap-{{case}}-{{filesystem}}.png",
@@ -55,7 +55,7 @@ rule plot_heatmaps:
 
 rule plot_file_sizes:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/file-sizes.png",
@@ -74,7 +74,7 @@ rule plot_file_sizes:
 
 rule plot_write:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/write-{{filesystem}}.png",
@@ -94,7 +94,7 @@ rule plot_write:
 
 rule plot_score:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/score-{{filesystem}}.png",
@@ -114,7 +114,7 @@ rule plot_score:
 
 rule plot_variants:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/variants-{{case}}-{{filesystem}}.png",
@@ -134,7 +134,7 @@ rule plot_variants:
 
 rule plot_scaling:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/scaling-{{filesystem}}.png",
@@ -154,7 +154,7 @@ rule plot_scaling:
 
 rule plot_metadata:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/metadata-{{filesystem}}.png",
@@ -174,7 +174,7 @@ rule plot_metadata:
 
 rule plot_iosize:
     input:
-        summary=f"{RESULTS}/summary.csv",
+        summary=f"{RESULTS}/summary.parquet",
     output:
         report(
             f"{RESULTS}/plots/iosize-{{filesystem}}.png",

@@ -1,15 +1,18 @@
-# query: time every read case on one generated file (cold first access, paired
+# query: time every read case on one generated store (cold first access, paired
 # selections, values verified against the data source).
 
 
 rule query:
     input:
-        h5=test_file_of,
+        store=store_of,
+        donor=donor(),
     output:
-        record=record_path("{filesystem}", "{layout}", "{compression}", "query"),
+        record=record_path(
+            "{filesystem}", "{backend}", "{layout}", "{compression}", "query"
+        ),
     log:
-        f"{RESULTS}/logs/query/{{filesystem}}/{{layout}}/{{compression}}.log",
-    # Query a file as soon as it exists, before generating more: bounds disk use.
+        f"{RESULTS}/logs/query/{{filesystem}}/{{backend}}/{{layout}}/{{compression}}.log",
+    # Query a store as soon as it exists, before generating more: bounds disk use.
     priority: 10
     group:
         "measure"
@@ -19,6 +22,6 @@ rule query:
         mem_mb=query_mem_mb,
         runtime=query_runtime,
     params:
-        settings=query_settings(),
+        settings=query_settings,
     script:
         "../workflow/scripts/query.py"

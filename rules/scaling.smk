@@ -1,14 +1,17 @@
 # scale: local parallel scaling, numpy.var over blocks of z-slices split along x across
-# processes (only when cases.scaling is configured). Reads the same test file as query.
+# processes (only when cases.scaling is configured). Reads the same test store as query.
 
 
 rule scale:
     input:
-        h5=test_file_of,
+        store=store_of,
+        donor=donor(),
     output:
-        record=record_path("{filesystem}", "{layout}", "{compression}", "scaling"),
+        record=record_path(
+            "{filesystem}", "{backend}", "{layout}", "{compression}", "scaling"
+        ),
     log:
-        f"{RESULTS}/logs/scale/{{filesystem}}/{{layout}}/{{compression}}.log",
+        f"{RESULTS}/logs/scale/{{filesystem}}/{{backend}}/{{layout}}/{{compression}}.log",
     priority: 10
     group:
         "measure"
@@ -19,6 +22,6 @@ rule scale:
         mem_mb=query_mem_mb,
         runtime=query_runtime,
     params:
-        settings=scaling_settings(),
+        settings=scaling_settings,
     script:
         "../workflow/scripts/scale.py"

@@ -22,6 +22,7 @@ def rows(chunk, comp, case, seconds, file_bytes, raw=1000, states=None):
     return [
         {
             "filesystem": "disk",
+            "backend": "hdf5",
             "layout": "chunked" if chunk else "contiguous",
             "chunk_shape": chunk,
             "layout_id": f"chunked-{chunk}" if chunk else "contiguous",

@@ -20,9 +20,9 @@ def test_none_and_gzip_levels_parse_to_h5py_arguments():
     "name, reason",
     [
         ("gzip-10", "out of range 0-9"),
-        ("gzip", "needs a level"),
+        ("gzip", "does not match the grammar .gzip-<level 0-9>."),
         ("zstd-3", "unknown compression filter"),
-        ("none-1", "takes no level"),
+        ("none-1", "does not match the grammar .none."),
         ("GZIP-4", "unknown compression filter"),
     ],
 )

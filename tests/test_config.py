@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.config import config_hash, load_sweep, validate_schema
+from h5sweep.config import config_hash, validate_schema
 from h5sweep.errors import ConfigError
+from h5sweep.grid import load_sweep
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,14 +9,16 @@ import h5py
 import numpy as np
 import pytest
 
+from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
+from h5sweep.chunkcache import ChunkCache
 from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import VerificationError
 from h5sweep.generate import generate
 from h5sweep.layouts import Layout
 from h5sweep.plan import CHUNK_INDEX_BYTES
-from h5sweep.query import ChunkCache, run_case, run_queries
+from h5sweep.query import run_case, run_queries
 from h5sweep.selections import Selection
 
 SHAPE = (12, 10, 4000)
@@ -35,7 +37,7 @@ def data(source):
 
 def make_file(directory, data, layout, compression="none", repeats=1):
     path = os.path.join(directory, f"{layout.id}-{compression}.h5")
-    rows = generate(path, data, layout, parse_compression(compression), WriteCase({"repeats": repeats}))
+    rows = generate(HDF5, path, data, layout, parse_compression(compression), WriteCase({"repeats": repeats}))
     return path, rows
 
 
@@ -76,7 +78,7 @@ def test_every_layout_is_queried_with_the_same_selections(tmp_path, data, source
     seen = []
     for layout, comp in [(Layout(None), "none"), (Layout((4, 4, 512)), "gzip-1"), (Layout((1, 1, 64)), "none")]:
         path, _ = make_file(tmp_path, data, layout, comp)
-        rows = run_queries(path, cases, SHAPE, 42, source, layout)
+        rows = run_queries(HDF5, path, cases, SHAPE, 42, source, layout)
         seen.append([(r["case"], r["selection"]) for r in rows])
         assert len(rows) == 12
     assert seen[0] == seen[1] == seen[2]
@@ -89,7 +91,7 @@ def test_a_flipped_value_fails_the_query_with_a_clear_message(tmp_path, data, so
     with h5py.File(path, "r+") as f:
         f["data"][3, 2, 1234] += 1
     with pytest.raises(VerificationError, match=r"case subcube repeat 0 \[0:12, 0:10, 0:4000\]: 1 of 480000 values"):
-        run_case(path, case, case.selections(SHAPE, 0), source, layout)
+        run_case(HDF5, path, case, case.selections(SHAPE, 0), source, layout)
 
 
 @pytest.fixture
@@ -114,7 +116,7 @@ def test_cold_first_reads_the_device_once_then_sustains_from_caches(disk_dir, da
         f["data"][...]
     case = read_cases_from_config({"slice": {"repeats": 3, "cold": "first"}}, SHAPE)[0]
     same = [case.selections(SHAPE, 0)[0]] * 3  # the same nine chunks three times
-    rows = run_case(path, case, same, source, layout, cold="first")
+    rows = run_case(HDF5, path, case, same, source, layout, cold="first")
     assert rows[0]["resident_fraction_at_open"] < 0.01 and rows[0]["cache_state"] == "cold"
     assert rows[0]["device_read_bytes"] >= rows[0]["stored_bytes_touched"] * 0.9
     assert rows[0]["library_read_bytes"] >= rows[0]["stored_bytes_touched"]
@@ -135,7 +137,7 @@ def test_cold_every_evicts_and_reopens_before_each_read(disk_dir, data, source):
     path, _ = make_file(disk_dir, data, layout)
     case = read_cases_from_config({"slice": {"repeats": 3}}, SHAPE)[0]
     assert case.cold_modes == ["every"]  # the default
-    rows = run_case(path, case, [case.selections(SHAPE, 0)[0]] * 3, source, layout, cold="every")
+    rows = run_case(HDF5, path, case, [case.selections(SHAPE, 0)[0]] * 3, source, layout, cold="every")
     for row in rows:
         assert row["cache_state"] == "cold" and row["resident_fraction_at_open"] < 0.01
         assert row["device_read_bytes"] >= row["stored_bytes_touched"] * 0.9
@@ -152,7 +154,7 @@ def test_tmpfs_cannot_be_evicted_and_the_record_says_so(data, source):
         layout = Layout((4, 4, 512))
         path, _ = make_file(directory, data, layout)
         case = read_cases_from_config({"slice": {"repeats": 2}}, SHAPE)[0]
-        rows = run_case(path, case, case.selections(SHAPE, 0), source, layout, cold="every")
+        rows = run_case(HDF5, path, case, case.selections(SHAPE, 0), source, layout, cold="every")
         assert all(r["cache_state"] == "memory" and r["resident_fraction_at_open"] > 0.99 for r in rows)
         assert rows[0]["device_read_bytes"] == 0
     finally:
@@ -172,13 +174,13 @@ def test_a_corrupt_chunk_fails_naming_file_case_repeat_and_selection(tmp_path, d
     case = read_cases_from_config({"subcube": {"repeats": 2, "size": [2, 2, 10]}}, SHAPE)[0]
     origin = Selection((0, 0, 0), (2, 2, 10))
     with pytest.raises(VerificationError, match=r"case subcube repeat 0 \[0:2, 0:2, 0:10\]: HDF5 could not read"):
-        run_case(path, case, [origin], source, layout)
+        run_case(HDF5, path, case, [origin], source, layout)
 
 
 def test_h5py_call_overhead_is_measured_apart_from_the_timed_read(tmp_path, data, source):
     path, _ = make_file(tmp_path, data, Layout((4, 4, 512)))
     cases = read_cases_from_config({"subcube": {"repeats": 2, "size": [1, 1, 1]}}, SHAPE)
-    rows = run_queries(path, cases, SHAPE, 0, source, Layout((4, 4, 512)))
+    rows = run_queries(HDF5, path, cases, SHAPE, 0, source, Layout((4, 4, 512)))
     overheads = {r["h5py_call_overhead_s"] for r in rows}
     assert len(overheads) == 1 and 0 < overheads.pop() < 1e-3  # one figure per file, microseconds
 
@@ -193,7 +195,7 @@ def test_chunk_cache_thrashing_shows_in_the_bytes_hdf5_reads_again(tmp_path, dat
     slabs = case.selections(SHAPE, 0, "sweep", layout.chunk_shape)
     read = {}
     for cache in (ChunkCache(16 * 1024, 521, 0.75), ChunkCache(64 * 2**20, 521, 0.75)):
-        rows = run_case(path, case, slabs, source, layout, cache, cold="first")
+        rows = run_case(HDF5, path, case, slabs, source, layout, cache, cold="first")
         read[cache.nbytes] = sum(r["library_read_bytes"] for r in rows[1:])
     assert read[64 * 2**20] == 0  # after the first slab, every chunk comes from the cache
     assert read[16 * 1024] > 0

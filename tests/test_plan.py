@@ -4,7 +4,7 @@ from pathlib import Path
 
 import yaml
 
-from h5sweep.config import load_sweep
+from h5sweep.grid import load_sweep
 from h5sweep.plan import file_bytes_bound, make_plan
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,4 +35,4 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert one.wall_seconds == one.job_seconds
     assert two.wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
     text = two.describe()
-    assert "generate/query jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
+    assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text

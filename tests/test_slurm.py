@@ -37,6 +37,37 @@ def cluster():
         pytest.skip(reason)
 
 
+def test_the_test_cluster_is_the_one_answering(cluster):
+    """The SLURM tests read this cluster's own job-completion log: they must talk to it."""
+    name = subprocess.run(["scontrol", "show", "config"], capture_output=True, text=True).stdout
+    assert re.search(r"^ClusterName\s*=\s*h5sweep-test$", name, re.M)
+
+
+def test_the_cluster_script_refuses_a_slurm_configuration_it_did_not_write(cluster, tmp_path):
+    site = tmp_path / "slurm.conf"
+    site.write_text("ClusterName=site\nSlurmctldHost=somewhere\n")
+    env = {**os.environ, "H5SWEEP_SLURM_CONF": str(site)}
+    for action in ("start", "stop"):
+        proc = subprocess.run(["bash", str(CLUSTER), action], capture_output=True, text=True, env=env)
+        assert proc.returncode == 3 and f"refusing to {action}" in proc.stderr and str(site) in proc.stderr
+    assert site.read_text() == "ClusterName=site\nSlurmctldHost=somewhere\n"
+    assert subprocess.run(["bash", str(CLUSTER), "status"]).returncode == 0  # ours still runs
+
+
+def test_without_accounting_the_shipped_profile_says_what_to_add_before_submitting(cluster, tmp_path):
+    """The test cluster keeps no accounting, like many small clusters: with the profile as
+    shipped (status from sacct) the sweep stops before submitting and names the fix."""
+    wf = Workflow(tmp_path / "wf")
+    cfg = wf.write_config(slurm_config(tmp_path, "noacct"))
+    before = set(jobcomp())
+    proc = wf.run("--profile", "profiles/slurm", "--configfile", str(cfg), timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "keeps no job accounting" in output and "slurm-status-command: squeue" in output
+    assert set(jobcomp()) == before  # nothing was submitted
+    assert not (wf.root / "results" / "noacct" / "raw").exists()
+
+
 def slurm_config(tmp: Path, sweep: str, slice_repeats: int = 6) -> dict:
     config = tiny_config(tmp, sweep=sweep)
     config["filesystems"] = {"disk": str(tmp / "disk")}
@@ -147,9 +178,13 @@ def test_an_interrupted_slurm_sweep_resumes_without_resubmitting_finished_work(c
     proc.wait(timeout=120)
     reader.join(timeout=10)
     assert proc.returncode != 0
-    time.sleep(2)
-    ours = subprocess.run(["squeue", "-h", "-o", "%j"], capture_output=True, text=True).stdout
-    assert "h5sweep_" not in ours, "jobs were left in the queue"
+    # cancelled jobs leave the queue once SLURM has finished cancelling (state COMPLETING)
+    deadline = time.monotonic() + 60
+    while "h5sweep_" in (
+        ours := subprocess.run(["squeue", "-h", "-o", "%j %T"], capture_output=True, text=True).stdout
+    ):
+        assert time.monotonic() < deadline, f"jobs were left in the queue: {ours}"
+        time.sleep(1)
     done = {p: p.stat().st_mtime_ns for p in finished_queries(wf.root, raw)}
     assert done
     before = set(jobcomp())
@@ -169,7 +204,7 @@ def test_a_job_that_keeps_failing_leaves_the_rest_going_and_is_reported(cluster,
     cfg = wf.write_config(config)
     # A storage fault: one file is corrupted after it was written, so its query fails on
     # every attempt (the retries do not regenerate a file that exists).
-    target = "results/failing/raw/disk/chunked-2x2x64/none/write.parquet"
+    target = "results/failing/raw/disk/hdf5/chunked-2x2x64/none/write.parquet"
     wf.run(target, "--notemp", "--cores", "1", "--configfile", str(cfg), check=True)
     from h5sweep.cases import read_cases_from_config
 
@@ -177,16 +212,18 @@ def test_a_job_that_keeps_failing_leaves_the_rest_going_and_is_reported(cluster,
     z0 = read_cases_from_config(config["cases"], shape)[0].selections(shape, config["dataset"]["seed"])[0].start[2]
     import h5py
 
-    with h5py.File(tmp_path / "disk" / "failing" / "chunked-2x2x64" / "none.h5", "r+") as f:
+    with h5py.File(tmp_path / "disk" / "failing" / "chunked-2x2x64" / "none.hdf5", "r+") as f:
         f["data"][1, 1, z0] += 1
     proc = slurm_run(wf, cfg)
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "values differ from the data source" in output
     assert re.search(
-        r"Error in rule query.*?wildcards: filesystem=disk, layout=chunked-2x2x64, compression=none", output, re.S
+        r"Error in rule query.*?wildcards: filesystem=disk, backend=hdf5, layout=chunked-2x2x64, compression=none",
+        output,
+        re.S,
     )
-    raw = wf.root / "results" / "failing" / "raw" / "disk"
+    raw = wf.root / "results" / "failing" / "raw" / "disk" / "hdf5"
     finished = {p.parent.relative_to(raw).as_posix() for p in raw.rglob("query.parquet")}
     assert finished == {"contiguous/none", "chunked-2x2x64/gzip-1", "chunked-5x5x64/none", "chunked-5x5x64/gzip-1"}
     assert not (wf.root / "results" / "failing" / "summary.csv").exists()

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from conftest import run_test_config
 
+from h5sweep.backends.hdf5 import BACKEND as HDF5
+from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import read_cases_from_config
 from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import ConfigError
 from h5sweep.fastwrite import write_fast
-from h5sweep.generate import write_file
 from h5sweep.layouts import Layout, layouts_from_config
 from h5sweep.query import run_queries
 
@@ -77,7 +78,7 @@ def test_cases_keep_their_meaning_and_selections_in_the_transposed_order(tmp_pat
         layout = Layout((4, 4, 500), order=order)
         path = str(tmp_path / f"{order}.h5")
         write_fast(path, data, layout, parse_compression("gzip-2"))
-        rows[order] = run_queries(path, cases, SHAPE, 0, source, layout)  # values are checked
+        rows[order] = run_queries(HDF5, path, cases, SHAPE, 0, source, layout)  # values are checked
     for a, b in zip(rows["xyz"], rows["zxy"], strict=True):
         assert (a["case"], a["selection"], a["bytes_selected"]) == (b["case"], b["selection"], b["bytes_selected"])
         assert a["chunks_touched"] == b["chunks_touched"]

@@ -132,7 +132,7 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
     # test files are temporary; figures are there
     for fs in config["filesystems"].values():
         path = Path(fs["path"] if isinstance(fs, dict) else fs) / "tiny"
-        assert not list(path.rglob("*.h5")) if path.exists() else True
+        assert not list(path.rglob("*.hdf5")) if path.exists() else True
     plots = sorted(p.name for p in (results / "plots").glob("*.png"))
     assert "file-sizes.png" in plots and "heatmap-slice-disk.png" in plots and "score-disk.png" in plots
     assert all((results / "plots" / p).read_bytes()[:4] == b"\x89PNG" for p in plots)
@@ -156,6 +156,44 @@ def test_nothing_is_redone_and_adding_a_layout_adds_only_its_jobs(finished):
     assert counts["query"] == 2 * filesystems  # the new shape, none and gzip-1
     assert sum(v for k, v in counts.items() if k.startswith("generate_on_")) == 2 * filesystems
     assert counts["aggregate"] == 1
+
+
+def params_changed(dry_run_output: str) -> dict[str, set[str]]:
+    """{rule: wildcards of its jobs} whose dry-run reason is that their params changed."""
+    found: dict[str, set[str]] = {}
+    for block in re.split(r"\n\s*rule ", dry_run_output)[1:]:
+        rule = block.split(":", 1)[0]
+        reason = re.search(r"reason: (.*)", block)
+        wildcards = re.search(r"wildcards: (.*)", block)
+        if reason and "Params have changed" in reason.group(1):
+            found.setdefault(rule, set()).add(wildcards.group(1) if wildcards else "")
+    return found
+
+
+def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
+    """Every job gets its own settings as params (the rerun trigger): a read case's repeats
+    change the queries' only; the chunk cache the writes' too (the write case writes with the
+    first one); renaming a chunk shape, that shape's jobs. (A generate job reruns its query,
+    whose store is temporary; Snakemake then gives that as the query's reason.)"""
+    wf, config, _ = finished
+    filesystems = len(config["filesystems"])
+    files = filesystems * (1 + 5 * 2)
+
+    def changed(update: dict, name: str) -> tuple[dict[str, set[str]], dict[str, int]]:
+        path = wf.write_config({**config, **update}, name)
+        dry = wf.run("-n", "--configfile", str(path), check=True)
+        found = params_changed(dry.stdout + dry.stderr)
+        generate = set().union(*(v for k, v in found.items() if k.startswith("generate_on_")))
+        return {"generate": generate, "query": found.get("query", set())}, job_counts(dry.stdout)
+
+    more_slices, counts = changed({"cases": {**config["cases"], "slice": {"repeats": 7, "depth": 25}}}, "slices.yaml")
+    assert len(more_slices["query"]) == files and not more_slices["generate"]
+    cache, counts = changed({"chunk_cache": [{"bytes": 2**21, "slots": 521, "w0": 0.75}]}, "cache.yaml")
+    assert len(cache["generate"]) == files // filesystems and counts["query"] == files  # a rule per filesystem
+    renamed = dict(config["layouts"], shapes=[{"name": "odder", "chunk": [3, 7, 100]}])
+    rename, counts = changed({"layouts": renamed}, "renamed.yaml")
+    assert len(rename["generate"]) == 2 and counts["query"] == 2 * filesystems  # the shape, none and gzip-1
+    assert all("chunked-3x7x100" in w for w in rename["generate"])
 
 
 def snakemake_incomplete(root: Path) -> set[Path]:
@@ -242,9 +280,9 @@ def test_failed_query_leaves_no_output_that_looks_complete(workflow, tmp_path):
     config = tiny_config(tmp_path, sweep="broken")
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     cfg = workflow.write_config(config)
-    target = "results/broken/raw/disk/contiguous/none/write.parquet"
+    target = "results/broken/raw/disk/hdf5/contiguous/none/write.parquet"
     workflow.run(target, "--notemp", "--cores", "1", "--configfile", str(cfg), check=True)  # keep the h5
-    h5 = tmp_path / "disk" / "broken" / "contiguous" / "none.h5"
+    h5 = tmp_path / "disk" / "broken" / "contiguous" / "none.hdf5"
     import h5py
 
     from h5sweep.cases import read_cases_from_config
@@ -254,11 +292,11 @@ def test_failed_query_leaves_no_output_that_looks_complete(workflow, tmp_path):
     with h5py.File(h5, "r+") as f:  # corrupt a value the first slice query reads
         f["data"][0, 0, z0] += 1
     proc = workflow.run(
-        "results/broken/raw/disk/contiguous/none/query.parquet", "--cores", "1", "--configfile", str(cfg)
+        "results/broken/raw/disk/hdf5/contiguous/none/query.parquet", "--cores", "1", "--configfile", str(cfg)
     )
     assert proc.returncode != 0
     assert "values differ from the data source" in proc.stdout + proc.stderr
-    assert not (workflow.root / "results/broken/raw/disk/contiguous/none/query.parquet").exists()
+    assert not (workflow.root / "results/broken/raw/disk/hdf5/contiguous/none/query.parquet").exists()
     assert (workflow.root / target).exists()
 
 
@@ -301,16 +339,19 @@ def output_columns(results: Path) -> dict:
     """The columns (and, for the typed tables, dtypes) of the sweep's tables, as pinned in
     ``tests/golden/tiny-columns.json``."""
     measurements = pd.read_parquet(results / "measurements.parquet")
-    summary = pd.read_csv(results / "summary.csv", nrows=1)
+    summary = pd.read_parquet(results / "summary.parquet")
     return {
         "measurements.parquet": {column: str(dtype) for column, dtype in measurements.dtypes.items()},
-        "summary.csv": list(summary.columns),
+        "summary.parquet": {column: str(dtype) for column, dtype in summary.dtypes.items()},
+        "summary.csv": list(pd.read_csv(results / "summary.csv", nrows=1).columns),
     }
 
 
 def test_outputs_keep_their_columns_and_dtypes(finished):
     """Users' scripts read these tables: a column is renamed, retyped or dropped only on
-    purpose (then tests/golden/tiny-columns.json is updated with it, and config/README.md)."""
+    purpose (then tests/golden/tiny-columns.json is updated with it, and config/README.md).
+    Changed on purpose since the file was first written: ``backend`` added to both tables,
+    ``summary.parquet`` added (the CSV's columns, typed)."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

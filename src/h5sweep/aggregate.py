@@ -1,4 +1,5 @@
-"""From raw per-job records to ``measurements.parquet`` and ``summary.csv``.
+"""From raw per-job records to ``measurements.parquet`` and the summary (``summary.parquet``,
+typed, and ``summary.csv``).
 
 The summary is derived from the raw rows only: one row per filesystem x layout x
 compression x case x variant x cache state, with the study's statistics (min, median, mean,
@@ -16,7 +17,7 @@ from h5sweep.records import read_tables, write_table
 from h5sweep.scoring import CASE_THRESHOLDS, score, threshold_s
 from h5sweep.stats import median_ci, percentile
 
-FILE_KEYS = ["filesystem", "layout", "chunk_shape", "order", "compression"]
+FILE_KEYS = ["filesystem", "backend", "layout", "chunk_shape", "order", "compression"]
 # A summary row: one file, case and variant, split by where the reads' bytes came from.
 GROUP_KEYS = [*FILE_KEYS, "case", "variant", "cache_state"]
 # The layout every read is compared with, selection by selection, on the same filesystem.
@@ -63,10 +64,10 @@ def _median_interval(seconds: pd.Series) -> pd.Series:
 
 def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
     """Per summary row of a read case: the median of the per-selection ratios of its reads
-    to the contiguous layout's reads of the same selections (same filesystem, case, variant
-    and cache state; paired by repeat), with the ratio's confidence interval."""
+    to the contiguous layout's reads of the same selections (same filesystem, backend, case,
+    variant and cache state; paired by repeat), with the ratio's confidence interval."""
     columns = [*GROUP_KEYS, "ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
-    pair_keys = ["filesystem", "case", "variant", "cache_state", "repeat"]
+    pair_keys = ["filesystem", "backend", "case", "variant", "cache_state", "repeat"]
     base = reads[reads["layout_id"] == BASELINE_LAYOUT_ID][[*pair_keys, "seconds"]]
     if base.empty:
         return pd.DataFrame(columns=columns)
@@ -132,6 +133,8 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     for column in INTEGER_COLUMNS:
         if column in summary:  # whole numbers, empty where the case has no such setting
             summary[column] = summary[column].astype("Int64")
+    if "cache_holds_chunk" in summary:  # true/false, empty where the case has no chunk cache
+        summary["cache_holds_chunk"] = summary["cache_holds_chunk"].astype("boolean")
     ordered_columns = [*GROUP_KEYS, *TIME_COLUMNS]
     return summary[ordered_columns + [c for c in summary if c not in ordered_columns]].reset_index(drop=True)
 
@@ -191,11 +194,16 @@ def _natural(column: pd.Series) -> pd.Series:
     return column.map(lambda s: tuple(int(v) for v in s.split("x")) if s else ())
 
 
-def aggregate(record_paths: list[str], measurements_out: str, summary_out: str, thresholds: dict) -> pd.DataFrame:
+def aggregate(
+    record_paths: list[str], measurements_out: str, summary_out: str, summary_csv_out: str, thresholds: dict
+) -> pd.DataFrame:
+    """All records into ``measurements_out``; the summary as a typed table (Parquet,
+    ``summary_out``) and as CSV for spreadsheets (``summary_csv_out``)."""
     measurements = read_tables(sorted(record_paths))
     if "file_bytes" in measurements:
         measurements["file_bytes"] = measurements["file_bytes"].astype("Int64")
     summary = summarize(measurements, thresholds)
     write_table(measurements, measurements_out)
     write_table(summary, summary_out)
+    write_table(summary, summary_csv_out)
     return summary

@@ -36,12 +36,13 @@ import numpy as np
 import pandas as pd
 from h5py import h5s
 
+from h5sweep.backends.hdf5 import BACKEND as HDF5
+from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import read_cases_from_config
 from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
 from h5sweep.fastwrite import write_fast
 from h5sweep.filesystems import mount_info
-from h5sweep.generate import write_file
 from h5sweep.layouts import Layout
 from h5sweep.query import run_case
 from h5sweep.stats import intervals_overlap, spearman
@@ -146,7 +147,7 @@ def bench_harness(directory: str, shape: tuple[int, ...], repeats: int = 200, sa
         f["data"][...]
     overhead = []
     for _ in range(samples):
-        rows = run_case(path, small, selections, source, layout, evict=False, cold="first")
+        rows = run_case(HDF5, path, small, selections, source, layout, evict=False, cold="first")
         harness = statistics.median(r["seconds"] for r in rows[1:])
         overhead.append(harness / _bare_reads(path, selections, data.dtype))
     out = {"samples": samples, "selection_bytes": 128 * 2, "fs_type": mount_info(directory).fs_type}
@@ -155,7 +156,7 @@ def bench_harness(directory: str, shape: tuple[int, ...], repeats: int = 200, sa
     amplification, stored_total = [], 0
     spectra_selections = spectra.selections(shape, 1)
     for _ in range(samples):
-        rows = run_case(path, spectra, spectra_selections, source, layout, cold="every", readahead=False)
+        rows = run_case(HDF5, path, spectra, spectra_selections, source, layout, cold="every", readahead=False)
         device = sum(r["device_read_bytes"] for r in rows)
         stored_total = sum(r["stored_bytes_touched"] for r in rows)
         amplification.append(device / max(1, stored_total))

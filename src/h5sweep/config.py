@@ -1,7 +1,7 @@
 """Loading and checking a sweep config: JSON schema first, then what a schema cannot say.
 
-``load_sweep`` is what the workflow calls before it plans any job: a config it accepts can
-run; one it refuses raises ``ConfigError`` naming the key and the value.
+:func:`h5sweep.grid.load_sweep` is what the workflow calls before it plans any job: a config
+it accepts can run; one it refuses raises ``ConfigError`` naming the key and the value.
 """
 
 from __future__ import annotations
@@ -59,13 +59,6 @@ def config_hash(config: dict) -> str:
     """Short, stable hash of a config (key order does not matter)."""
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-
-
-def load_sweep(config: dict, schema: dict | None = None):
-    """Validate ``config`` (schema, then semantics) and expand it into a :class:`Sweep`."""
-    from h5sweep.grid import Sweep
-
-    return Sweep.from_config(validate_schema(config, schema))
 
 
 def read_config_file(path: str | Path) -> dict:

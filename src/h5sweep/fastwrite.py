@@ -9,7 +9,8 @@ The files that exist only to be queried are written faster, with the same bytes:
   in storage order (edge chunks zero-padded, as HDF5 pads them) and written with ``pwrite``
   in runs of adjacent chunks;
 - chunked, filtered: chunks are compressed by a pool of threads (zlib releases the GIL) and
-  stored with direct chunk writes; deflate output is exactly what HDF5's filter stores.
+  stored with direct chunk writes; each codec's chunk encoder (:mod:`h5sweep.compression`)
+  produces exactly what HDF5's filter stores, and codecs without one have no fast path.
 
 Every file reads back identically through the normal h5py API (tests check it).
 """
@@ -17,7 +18,6 @@ Every file reads back identically through the normal h5py API (tests check it).
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from queue import Queue
@@ -33,8 +33,6 @@ from h5sweep.pagecache import fsync_path
 
 # A contiguous dataset is written in pieces of this many bytes.
 PWRITE_BYTES = 64 * 2**20
-
-COMPRESSORS = {"gzip": lambda level: lambda raw: zlib.compress(raw, level)}
 
 
 def _create(path: str, name: str, data: np.ndarray, dcpl) -> h5d.DatasetID:
@@ -158,15 +156,10 @@ def _write_chunked_filtered(
     path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str, threads: int
 ) -> None:
     chunk = layout.chunk_shape
-    dcpl = h5p.create(h5p.DATASET_CREATE)
-    dcpl.set_chunk(chunk)
-    if compression.family != "gzip":
-        raise ValueError(f"no fast path for {compression.name}")
-    dcpl.set_deflate(compression.level)
-    f, dsid = _create(path, name, data, dcpl)
-    compress = COMPRESSORS[compression.family](compression.level)
-    gz = layout.chunk_grid(data.shape)[2]
-    try:
+    compress = compression.chunk_encoder()
+    with h5py.File(path, "w") as f:
+        dsid = f.create_dataset(name, shape=data.shape, dtype=data.dtype, chunks=chunk, **compression.h5py_kwargs()).id
+        gz = layout.chunk_grid(data.shape)[2]
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
             pending = None
             for i, row in prefetched(chunk_rows(data, chunk)):
@@ -177,8 +170,6 @@ def _write_chunked_filtered(
                 pending = current
             if pending is not None:
                 _store(dsid, *pending, gz, chunk)
-    finally:
-        f.close()
 
 
 def _store(dsid, i: int, compressed, gz: int, chunk) -> None:
@@ -190,11 +181,15 @@ def _store(dsid, i: int, compressed, gz: int, chunk) -> None:
 
 def write_fast(
     path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str = "data", threads: int = 1
-) -> str:
+) -> str | None:
     """Write ``data`` to a new file at ``path`` by the fastest path that keeps HDF5's bytes.
 
-    Returns the name of the path taken (recorded with the measurements).
+    Returns the name of the path taken (recorded with the measurements), or None, writing
+    nothing, where the codec has no chunk encoder that matches HDF5's filter (the caller then
+    uses HDF5's own pipeline).
     """
+    if layout.chunk_shape is not None and not compression.is_none and compression.chunk_encoder() is None:
+        return None
     if layout.order != "xyz":  # write the transposed array as it is stored
         data = np.ascontiguousarray(data.transpose(layout.axes))
         layout = layout.storage_layout()
@@ -204,13 +199,8 @@ def write_fast(
     elif compression.is_none:
         _write_chunked_raw(path, data, layout, name)
         method = "chunk-pwrite"
-    elif compression.family in COMPRESSORS:
+    else:
         _write_chunked_filtered(path, data, layout, compression, name, threads)
         method = f"direct-chunk-{threads}-threads"
-    else:
-        from h5sweep.generate import write_file
-
-        write_file(path, data, layout, compression, name)
-        method = "standard"
     fsync_path(path)
     return method

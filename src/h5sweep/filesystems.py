@@ -23,10 +23,6 @@ class Filesystem:
     directory: str  # as configured (may be relative to the working directory)
     required: bool = True
 
-    def test_file(self, sweep: str, layout_id: str, compression: str) -> str:
-        """Where the test file of one layout and compression lives on this filesystem."""
-        return os.path.join(self.directory, sweep, layout_id, f"{compression}.h5")
-
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
 
@@ -49,8 +45,9 @@ class Filesystem:
         return None
 
 
-def filesystems_from_config(entries: dict) -> list[Filesystem]:
-    """Parse ``filesystems:``; drop optional ones that are not usable, refuse required ones."""
+def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesystem]:
+    """Parse ``filesystems:``; drop optional ones that are not usable, refuse required ones
+    (``probe=False``: take them as they are, for a process that re-reads a checked sweep)."""
     found: list[Filesystem] = []
     seen: dict[str, str] = {}
     for name, entry in entries.items():
@@ -61,7 +58,7 @@ def filesystems_from_config(entries: dict) -> list[Filesystem]:
             fs = Filesystem(name, entry, True)
         else:
             fs = Filesystem(name, entry["path"], bool(entry.get("required", True)))
-        reason = fs.usable()
+        reason = fs.usable() if probe else None
         if reason is not None:
             if fs.required:
                 raise ConfigError(key, fs.directory, f"directory cannot be created or written: {reason}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from h5sweep.backends import BackendEntry, backends_from_config
 from h5sweep.cases import (
     IOSizeCase,
     MetadataCase,
@@ -21,13 +22,13 @@ from h5sweep.cases import (
     read_cases_from_config,
     write_case_from_config,
 )
+from h5sweep.chunkcache import caches_from_config
 from h5sweep.compression import NONE, Compression, compressions_from_config
-from h5sweep.config import config_hash
+from h5sweep.config import config_hash, validate_schema
 from h5sweep.datasources import fill_name, read_donor
 from h5sweep.errors import ConfigError
 from h5sweep.filesystems import Filesystem, filesystems_from_config
 from h5sweep.layouts import Layout, Shape, layouts_from_config
-from h5sweep.query import ChunkCache
 from h5sweep.selections import POLICIES
 
 
@@ -38,24 +39,14 @@ def policies_from_config(names: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def caches_from_config(entries: list[dict]) -> list[ChunkCache]:
-    caches = []
-    for i, entry in enumerate(entries):
-        if int(entry["slots"]) < 1:
-            raise ConfigError(f"chunk_cache[{i}].slots", entry["slots"], "must be at least 1")
-        if not 0 <= float(entry["w0"]) <= 1:
-            raise ConfigError(f"chunk_cache[{i}].w0", entry["w0"], "must be between 0 and 1")
-        caches.append(ChunkCache.from_config(entry))
-    return list(dict.fromkeys(caches))
-
-
 @dataclass(frozen=True)
 class TestFile:
-    """One generated file: a layout and compression on a filesystem."""
+    """One generated test store: a backend, layout and compression on a filesystem."""
 
     filesystem: Filesystem
     layout: Layout
     compression: Compression
+    backend: BackendEntry
 
 
 @dataclass
@@ -67,6 +58,7 @@ class Sweep:
     layouts: list[Layout]
     compressions: list[Compression]
     filesystems: list[Filesystem]
+    backends: list[BackendEntry]
     write_case: WriteCase
     read_cases: list[ReadCase]
     score: dict
@@ -78,13 +70,16 @@ class Sweep:
     config: dict = field(repr=False)
 
     @classmethod
-    def from_config(cls, config: dict) -> Sweep:
-        """Semantic checks and expansion of a schema-valid config with defaults filled in."""
+    def from_config(cls, config: dict, probe: bool = True) -> Sweep:
+        """Semantic checks and expansion of a schema-valid config with defaults filled in.
+
+        ``probe=False`` skips what touches the disk (filesystem probes, reading a donor file):
+        for a process that only needs the grid of a sweep checked already."""
         dataset = config["dataset"]
         shape = tuple(int(v) for v in dataset["shape"])
         itemsize = np.dtype(dataset["dtype"]).itemsize
         fill = dataset["fill"]
-        if isinstance(fill, dict):
+        if isinstance(fill, dict) and probe:
             read_donor(fill["donor"]["path"], fill["donor"]["dataset"])
         return cls(
             name=config["sweep"],
@@ -93,7 +88,8 @@ class Sweep:
             dtype=np.dtype(dataset["dtype"]),
             layouts=layouts_from_config(config["layouts"], shape),
             compressions=compressions_from_config(config["compression"]),
-            filesystems=filesystems_from_config(config["filesystems"]),
+            filesystems=filesystems_from_config(config["filesystems"], probe),
+            backends=backends_from_config(config["backends"]),
             write_case=write_case_from_config(config["cases"]),
             read_cases=read_cases_from_config(config["cases"], shape),
             score=config["score"],
@@ -123,8 +119,9 @@ class Sweep:
 
     def test_files(self) -> list[TestFile]:
         return [
-            TestFile(fs, layout, comp)
+            TestFile(fs, layout, comp, backend)
             for fs in self.filesystems
+            for backend in self.backends
             for layout in self.layouts
             for comp in self.compressions_for(layout)
         ]
@@ -139,3 +136,8 @@ class Sweep:
     def largest_file_bytes(self) -> int:
         """Upper bound of one test file's size: all allocated chunks, uncompressed."""
         return max(layout.allocated_elements(self.shape) for layout in self.layouts) * self.dtype.itemsize
+
+
+def load_sweep(config: dict, schema: dict | None = None, probe: bool = True) -> Sweep:
+    """Validate ``config`` (schema, then semantics) and expand it into a :class:`Sweep`."""
+    return Sweep.from_config(validate_schema(config, schema), probe)

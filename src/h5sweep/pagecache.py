@@ -68,6 +68,15 @@ def resident_fraction(path: str) -> float:
         os.close(fd)
 
 
+def resident_fraction_of(paths: list[str]) -> float:
+    """Fraction of the bytes of several files (a store's) that are in the page cache now."""
+    sizes = [os.stat(p).st_size for p in paths]
+    total = sum(sizes)
+    if total == 0:
+        return 0.0
+    return sum(resident_fraction(p) * n for p, n in zip(paths, sizes, strict=True) if n) / total
+
+
 # Pages still cached after eviction below this fraction count as a cold file.
 COLD_RESIDENT_FRACTION = 0.01
 

@@ -86,6 +86,37 @@ def query_seconds(sweep, layout, compression) -> float:
     return SECONDS_PER_JOB + timed + check
 
 
+SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset (metadata case)
+
+
+def metadata_seconds(sweep) -> float:
+    """The metadata case on one filesystem: per N and repeat, write everything (fsync
+    included) and read it back cold, checking it; all timed."""
+    case = sweep.metadata
+    if case is None:
+        return 0.0
+    per = sweep.raw_bytes / STANDARD_WRITE_BYTES_PER_S["none"] + sweep.raw_bytes / DEVICE_READ_BYTES_PER_S
+    return sum(case.repeats * (per + 2 * n * SECONDS_PER_DATASET) for n in case.datasets)
+
+
+def iosize_seconds(sweep) -> float:
+    """The I/O size case on one filesystem: per request size, API and repeat, a write and two
+    reads (cold, warm) of the dataset's bytes; all timed."""
+    case = sweep.iosize
+    if case is None:
+        return 0.0
+    raw = sweep.raw_bytes
+    per_api = raw / STANDARD_WRITE_BYTES_PER_S["none"] + raw / DEVICE_READ_BYTES_PER_S + raw / READ_BYTES_PER_S["none"]
+    calls = sum(3 * math.ceil(raw / min(size, raw)) for size in case.sizes)
+    return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * SECONDS_PER_WRITTEN_CHUNK)
+
+
+def filesystem_case_scratch_bytes(sweep) -> int:
+    """Scratch files of the once-per-filesystem cases, which may run beside the store jobs:
+    the metadata case's file and the I/O size case's two (HDF5 and raw)."""
+    return (sweep.raw_bytes + 64 * 1024 if sweep.metadata else 0) + (2 * sweep.raw_bytes if sweep.iosize else 0)
+
+
 @dataclass
 class FilesystemPlan:
     name: str
@@ -116,7 +147,7 @@ class Plan:
 
     def describe(self) -> str:
         lines = [
-            f"h5sweep plan: {self.jobs} generate/query jobs, about {_duration(self.job_seconds)} of job time, "
+            f"h5sweep plan: {self.jobs} measuring jobs, about {_duration(self.job_seconds)} of job time, "
             f"{_duration(self.timed_seconds)} of it in timed windows (one at a time); "
             f"with {self.parallel_jobs} at once, about {_duration(self.wall_seconds)} wall time",
         ]
@@ -151,11 +182,15 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         + read_seconds(sweep, tf.layout, tf.compression, not in_memory[tf.filesystem.name])[0]
         for tf in files
     )
-    plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=2 * len(files), job_seconds=job_seconds, timed_seconds=timed)
+    per_filesystem = metadata_seconds(sweep) + iosize_seconds(sweep)
+    job_seconds += len(sweep.filesystems) * per_filesystem
+    timed += len(sweep.filesystems) * per_filesystem
+    jobs = 2 * len(files) + len(sweep.filesystems) * (bool(sweep.metadata) + bool(sweep.iosize))
+    plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
         largest = max(file_bytes_bound(sweep, tf.layout) for tf in mine)
-        peak = min(plan.parallel_jobs, len(mine)) * largest
+        peak = min(plan.parallel_jobs, len(mine)) * largest + filesystem_case_scratch_bytes(sweep)
         if _device(fs.directory) == results_dev:
             peak += results_bytes
         plan.filesystems.append(

@@ -1,4 +1,4 @@
-"""Figures from ``summary.csv``, after the OpenMSI study's: timing bars, (m, n) heat maps,
+"""Figures from the summary (``summary.parquet``), after the OpenMSI study's: timing bars, (m, n) heat maps,
 file size against the contiguous baseline, write time, and the performance score."""
 
 from __future__ import annotations
@@ -16,27 +16,13 @@ STAT_COLOURS = {"max_s": "#b39ddb", "mean_s": "#66bb6a", "median_s": "#ef5350", 
 
 
 def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
-    """The summary; by default only each case's first variant (policy, cache, strategy),
-    which the study's figures show. The variant figures read all of it."""
-    summary = pd.read_csv(
-        path,
-        keep_default_na=False,
-        na_values=[""],
-        dtype={
-            "chunk_shape": str,
-            "variant": str,
-            "scaling_slices": str,
-            "operation": str,
-            "api": str,
-            "direction": str,
-            "cache_state": str,
-        },
-    )
-    summary = summary.fillna({"chunk_shape": "", "variant": ""})
-    if "layout_name" in summary:
-        summary["layout_name"] = summary["layout_name"].fillna("")
-    if primary_only and "primary" in summary:
-        summary = summary[summary["primary"].astype(str) == "True"]
+    """The typed summary (``summary.parquet``); by default only each case's first variant
+    (policy, cache, strategy), which the study's figures show. The variant figures read all
+    of it."""
+    summary = pd.read_parquet(path)
+    summary = summary.fillna({"chunk_shape": "", "variant": "", "layout_name": ""})
+    if primary_only:
+        summary = summary[summary["primary"].fillna(False).astype(bool)]
     return summary
 
 

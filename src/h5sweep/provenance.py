@@ -13,22 +13,16 @@ from h5sweep.filesystems import block_size, mount_info, read_ahead_kb
 
 @cache
 def software() -> dict:
-    import h5py
     import numpy
 
     from h5sweep import __version__
 
-    return {
-        "h5sweep_version": __version__,
-        "h5py_version": h5py.version.version,
-        "hdf5_version": h5py.version.hdf5_version,
-        "numpy_version": numpy.__version__,
-        "python_version": platform.python_version(),
-    }
+    return {"h5sweep_version": __version__, "numpy_version": numpy.__version__}
 
 
-def provenance(filesystem_dir: str, config_hash: str) -> dict:
-    """Columns shared by every row a job writes."""
+def provenance(filesystem_dir: str, settings_hash: str, library_versions: dict) -> dict:
+    """Columns shared by every row a job writes; ``library_versions`` are the backend's
+    (:meth:`h5sweep.backends.base.Backend.versions`), ``settings_hash`` the job's settings'."""
     mount = mount_info(filesystem_dir)
     probe = _existing(filesystem_dir)
     return {
@@ -40,8 +34,11 @@ def provenance(filesystem_dir: str, config_hash: str) -> dict:
         "fs_mount_options": mount.options,
         "fs_block_bytes": block_size(probe),
         "read_ahead_kb": read_ahead_kb(probe),
-        **software(),
-        "config_hash": config_hash,
+        "h5sweep_version": software()["h5sweep_version"],
+        **library_versions,
+        "numpy_version": software()["numpy_version"],
+        "python_version": platform.python_version(),
+        "config_hash": settings_hash,
         "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""),
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 
 from h5sweep import plan
-from h5sweep.query import VERIFY_BUDGET_BYTES
 
 MB = 1_000_000
+# A query job holds the values it read for checking after the timed window, up to this many
+# bytes (h5sweep.query reads in batches of this size).
+VERIFY_BUDGET_BYTES = 256 * 2**20
 
 
 def generate_mem_mb(sweep, layout, attempt: int = 1) -> int:
@@ -55,3 +57,11 @@ def generate_runtime_min(sweep, layout, compression, attempt: int = 1, threads: 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
     """Minutes for a query job: every selection, reading and checking all it touches."""
     return _minutes(plan.query_seconds(sweep, layout, compression), attempt)
+
+
+def metadata_runtime_min(sweep, attempt: int = 1) -> int:
+    return _minutes(plan.SECONDS_PER_JOB + plan.metadata_seconds(sweep), attempt)
+
+
+def iosize_runtime_min(sweep, attempt: int = 1) -> int:
+    return _minutes(plan.SECONDS_PER_JOB + plan.iosize_seconds(sweep), attempt)

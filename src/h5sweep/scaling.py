@@ -17,10 +17,10 @@ import numpy as np
 
 from h5sweep import pagecache
 from h5sweep.cases.scaling import ScalingCase
+from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.datasources import DataSource
 from h5sweep.errors import VerificationError
 from h5sweep.layouts import Layout
-from h5sweep.query import DEFAULT_CACHE, ChunkCache
 from h5sweep.timing import gc_paused
 from h5sweep.windows import timed_window, untimed_work
 
@@ -111,9 +111,7 @@ def run_scaling(
                             "scaling_slices": case.label(slices),
                             "variance": variance,
                             "verified": True,
-                            "chunk_cache_bytes": cache.nbytes,
-                            "chunk_cache_slots": cache.slots,
-                            "chunk_cache_w0": cache.w0,
+                            **cache.columns(),
                             "variant": f"{case.label(slices)}, {processes} processes",
                             **window.columns(),
                         }

@@ -1,4 +1,4 @@
-"""Collect every job's records into measurements.parquet and summary.csv."""
+"""Collect every job's records into measurements.parquet and the summary (Parquet and CSV)."""
 
 from h5sweep.scripting import logged
 
@@ -6,6 +6,5 @@ with logged(snakemake.log[0]):
     # heavy imports inside the job's untimed section (h5sweep.scripting.logged)
     from h5sweep.aggregate import aggregate
 
-    aggregate(
-        list(snakemake.input), snakemake.output.measurements, snakemake.output.summary, snakemake.params.thresholds
-    )
+    out = snakemake.output
+    aggregate(list(snakemake.input), out.measurements, out.summary, out.summary_csv, snakemake.params.thresholds)

@@ -1,4 +1,4 @@
-"""Generate one test file and time it (the write case)."""
+"""Generate one test store and time it (the write case)."""
 
 from h5sweep.scripting import logged
 
@@ -6,14 +6,5 @@ with logged(snakemake.log[0]) as log:
     # heavy imports inside the job's untimed section (h5sweep.scripting.logged)
     from h5sweep.stages import run_generate
 
-    w = snakemake.wildcards
-    log.info("generating %s", snakemake.output.h5)
-    run_generate(
-        snakemake.config,
-        snakemake.params.filesystem,
-        w.layout,
-        w.compression,
-        snakemake.output.h5,
-        snakemake.output.record,
-        snakemake.threads,
-    )
+    log.info("generating %s", snakemake.output.store)
+    run_generate(snakemake.params.settings, snakemake.output.store, snakemake.output.record, snakemake.threads)

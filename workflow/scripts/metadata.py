@@ -4,6 +4,6 @@ from h5sweep.scripting import logged
 
 with logged(snakemake.log[0]):
     # heavy imports inside the job's untimed section (h5sweep.scripting.logged)
-    from h5sweep.stages import run_metadata_case
+    from h5sweep.stages import run_filesystem_case
 
-    run_metadata_case(snakemake.config, snakemake.wildcards.filesystem, snakemake.output.record)
+    run_filesystem_case(snakemake.params.settings, snakemake.output.record)

@@ -1,4 +1,4 @@
-"""Draw one figure from summary.csv; which one is the rule's `figure` parameter."""
+"""Draw one figure from the summary; which one is the rule's `figure` parameter."""
 
 from h5sweep.scripting import logged
 

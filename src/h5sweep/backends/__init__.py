@@ -1,0 +1,53 @@
+"""Storage backends: how a test store is written, opened for timed reads and measured.
+
+A backend is one module of this package (``hdf5.py`` today; ``zarr.py`` next) with a class
+that has the methods of :class:`h5sweep.backends.base.Backend`, and one entry in
+``BACKENDS`` below. The entry is all the workflow needs at parse time (the name, which is also
+the store's suffix, and whether a store is a file or a directory); the module, with its I/O
+library, is imported only inside the jobs, by :func:`load`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from dataclasses import dataclass
+
+from h5sweep.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class BackendEntry:
+    name: str  # the config's name, the ``backend`` column and the store's suffix
+    module: str  # the implementation, imported by jobs only
+    store_is_directory: bool  # a directory store (Zarr) or one file (HDF5)
+    description: str
+
+    def store_path(self, directory: str, sweep: str, layout_id: str, compression: str) -> str:
+        """Where the test store of one layout and compression lives under a filesystem's
+        directory (``<directory>/<sweep>/<layout>/<compression>.<backend>``)."""
+        return os.path.join(directory, sweep, layout_id, f"{compression}.{self.name}")
+
+
+BACKENDS: dict[str, BackendEntry] = {
+    "hdf5": BackendEntry("hdf5", "h5sweep.backends.hdf5", False, "HDF5 through h5py (one file per store)"),
+}
+DEFAULT_BACKENDS = ["hdf5"]
+
+# The wildcard a rule's paths use for a backend name.
+WILDCARD = "|".join(re.escape(name) for name in BACKENDS)
+
+
+def backends_from_config(names: list[str]) -> list[BackendEntry]:
+    for i, name in enumerate(names):
+        if name not in BACKENDS:
+            raise ConfigError(f"backends[{i}]", name, f"unknown storage backend (known: {', '.join(BACKENDS)})")
+    if not names:
+        raise ConfigError("backends", names, "names no storage backend")
+    return [BACKENDS[name] for name in dict.fromkeys(names)]
+
+
+def load(name: str):
+    """The backend ``name`` (its module imported now, with its I/O library)."""
+    return importlib.import_module(BACKENDS[name].module).BACKEND

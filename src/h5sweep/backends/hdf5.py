@@ -1,0 +1,197 @@
+"""The HDF5 backend: one file per test store, written and read through h5py.
+
+Timed reads call ``H5Dread`` with dataspaces built before the clock; the read option is
+HDF5's chunk cache (:class:`h5sweep.chunkcache.ChunkCache`), set when the file is opened.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+
+import h5py
+import numpy as np
+from h5py import h5s
+
+from h5sweep import fastwrite
+from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
+from h5sweep.compression import Compression
+from h5sweep.layouts import Layout
+from h5sweep.pagecache import fsync_path
+from h5sweep.selections import Selection
+from h5sweep.timing import gc_paused
+
+
+class OpenedFile:
+    """A test file opened for timed reads."""
+
+    def __init__(self, path: str, dataset_name: str, cache: ChunkCache, readahead: bool = True):
+        t0 = time.perf_counter_ns()
+        self.file = h5py.File(path, "r", **cache.open_kwargs())
+        self.dset = self.file[dataset_name]
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+        if not readahead:  # the bench's read-amplification goal: no readahead on HDF5's descriptor
+            os.posix_fadvise(self.file.id.get_vfd_handle(), 0, 0, os.POSIX_FADV_RANDOM)
+        self._space = self.dset.id.get_space()
+        self._mem_spaces: dict[tuple, h5s.SpaceID] = {}
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        mem_space = self._mem_spaces.get(buffer.shape)
+        if mem_space is None:
+            mem_space = self._mem_spaces[buffer.shape] = h5s.create_simple(buffer.shape)
+        self._space.select_hyperslab(tuple(start), buffer.shape)
+        return partial(self.dset.id.read, mem_space, self._space, buffer)
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class StoredChunks:
+    """Stored (after filtering) size of every chunk, to say how many bytes a selection
+    needs from storage. Contiguous: the selection's own bytes."""
+
+    def __init__(self, path: str, layout: Layout, dataset_name: str = "data"):
+        # Reading the chunk index warms caches: do it before the file is evicted.
+        with h5py.File(path, "r") as f:
+            dset = f[dataset_name]
+            self.layout = layout
+            self.itemsize = dset.dtype.itemsize
+            self.sizes = None
+            if layout.chunk_shape is not None:
+                grid = layout.storage_layout().chunk_grid(dset.shape)  # the file's own axes
+                sizes = np.zeros(grid, dtype=np.int64)
+                chunk = layout.storage_chunk_shape
+
+                def record(info):
+                    sizes[tuple(o // c for o, c in zip(info.chunk_offset, chunk, strict=True))] = info.size
+
+                dset.id.chunk_iter(record)
+                self.sizes = sizes
+
+    def touched(self, selection: Selection) -> int:
+        if self.sizes is None:
+            return selection.nbytes(self.itemsize)
+        start, size = self.layout.to_storage(selection.start), self.layout.to_storage(selection.size)
+        box = tuple(
+            slice(s // c, (s + n - 1) // c + 1)
+            for s, n, c in zip(start, size, self.layout.storage_chunk_shape, strict=True)
+        )
+        return int(self.sizes[box].sum())
+
+
+def write_stored(
+    path: str,
+    stored: np.ndarray,
+    layout: Layout,
+    compression: Compression,
+    name: str = "data",
+    strategy: str = "chunk",
+    fill_time: str = "ifset",
+    cache: ChunkCache = DEFAULT_CACHE,
+) -> int:
+    """Write ``stored`` (the array in the layout's storage order, C-contiguous) to a new HDF5
+    file at ``path`` through the standard HDF5 write path; return the number of writes.
+
+    Each block of the write ``strategy`` is one ``H5Dwrite`` of a hyperslab, from a memory
+    hyperslab of the whole array (HDF5 gathers the block; no copy is made in Python).
+    ``fill_time`` is HDF5's: ``ifset`` (fill values are written only if one was set; none
+    is), ``never``, or ``alloc`` (storage is filled with the fill value when it is
+    allocated, then overwritten). The file is open with the chunk ``cache`` setting: with a
+    strategy that writes a chunk in several calls, whether the chunk stays cached between
+    them decides how often it is compressed.
+    """
+    if not stored.flags.c_contiguous:
+        raise ValueError("write_stored needs a C-contiguous array in storage order")
+    kwargs = {} if layout.chunk_shape is None else {"chunks": layout.storage_chunk_shape, **compression.h5py_kwargs()}
+    if fill_time != "ifset":
+        kwargs.update(fill_time=fill_time, fillvalue=0)
+    logical_shape = layout.to_logical(stored.shape)
+    writes = 0
+    with h5py.File(path, "w", **cache.open_kwargs()) as f:
+        dset = f.create_dataset(name, shape=stored.shape, dtype=stored.dtype, **kwargs)
+        file_space = dset.id.get_space()
+        mem_space = h5s.create_simple(stored.shape)
+        for logical in layout.write_blocks(logical_shape, stored.dtype.itemsize, strategy):
+            region = layout.to_storage(logical)
+            start = tuple(s.start for s in region)
+            count = tuple(s.stop - s.start for s in region)
+            file_space.select_hyperslab(start, count)
+            mem_space.select_hyperslab(start, count)
+            dset.id.write(mem_space, file_space, stored)
+            writes += 1
+        f.flush()
+    fsync_path(path)
+    return writes
+
+
+def write_file(
+    path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str = "data", **options
+) -> int:
+    """:func:`write_stored` of ``data`` given in (x, y, z) order (for untimed callers)."""
+    stored = np.ascontiguousarray(data if layout.order == "xyz" else data.transpose(layout.axes))
+    return write_stored(path, stored, layout, compression, name, **options)
+
+
+def call_overhead_s(path: str, dataset_name: str = "data", calls: int = 200) -> float:
+    """What h5py's ``read_direct`` costs on top of ``H5Dread`` per call (parsing the
+    selection and building dataspaces), measured on a warm one-element read: the median of
+    ``calls`` alternating pairs. Recorded with every read so a user can add it back."""
+    with h5py.File(path, "r") as f:
+        dset = f[dataset_name]
+        one = (slice(0, 1),) * dset.ndim
+        buffer = np.empty((1,) * dset.ndim, dtype=dset.dtype)
+        mem_space, space = h5s.create_simple(buffer.shape), dset.id.get_space()
+        space.select_hyperslab((0,) * dset.ndim, buffer.shape)
+        dset.read_direct(buffer, source_sel=one)  # warm
+        wrapped, bare = [], []
+        with gc_paused():
+            for _ in range(calls):
+                t0 = time.perf_counter_ns()
+                dset.read_direct(buffer, source_sel=one)
+                t1 = time.perf_counter_ns()
+                dset.id.read(mem_space, space, buffer)
+                t2 = time.perf_counter_ns()
+                wrapped.append(t1 - t0)
+                bare.append(t2 - t1)
+    return max(0.0, (float(np.median(wrapped)) - float(np.median(bare))) / 1e9)
+
+
+class HDF5Backend:
+    name = "hdf5"
+    label = "HDF5"  # in messages
+
+    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options) -> int:
+        return write_stored(path, stored, layout, compression, dataset_name, strategy, fill_time, options)
+
+    def write_fast(self, path, data, layout, compression, dataset_name, threads) -> str:
+        method = fastwrite.write_fast(path, data, layout, compression, dataset_name, threads)
+        if method is None:  # no fast path for this codec: HDF5's own pipeline
+            write_file(path, data, layout, compression, dataset_name)
+            fsync_path(path)
+            method = "standard"
+        return method
+
+    def open_for_reads(self, path, dataset_name, options, readahead=True) -> OpenedFile:
+        return OpenedFile(path, dataset_name, options, readahead)
+
+    def stored_chunks(self, path, layout, dataset_name) -> StoredChunks:
+        return StoredChunks(path, layout, dataset_name)
+
+    def footprint_bytes(self, path) -> int:
+        return os.stat(path).st_size
+
+    def remove(self, path) -> None:
+        os.remove(path)
+
+    def paths_to_evict(self, path) -> list[str]:
+        return [path]
+
+    def call_overhead_s(self, path, dataset_name) -> float:
+        return call_overhead_s(path, dataset_name)
+
+    def versions(self) -> dict:
+        return {"h5py_version": h5py.version.version, "hdf5_version": h5py.version.hdf5_version}
+
+
+BACKEND = HDF5Backend()

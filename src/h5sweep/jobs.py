@@ -1,0 +1,185 @@
+"""Exactly the settings each job uses, and nothing else.
+
+The workflow validates and expands the config once (:class:`h5sweep.grid.Sweep`), then gives
+each job its own settings as the rule's ``params.settings``: the same object is Snakemake's
+rerun trigger and the job's only input besides its files, so what a job depends on and what it
+uses cannot drift apart. A change of a setting reruns exactly the jobs that use it.
+
+:class:`JobSettings` is the job's side: it rebuilds the few objects a job needs from its
+settings, without validating the whole config or probing any filesystem again. Nothing here
+imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from h5sweep.cases import READ_CASES, optional_case_from_config, read_cases_from_config, write_case_from_config
+from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
+from h5sweep.compression import Compression, parse_compression
+from h5sweep.config import config_hash
+from h5sweep.datasources import fill_name
+from h5sweep.layouts import Layout
+
+# The config keys of the cases a query job runs.
+READ_CASE_KEYS = (*READ_CASES, "boxes")
+
+
+def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) -> dict:
+    return {
+        "sweep": sweep.name,
+        "filesystem": {"name": filesystem.name, "directory": filesystem.directory},
+        "backend": backend,
+        "dataset": sweep.dataset,
+        "layout": {"id": layout.id, "name": layout.name},
+        "compression": compression,
+    }
+
+
+def generate_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
+    """A generate job: its store and the write case with the chunk cache it writes with."""
+    return {
+        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
+        "cases": {"write": sweep.config["cases"].get("write") or {}},
+        "chunk_cache": [sweep.chunk_caches[0].settings()],
+    }
+
+
+def query_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
+    """A query job: its store, the read cases, visiting policies and chunk caches."""
+    cases = {name: entry for name, entry in sweep.config["cases"].items() if name in READ_CASE_KEYS}
+    return {
+        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
+        "cases": cases,
+        "policies": list(sweep.policies),
+        "chunk_cache": [cache.settings() for cache in sweep.chunk_caches],
+    }
+
+
+def scaling_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
+    return {
+        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
+        "cases": {"scaling": sweep.config["cases"]["scaling"]},
+        "chunk_cache": [sweep.chunk_caches[0].settings()],
+    }
+
+
+def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
+    """A case run once per filesystem (metadata, iosize): no store of the grid."""
+    return {
+        "sweep": sweep.name,
+        "filesystem": {"name": filesystem.name, "directory": filesystem.directory},
+        "backend": "hdf5",
+        "dataset": sweep.dataset,
+        "layout": {"id": "contiguous", "name": ""},
+        "compression": "none",
+        "cases": {case: sweep.config["cases"][case] or {}},
+    }
+
+
+@dataclass
+class JobSettings:
+    """What a job rebuilds from its ``params.settings``."""
+
+    settings: dict
+
+    @property
+    def sweep(self) -> str:
+        return self.settings["sweep"]
+
+    @property
+    def filesystem(self) -> str:
+        return self.settings["filesystem"]["name"]
+
+    @property
+    def directory(self) -> str:
+        return self.settings["filesystem"]["directory"]
+
+    @property
+    def backend(self) -> str:
+        return self.settings["backend"]
+
+    @property
+    def dataset(self) -> dict:
+        return self.settings["dataset"]
+
+    @property
+    def dataset_name(self) -> str:
+        return self.dataset["name"]
+
+    @cached_property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(int(n) for n in self.dataset["shape"])
+
+    @cached_property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.dataset["dtype"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.dataset["seed"])
+
+    @property
+    def raw_bytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+    @cached_property
+    def layout(self) -> Layout:
+        entry = self.settings["layout"]
+        found = Layout.from_id(entry["id"])
+        return Layout(found.chunk_shape, entry["name"], found.order)
+
+    @cached_property
+    def compression(self) -> Compression:
+        return parse_compression(self.settings["compression"])
+
+    @cached_property
+    def chunk_caches(self) -> list[ChunkCache]:
+        entries = self.settings.get("chunk_cache")
+        return [ChunkCache.from_config(entry) for entry in entries] if entries else [DEFAULT_CACHE]
+
+    @property
+    def policies(self) -> list[str]:
+        return self.settings.get("policies", ["random"])
+
+    @cached_property
+    def read_cases(self):
+        return read_cases_from_config(self.settings["cases"], self.shape)
+
+    @cached_property
+    def write_case(self):
+        return write_case_from_config(self.settings["cases"])
+
+    def optional_case(self, name: str):
+        return optional_case_from_config(self.settings["cases"], name, self.shape, self.dtype.itemsize)
+
+    @property
+    def hash(self) -> str:
+        """The settings' hash: rows with the same hash were measured with the same settings."""
+        return config_hash(self.settings)
+
+    def store_columns(self) -> dict:
+        """The columns that say which store of the grid a row measured."""
+        layout = self.layout
+        return {
+            "sweep": self.sweep,
+            "filesystem": self.filesystem,
+            "backend": self.backend,
+            "layout": layout.kind,
+            "chunk_shape": layout.chunk_label,
+            "layout_id": layout.id,
+            "layout_name": layout.name,
+            "order": layout.order,
+            "compression": self.compression.name,
+            "dataset_shape": "x".join(map(str, self.shape)),
+            "dtype": self.dtype.name,
+            "fill": fill_name(self.dataset),
+            "seed": self.seed,
+            "raw_bytes": self.raw_bytes,
+            "n_chunks": layout.n_chunks(self.shape),
+            "padding_bytes": layout.padding_bytes(self.shape, self.dtype.itemsize),
+        }
