@@ -17,6 +17,9 @@ rule aggregate:
         f"{RESULTS}/logs/aggregate.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=aggregate_mem_mb,
+        runtime=aggregate_runtime,
     params:
         thresholds=SWEEP.score,
     script:

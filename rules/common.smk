@@ -8,6 +8,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
 from h5sweep import backends, cluster, compression, jobs, plan, resources
+from h5sweep.cases import CASE_SPECS
 from h5sweep.config import load_schema
 from h5sweep.errors import ConfigError
 from h5sweep.grid import load_sweep
@@ -113,22 +114,26 @@ def filesystem_case_settings(case):
 
 
 def all_records():
-    stages = ("write", "query", "scaling") if SWEEP.scaling else ("write", "query")
-    records = [
-        record_path(
-            tf.filesystem.name,
-            tf.backend.name,
-            tf.layout.id,
-            tf.compression.name,
-            stage,
-        )
-        for tf in SWEEP.test_files()
-        for stage in stages
-    ]
-    for case in ("metadata", "iosize"):  # once per filesystem
-        if getattr(SWEEP, case):
+    """Every record the sweep's cases write, as their specs declare (h5sweep.cases.spec)."""
+    records = []
+    for spec in CASE_SPECS:
+        if not spec.enabled(SWEEP):
+            continue
+        if spec.scope == "store":
             records += [
-                f"{RESULTS}/raw/{fs.name}/{case}.parquet" for fs in SWEEP.filesystems
+                record_path(
+                    tf.filesystem.name,
+                    tf.backend.name,
+                    tf.layout.id,
+                    tf.compression.name,
+                    spec.stage,
+                )
+                for tf in SWEEP.test_files()
+            ]
+        else:
+            records += [
+                f"{RESULTS}/raw/{fs.name}/{spec.stage}.parquet"
+                for fs in SWEEP.filesystems
             ]
     return records
 
@@ -149,33 +154,33 @@ def iosize_runtime(wildcards, attempt):
     return resources.iosize_runtime_min(SWEEP, attempt)
 
 
+def aggregate_mem_mb(wildcards, attempt):
+    return resources.aggregate_mem_mb(SWEEP, attempt)
+
+
+def aggregate_runtime(wildcards, attempt):
+    return resources.aggregate_runtime_min(SWEEP, attempt)
+
+
+# A figure reads the summary (one row per store, case and variant) and draws one PNG.
+PLOT_MEM_MB = 1000
+PLOT_RUNTIME_MIN = 5
+
+
 def max_scaling_processes():
     return max(SWEEP.scaling.processes) if SWEEP.scaling else 1
 
 
 def figures():
-    cases = [case.name for case in SWEEP.read_cases]
-    square_chunks = any(
-        l.chunk_shape and l.chunk_shape[0] == l.chunk_shape[1] for l in SWEEP.layouts
-    )
+    """The summary's figures, and every case's own figures per filesystem."""
     out = [f"{RESULTS}/plots/file-sizes.png"]
     for fs in SWEEP.filesystems:
-        out += [f"{RESULTS}/plots/write-{fs.name}.png"]
-        out += [f"{RESULTS}/plots/bars-{case}-{fs.name}.png" for case in cases]
-        if square_chunks:
-            out += [f"{RESULTS}/plots/heatmap-{case}-{fs.name}.png" for case in cases]
-        if cases:
-            out += [f"{RESULTS}/plots/score-{fs.name}.png"]
-        if SWEEP.scaling:
-            out += [f"{RESULTS}/plots/scaling-{fs.name}.png"]
-        if SWEEP.metadata:
-            out += [f"{RESULTS}/plots/metadata-{fs.name}.png"]
-        if SWEEP.iosize:
-            out += [f"{RESULTS}/plots/iosize-{fs.name}.png"]
-        if len(SWEEP.write_case.variants()) > 1:
-            out += [f"{RESULTS}/plots/variants-write-{fs.name}.png"]
-        if len(SWEEP.policies) * len(SWEEP.chunk_caches) > 1:
-            out += [f"{RESULTS}/plots/variants-{case}-{fs.name}.png" for case in cases]
+        for spec in CASE_SPECS:
+            if spec.enabled(SWEEP):
+                out += [
+                    f"{RESULTS}/plots/{name.format(filesystem=fs.name)}.png"
+                    for name in spec.figures(SWEEP)
+                ]
     return out
 
 
@@ -209,6 +214,11 @@ def generate_runtime(wildcards, attempt):
 def query_runtime(wildcards, attempt):
     layout, compression = file_axes(wildcards)
     return resources.query_runtime_min(SWEEP, layout, compression, attempt)
+
+
+def scaling_runtime(wildcards, attempt):
+    layout, compression = file_axes(wildcards)
+    return resources.scaling_runtime_min(SWEEP, layout, compression, attempt)
 
 
 def file_axes(wildcards):

@@ -27,6 +27,9 @@ rule plot_case_bars:
         f"{RESULTS}/logs/plot/bars-{{case}}-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="case_bars",
     script:
@@ -47,6 +50,9 @@ rule plot_heatmaps:
         f"{RESULTS}/logs/plot/heatmap-{{case}}-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="heatmaps",
     script:
@@ -66,6 +72,9 @@ rule plot_file_sizes:
         f"{RESULTS}/logs/plot/file-sizes.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="file_sizes",
     script:
@@ -86,6 +95,9 @@ rule plot_write:
         f"{RESULTS}/logs/plot/write-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="write",
     script:
@@ -106,6 +118,9 @@ rule plot_score:
         f"{RESULTS}/logs/plot/score-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="score",
     script:
@@ -126,6 +141,9 @@ rule plot_variants:
         f"{RESULTS}/logs/plot/variants-{{case}}-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="variants",
     script:
@@ -146,6 +164,9 @@ rule plot_scaling:
         f"{RESULTS}/logs/plot/scaling-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="scaling",
     script:
@@ -166,6 +187,9 @@ rule plot_metadata:
         f"{RESULTS}/logs/plot/metadata-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="metadata",
     script:
@@ -186,6 +210,9 @@ rule plot_iosize:
         f"{RESULTS}/logs/plot/iosize-{{filesystem}}.log",
     conda:
         "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
     params:
         figure="iosize",
     script:

@@ -20,7 +20,7 @@ rule scale:
     threads: max_scaling_processes()
     resources:
         mem_mb=query_mem_mb,
-        runtime=query_runtime,
+        runtime=scaling_runtime,
     params:
         settings=scaling_settings,
     script:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from h5sweep import jobs
@@ -42,3 +43,20 @@ def test_a_job_rebuilds_its_store_and_cases_from_its_settings_alone(tmp_path):
     assert (columns["backend"], columns["layout_id"], columns["layout_name"]) == ("hdf5", "chunked-3x7x100", "odd")
     other = jobs.query_settings(sweep, sweep.filesystems[0], "hdf5", "chunked-2x2x64", "gzip-1")
     assert JobSettings(other).hash != job.hash
+
+
+def test_targets_and_figures_come_from_the_case_specs(tmp_path):
+    """Each case declares its scope, record and figures; the workflow's targets are theirs."""
+    from h5sweep.cases import CASE_SPECS, VARIANT_COLUMNS
+    from h5sweep.cases.spec import CaseSpec
+
+    sweep = _sweep(tmp_path)
+    enabled = [spec.name for spec in CASE_SPECS if spec.enabled(sweep)]
+    assert enabled == ["write", "read"]  # tiny.yaml: no scaling, metadata or I/O size
+    read = next(spec for spec in CASE_SPECS if spec.name == "read")
+    figures = read.figures(sweep)
+    assert "bars-slice-{filesystem}" in figures and "score-{filesystem}" in figures
+    assert "variants-slice-{filesystem}" in figures  # two chunk caches: a variant figure per case
+    assert {"policy", "cold_mode", "processes", "request_bytes"} <= set(VARIANT_COLUMNS)
+    with pytest.raises(ValueError, match="scope must be one of"):
+        CaseSpec("x", "node", "x", (), lambda s: True, lambda s: [])

@@ -36,3 +36,22 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert two.wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
     text = two.describe()
     assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
+
+
+def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
+    config = yaml.safe_load((REPO / "tests" / "configs" / "iosize.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    with_iosize = load_sweep(config)
+    without = load_sweep({**config, "cases": {"write": {"repeats": 1}}})
+    plan, base = make_plan(with_iosize, 1), make_plan(without, 1)
+    assert plan.jobs == base.jobs + 1  # one I/O size job on the one filesystem
+    assert plan.timed_seconds > base.timed_seconds and plan.job_seconds > base.job_seconds
+    # its raw and HDF5 scratch files, beside a test store
+    assert plan.filesystems[0].peak_bytes == base.filesystems[0].peak_bytes + 2 * with_iosize.raw_bytes
+
+
+def test_every_case_spec_has_a_cost_model():
+    from h5sweep.cases import CASE_SPECS
+    from h5sweep.plan import JOB_COSTS
+
+    assert {spec.name for spec in CASE_SPECS} == set(JOB_COSTS)

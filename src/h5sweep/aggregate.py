@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from h5sweep.cases import READ_CASES
+from h5sweep.cases import READ_CASES, VARIANT_COLUMNS
 from h5sweep.records import read_tables, write_table
 from h5sweep.scoring import CASE_THRESHOLDS, score, threshold_s
 from h5sweep.stats import median_ci, percentile
@@ -22,25 +22,6 @@ FILE_KEYS = ["filesystem", "backend", "layout", "chunk_shape", "order", "compres
 GROUP_KEYS = [*FILE_KEYS, "case", "variant", "cache_state"]
 # The layout every read is compared with, selection by selection, on the same filesystem.
 BASELINE_LAYOUT_ID = "contiguous"
-# Settings that make a variant of a case, carried into the summary when measured.
-VARIANT_COLUMNS = [
-    "write_strategy",
-    "fill_time",
-    "policy",
-    "cold_mode",
-    "chunk_cache_bytes",
-    "chunk_cache_slots",
-    "chunk_cache_w0",
-    "processes",
-    "scaling_slices",
-    "z_slices",
-    "operation",
-    "n_datasets",
-    "metadata_file_bytes",
-    "api",
-    "direction",
-    "request_bytes",
-]
 # Whole numbers, empty where a case has no such setting.
 INTEGER_COLUMNS = [
     "processes",

@@ -14,6 +14,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from h5sweep.cases import CASE_SPECS
 from h5sweep.filesystems import mount_info
 
 MB = 1_000_000
@@ -111,6 +112,58 @@ def iosize_seconds(sweep) -> float:
     return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * SECONDS_PER_WRITTEN_CHUNK)
 
 
+def scaling_seconds(sweep, layout, compression, from_device: bool = True) -> float:
+    """The scaling case on one test store: per block, process count and repeat, reading the
+    block (from the device first: each process count starts cold) and its variance; timed."""
+    case = sweep.scaling
+    if case is None:
+        return 0.0
+    kind = "none" if compression.is_none else "filtered"
+    seconds = 0.0
+    for slices in case.slices:
+        block = sweep.shape[0] * sweep.shape[1] * case.depth(slices, sweep.shape) * sweep.dtype.itemsize
+        read = block / READ_BYTES_PER_S[kind] + block / MAKE_DATA_BYTES_PER_S  # decode, then numpy.var
+        cold = block / DEVICE_READ_BYTES_PER_S if from_device else 0.0
+        seconds += len(case.processes) * (case.repeats * read + cold)
+    return seconds
+
+
+# Each case's cost model, by the name of its spec (h5sweep.cases.spec): (job seconds, timed
+# seconds) of one job, for a test store (store scope) or a filesystem (filesystem scope);
+# ``from_device`` is false on a filesystem that keeps its files in memory.
+def _write_job(sweep, store, from_device):
+    return generate_seconds(sweep, store.layout, store.compression), write_case_seconds(
+        sweep, store.layout, store.compression
+    )
+
+
+def _read_job(sweep, store, from_device):
+    timed, check = read_seconds(sweep, store.layout, store.compression, from_device)
+    return SECONDS_PER_JOB + timed + check, timed
+
+
+def _scaling_job(sweep, store, from_device):
+    timed = scaling_seconds(sweep, store.layout, store.compression, from_device)
+    return SECONDS_PER_JOB + timed, timed
+
+
+def _filesystem_job(seconds):
+    def cost(sweep, filesystem, from_device):
+        timed = seconds(sweep)
+        return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed, timed
+
+    return cost
+
+
+JOB_COSTS = {
+    "write": _write_job,
+    "read": _read_job,
+    "scaling": _scaling_job,
+    "metadata": _filesystem_job(metadata_seconds),
+    "iosize": _filesystem_job(iosize_seconds),
+}
+
+
 def filesystem_case_scratch_bytes(sweep) -> int:
     """Scratch files of the once-per-filesystem cases, which may run beside the store jobs:
     the metadata case's file and the I/O size case's two (HDF5 and raw)."""
@@ -168,24 +221,25 @@ def free_bytes(directory: str) -> int:
 
 
 def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
+    """Jobs, job time and timed time of every case the sweep runs (from the case specs and
+    their cost models), and the peak disk of every filesystem."""
     files = sweep.test_files()
-    job_seconds = sum(
-        generate_seconds(sweep, tf.layout, tf.compression) + query_seconds(sweep, tf.layout, tf.compression)
-        for tf in files
-    )
+    in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
+    jobs, job_seconds, timed = 0, 0.0, 0.0
+    for spec in CASE_SPECS:
+        if not spec.enabled(sweep):
+            continue
+        cost = JOB_COSTS[spec.name]
+        if spec.scope == "store":
+            places = [(tf, not in_memory[tf.filesystem.name]) for tf in files]
+        else:
+            places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
+        for where, from_device in places:
+            job, timed_part = cost(sweep, where, from_device)
+            jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
     rows = sum(sweep.write_case.repeats + sum(c.repeats for c in sweep.read_cases) for _ in files)
     results_bytes = rows * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = _device(results_dir)
-    in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
-    timed = sum(
-        write_case_seconds(sweep, tf.layout, tf.compression)
-        + read_seconds(sweep, tf.layout, tf.compression, not in_memory[tf.filesystem.name])[0]
-        for tf in files
-    )
-    per_filesystem = metadata_seconds(sweep) + iosize_seconds(sweep)
-    job_seconds += len(sweep.filesystems) * per_filesystem
-    timed += len(sweep.filesystems) * per_filesystem
-    jobs = 2 * len(files) + len(sweep.filesystems) * (bool(sweep.metadata) + bool(sweep.iosize))
     plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]

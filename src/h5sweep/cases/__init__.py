@@ -7,12 +7,14 @@ write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
 
 from __future__ import annotations
 
+from h5sweep.cases import base, iosize, metadata, scaling, write
 from h5sweep.cases.base import ReadCase
 from h5sweep.cases.box import BoxCase
 from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.cases.metadata import MetadataCase
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
+from h5sweep.cases.spec import CaseSpec
 from h5sweep.cases.spectra import SpectraCase
 from h5sweep.cases.subcube import SubcubeCase
 from h5sweep.cases.write import WriteCase
@@ -23,6 +25,12 @@ READ_CASES: dict[str, type[ReadCase]] = {case.name: case for case in (SliceCase,
 # Cases with a flow of their own: the write case (generate), local scaling (scale) and
 # metadata overhead and I/O size (once per filesystem each).
 CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize")
+
+
+# What the workflow derives its targets, figures and summary columns from (h5sweep.cases.spec).
+CASE_SPECS: tuple[CaseSpec, ...] = (write.SPEC, base.SPEC, scaling.SPEC, metadata.SPEC, iosize.SPEC)
+# Every setting that makes a variant of some case.
+VARIANT_COLUMNS = list(dict.fromkeys(column for spec in CASE_SPECS for column in spec.variant_columns))
 
 
 def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
@@ -66,6 +74,9 @@ def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, 
 
 __all__ = [
     "BoxCase",
+    "CASE_SPECS",
+    "CaseSpec",
+    "VARIANT_COLUMNS",
     "CASE_NAMES",
     "IOSizeCase",
     "READ_CASES",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
 from h5sweep.selections import Selection, case_rng, visit
@@ -67,3 +68,25 @@ class ReadCase:
         seed, the case and the policy (``aligned`` then snaps them to ``chunk``)."""
         rng = case_rng(seed, self.name if policy in ("random", "aligned") else f"{self.name}/{policy}")
         return visit(policy, rng, shape, self.size(shape), self.repeats, chunk)
+
+
+def _read_figures(sweep) -> list[str]:
+    cases = [case.name for case in sweep.read_cases]
+    square = any(lay.chunk_shape and lay.chunk_shape[0] == lay.chunk_shape[1] for lay in sweep.layouts)
+    names = [f"bars-{case}-{{filesystem}}" for case in cases]
+    names += [f"heatmap-{case}-{{filesystem}}" for case in cases] if square else []
+    names += ["score-{filesystem}"] if cases else []
+    if len(sweep.policies) * len(sweep.chunk_caches) > 1:
+        names += [f"variants-{case}-{{filesystem}}" for case in cases]
+    return names
+
+
+# Every read case (built in or a box) runs in the query job of each test store.
+SPEC = CaseSpec(
+    name="read",
+    scope="store",
+    stage="query",
+    variant_columns=("policy", "cold_mode", "chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"),
+    enabled=lambda sweep: True,
+    figures=_read_figures,
+)

@@ -6,6 +6,7 @@ reads from an evicted file (cold) and again (warm).
 
 from __future__ import annotations
 
+from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 
 DEFAULT_SIZES = [4 * 1024 * 4**k for k in range(9)]  # 4 KiB ... 256 MiB
@@ -30,3 +31,13 @@ class IOSizeCase:
                     size,
                     f"must be a positive multiple of the element size ({itemsize} bytes)",
                 )
+
+
+SPEC = CaseSpec(
+    name="iosize",
+    scope="filesystem",
+    stage="iosize",
+    variant_columns=("api", "direction", "request_bytes"),
+    enabled=lambda sweep: sweep.iosize is not None,
+    figures=lambda sweep: ["iosize-{filesystem}"],
+)

@@ -7,6 +7,7 @@ dataset ``(spectra, z)``. N = 1 is the consolidated layout.
 
 from __future__ import annotations
 
+from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
 
@@ -27,3 +28,13 @@ class MetadataCase:
         for i, n in enumerate(self.datasets):
             if not 1 <= n <= spectra:
                 raise ConfigError(f"cases.metadata.datasets[{i}]", n, f"must be 1 to the number of spectra ({spectra})")
+
+
+SPEC = CaseSpec(
+    name="metadata",
+    scope="filesystem",
+    stage="metadata",
+    variant_columns=("operation", "n_datasets", "metadata_file_bytes"),
+    enabled=lambda sweep: sweep.metadata is not None,
+    figures=lambda sweep: ["metadata-{filesystem}"],
+)

@@ -8,6 +8,7 @@ seed, the same for every layout.
 
 from __future__ import annotations
 
+from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
 from h5sweep.selections import Selection, case_rng, random_boxes
@@ -56,3 +57,13 @@ class ScalingCase:
     def selections(self, shape: Shape, seed: int, slices) -> list[Selection]:
         size = (shape[0], shape[1], self.depth(slices, shape))
         return random_boxes(case_rng(seed, f"{self.name}/{slices}"), shape, size, self.repeats)
+
+
+SPEC = CaseSpec(
+    name="scaling",
+    scope="store",
+    stage="scaling",
+    variant_columns=("processes", "scaling_slices", "z_slices"),
+    enabled=lambda sweep: sweep.scaling is not None,
+    figures=lambda sweep: ["scaling-{filesystem}"],
+)

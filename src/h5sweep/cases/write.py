@@ -8,6 +8,7 @@ included in the time.
 
 from __future__ import annotations
 
+from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import WRITE_STRATEGIES
 
@@ -52,3 +53,15 @@ class WriteCase:
     @staticmethod
     def variant_label(strategy: str, fill_time: str) -> str:
         return f"{strategy}, fill {fill_time}"
+
+
+SPEC = CaseSpec(
+    name="write",
+    scope="store",
+    stage="write",
+    variant_columns=("write_strategy", "fill_time"),  # and the chunk cache it wrote with (the read spec's)
+    enabled=lambda sweep: True,
+    figures=lambda sweep: (
+        ["write-{filesystem}"] + (["variants-write-{filesystem}"] if len(sweep.write_case.variants()) > 1 else [])
+    ),
+)
