@@ -126,3 +126,19 @@ def test_config_hash_ignores_key_order_but_not_values(tmp_path):
     reordered = dict(reversed(list(cfg.items())))
     assert config_hash(cfg) == config_hash(reordered)
     assert config_hash(cfg) != config_hash(with_(cfg, ("dataset", "seed"), 8))
+
+
+def test_a_process_that_rereads_a_checked_sweep_skips_the_checks_and_the_probes(tmp_path):
+    """Inside a cluster job the workflow is read again: it expands the same grid without
+    probing filesystems (nothing is created) or checking the schema again."""
+    config = yaml.safe_load((REPO / "tests" / "configs" / "tiny.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "no" / "such" / "dir")}
+    main = load_sweep(copy.deepcopy(config))
+    job_side = load_sweep(copy.deepcopy(config), probe=False)
+    assert [tf.layout for tf in job_side.test_files()] == [tf.layout for tf in main.test_files()]
+    assert job_side.config == main.config  # the same defaults
+    config["filesystems"] = {"disk": str(tmp_path / "a file")}
+    (tmp_path / "a file").write_text("")
+    with pytest.raises(ConfigError):
+        load_sweep(copy.deepcopy(config))
+    assert load_sweep(copy.deepcopy(config), probe=False).filesystems[0].name == "disk"  # not probed

@@ -55,6 +55,14 @@ def validate_schema(config: dict, schema: dict | None = None) -> dict:
     return config
 
 
+def with_defaults(config: dict, schema: dict | None = None) -> dict:
+    """A copy of an already checked ``config`` with the schema's defaults filled in, without
+    checking it again (a process that re-reads a sweep the main process checked)."""
+    config = copy.deepcopy(config)
+    _fill_defaults(config, schema or load_schema())
+    return config
+
+
 def config_hash(config: dict) -> str:
     """Short, stable hash of a config (key order does not matter)."""
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)

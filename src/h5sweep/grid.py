@@ -24,7 +24,7 @@ from h5sweep.cases import (
 )
 from h5sweep.chunkcache import caches_from_config
 from h5sweep.compression import NONE, Compression, compressions_from_config
-from h5sweep.config import config_hash, validate_schema
+from h5sweep.config import config_hash, validate_schema, with_defaults
 from h5sweep.datasources import fill_name, read_donor
 from h5sweep.errors import ConfigError
 from h5sweep.filesystems import Filesystem, filesystems_from_config
@@ -139,5 +139,10 @@ class Sweep:
 
 
 def load_sweep(config: dict, schema: dict | None = None, probe: bool = True) -> Sweep:
-    """Validate ``config`` (schema, then semantics) and expand it into a :class:`Sweep`."""
-    return Sweep.from_config(validate_schema(config, schema), probe)
+    """Validate ``config`` (schema, then semantics) and expand it into a :class:`Sweep`.
+
+    ``probe=False``: the config was checked by the main process already; only its defaults
+    are filled in and the grid expanded, without the schema check, the filesystem probes or
+    reading a donor file (each cluster job re-reads the workflow)."""
+    checked = validate_schema(config, schema) if probe else with_defaults(config, schema)
+    return Sweep.from_config(checked, probe)

@@ -12,10 +12,9 @@ import multiprocessing
 import time
 import zlib
 
-import h5py
 import numpy as np
 
-from h5sweep import pagecache
+from h5sweep import backends, pagecache
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.datasources import DataSource
@@ -31,9 +30,13 @@ def _partial_stats(task) -> tuple[int, float, float, int, int]:
     """A worker's share: read its region, compute (count, mean, M2). Returns also when that
     was done (``perf_counter_ns``, one clock for all processes of the node) and, after
     that, a CRC-32 of the values read, so the parent checks them outside the timed part."""
-    path, name, cache_kwargs, region = task
-    with h5py.File(path, "r", **cache_kwargs) as f:
-        raw = f[name][region]
+    backend_name, path, name, cache, region, dtype = task
+    raw = np.empty(tuple(r.stop - r.start for r in region), dtype=dtype)
+    store = backends.load(backend_name).open_for_reads(path, name, cache)
+    try:
+        store.prepare(tuple(r.start for r in region), raw)()
+    finally:
+        store.close()
     values = raw.astype(np.float64)
     n = values.size
     mean = float(values.mean()) if n else 0.0
@@ -70,6 +73,7 @@ def run_scaling(
     cache: ChunkCache = DEFAULT_CACHE,
     dataset_name: str = "data",
     layout: Layout = CONTIGUOUS,
+    backend: str = "hdf5",
 ) -> list[dict]:
     """Time the variance of each selection across 1..N worker processes; each run is timed
     from handing out the work to the last worker's partial result, inside the node's measurement
@@ -84,14 +88,18 @@ def run_scaling(
             # workers start before the clock; they drop the job's inherited lock (windows.py)
             with context.Pool(processes) as pool:
                 pool.map(int, range(processes))  # workers are up before the clock starts
-                pagecache.evict(path)  # every process count starts from a cold file
+                for each in backends.load(backend).paths_to_evict(path):  # every process count starts cold
+                    pagecache.evict(each)
                 for repeat, selection in enumerate(selections):
                     (x0, y0, z0), (sx, sy, sz) = selection.start, selection.size
                     parts = [
                         (slice(a, b), slice(y0, y0 + sy), slice(z0, z0 + sz))
                         for a, b in split_x(x0, x0 + sx, processes)
                     ]
-                    tasks = [(path, dataset_name, cache.open_kwargs(), layout.to_storage(part)) for part in parts]
+                    tasks = [
+                        (backend, path, dataset_name, cache, layout.to_storage(part), source.dtype.str)
+                        for part in parts
+                    ]
                     with timed_window() as window, gc_paused():
                         start = time.perf_counter_ns()
                         results = pool.map(_partial_stats, tasks)

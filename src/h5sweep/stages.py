@@ -83,7 +83,8 @@ def run_scale(settings: dict, store_path: str, record: str) -> None:
     def measure(job, backend, source):
         case = job.optional_case("scaling")
         cache = job.chunk_caches[0]
-        return run_scaling(store_path, case, job.shape, job.seed, source, cache, job.dataset_name, job.layout)
+        name, layout = job.dataset_name, job.layout
+        return run_scaling(store_path, case, job.shape, job.seed, source, cache, name, layout, job.backend)
 
     _measure_store(settings, store_path, record, measure)
 
