@@ -2,10 +2,17 @@
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from h5sweep.grid import load_sweep
-from h5sweep.plan import file_bytes_bound, make_plan
+from h5sweep.plan import (
+    MAKE_DATA_BYTES_PER_S,
+    SECONDS_PER_JOB,
+    file_bytes_bound,
+    iosize_seconds,
+    make_plan,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,7 +52,10 @@ def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
     without = load_sweep({**config, "cases": {"write": {"repeats": 1}}})
     plan, base = make_plan(with_iosize, 1), make_plan(without, 1)
     assert plan.jobs == base.jobs + 1  # one I/O size job on the one filesystem
-    assert plan.timed_seconds > base.timed_seconds and plan.job_seconds > base.job_seconds
+    iosize = iosize_seconds(with_iosize)  # the model's estimate of its timed work, not a measurement
+    assert iosize and plan.timed_seconds == pytest.approx(base.timed_seconds + iosize)
+    setup = SECONDS_PER_JOB + with_iosize.raw_bytes / MAKE_DATA_BYTES_PER_S
+    assert plan.job_seconds == pytest.approx(base.job_seconds + setup + iosize)
     # its raw and HDF5 scratch files, beside a test store
     assert plan.filesystems[0].peak_bytes == base.filesystems[0].peak_bytes + 2 * with_iosize.raw_bytes
 
