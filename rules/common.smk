@@ -64,7 +64,7 @@ wildcard_constraints:
 
 def store_path(fs, backend="{backend}", layout="{layout}", compression="{compression}"):
     """The test store of one backend, layout and compression on filesystem ``fs``."""
-    return f"{fs.directory}/{SWEEP.name}/{layout}/{compression}.{backend}"
+    return backends.store_path(fs.directory, SWEEP.name, backend, layout, compression)
 
 
 def record_path(filesystem, backend, layout, compression, stage):

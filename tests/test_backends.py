@@ -13,8 +13,7 @@ from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.chunkcache import DEFAULT_CACHE
 from h5sweep.compression import CODECS, Codec, compressions_from_config, parse_compression
 from h5sweep.errors import ConfigError
-from h5sweep.generate import storage_order
-from h5sweep.layouts import Layout
+from h5sweep.layouts import Layout, storage_order
 from h5sweep.selections import Selection
 
 DATA = np.arange(12 * 10 * 300, dtype=np.uint16).reshape(12, 10, 300) % 977

@@ -28,7 +28,7 @@ import numpy as np
 from h5py import h5d, h5p, h5s, h5t
 
 from h5sweep.compression import Compression
-from h5sweep.layouts import Layout
+from h5sweep.layouts import Layout, storage_order
 from h5sweep.pagecache import fsync_path
 
 # A contiguous dataset is written in pieces of this many bytes.
@@ -191,7 +191,7 @@ def write_fast(
     if layout.chunk_shape is not None and not compression.is_none and compression.chunk_encoder() is None:
         return None
     if layout.order != "xyz":  # write the transposed array as it is stored
-        data = np.ascontiguousarray(data.transpose(layout.axes))
+        data = storage_order(data, layout)
         layout = layout.storage_layout()
     if layout.chunk_shape is None:
         _write_contiguous(path, data, name)

@@ -24,19 +24,12 @@ from h5sweep.backends.base import Backend
 from h5sweep.cases.write import QUERIED_VARIANT, WriteCase
 from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.compression import Compression
-from h5sweep.layouts import Layout
+from h5sweep.layouts import Layout, storage_order
 from h5sweep.pagecache import fsync_path
 from h5sweep.timing import timed_io
 from h5sweep.windows import untimed_work
 
 QUERY_FILE_FROM_WRITE_CASE = "write-case"
-
-
-def storage_order(data: np.ndarray, layout: Layout) -> np.ndarray:
-    """``data`` (x, y, z) as a C-contiguous array in the layout's storage order (no copy
-    where it already is one)."""
-    stored = data if layout.order == "xyz" else data.transpose(layout.axes)
-    return np.ascontiguousarray(stored)
 
 
 def generate(

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from h5sweep.errors import ConfigError
 
 _ID = re.compile(r"^(?P<kind>contiguous|chunked)(?:-(?P<order>zxy))?(?:-(?P<chunk>\d+(?:x\d+)*))?$")
@@ -162,6 +164,13 @@ class Layout:
                     list(self.chunk_shape),
                     f"chunk is larger than the dataset along axis {axis} ({c} > dataset.shape[{axis}]={s})",
                 )
+
+
+def storage_order(data: np.ndarray, layout: Layout) -> np.ndarray:
+    """``data`` (x, y, z) as a C-contiguous array in the layout's storage order (no copy
+    where it already is one)."""
+    stored = data if layout.order == "xyz" else data.transpose(layout.axes)
+    return np.ascontiguousarray(stored)
 
 
 def _grid_regions(shape: Shape, block: Shape) -> Iterator[Region]:

@@ -82,8 +82,8 @@ def read_seconds(sweep, layout, compression, from_device: bool = True) -> tuple[
     return timed, check
 
 
-def query_seconds(sweep, layout, compression) -> float:
-    timed, check = read_seconds(sweep, layout, compression)
+def query_seconds(sweep, layout, compression, from_device: bool = True) -> float:
+    timed, check = read_seconds(sweep, layout, compression, from_device)
     return SECONDS_PER_JOB + timed + check
 
 
@@ -138,19 +138,28 @@ def _write_job(sweep, store, from_device):
 
 
 def _read_job(sweep, store, from_device):
-    timed, check = read_seconds(sweep, store.layout, store.compression, from_device)
-    return SECONDS_PER_JOB + timed + check, timed
+    timed, _ = read_seconds(sweep, store.layout, store.compression, from_device)
+    return query_seconds(sweep, store.layout, store.compression, from_device), timed
+
+
+def scaling_job_seconds(sweep, layout, compression, from_device: bool = True) -> float:
+    return SECONDS_PER_JOB + scaling_seconds(sweep, layout, compression, from_device)
 
 
 def _scaling_job(sweep, store, from_device):
     timed = scaling_seconds(sweep, store.layout, store.compression, from_device)
-    return SECONDS_PER_JOB + timed, timed
+    return scaling_job_seconds(sweep, store.layout, store.compression, from_device), timed
+
+
+def filesystem_job_seconds(sweep, timed: float) -> float:
+    """A once-per-filesystem job: starting, making the data in memory, then its timed work."""
+    return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed
 
 
 def _filesystem_job(seconds):
     def cost(sweep, filesystem, from_device):
         timed = seconds(sweep)
-        return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed, timed
+        return filesystem_job_seconds(sweep, timed), timed
 
     return cost
 
@@ -162,6 +171,13 @@ JOB_COSTS = {
     "metadata": _filesystem_job(metadata_seconds),
     "iosize": _filesystem_job(iosize_seconds),
 }
+
+
+def measured_rows(sweep) -> int:
+    """Rows the sweep's store jobs record: every write and read, in every variant."""
+    reads = sum(c.repeats * len(c.cold_modes) for c in sweep.read_cases) * len(sweep.policies) * len(sweep.chunk_caches)
+    writes = sweep.write_case.repeats * len(sweep.write_case.variants())
+    return len(sweep.test_files()) * (writes + reads)
 
 
 def filesystem_case_scratch_bytes(sweep) -> int:
@@ -237,8 +253,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         for where, from_device in places:
             job, timed_part = cost(sweep, where, from_device)
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
-    rows = sum(sweep.write_case.repeats + sum(c.repeats for c in sweep.read_cases) for _ in files)
-    results_bytes = rows * RECORD_BYTES * 2  # raw records and the merged table
+    results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = _device(results_dir)
     plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:

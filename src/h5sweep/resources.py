@@ -60,31 +60,24 @@ def query_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
 
 
 def metadata_runtime_min(sweep, attempt: int = 1) -> int:
-    return _minutes(plan.SECONDS_PER_JOB + plan.metadata_seconds(sweep), attempt)
+    return _minutes(plan.filesystem_job_seconds(sweep, plan.metadata_seconds(sweep)), attempt)
 
 
 def iosize_runtime_min(sweep, attempt: int = 1) -> int:
-    return _minutes(plan.SECONDS_PER_JOB + plan.iosize_seconds(sweep), attempt)
-
-
-def _measured_rows(sweep) -> int:
-    per_store = sweep.write_case.repeats * len(sweep.write_case.variants()) + sum(
-        c.repeats * len(c.cold_modes) for c in sweep.read_cases
-    ) * len(sweep.policies) * len(sweep.chunk_caches)
-    return len(sweep.test_files()) * per_store
+    return _minutes(plan.filesystem_job_seconds(sweep, plan.iosize_seconds(sweep)), attempt)
 
 
 def aggregate_mem_mb(sweep, attempt: int = 1) -> int:
     """Every measured row in pandas (about 2 kB each with its ~70 columns, twice while merging)."""
-    need = 2 * 2000 * _measured_rows(sweep) + 512 * MB
+    need = 2 * 2000 * plan.measured_rows(sweep) + 512 * MB
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 
 def aggregate_runtime_min(sweep, attempt: int = 1) -> int:
     """Reading every record and summarizing: about 50,000 rows a second, interval by interval."""
-    return _minutes(plan.SECONDS_PER_JOB + _measured_rows(sweep) / 50_000 + len(sweep.test_files()) * 0.05, attempt)
+    return _minutes(plan.SECONDS_PER_JOB + plan.measured_rows(sweep) / 50_000 + len(sweep.test_files()) * 0.05, attempt)
 
 
 def scaling_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
     """Minutes for a scaling job: every block, process count and repeat."""
-    return _minutes(plan.SECONDS_PER_JOB + plan.scaling_seconds(sweep, layout, compression), attempt)
+    return _minutes(plan.scaling_job_seconds(sweep, layout, compression), attempt)

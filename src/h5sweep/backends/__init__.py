@@ -25,9 +25,14 @@ class BackendEntry:
     description: str
 
     def store_path(self, directory: str, sweep: str, layout_id: str, compression: str) -> str:
-        """Where the test store of one layout and compression lives under a filesystem's
-        directory (``<directory>/<sweep>/<layout>/<compression>.<backend>``)."""
-        return os.path.join(directory, sweep, layout_id, f"{compression}.{self.name}")
+        return store_path(directory, sweep, self.name, layout_id, compression)
+
+
+def store_path(directory: str, sweep: str, backend: str, layout_id: str, compression: str) -> str:
+    """Where the test store of one backend, layout and compression lives under a filesystem's
+    directory (``<directory>/<sweep>/<layout>/<compression>.<backend>``); the workflow's rules
+    pass wildcard patterns for the parts their jobs vary."""
+    return os.path.join(directory, sweep, layout_id, f"{compression}.{backend}")
 
 
 BACKENDS: dict[str, BackendEntry] = {

@@ -17,7 +17,7 @@ from h5py import h5s
 from h5sweep import fastwrite
 from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.compression import Compression
-from h5sweep.layouts import Layout
+from h5sweep.layouts import Layout, storage_order
 from h5sweep.pagecache import fsync_path
 from h5sweep.selections import Selection
 from h5sweep.timing import gc_paused
@@ -129,8 +129,7 @@ def write_file(
     path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str = "data", **options
 ) -> int:
     """:func:`write_stored` of ``data`` given in (x, y, z) order (for untimed callers)."""
-    stored = np.ascontiguousarray(data if layout.order == "xyz" else data.transpose(layout.axes))
-    return write_stored(path, stored, layout, compression, name, **options)
+    return write_stored(path, storage_order(data, layout), layout, compression, name, **options)
 
 
 def call_overhead_s(path: str, dataset_name: str = "data", calls: int = 200) -> float:
