@@ -21,10 +21,9 @@ report: "workflow/report/workflow.rst"
 include: "rules/common.smk"
 include: "rules/generate.smk"
 include: "rules/query.smk"
-include: "rules/scaling.smk"
-include: "rules/metadata.smk"
-include: "rules/iosize.smk"
+include: "rules/case_jobs.smk"
 include: "rules/aggregate.smk"
+include: "rules/recommend.smk"
 include: "rules/plot.smk"
 
 

@@ -3,12 +3,13 @@
 # own settings from h5sweep.jobs as params.settings.
 
 import os
+from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
 from h5sweep import backends, cluster, compression, jobs, plan, resources
-from h5sweep.cases import CASE_SPECS
+from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, case_spec
 from h5sweep.config import load_schema
 from h5sweep.errors import ConfigError
 from h5sweep.grid import load_sweep
@@ -104,13 +105,28 @@ def generate_settings(fs):
 
 
 query_settings = _job_settings(jobs.query_settings)
-scaling_settings = _job_settings(jobs.scaling_settings)
 
 
-def filesystem_case_settings(case):
-    return lambda wildcards: jobs.filesystem_case_settings(
-        SWEEP, SWEEP.filesystem(wildcards.filesystem), case
+def store_case_settings(wildcards):
+    return jobs.store_case_settings(
+        SWEEP,
+        SWEEP.filesystem(wildcards.filesystem),
+        wildcards.backend,
+        wildcards.layout,
+        wildcards.compression,
+        wildcards.case,
     )
+
+
+def filesystem_case_settings(wildcards):
+    return jobs.filesystem_case_settings(
+        SWEEP, SWEEP.filesystem(wildcards.filesystem), wildcards.case
+    )
+
+
+def own_job_cases(scope):
+    """The wildcard constraint of the cases with a job of their own in ``scope``."""
+    return "|".join(OWN_JOB_CASES[scope]) or "(?!)"
 
 
 def all_records():
@@ -138,22 +154,6 @@ def all_records():
     return records
 
 
-def metadata_mem_mb(wildcards, attempt):
-    return resources.metadata_mem_mb(SWEEP, attempt)
-
-
-def iosize_mem_mb(wildcards, attempt):
-    return resources.metadata_mem_mb(SWEEP, attempt)
-
-
-def metadata_runtime(wildcards, attempt):
-    return resources.metadata_runtime_min(SWEEP, attempt)
-
-
-def iosize_runtime(wildcards, attempt):
-    return resources.iosize_runtime_min(SWEEP, attempt)
-
-
 def aggregate_mem_mb(wildcards, attempt):
     return resources.aggregate_mem_mb(SWEEP, attempt)
 
@@ -165,10 +165,6 @@ def aggregate_runtime(wildcards, attempt):
 # A figure reads the summary (one row per store, case and variant) and draws one PNG.
 PLOT_MEM_MB = 1000
 PLOT_RUNTIME_MIN = 5
-
-
-def max_scaling_processes():
-    return max(SWEEP.scaling.processes) if SWEEP.scaling else 1
 
 
 def figures():
@@ -189,6 +185,8 @@ def final_outputs():
         f"{RESULTS}/measurements.parquet",
         f"{RESULTS}/summary.parquet",
         f"{RESULTS}/summary.csv",
+        f"{RESULTS}/recommendation.md",
+        f"{RESULTS}/recommendation.csv",
         *figures(),
     ]
 
@@ -216,9 +214,22 @@ def query_runtime(wildcards, attempt):
     return resources.query_runtime_min(SWEEP, layout, compression, attempt)
 
 
-def scaling_runtime(wildcards, attempt):
-    layout, compression = file_axes(wildcards)
-    return resources.scaling_runtime_min(SWEEP, layout, compression, attempt)
+def case_threads(wildcards):
+    return case_spec(wildcards.case).threads(SWEEP)
+
+
+def case_mem_mb(wildcards, attempt):
+    return resources.case_mem_mb(SWEEP, case_spec(wildcards.case), attempt)
+
+
+def case_runtime(wildcards, attempt):
+    spec = case_spec(wildcards.case)
+    if spec.scope == "store":
+        layout, compression = file_axes(wildcards)
+        where = SimpleNamespace(layout=layout, compression=compression)
+    else:
+        where = SWEEP.filesystem(wildcards.filesystem)
+    return resources.case_runtime_min(SWEEP, spec, where, attempt)
 
 
 def file_axes(wildcards):

@@ -59,4 +59,6 @@ def test_targets_and_figures_come_from_the_case_specs(tmp_path):
     assert "variants-slice-{filesystem}" in figures  # two chunk caches: a variant figure per case
     assert {"policy", "cold_mode", "processes", "request_bytes"} <= set(VARIANT_COLUMNS)
     with pytest.raises(ValueError, match="scope must be one of"):
-        CaseSpec("x", "node", "x", (), lambda s: True, lambda s: [])
+        CaseSpec("x", "node", "x", (), lambda s: True, lambda s: [], lambda s, w, d: (0, 0))
+    with pytest.raises(ValueError, match="records as its name and declares mem_mb"):
+        CaseSpec("x", "store", "y", (), lambda s: True, lambda s: [], lambda s, w, d: (0, 0), runner="m:f")

@@ -108,3 +108,27 @@ def test_named_shapes_carry_their_name_and_name_a_grid_shape_too():
         ("chunked-50x80x100", "image-aligned"),
     ]
     assert Layout((50, 80, 100), "x") == Layout((50, 80, 100))  # the name is not its identity
+
+
+def test_auto_layout_is_the_chunk_shape_h5py_picks_itself(tmp_path):
+    import h5py
+    import numpy as np
+
+    from h5sweep.layouts import AUTO_LAYOUT_NAME, auto_chunk_shape
+
+    for shape, dtype in [
+        ((100, 100, 2000), "uint16"),
+        ((160, 250, 5000), "uint16"),
+        ((100, 100, 100_000), "uint16"),
+        ((7, 3, 11), "float64"),
+        ((4096, 4096), "uint16"),
+        ((35_660, 64), "int16"),
+        ((1, 1, 1), "uint8"),
+    ]:
+        with h5py.File(tmp_path / "auto.h5", "w") as f:
+            made = f.create_dataset("d", shape=shape, dtype=dtype, chunks=True)
+            assert auto_chunk_shape(shape, np.dtype(dtype).itemsize) == made.chunks, shape
+    layouts = layouts_from_config({"auto": True, "chunks": {"xy": [4], "z": [256]}}, (100, 100, 2000), 2)
+    auto = layouts[-1]
+    assert auto.name == AUTO_LAYOUT_NAME and auto.chunk_shape == auto_chunk_shape((100, 100, 2000), 2)
+    assert [lay.id for lay in layouts][:2] == ["contiguous", "chunked-4x4x256"]

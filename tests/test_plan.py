@@ -5,14 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.grid import load_sweep
-from h5sweep.plan import (
-    MAKE_DATA_BYTES_PER_S,
-    SECONDS_PER_JOB,
-    file_bytes_bound,
-    iosize_seconds,
-    make_plan,
-)
+from h5sweep.plan import file_bytes_bound, make_plan
+from h5sweep.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -60,8 +56,22 @@ def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
     assert plan.filesystems[0].peak_bytes == base.filesystems[0].peak_bytes + 2 * with_iosize.raw_bytes
 
 
-def test_every_case_spec_has_a_cost_model():
+def test_every_case_spec_has_a_cost_model_and_own_jobs_their_resources():
     from h5sweep.cases import CASE_SPECS
-    from h5sweep.plan import JOB_COSTS
 
-    assert {spec.name for spec in CASE_SPECS} == set(JOB_COSTS)
+    costed = set()
+    for path in (
+        "config/config.yaml",
+        "tests/configs/scaling.yaml",
+        "tests/configs/metadata.yaml",
+        "tests/configs/iosize.yaml",
+    ):
+        sweep = load_sweep(yaml.safe_load((REPO / path).read_text()))
+        for spec in (spec for spec in CASE_SPECS if spec.enabled(sweep)):
+            where = sweep.test_files()[0] if spec.scope == "store" else sweep.filesystems[0]
+            job, timed = spec.job_cost(sweep, where, True)
+            assert job > timed >= 0
+            if spec.has_own_job:
+                assert spec.mem_mb(sweep) > 256 and spec.threads(sweep) >= 1
+            costed.add(spec.name)
+    assert costed == {spec.name for spec in CASE_SPECS}

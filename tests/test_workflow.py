@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import Workflow, job_counts, tiny_config
+from conftest import REPO, Workflow, job_counts, tiny_config
 
 pytestmark = pytest.mark.workflow
 
@@ -194,6 +194,55 @@ def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
     rename, counts = changed({"layouts": renamed}, "renamed.yaml")
     assert len(rename["generate"]) == 2 and counts["query"] == 2 * filesystems  # the shape, none and gzip-1
     assert all("chunked-3x7x100" in w for w in rename["generate"])
+
+
+def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finished):
+    """recommendation.md says which layout to choose on every filesystem; the CSV ranks every
+    store of the grid with documented columns; changing the read mix reruns only the
+    recommendation; layouts.auto adds h5py's own chunk shape as one more layout."""
+    wf, config, _ = finished
+    results = wf.root / "results" / "tiny"
+    table = pd.read_csv(results / "recommendation.csv")
+    stores = 1 + 5 * 2  # contiguous, and five chunk shapes with none and gzip-1
+    assert len(table) == stores * len(config["filesystems"])
+    for filesystem, group in table.groupby("filesystem"):
+        assert group["recommended"].sum() == 1 and group["tied_with_best"].any(), filesystem
+        assert sorted(group["rank"]) == list(range(1, stores + 1))
+        contiguous = group[group["layout_id"] == "contiguous"].iloc[0]
+        assert contiguous["weighted_ratio"] == pytest.approx(1.0)
+        assert (group["weighted_ratio_ci_low"] <= group["weighted_ratio"]).all()
+        assert (group["weighted_ratio"] <= group["weighted_ratio_ci_high"]).all()
+    assert set(table["weights"]) == {"slice 1, spectra 1, subcube 1"}
+    documented = (REPO / "config" / "README.md").read_text()
+    for column in table.columns:
+        assert f"`{column}`" in documented or column.startswith("ratio_"), column
+    text = (results / "recommendation.md").read_text()
+    assert text.count(" is the fastest") == len(config["filesystems"]) and "Choose " in text
+    chosen = table[table["recommended"]].iloc[0]
+    assert f"| {int(chosen['rank'])} | " in text
+
+    path = wf.write_config({**config, "recommend": {"weights": {"spectra": 1}}}, "mix.yaml")
+    dry = wf.run("-n", "--configfile", str(path), check=True)
+    assert job_counts(dry.stdout) == {"recommend": 1, "all": 1, "total": 2}
+    auto = wf.write_config({**config, "layouts": {**config["layouts"], "auto": True}}, "auto.yaml")
+    dry = wf.run("-n", "--configfile", str(auto), check=True)
+    assert "h5py-auto" not in dry.stdout  # the layout is known by its chunk shape
+    generate = set().union(
+        *(v for k, v in params_or_missing(dry.stdout + dry.stderr).items() if k.startswith("generate_on_"))
+    )
+    assert generate and all("chunked-3x5x750" in w for w in generate)
+
+
+def params_or_missing(dry_run_output: str) -> dict[str, set[str]]:
+    """{rule: wildcards of its jobs} that a dry run would run for missing output."""
+    found: dict[str, set[str]] = {}
+    for block in re.split(r"\n\s*rule ", dry_run_output)[1:]:
+        rule = block.split(":", 1)[0]
+        reason = re.search(r"reason: (.*)", block)
+        wildcards = re.search(r"wildcards: (.*)", block)
+        if reason and "Missing output files" in reason.group(1) and wildcards:
+            found.setdefault(rule, set()).add(wildcards.group(1))
+    return found
 
 
 def snakemake_incomplete(root: Path) -> set[Path]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from h5sweep.cases import READ_CASES, VARIANT_COLUMNS
+from h5sweep.cases import OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
 from h5sweep.records import read_tables, write_table
 from h5sweep.scoring import CASE_THRESHOLDS, score, threshold_s
 from h5sweep.stats import median_ci, percentile
@@ -34,7 +34,9 @@ INTEGER_COLUMNS = [
 ]
 # Counted evidence per read, summarized by its median.
 COUNT_COLUMNS = ["device_read_bytes", "library_read_bytes", "read_calls", "library_write_bytes", "write_calls"]
-CASE_ORDER = ["write", "slice", "spectra", "subcube", "scaling", "metadata", "iosize"]
+# The write case, the read cases (then boxes, by name), then the cases with a job of their own.
+OWN_JOB = [name for names in OWN_JOB_CASES.values() for name in names]
+CASE_ORDER = ["write", *READ_CASES, *OWN_JOB]
 TIME_COLUMNS = ["repeats", "min_s", "median_s", "median_ci_low_s", "median_ci_high_s", "p90_s", "mean_s", "max_s"]
 
 
@@ -157,10 +159,10 @@ def _primary(summary: pd.DataFrame, primary: str, primary_write: str) -> pd.Seri
     """The rows the study's figures show: the config's first variant of each case and, where
     its reads split into cache states, the state most of them were in."""
     first_variant = summary["variant"] == np.where(summary["case"] == "write", primary_write, primary)
-    first_variant |= summary["case"].isin(["scaling", "metadata", "iosize"])
+    first_variant |= summary["case"].isin(OWN_JOB)
     keys = [*FILE_KEYS, "case", "variant"]
     majority = summary.sort_values("repeats", ascending=False, kind="stable").drop_duplicates(keys).index
-    chosen = summary.index.isin(majority) | summary["case"].isin(["scaling", "metadata", "iosize"])
+    chosen = summary.index.isin(majority) | summary["case"].isin(OWN_JOB)
     return first_variant & chosen
 
 

@@ -31,6 +31,33 @@ from h5sweep.filesystems import Filesystem, filesystems_from_config
 from h5sweep.layouts import Layout, Shape, layouts_from_config
 from h5sweep.selections import POLICIES
 
+RECOMMEND_STATISTICS = ("first-access", "sustained")
+
+
+def recommend_from_config(recommend: dict, read_cases: list) -> dict:
+    """The ``recommend:`` settings with their defaults, checked against the read cases: the
+    weights name read cases of the sweep and one is positive; ``sustained`` needs a weighted
+    case read under ``cold: first`` (an open file read again)."""
+    out = {"weights": {}, "statistic": "first-access", "max_file_ratio": None, "max_write_s": None, **recommend}
+    known = {case.name: case for case in read_cases}
+    for name, weight in out["weights"].items():
+        if name not in known:
+            raise ConfigError(
+                f"recommend.weights.{name}", weight, f"is not a read case of this sweep (known: {', '.join(known)})"
+            )
+    if out["weights"] and not any(w > 0 for w in out["weights"].values()):
+        raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
+    if out["statistic"] not in RECOMMEND_STATISTICS:
+        raise ConfigError("recommend.statistic", out["statistic"], f"must be one of {', '.join(RECOMMEND_STATISTICS)}")
+    weighted = [known[n] for n, w in out["weights"].items() if w > 0] if out["weights"] else read_cases
+    if out["statistic"] == "sustained" and not any("first" in case.cold_modes for case in weighted):
+        raise ConfigError(
+            "recommend.statistic",
+            "sustained",
+            "no weighted read case reads an open file again: add `first` to the cases' `cold` setting",
+        )
+    return out
+
 
 def policies_from_config(names: list[str]) -> list[str]:
     for i, name in enumerate(names):
@@ -67,6 +94,7 @@ class Sweep:
     scaling: ScalingCase | None
     metadata: MetadataCase | None
     iosize: IOSizeCase | None
+    recommend: dict
     config: dict = field(repr=False)
 
     @classmethod
@@ -81,23 +109,25 @@ class Sweep:
         fill = dataset["fill"]
         if isinstance(fill, dict) and probe:
             read_donor(fill["donor"]["path"], fill["donor"]["dataset"])
+        read_cases = read_cases_from_config(config["cases"], shape)
         return cls(
             name=config["sweep"],
             dataset=dataset,
             shape=shape,
             dtype=np.dtype(dataset["dtype"]),
-            layouts=layouts_from_config(config["layouts"], shape),
+            layouts=layouts_from_config(config["layouts"], shape, itemsize),
             compressions=compressions_from_config(config["compression"]),
             filesystems=filesystems_from_config(config["filesystems"], probe),
             backends=backends_from_config(config["backends"]),
             write_case=write_case_from_config(config["cases"]),
-            read_cases=read_cases_from_config(config["cases"], shape),
+            read_cases=read_cases,
             score=config["score"],
             policies=policies_from_config(config["policies"]),
             chunk_caches=caches_from_config(config["chunk_cache"]),
             scaling=optional_case_from_config(config["cases"], "scaling", shape, itemsize),
             metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
             iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
+            recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             config=config,
         )
 

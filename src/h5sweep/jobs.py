@@ -60,16 +60,18 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
     }
 
 
-def scaling_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
+def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:
+    """The job of a case run on one test store in a job of its own (scaling): its store, its
+    case entry and the chunk cache it reads with."""
     return {
         **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
-        "cases": {"scaling": sweep.config["cases"]["scaling"]},
+        "cases": {case: sweep.config["cases"][case] or {}},
         "chunk_cache": [sweep.chunk_caches[0].settings()],
     }
 
 
 def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
-    """A case run once per filesystem (metadata, iosize): no store of the grid."""
+    """The job of a case run once per filesystem (metadata, iosize): no store of the grid."""
     return {
         "sweep": sweep.name,
         "filesystem": {"name": filesystem.name, "directory": filesystem.directory},
@@ -78,6 +80,17 @@ def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
         "layout": {"id": "contiguous", "name": ""},
         "compression": "none",
         "cases": {case: sweep.config["cases"][case] or {}},
+    }
+
+
+def recommend_settings(sweep) -> dict:
+    """The recommend job: the read mix and limits, and which reads are the sweep's primary
+    ones (its first visiting policy and chunk cache)."""
+    return {
+        "recommend": sweep.recommend,
+        "read_cases": [case.name for case in sweep.read_cases],
+        "policy": sweep.policies[0],
+        "chunk_cache": sweep.chunk_caches[0].columns(),
     }
 
 

@@ -184,14 +184,42 @@ def _grid_regions(shape: Shape, block: Shape) -> Iterator[Region]:
     yield from rec(0, ())
 
 
-def layouts_from_config(layouts_cfg: dict, shape: Shape) -> list[Layout]:
-    """Expand ``layouts:`` (contiguous flag, the m x m x n grid, extra shapes), in every
-    storage order of ``orders``, in a stable order."""
+# h5py's auto-chunking (``chunks=True``): a chunk of about 16 KiB times 2 to the power of
+# log10 of the dataset's size in MiB, kept between 8 KiB and 1 MiB.
+AUTO_CHUNK_BASE_BYTES = 16 * 1024
+AUTO_CHUNK_MIN_BYTES = 8 * 1024
+AUTO_CHUNK_MAX_BYTES = 1024 * 1024
+AUTO_LAYOUT_NAME = "h5py-auto"
+
+
+def auto_chunk_shape(shape: Shape, itemsize: int) -> Shape:
+    """The chunk shape h5py picks for a fixed-size dataset created with ``chunks=True``: start
+    from the whole dataset and halve its axes in turn (rounding up), first to last, until the
+    chunk is below the target size or within half of it, and below 1 MiB."""
+    chunk = [float(n) for n in shape]
+    target = AUTO_CHUNK_BASE_BYTES * 2 ** math.log10(math.prod(shape) * itemsize / 2**20)
+    target = min(max(target, AUTO_CHUNK_MIN_BYTES), AUTO_CHUNK_MAX_BYTES)
+    axis = 0
+    while True:
+        size = math.prod(chunk) * itemsize
+        near = size < target or abs(size - target) / target < 0.5
+        if (near and size < AUTO_CHUNK_MAX_BYTES) or math.prod(chunk) == 1:
+            return tuple(int(n) for n in chunk)
+        chunk[axis % len(chunk)] = math.ceil(chunk[axis % len(chunk)] / 2)
+        axis += 1
+
+
+def layouts_from_config(layouts_cfg: dict, shape: Shape, itemsize: int = 2) -> list[Layout]:
+    """Expand ``layouts:`` (contiguous flag, the m x m x n grid, extra shapes, h5py's own
+    choice with ``auto``), in every storage order of ``orders``, in a stable order."""
     orders = list(dict.fromkeys(layouts_cfg.get("orders") or ["xyz"]))
     for i, order in enumerate(orders):
         if order not in ORDERS:
             raise ConfigError(f"layouts.orders[{i}]", order, f"unknown storage order (known: {', '.join(ORDERS)})")
     base = _base_layouts(layouts_cfg, shape)
+    if layouts_cfg.get("auto", False):
+        auto = Layout(auto_chunk_shape(shape, itemsize), AUTO_LAYOUT_NAME)
+        base = [lay for lay in base if lay != auto] + [auto]
     return [Layout(lay.chunk_shape, lay.name, order) for order in orders for lay in base]
 
 

@@ -8,7 +8,6 @@ test file, and a file is removed as soon as it has been queried.
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -17,17 +16,6 @@ from pathlib import Path
 from h5sweep.cases import CASE_SPECS
 from h5sweep.filesystems import mount_info
 
-MB = 1_000_000
-# Rates of this project's reference machine (2 cores, ext4 on a virtual disk); see bench/.
-STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
-FAST_WRITE_BYTES_PER_S = {"none": 1000 * MB, "filtered": 70 * MB}  # filtered: per thread
-MAKE_DATA_BYTES_PER_S = 150 * MB
-READ_BYTES_PER_S = {"none": 2000 * MB, "filtered": 300 * MB}  # decompression bound
-SECONDS_PER_WRITTEN_CHUNK = 12e-6
-SECONDS_PER_READ_CHUNK = 15e-6
-SECONDS_PER_JOB = 2.0  # starting Python and the packages
-SECONDS_PER_REOPEN = 0.003  # close, evict and reopen a file before a selection (cold: every)
-DEVICE_READ_BYTES_PER_S = 200 * MB  # a cold read from a block device, of the chunks' raw size
 CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
 RECORD_BYTES = 600  # one measurement row in Parquet, about
 MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
@@ -39,140 +27,6 @@ def file_bytes_bound(sweep, layout) -> int:
     return data + layout.n_chunks(sweep.shape) * CHUNK_INDEX_BYTES + 64 * 1024
 
 
-def write_case_seconds(sweep, layout, compression) -> float:
-    """The timed writes of the write case (every variant and repeat): serial windows."""
-    kind = "none" if compression.is_none else "filtered"
-    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
-    standard = allocated / STANDARD_WRITE_BYTES_PER_S[kind] + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
-    return len(sweep.write_case.variants()) * sweep.write_case.repeats * standard
-
-
-def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
-    """A generate job: making the data, the timed writes, and the fast query file where the
-    write case leaves none to query."""
-    seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + write_case_seconds(sweep, layout, compression)
-    if not sweep.write_case.leaves_query_file:
-        kind = "none" if compression.is_none else "filtered"
-        allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
-        fast_rate = FAST_WRITE_BYTES_PER_S[kind] * (threads if kind == "filtered" else 1)
-        seconds += allocated / fast_rate + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
-    return seconds
-
-
-def read_seconds(sweep, layout, compression, from_device: bool = True) -> tuple[float, float]:
-    """(timed, checking) seconds of a query job's reads: every case, visiting policy, chunk
-    cache and cold mode; ``cold: every`` adds a close, eviction and reopen per selection and,
-    on a filesystem with a device (``from_device``), reading what it touches from there."""
-    itemsize = sweep.dtype.itemsize
-    kind = "none" if compression.is_none else "filtered"
-    variants = len(sweep.policies) * len(sweep.chunk_caches)
-    timed = check = 0.0
-    for case in sweep.read_cases:
-        size = case.size(sweep.shape)
-        if layout.chunk_shape is None:
-            touched, chunks = math.prod(size) * itemsize, 0
-        else:
-            chunks = layout.chunks_touched(tuple(0 for _ in size), size)
-            touched = chunks * layout.chunk_bytes(itemsize)
-        read = touched / READ_BYTES_PER_S[kind] + chunks * SECONDS_PER_READ_CHUNK
-        for cold in case.cold_modes:
-            first_access = SECONDS_PER_REOPEN + (touched / DEVICE_READ_BYTES_PER_S if from_device else 0.0)
-            timed += variants * case.repeats * (read + (first_access if cold == "every" else 0.0))
-        check += variants * len(case.cold_modes) * case.repeats * math.prod(size) * itemsize / MAKE_DATA_BYTES_PER_S
-    return timed, check
-
-
-def query_seconds(sweep, layout, compression, from_device: bool = True) -> float:
-    timed, check = read_seconds(sweep, layout, compression, from_device)
-    return SECONDS_PER_JOB + timed + check
-
-
-SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset (metadata case)
-
-
-def metadata_seconds(sweep) -> float:
-    """The metadata case on one filesystem: per N and repeat, write everything (fsync
-    included) and read it back cold, checking it; all timed."""
-    case = sweep.metadata
-    if case is None:
-        return 0.0
-    per = sweep.raw_bytes / STANDARD_WRITE_BYTES_PER_S["none"] + sweep.raw_bytes / DEVICE_READ_BYTES_PER_S
-    return sum(case.repeats * (per + 2 * n * SECONDS_PER_DATASET) for n in case.datasets)
-
-
-def iosize_seconds(sweep) -> float:
-    """The I/O size case on one filesystem: per request size, API and repeat, a write and two
-    reads (cold, warm) of the dataset's bytes; all timed."""
-    case = sweep.iosize
-    if case is None:
-        return 0.0
-    raw = sweep.raw_bytes
-    per_api = raw / STANDARD_WRITE_BYTES_PER_S["none"] + raw / DEVICE_READ_BYTES_PER_S + raw / READ_BYTES_PER_S["none"]
-    calls = sum(3 * math.ceil(raw / min(size, raw)) for size in case.sizes)
-    return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * SECONDS_PER_WRITTEN_CHUNK)
-
-
-def scaling_seconds(sweep, layout, compression, from_device: bool = True) -> float:
-    """The scaling case on one test store: per block, process count and repeat, reading the
-    block (from the device first: each process count starts cold) and its variance; timed."""
-    case = sweep.scaling
-    if case is None:
-        return 0.0
-    kind = "none" if compression.is_none else "filtered"
-    seconds = 0.0
-    for slices in case.slices:
-        block = sweep.shape[0] * sweep.shape[1] * case.depth(slices, sweep.shape) * sweep.dtype.itemsize
-        read = block / READ_BYTES_PER_S[kind] + block / MAKE_DATA_BYTES_PER_S  # decode, then numpy.var
-        cold = block / DEVICE_READ_BYTES_PER_S if from_device else 0.0
-        seconds += len(case.processes) * (case.repeats * read + cold)
-    return seconds
-
-
-# Each case's cost model, by the name of its spec (h5sweep.cases.spec): (job seconds, timed
-# seconds) of one job, for a test store (store scope) or a filesystem (filesystem scope);
-# ``from_device`` is false on a filesystem that keeps its files in memory.
-def _write_job(sweep, store, from_device):
-    return generate_seconds(sweep, store.layout, store.compression), write_case_seconds(
-        sweep, store.layout, store.compression
-    )
-
-
-def _read_job(sweep, store, from_device):
-    timed, _ = read_seconds(sweep, store.layout, store.compression, from_device)
-    return query_seconds(sweep, store.layout, store.compression, from_device), timed
-
-
-def scaling_job_seconds(sweep, layout, compression, from_device: bool = True) -> float:
-    return SECONDS_PER_JOB + scaling_seconds(sweep, layout, compression, from_device)
-
-
-def _scaling_job(sweep, store, from_device):
-    timed = scaling_seconds(sweep, store.layout, store.compression, from_device)
-    return scaling_job_seconds(sweep, store.layout, store.compression, from_device), timed
-
-
-def filesystem_job_seconds(sweep, timed: float) -> float:
-    """A once-per-filesystem job: starting, making the data in memory, then its timed work."""
-    return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed
-
-
-def _filesystem_job(seconds):
-    def cost(sweep, filesystem, from_device):
-        timed = seconds(sweep)
-        return filesystem_job_seconds(sweep, timed), timed
-
-    return cost
-
-
-JOB_COSTS = {
-    "write": _write_job,
-    "read": _read_job,
-    "scaling": _scaling_job,
-    "metadata": _filesystem_job(metadata_seconds),
-    "iosize": _filesystem_job(iosize_seconds),
-}
-
-
 def measured_rows(sweep) -> int:
     """Rows the sweep's store jobs record: every write and read, in every variant."""
     reads = sum(c.repeats * len(c.cold_modes) for c in sweep.read_cases) * len(sweep.policies) * len(sweep.chunk_caches)
@@ -180,10 +34,10 @@ def measured_rows(sweep) -> int:
     return len(sweep.test_files()) * (writes + reads)
 
 
-def filesystem_case_scratch_bytes(sweep) -> int:
-    """Scratch files of the once-per-filesystem cases, which may run beside the store jobs:
-    the metadata case's file and the I/O size case's two (HDF5 and raw)."""
-    return (sweep.raw_bytes + 64 * 1024 if sweep.metadata else 0) + (2 * sweep.raw_bytes if sweep.iosize else 0)
+def scratch_bytes(sweep) -> int:
+    """Files the enabled cases write beside the test stores (h5sweep.cases.spec), which may
+    all exist at once."""
+    return sum(spec.scratch_bytes(sweep) for spec in CASE_SPECS if spec.enabled(sweep))
 
 
 @dataclass
@@ -245,7 +99,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
             continue
-        cost = JOB_COSTS[spec.name]
+        cost = spec.job_cost
         if spec.scope == "store":
             places = [(tf, not in_memory[tf.filesystem.name]) for tf in files]
         else:
@@ -259,7 +113,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
         largest = max(file_bytes_bound(sweep, tf.layout) for tf in mine)
-        peak = min(plan.parallel_jobs, len(mine)) * largest + filesystem_case_scratch_bytes(sweep)
+        peak = min(plan.parallel_jobs, len(mine)) * largest + scratch_bytes(sweep)
         if _device(fs.directory) == results_dev:
             peak += results_bytes
         plan.filesystems.append(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from h5sweep import plan
+from h5sweep import plan, rates
 
 MB = 1_000_000
 # A query job holds the values it read for checking after the timed window, up to this many
@@ -33,12 +33,6 @@ def query_mem_mb(sweep, attempt: int = 1) -> int:
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 
-def metadata_mem_mb(sweep, attempt: int = 1) -> int:
-    """The cube, and the copy read back to check it (metadata and I/O size cases)."""
-    need = 2 * sweep.raw_bytes + 256 * MB
-    return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
-
-
 # Limits are the plan's expected time with a wide margin: a job that is given too little
 # time is killed and resubmitted, which costs more than waiting in the queue a little longer.
 SAFETY = 3
@@ -51,20 +45,24 @@ def _minutes(seconds: float, attempt: int) -> int:
 
 def generate_runtime_min(sweep, layout, compression, attempt: int = 1, threads: int = 1) -> int:
     """Minutes for a generate job: the data, the timed writes, the query file."""
-    return _minutes(plan.generate_seconds(sweep, layout, compression, threads), attempt)
+    return _minutes(rates.generate_seconds(sweep, layout, compression, threads), attempt)
 
 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
     """Minutes for a query job: every selection, reading and checking all it touches."""
-    return _minutes(plan.query_seconds(sweep, layout, compression), attempt)
+    return _minutes(rates.query_seconds(sweep, layout, compression), attempt)
 
 
-def metadata_runtime_min(sweep, attempt: int = 1) -> int:
-    return _minutes(plan.filesystem_job_seconds(sweep, plan.metadata_seconds(sweep)), attempt)
+def case_runtime_min(sweep, spec, where, attempt: int = 1) -> int:
+    """Minutes for the job of a case with a job of its own (``where``: its test store, an
+    object with .layout and .compression, or its filesystem), from the case's time model."""
+    job_seconds, _ = spec.job_cost(sweep, where, True)
+    return _minutes(job_seconds, attempt)
 
 
-def iosize_runtime_min(sweep, attempt: int = 1) -> int:
-    return _minutes(plan.filesystem_job_seconds(sweep, plan.iosize_seconds(sweep)), attempt)
+def case_mem_mb(sweep, spec, attempt: int = 1) -> int:
+    """Memory for the job of a case with a job of its own, as the case declares it."""
+    return math.ceil(spec.mem_mb(sweep) * (1 + 0.5 * (attempt - 1)))
 
 
 def aggregate_mem_mb(sweep, attempt: int = 1) -> int:
@@ -75,9 +73,5 @@ def aggregate_mem_mb(sweep, attempt: int = 1) -> int:
 
 def aggregate_runtime_min(sweep, attempt: int = 1) -> int:
     """Reading every record and summarizing: about 50,000 rows a second, interval by interval."""
-    return _minutes(plan.SECONDS_PER_JOB + plan.measured_rows(sweep) / 50_000 + len(sweep.test_files()) * 0.05, attempt)
-
-
-def scaling_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
-    """Minutes for a scaling job: every block, process count and repeat."""
-    return _minutes(plan.scaling_job_seconds(sweep, layout, compression), attempt)
+    seconds = rates.SECONDS_PER_JOB + plan.measured_rows(sweep) / 50_000 + len(sweep.test_files()) * 0.05
+    return _minutes(seconds, attempt)

@@ -138,3 +138,11 @@ def _verify(path, selection, processes, parts, results, variance, source, layout
     expected = float(np.var(source.region(selection.region).astype(np.float64)))
     if not np.isclose(variance, expected, rtol=1e-9, atol=1e-9):
         raise VerificationError(f"{where}: variance {variance!r} differs from the data source's {expected!r}")
+
+
+def measure(job, backend, store_path: str, source: DataSource) -> list[dict]:
+    """The case's runner (its spec's ``runner``): the scaling case on one test store."""
+    case = job.optional_case("scaling")
+    return run_scaling(
+        store_path, case, job.shape, job.seed, source, job.chunk_caches[0], job.dataset_name, job.layout, backend.name
+    )

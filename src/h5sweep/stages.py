@@ -6,9 +6,11 @@ and the job's paths; none reads the whole config.
 
 from __future__ import annotations
 
+import importlib
 import os
 
 from h5sweep import backends
+from h5sweep.cases import case_spec
 from h5sweep.datasources import make_source
 from h5sweep.generate import generate
 from h5sweep.jobs import JobSettings
@@ -76,32 +78,28 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
     _measure_store(settings, store_path, record, measure)
 
 
-def run_scale(settings: dict, store_path: str, record: str) -> None:
-    """The local parallel scaling case on one test store."""
-    from h5sweep.scaling import run_scaling
-
-    def measure(job, backend, source):
-        case = job.optional_case("scaling")
-        cache = job.chunk_caches[0]
-        name, layout = job.dataset_name, job.layout
-        return run_scaling(store_path, case, job.shape, job.seed, source, cache, name, layout, job.backend)
-
-    _measure_store(settings, store_path, record, measure)
+def _runner(spec):
+    """The function that measures a case with a job of its own, imported now (in the job)."""
+    module, function = spec.runner.split(":")
+    return getattr(importlib.import_module(module), function)
 
 
-def run_filesystem_case(settings: dict, record: str) -> None:
-    """A case run once per filesystem (metadata overhead, I/O size) in
-    ``<filesystem dir>/<sweep>/<case>``, with the dataset's values in memory."""
-    from h5sweep.iosize import run_iosize
-    from h5sweep.metadata import run_metadata
-
+def run_case(case: str, settings: dict, record: str, store_path: str | None = None) -> None:
+    """A case with a job of its own (its spec's ``runner``): once per test store
+    (``store_path``), or once per filesystem in ``<filesystem dir>/<sweep>/<case>`` with the
+    dataset's values in memory."""
+    spec = case_spec(case)
+    measure = _runner(spec)
+    if spec.scope == "store":
+        _measure_store(
+            settings, store_path, record, lambda job, backend, source: measure(job, backend, store_path, source)
+        )
+        return
     job = JobSettings(settings)
-    (name,) = job.settings["cases"]
-    measure = {"metadata": run_metadata, "iosize": run_iosize}[name]
     backend = backends.load(job.backend)
     with untimed_work():
         data = make_source(job.dataset, job.layout).materialize()
-    rows = measure(os.path.join(job.directory, job.sweep, name), job.optional_case(name), data)
+    rows = measure(os.path.join(job.directory, job.sweep, case), job.optional_case(case), data)
     shared = _shared_columns(job, backend)
     for row in rows:
         row.update(shared)

@@ -14,7 +14,7 @@ from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.cases.metadata import MetadataCase
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
-from h5sweep.cases.spec import CaseSpec
+from h5sweep.cases.spec import SCOPES, CaseSpec
 from h5sweep.cases.spectra import SpectraCase
 from h5sweep.cases.subcube import SubcubeCase
 from h5sweep.cases.write import WriteCase
@@ -31,6 +31,16 @@ CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize")
 CASE_SPECS: tuple[CaseSpec, ...] = (write.SPEC, base.SPEC, scaling.SPEC, metadata.SPEC, iosize.SPEC)
 # Every setting that makes a variant of some case.
 VARIANT_COLUMNS = list(dict.fromkeys(column for spec in CASE_SPECS for column in spec.variant_columns))
+# The cases that run in a job of their own, by scope (the workflow's generic measuring rules).
+OWN_JOB_CASES = {scope: [s.name for s in CASE_SPECS if s.has_own_job and s.scope == scope] for scope in SCOPES}
+
+
+def case_spec(name: str) -> CaseSpec:
+    """The spec of the case ``name``."""
+    for spec in CASE_SPECS:
+        if spec.name == name:
+            return spec
+    raise KeyError(f"no case spec named {name!r} (known: {', '.join(s.name for s in CASE_SPECS)})")
 
 
 def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
@@ -75,6 +85,8 @@ def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, 
 __all__ = [
     "BoxCase",
     "CASE_SPECS",
+    "OWN_JOB_CASES",
+    "case_spec",
     "CaseSpec",
     "VARIANT_COLUMNS",
     "CASE_NAMES",

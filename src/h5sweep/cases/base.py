@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
@@ -82,6 +83,13 @@ def _read_figures(sweep) -> list[str]:
 
 
 # Every read case (built in or a box) runs in the query job of each test store.
+def _query_job(sweep, store, from_device):
+    """The query job: every read case's timed reads and their checking."""
+    layout, compression = store.layout, store.compression
+    timed, _ = rates.read_seconds(sweep, layout, compression, from_device)
+    return rates.query_seconds(sweep, layout, compression, from_device), timed
+
+
 SPEC = CaseSpec(
     name="read",
     scope="store",
@@ -89,4 +97,5 @@ SPEC = CaseSpec(
     variant_columns=("policy", "cold_mode", "chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"),
     enabled=lambda sweep: True,
     figures=_read_figures,
+    job_cost=_query_job,
 )

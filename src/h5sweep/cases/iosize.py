@@ -6,6 +6,9 @@ reads from an evicted file (cold) and again (warm).
 
 from __future__ import annotations
 
+import math
+
+from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 
@@ -33,6 +36,25 @@ class IOSizeCase:
                 )
 
 
+def timed_seconds(sweep) -> float:
+    """Per request size, API and repeat: a write and two reads (cold, warm) of the dataset's
+    bytes; all timed."""
+    case = sweep.iosize
+    raw = sweep.raw_bytes
+    per_api = (
+        raw / rates.STANDARD_WRITE_BYTES_PER_S["none"]
+        + raw / rates.DEVICE_READ_BYTES_PER_S
+        + raw / rates.READ_BYTES_PER_S["none"]
+    )
+    calls = sum(3 * math.ceil(raw / min(size, raw)) for size in case.sizes)
+    return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * rates.SECONDS_PER_WRITTEN_CHUNK)
+
+
+def memory_mb(sweep) -> int:
+    """The cube, and the copy read back to check it."""
+    return -(-2 * sweep.raw_bytes // rates.MB) + 256  # rounded up
+
+
 SPEC = CaseSpec(
     name="iosize",
     scope="filesystem",
@@ -40,4 +62,8 @@ SPEC = CaseSpec(
     variant_columns=("api", "direction", "request_bytes"),
     enabled=lambda sweep: sweep.iosize is not None,
     figures=lambda sweep: ["iosize-{filesystem}"],
+    job_cost=rates.filesystem_job(timed_seconds),
+    runner="h5sweep.iosize:run_iosize",
+    mem_mb=memory_mb,
+    scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
 )

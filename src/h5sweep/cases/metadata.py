@@ -7,6 +7,7 @@ dataset ``(spectra, z)``. N = 1 is the consolidated layout.
 
 from __future__ import annotations
 
+from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
@@ -30,6 +31,20 @@ class MetadataCase:
                 raise ConfigError(f"cases.metadata.datasets[{i}]", n, f"must be 1 to the number of spectra ({spectra})")
 
 
+def timed_seconds(sweep) -> float:
+    """Per N and repeat: write everything (fsync included) and read it back cold, checking
+    it; all timed."""
+    case = sweep.metadata
+    raw = sweep.raw_bytes
+    per = raw / rates.STANDARD_WRITE_BYTES_PER_S["none"] + raw / rates.DEVICE_READ_BYTES_PER_S
+    return sum(case.repeats * (per + 2 * n * rates.SECONDS_PER_DATASET) for n in case.datasets)
+
+
+def memory_mb(sweep) -> int:
+    """The cube, and the copy read back to check it."""
+    return -(-2 * sweep.raw_bytes // rates.MB) + 256  # rounded up
+
+
 SPEC = CaseSpec(
     name="metadata",
     scope="filesystem",
@@ -37,4 +52,8 @@ SPEC = CaseSpec(
     variant_columns=("operation", "n_datasets", "metadata_file_bytes"),
     enabled=lambda sweep: sweep.metadata is not None,
     figures=lambda sweep: ["metadata-{filesystem}"],
+    job_cost=rates.filesystem_job(timed_seconds),
+    runner="h5sweep.metadata:run_metadata",
+    mem_mb=memory_mb,
+    scratch_bytes=lambda sweep: sweep.raw_bytes + 64 * 1024,  # its file, beside the test stores
 )

@@ -8,6 +8,7 @@ seed, the same for every layout.
 
 from __future__ import annotations
 
+from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
@@ -59,6 +60,28 @@ class ScalingCase:
         return random_boxes(case_rng(seed, f"{self.name}/{slices}"), shape, size, self.repeats)
 
 
+def timed_seconds(sweep, layout, compression, from_device: bool = True) -> float:
+    """Per block, process count and repeat: reading the block (from the device first: each
+    process count starts cold) and its variance; timed."""
+    case = sweep.scaling
+    seconds = 0.0
+    for slices in case.slices:
+        block = sweep.shape[0] * sweep.shape[1] * case.depth(slices, sweep.shape) * sweep.dtype.itemsize
+        read = block / rates.READ_BYTES_PER_S[rates.kind(compression)] + block / rates.MAKE_DATA_BYTES_PER_S
+        cold = block / rates.DEVICE_READ_BYTES_PER_S if from_device else 0.0
+        seconds += len(case.processes) * (case.repeats * read + cold)
+    return seconds
+
+
+def memory_mb(sweep) -> int:
+    """The largest block in the workers (as read and as float64) and in the parent (the data
+    source's copy and its float64 for the variance), and each worker's interpreter."""
+    case = sweep.scaling
+    itemsize = sweep.dtype.itemsize
+    block = max(sweep.shape[0] * sweep.shape[1] * case.depth(s, sweep.shape) for s in case.slices) * itemsize
+    return -(-2 * block * (1 + 8 // itemsize) // rates.MB) + 64 * max(case.processes) + 256
+
+
 SPEC = CaseSpec(
     name="scaling",
     scope="store",
@@ -66,4 +89,8 @@ SPEC = CaseSpec(
     variant_columns=("processes", "scaling_slices", "z_slices"),
     enabled=lambda sweep: sweep.scaling is not None,
     figures=lambda sweep: ["scaling-{filesystem}"],
+    job_cost=rates.store_job(timed_seconds),
+    runner="h5sweep.scaling:measure",
+    mem_mb=memory_mb,
+    threads=lambda sweep: max(sweep.scaling.processes),
 )

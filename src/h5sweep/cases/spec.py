@@ -1,7 +1,12 @@
 """What the workflow needs to know of a case, declared next to the case (``SPEC`` in its
-module) and registered in :data:`h5sweep.cases.CASE_SPECS`: the targets, the figure list and
-the summary's variant columns are derived from these, so adding a case is one module (plus
-its rule and script if it needs a flow of its own, its test config, test and docs)."""
+module) and registered in :data:`h5sweep.cases.CASE_SPECS`. The targets, the figure list, the
+summary's variant columns, the plan and every job's resources are derived from these.
+
+A case that runs in a job of its own (``runner``) needs no rule or script of its own: the
+workflow's ``measure_store_case`` and ``measure_filesystem_case`` rules run any such case by
+name. Adding one is its module (case, ``SPEC``, runner), its registration, its test config,
+test and docs; a figure of its own is a function in :mod:`h5sweep.plots` and a plot rule.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,14 @@ from dataclasses import dataclass
 SCOPES = ("store", "filesystem")
 
 
+def _one_thread(sweep) -> int:
+    return 1
+
+
+def _no_scratch(sweep) -> int:
+    return 0
+
+
 @dataclass(frozen=True)
 class CaseSpec:
     name: str
@@ -22,7 +35,24 @@ class CaseSpec:
     variant_columns: tuple[str, ...]  # the settings that make a variant, carried into the summary
     enabled: Callable[[object], bool]  # whether a sweep runs it
     figures: Callable[[object], list[str]]  # its figures' names (with {filesystem}) for a sweep
+    # (job seconds, timed seconds) of one of its jobs, for a test store (store scope: an object
+    # with .layout and .compression) or a filesystem; from_device is false on a filesystem that
+    # keeps its files in memory. Built from h5sweep.rates.
+    job_cost: Callable[[object, object, bool], tuple[float, float]]
+    # Cases with a job of their own: "module:function" that measures, imported only in the job;
+    # store scope: function(job, backend, store_path, source) -> rows; filesystem scope:
+    # function(directory, case, data) -> rows. None: the case runs inside generate or query.
+    runner: str | None = None
+    mem_mb: Callable[[object], int] | None = None  # its job's memory at the first attempt
+    threads: Callable[[object], int] = _one_thread  # its job's threads
+    scratch_bytes: Callable[[object], int] = _no_scratch  # files it writes beside the test stores
 
     def __post_init__(self):
         if self.scope not in SCOPES:
             raise ValueError(f"case {self.name}: scope must be one of {SCOPES}")
+        if self.runner is not None and (self.stage != self.name or self.mem_mb is None):
+            raise ValueError(f"case {self.name}: a case with its own job records as its name and declares mem_mb")
+
+    @property
+    def has_own_job(self) -> bool:
+        return self.runner is not None

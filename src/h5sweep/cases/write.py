@@ -8,6 +8,7 @@ included in the time.
 
 from __future__ import annotations
 
+from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import WRITE_STRATEGIES
@@ -55,6 +56,12 @@ class WriteCase:
         return f"{strategy}, fill {fill_time}"
 
 
+def _generate_job(sweep, store, from_device):
+    """The generate job: making the data, the timed writes, the query file."""
+    layout, compression = store.layout, store.compression
+    return rates.generate_seconds(sweep, layout, compression), rates.write_case_seconds(sweep, layout, compression)
+
+
 SPEC = CaseSpec(
     name="write",
     scope="store",
@@ -64,4 +71,5 @@ SPEC = CaseSpec(
     figures=lambda sweep: (
         ["write-{filesystem}"] + (["variants-write-{filesystem}"] if len(sweep.write_case.variants()) > 1 else [])
     ),
+    job_cost=_generate_job,
 )

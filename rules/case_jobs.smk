@@ -1,0 +1,52 @@
+# Cases with a job of their own (their spec's runner, h5sweep.cases.spec), run by name:
+# once per test store (e.g. scaling, reading the same store as query) or once per
+# filesystem (e.g. metadata, iosize, which remove their own scratch files). A new case of
+# either kind needs no rule of its own.
+
+
+rule measure_store_case:
+    input:
+        store=store_of,
+        donor=donor(),
+    output:
+        record=record_path(
+            "{filesystem}", "{backend}", "{layout}", "{compression}", "{case}"
+        ),
+    log:
+        f"{RESULTS}/logs/{{case}}/{{filesystem}}/{{backend}}/{{layout}}/{{compression}}.log",
+    wildcard_constraints:
+        case=own_job_cases("store"),
+    priority: 10
+    group:
+        "measure"
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    threads: case_threads
+    resources:
+        mem_mb=case_mem_mb,
+        runtime=case_runtime,
+    params:
+        settings=store_case_settings,
+    script:
+        "../workflow/scripts/measure_case.py"
+
+
+rule measure_filesystem_case:
+    input:
+        donor=donor(),
+    output:
+        record=f"{RESULTS}/raw/{{filesystem}}/{{case}}.parquet",
+    log:
+        f"{RESULTS}/logs/{{case}}/{{filesystem}}.log",
+    wildcard_constraints:
+        case=own_job_cases("filesystem"),
+    priority: 10
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=case_mem_mb,
+        runtime=case_runtime,
+    params:
+        settings=filesystem_case_settings,
+    script:
+        "../workflow/scripts/measure_case.py"

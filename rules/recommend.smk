@@ -1,0 +1,30 @@
+# recommend: the layouts ranked for the user's read mix (config `recommend:`), with a verdict
+# in words. Its only settings are the read mix and limits: changing them reruns this alone.
+
+
+localrules:
+    recommend,
+
+
+rule recommend:
+    input:
+        measurements=f"{RESULTS}/measurements.parquet",
+        summary=f"{RESULTS}/summary.parquet",
+    output:
+        table=report(
+            f"{RESULTS}/recommendation.csv",
+            caption="../workflow/report/recommendation.rst",
+            category="1. Recommendation",
+        ),
+        text=f"{RESULTS}/recommendation.md",
+    log:
+        f"{RESULTS}/logs/recommend.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=aggregate_mem_mb,
+        runtime=aggregate_runtime,
+    params:
+        settings=jobs.recommend_settings(SWEEP),
+    script:
+        "../workflow/scripts/recommend.py"

@@ -1,0 +1,97 @@
+"""The time model's rates and the stage models every case shares (making the data, writing a
+test store, reading it), in seconds. Rates are this project's reference machine's (2 cores,
+ext4 on a virtual disk; see ``bench/``); the model sizes an allocation, it measures nothing.
+
+A case's own time model lives in its module (``job_cost`` in its spec, see
+:mod:`h5sweep.cases.spec`) and is built from these. Nothing here imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import math
+
+MB = 1_000_000
+STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
+FAST_WRITE_BYTES_PER_S = {"none": 1000 * MB, "filtered": 70 * MB}  # filtered: per thread
+MAKE_DATA_BYTES_PER_S = 150 * MB
+READ_BYTES_PER_S = {"none": 2000 * MB, "filtered": 300 * MB}  # decompression bound
+SECONDS_PER_WRITTEN_CHUNK = 12e-6
+SECONDS_PER_READ_CHUNK = 15e-6
+SECONDS_PER_JOB = 2.0  # starting Python and the packages
+SECONDS_PER_REOPEN = 0.003  # close, evict and reopen a file before a selection (cold: every)
+DEVICE_READ_BYTES_PER_S = 200 * MB  # a cold read from a block device, of the chunks' raw size
+SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
+
+
+def kind(compression) -> str:
+    """The rate class of a compression: ``none`` or ``filtered``."""
+    return "none" if compression.is_none else "filtered"
+
+
+def write_case_seconds(sweep, layout, compression) -> float:
+    """The timed writes of the write case (every variant and repeat): serial windows."""
+    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+    chunks = layout.n_chunks(sweep.shape)
+    standard = allocated / STANDARD_WRITE_BYTES_PER_S[kind(compression)] + chunks * SECONDS_PER_WRITTEN_CHUNK
+    return len(sweep.write_case.variants()) * sweep.write_case.repeats * standard
+
+
+def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
+    """A generate job: making the data, the timed writes, and the fast query file where the
+    write case leaves none to query."""
+    seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + write_case_seconds(sweep, layout, compression)
+    if not sweep.write_case.leaves_query_file:
+        rate_kind = kind(compression)
+        allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+        fast_rate = FAST_WRITE_BYTES_PER_S[rate_kind] * (threads if rate_kind == "filtered" else 1)
+        seconds += allocated / fast_rate + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
+    return seconds
+
+
+def read_seconds(sweep, layout, compression, from_device: bool = True) -> tuple[float, float]:
+    """(timed, checking) seconds of a query job's reads: every case, visiting policy, chunk
+    cache and cold mode; ``cold: every`` adds a close, eviction and reopen per selection and,
+    on a filesystem with a device (``from_device``), reading what it touches from there."""
+    itemsize = sweep.dtype.itemsize
+    variants = len(sweep.policies) * len(sweep.chunk_caches)
+    timed = check = 0.0
+    for case in sweep.read_cases:
+        size = case.size(sweep.shape)
+        if layout.chunk_shape is None:
+            touched, chunks = math.prod(size) * itemsize, 0
+        else:
+            chunks = layout.chunks_touched(tuple(0 for _ in size), size)
+            touched = chunks * layout.chunk_bytes(itemsize)
+        read = touched / READ_BYTES_PER_S[kind(compression)] + chunks * SECONDS_PER_READ_CHUNK
+        for cold in case.cold_modes:
+            first_access = SECONDS_PER_REOPEN + (touched / DEVICE_READ_BYTES_PER_S if from_device else 0.0)
+            timed += variants * case.repeats * (read + (first_access if cold == "every" else 0.0))
+        check += variants * len(case.cold_modes) * case.repeats * math.prod(size) * itemsize / MAKE_DATA_BYTES_PER_S
+    return timed, check
+
+
+def query_seconds(sweep, layout, compression, from_device: bool = True) -> float:
+    timed, check = read_seconds(sweep, layout, compression, from_device)
+    return SECONDS_PER_JOB + timed + check
+
+
+def store_job(timed_seconds):
+    """A job cost for a case with its own job per test store, from the seconds of its timed
+    work: ``(job seconds, timed seconds)`` as a spec's ``job_cost`` returns them."""
+
+    def cost(sweep, store, from_device):
+        timed = timed_seconds(sweep, store.layout, store.compression, from_device)
+        return SECONDS_PER_JOB + timed, timed
+
+    return cost
+
+
+def filesystem_job(timed_seconds):
+    """A job cost for a case run once per filesystem, from the seconds of its timed work; the
+    job also starts Python and makes the dataset's values in memory."""
+
+    def cost(sweep, filesystem, from_device):
+        timed = timed_seconds(sweep)
+        return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed, timed
+
+    return cost

@@ -1,0 +1,315 @@
+"""From measurements to a decision: which layout to choose for the user's read mix.
+
+Per filesystem (and backend), every layout and compression of the grid is ranked by the
+weighted geometric mean of its paired time ratios to the contiguous layout: per read case,
+the median over selections of (this layout's time / contiguous's time on the same selection);
+then ``exp(sum_c w_c log median_c / sum_c w_c)`` with the read mix's weights ``w_c``. Its 95%
+interval comes from a paired bootstrap over selections (every layout resampled with the same
+selections, as they were measured), with a fixed seed so that the same measurements give the
+same table. Layouts whose interval overlaps the fastest one's are tied with it: the
+measurements cannot tell them apart, and the verdict says so instead of picking by noise.
+
+Layouts beyond the user's limits (file size relative to the raw data, write time) are listed
+but not chosen. Nothing here imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from h5sweep.layouts import AUTO_LAYOUT_NAME
+
+BASELINE_LAYOUT_ID = "contiguous"
+STATISTICS = ("first-access", "sustained")
+STATISTIC_WORDS = {
+    "first-access": "first access after the file was evicted and reopened",
+    "sustained": "sustained reads of an open file",
+}
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 20_261_122
+CONFIDENCE = 0.95
+CANDIDATE_KEYS = ["filesystem", "backend", "layout_id", "compression"]
+COLUMNS = [
+    "filesystem",
+    "fs_type",
+    "backend",
+    "rank",
+    "layout_id",
+    "layout_name",
+    "chunk_shape",
+    "compression",
+    "weighted_ratio",
+    "weighted_ratio_ci_low",
+    "weighted_ratio_ci_high",
+    "tied_with_best",
+    "recommended",
+    "meets_limits",
+    "excluded_by",
+    "file_bytes",
+    "file_ratio",
+    "write_median_s",
+    "statistic",
+    "weights",
+    "selections",
+]
+
+
+def weights_of(settings: dict) -> dict[str, float]:
+    """The read mix: the configured weights, or every read case weighted equally."""
+    configured = settings["recommend"].get("weights") or {}
+    if not configured:
+        return {case: 1.0 for case in settings["read_cases"]}
+    return {case: float(configured.get(case, 0.0)) for case in settings["read_cases"] if configured.get(case, 0)}
+
+
+def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """The timed reads the recommendation compares: the read mix's cases, in the sweep's
+    first visiting policy and chunk cache, of the statistic's kind (``first-access``: reads
+    after eviction and reopening, i.e. ``cold: every``, else each case's first read of the
+    file; ``sustained``: the reads of an open file after its first under ``cold: first``)."""
+    weights = weights_of(settings)
+    reads = measurements[measurements["case"].isin(list(weights))]
+    if "policy" in reads:
+        reads = reads[reads["policy"] == settings["policy"]]
+    for column, value in settings["chunk_cache"].items():
+        if column in reads:
+            reads = reads[reads[column] == value]
+    if settings["recommend"]["statistic"] == "sustained":
+        return reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] > 0)]
+    every = reads[reads["cold_mode"] == "every"]
+    first = reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] == 0)]
+    return pd.concat([every, first[~first["case"].isin(set(every["case"]))]])
+
+
+def _log_ratios(reads: pd.DataFrame) -> pd.DataFrame:
+    """Per read: log of its time over contiguous's on the same selection (filesystem, backend,
+    case and repeat)."""
+    pair = ["filesystem", "backend", "case", "repeat"]
+    base = reads[reads["layout_id"] == BASELINE_LAYOUT_ID][[*pair, "seconds"]].rename(columns={"seconds": "_base"})
+    joined = reads.merge(base, on=pair, how="inner")
+    joined = joined[(joined["seconds"] > 0) & (joined["_base"] > 0)]
+    return joined.assign(log_ratio=np.log(joined["seconds"] / joined["_base"]))
+
+
+def _weighted(per_case: dict[str, np.ndarray], weights: dict[str, float]) -> float:
+    total = sum(weights[c] for c in per_case)
+    return sum(weights[c] * float(np.median(v)) for c, v in per_case.items()) / total
+
+
+def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """The recommendation table: one row per filesystem, backend, layout and compression."""
+    weights = weights_of(settings)
+    ratios = _log_ratios(selected_reads(measurements, settings))
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    rows = []
+    for (filesystem, backend), group in ratios.groupby(["filesystem", "backend"], sort=True):
+        cases = sorted(set(group["case"]), key=list(weights).index)
+        # the same resampled selections (by repeat) for every layout: a paired bootstrap
+        repeats = {c: np.sort(group.loc[group["case"] == c, "repeat"].unique()) for c in cases}
+        draws = {c: rng.integers(0, len(r), size=(BOOTSTRAP_SAMPLES, len(r))) for c, r in repeats.items()}
+        for keys, part in group.groupby(["layout_id", "compression"], sort=False):
+            per_case, boot = {}, np.zeros(BOOTSTRAP_SAMPLES)
+            total = sum(weights[c] for c in cases)
+            for c in cases:
+                series = part[part["case"] == c].set_index("repeat")["log_ratio"]
+                values = series.reindex(repeats[c]).to_numpy()
+                if np.isnan(values).any():  # a layout without every selection cannot be paired
+                    values = values[~np.isnan(values)]
+                    picks = rng.integers(0, len(values), size=(BOOTSTRAP_SAMPLES, len(values)))
+                else:
+                    picks = draws[c]
+                per_case[c] = values
+                boot += weights[c] * np.median(values[picks], axis=1) / total
+            low, high = np.quantile(boot, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
+            first = part.iloc[0]
+            rows.append(
+                {
+                    "filesystem": filesystem,
+                    "fs_type": first.get("fs_type", ""),
+                    "backend": backend,
+                    "layout_id": keys[0],
+                    "layout_name": first.get("layout_name", "") or "",
+                    "chunk_shape": first.get("chunk_shape", "") or "",
+                    "compression": keys[1],
+                    "weighted_ratio": math.exp(_weighted(per_case, weights)),
+                    "weighted_ratio_ci_low": math.exp(low),
+                    "weighted_ratio_ci_high": math.exp(high),
+                    "statistic": settings["recommend"]["statistic"],
+                    "weights": ", ".join(f"{c} {weights[c]:g}" for c in cases),
+                    "selections": int(sum(len(v) for v in per_case.values())),
+                    **{f"ratio_{c}": math.exp(float(np.median(v))) for c, v in per_case.items()},
+                }
+            )
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    table = _with_costs(table, summary)
+    table = _with_limits(table, settings["recommend"])
+    return _ranked(table)
+
+
+def _with_costs(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """File size (and its ratio to the raw data) and the write case's median time, per store."""
+    keys = CANDIDATE_KEYS
+    sizes = summary.dropna(subset=["file_bytes"]).drop_duplicates(keys)[[*keys, "file_bytes", "raw_bytes"]]
+    writes = summary[(summary["case"] == "write") & summary["primary"].astype(bool)]
+    writes = writes.drop_duplicates(keys)[[*keys, "median_s"]].rename(columns={"median_s": "write_median_s"})
+    out = table.merge(sizes, on=keys, how="left").merge(writes, on=keys, how="left")
+    out["file_ratio"] = out["file_bytes"] / out["raw_bytes"]
+    return out.drop(columns="raw_bytes")
+
+
+def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
+    reasons = []
+    for _, row in table.iterrows():
+        why = []
+        limit = recommend.get("max_file_ratio")
+        if limit is not None and not row["file_ratio"] <= limit:
+            why.append(f"file {row['file_ratio']:.2f}x raw > {limit:g}")
+        limit = recommend.get("max_write_s")
+        if limit is not None and not row["write_median_s"] <= limit:
+            why.append(f"write {row['write_median_s']:.3g} s > {limit:g} s")
+        reasons.append("; ".join(why))
+    return table.assign(excluded_by=reasons, meets_limits=[not r for r in reasons])
+
+
+def _ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """Ranks within each filesystem and backend (layouts within the limits first, fastest
+    first); the fastest within the limits, and those whose interval overlaps its interval,
+    tied with it; of the tied, the smallest file is the recommendation."""
+    out = []
+    for _, group in table.groupby(["filesystem", "backend"], sort=True):
+        group = group.sort_values(["meets_limits", "weighted_ratio"], ascending=[False, True], kind="stable")
+        group = group.assign(rank=range(1, len(group) + 1), tied_with_best=False, recommended=False)
+        eligible = group[group["meets_limits"]]
+        if not eligible.empty:
+            best = eligible.iloc[0]
+            tied = eligible["weighted_ratio_ci_low"] <= best["weighted_ratio_ci_high"]
+            group.loc[eligible.index[tied], "tied_with_best"] = True
+            smallest = eligible[tied].sort_values(["file_bytes", "weighted_ratio"], kind="stable").index[0]
+            group.loc[smallest, "recommended"] = True
+        out.append(group)
+    ranked = pd.concat(out, ignore_index=True)
+    extra = [c for c in ranked.columns if c.startswith("ratio_")]
+    return ranked[[*COLUMNS, *extra]]
+
+
+def label(row) -> str:
+    """A layout and compression as a reader would say it (ids as the config and tables spell
+    them)."""
+    name = row["layout_id"] if not row["layout_name"] else f"{row['layout_name']} ({row['chunk_shape']})"
+    return name if row["compression"] == "none" else f"{name} with {row['compression']}"
+
+
+def verdict(group: pd.DataFrame) -> str:
+    """One paragraph, in words, for one filesystem and backend."""
+    first = group.iloc[0]
+    where = f"On {first['filesystem']} ({first['fs_type']}, {first['backend']})"
+    mix = f"for this read mix ({first['weights']}; {STATISTIC_WORDS[first['statistic']]})"
+    chosen = group[group["recommended"]]
+    if chosen.empty:
+        return f"{where}, no layout meets the limits; the table lists why each was excluded."
+    best = group[group["tied_with_best"]].iloc[0]
+    pick = chosen.iloc[0]
+    tied = group[group["tied_with_best"]]
+    if best["layout_id"] == BASELINE_LAYOUT_ID:
+        text = f"{where}, {mix}, {label(best)} is the fastest"
+        runner_up = group[(group.index != best.name) & group["meets_limits"]]
+        if not runner_up.empty:
+            r = runner_up.iloc[0]
+            text += (
+                f"; the next, {label(r)}, takes {r['weighted_ratio']:.2f}x its time "
+                f"(95% interval {r['weighted_ratio_ci_low']:.2f}-{r['weighted_ratio_ci_high']:.2f})"
+            )
+        text += "."
+    else:
+        text = (
+            f"{where}, {mix}, {label(best)} is the fastest: {best['weighted_ratio']:.2f}x contiguous's time "
+            f"(95% interval {best['weighted_ratio_ci_low']:.2f}-{best['weighted_ratio_ci_high']:.2f})."
+        )
+    if len(tied) > 1:
+        others = ", ".join(label(r) for _, r in tied.iterrows() if r.name != best.name)
+        text += f" The measurements cannot tell it apart from {others}."
+    contiguous = group[group["layout_id"] == BASELINE_LAYOUT_ID]
+    size_words = ""
+    if not contiguous.empty and pick["file_bytes"] > 0:
+        factor = contiguous.iloc[0]["file_bytes"] / pick["file_bytes"]
+        size_words = f" and {factor:.1f}x smaller than contiguous" if factor >= 1.05 else ""
+    slower = pick["weighted_ratio"] / best["weighted_ratio"] - 1
+    if pick.name == best.name:
+        text += f" Choose {label(pick)}{': it is the smallest of these' if len(tied) > 1 else ''}"
+        text += f"{size_words}." if size_words else "."
+    else:
+        text += f" Choose {label(pick)}: within {100 * slower:.0f}% of the fastest{size_words}."
+    auto = group[group["layout_name"] == AUTO_LAYOUT_NAME]
+    if not auto.empty:
+        a = auto.iloc[0]
+        text += (
+            f" h5py's own chunking (chunks=True) would pick {a['chunk_shape']}: rank {int(a['rank'])} of "
+            f"{len(group)}, {a['weighted_ratio']:.2f}x contiguous's time"
+            f"{', tied with the fastest' if a['tied_with_best'] else ''}."
+        )
+    excluded = group[~group["meets_limits"]]
+    if not excluded.empty:
+        text += f" {len(excluded)} layout(s) exceed the limits and were not chosen."
+    return text
+
+
+def markdown(table: pd.DataFrame, settings: dict) -> str:
+    """``recommendation.md``: the verdicts first, then each filesystem's ranking."""
+    lines = ["# Recommendation", ""]
+    if table.empty:
+        return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
+    limits = settings["recommend"]
+    stated = [
+        f"file at most {limits['max_file_ratio']:g}x the raw data" if limits.get("max_file_ratio") else "",
+        f"write at most {limits['max_write_s']:g} s" if limits.get("max_write_s") else "",
+    ]
+    stated = [s for s in stated if s]
+    groups = list(table.groupby(["filesystem", "backend"], sort=True))
+    for _, group in groups:
+        lines += [verdict(group), ""]
+    lines += [
+        "Ratios are times relative to the contiguous layout on the same selections (below 1 is faster), "
+        "combined over the read cases as a weighted geometric mean; intervals are 95% (paired bootstrap over "
+        "selections). Layouts marked tied cannot be told apart from the fastest by these measurements."
+        + (f" Limits: {', '.join(stated)}." if stated else ""),
+        "",
+    ]
+    for (filesystem, backend), group in groups:
+        lines += [f"## {filesystem} ({backend})", ""]
+        ratio_cols = [c for c in group.columns if c.startswith("ratio_") and group[c].notna().any()]
+        head = ["rank", "layout", "ratio", "95% interval", *[c.removeprefix("ratio_") for c in ratio_cols]]
+        head += ["file / raw", "write [s]", ""]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for _, row in group.iterrows():
+            mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
+            cells = [
+                str(int(row["rank"])),
+                label(row),
+                f"{row['weighted_ratio']:.2f}",
+                f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
+                *[f"{row[c]:.2f}" if pd.notna(row[c]) else "" for c in ratio_cols],
+                f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
+                f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
+                mark,
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def recommend(measurements_path: str, summary_path: str, settings: dict, csv_out: str, md_out: str) -> pd.DataFrame:
+    """Write ``recommendation.csv`` and ``recommendation.md`` from the aggregated tables."""
+    from h5sweep.records import read_tables, write_table
+
+    measurements = read_tables([measurements_path])
+    summary = read_tables([summary_path])
+    table = rank_layouts(measurements, summary, settings)
+    write_table(table, csv_out)
+    with open(md_out, "w") as out:
+        out.write(markdown(table, settings))
+    return table

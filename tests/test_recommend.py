@@ -1,0 +1,157 @@
+"""The recommendation: layouts ranked for a read mix by paired ratios, ties, limits, verdict."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from h5sweep.errors import ConfigError
+from h5sweep.grid import recommend_from_config
+from h5sweep.recommend import markdown, rank_layouts, selected_reads
+
+CACHE = {"chunk_cache_bytes": 1048576, "chunk_cache_slots": 521, "chunk_cache_w0": 0.75}
+REPEATS = 20
+
+
+def settings(**recommend):
+    return {
+        "recommend": {
+            "weights": {},
+            "statistic": "first-access",
+            "max_file_ratio": None,
+            "max_write_s": None,
+            **recommend,
+        },
+        "read_cases": ["slice", "spectra"],
+        "policy": "random",
+        "chunk_cache": CACHE,
+    }
+
+
+def reads(layout_id, compression, factors, noise=0.0, seed=0, cold_mode="every", policy="random"):
+    """Reads of both cases; each selection's contiguous time differs wildly (1 to 100 ms), the
+    layout's is that times its factor for the case (times noise)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for case, factor in factors.items():
+        for repeat in range(REPEATS):
+            base = 0.001 * (1 + 99 * ((repeat * 37) % REPEATS) / REPEATS)
+            rows.append(
+                {
+                    "filesystem": "disk",
+                    "fs_type": "ext4",
+                    "backend": "hdf5",
+                    "layout_id": layout_id,
+                    "layout_name": "",
+                    "chunk_shape": layout_id.removeprefix("chunked-") if layout_id != "contiguous" else "",
+                    "compression": compression,
+                    "case": case,
+                    "repeat": repeat,
+                    "seconds": base * factor * math.exp(noise * rng.standard_normal()),
+                    "cold_mode": cold_mode,
+                    "reads_since_open": 0 if cold_mode == "every" else repeat,
+                    "policy": policy,
+                    **CACHE,
+                }
+            )
+    return rows
+
+
+def summary_of(files):
+    rows = []
+    for (layout_id, compression), (file_bytes, write_s) in files.items():
+        common = {"filesystem": "disk", "backend": "hdf5", "layout_id": layout_id, "compression": compression}
+        rows.append(
+            {
+                **common,
+                "case": "write",
+                "primary": True,
+                "median_s": write_s,
+                "file_bytes": file_bytes,
+                "raw_bytes": 1000,
+            }
+        )
+        rows.append(
+            {**common, "case": "slice", "primary": True, "median_s": 0.01, "file_bytes": file_bytes, "raw_bytes": 1000}
+        )
+    return pd.DataFrame(rows)
+
+
+MEASURED = pd.DataFrame(
+    reads("contiguous", "none", {"slice": 1, "spectra": 1})
+    + reads("chunked-4x4x256", "gzip-4", {"slice": 0.5, "spectra": 2.0})
+    + reads("chunked-16x16x256", "none", {"slice": 0.8, "spectra": 0.8}, noise=0.05, seed=1)
+    + reads("chunked-16x16x512", "gzip-4", {"slice": 0.81, "spectra": 0.8}, noise=0.05, seed=2)
+    # reads of other variants are not compared
+    + reads("chunked-16x16x256", "none", {"slice": 0.01, "spectra": 0.01}, policy="aligned")
+    + reads("chunked-16x16x256", "none", {"slice": 9, "spectra": 9}, cold_mode="first")
+)
+SUMMARY = summary_of(
+    {
+        ("contiguous", "none"): (1000, 1.0),
+        ("chunked-4x4x256", "gzip-4"): (400, 3.0),
+        ("chunked-16x16x256", "none"): (1010, 1.1),
+        ("chunked-16x16x512", "gzip-4"): (350, 2.5),
+    }
+)
+
+
+def test_ratios_are_paired_per_selection_and_weighted_geometrically():
+    table = rank_layouts(MEASURED, SUMMARY, settings()).set_index("layout_id")
+    # selection times span 100x, yet each layout's ratio is exact because it is paired
+    assert table.loc["chunked-4x4x256", "ratio_slice"] == pytest.approx(0.5)
+    assert table.loc["chunked-4x4x256", "ratio_spectra"] == pytest.approx(2.0)
+    assert table.loc["chunked-4x4x256", "weighted_ratio"] == pytest.approx(1.0)  # sqrt(0.5 * 2)
+    assert table.loc["chunked-4x4x256", "weighted_ratio_ci_low"] == pytest.approx(1.0)  # no noise, no spread
+    assert table.loc["contiguous", "weighted_ratio"] == pytest.approx(1.0)
+    assert table.loc["chunked-4x4x256", "selections"] == 2 * REPEATS
+    weighted = rank_layouts(MEASURED, SUMMARY, settings(weights={"slice": 3, "spectra": 1})).set_index("layout_id")
+    assert weighted.loc["chunked-4x4x256", "weighted_ratio"] == pytest.approx(0.5**0.5)  # (0.5^3 * 2)^(1/4)
+    only_spectra = rank_layouts(MEASURED, SUMMARY, settings(weights={"spectra": 1})).set_index("layout_id")
+    assert "ratio_slice" not in only_spectra or only_spectra["ratio_slice"].isna().all()
+    assert only_spectra.loc["chunked-4x4x256", "weighted_ratio"] == pytest.approx(2.0)
+
+
+def test_layouts_within_the_fastest_ones_interval_are_tied_and_the_smallest_is_chosen():
+    table = rank_layouts(MEASURED, SUMMARY, settings())
+    assert list(table["rank"]) == [1, 2, 3, 4]
+    assert set(table.loc[table["tied_with_best"], "layout_id"]) == {"chunked-16x16x256", "chunked-16x16x512"}
+    chosen = table[table["recommended"]]
+    assert list(chosen["layout_id"]) == ["chunked-16x16x512"]  # tied, and 350 bytes instead of 1010
+    assert chosen["file_ratio"].iloc[0] == pytest.approx(0.35)
+    assert chosen["write_median_s"].iloc[0] == pytest.approx(2.5)
+    text = markdown(table, settings())
+    assert "cannot tell it apart from" in text and "Choose 16x16x512" not in text
+    assert "Choose chunked-16x16x512 with gzip-4: within" in text
+    assert "| 1 | chunked-16x16x256 |" in text
+
+
+def test_limits_exclude_layouts_and_say_why():
+    table = rank_layouts(MEASURED, SUMMARY, settings(max_write_s=2.0, max_file_ratio=1.005)).set_index("layout_id")
+    assert not table.loc["chunked-16x16x512", "meets_limits"]
+    assert table.loc["chunked-16x16x512", "excluded_by"] == "write 2.5 s > 2 s"
+    assert table.loc["chunked-16x16x256", "excluded_by"] == "file 1.01x raw > 1.005"
+    assert table.loc["contiguous", "recommended"]  # the only layout left within both limits
+    assert table.loc["chunked-16x16x512", "rank"] > table.loc["contiguous", "rank"]
+
+
+def test_statistic_picks_first_accesses_or_sustained_reads():
+    first_access = selected_reads(MEASURED, settings())
+    assert set(first_access["cold_mode"]) == {"every"} and set(first_access["policy"]) == {"random"}
+    sustained = selected_reads(MEASURED, settings(statistic="sustained"))
+    assert set(sustained["cold_mode"]) == {"first"} and sustained["reads_since_open"].min() == 1
+
+
+def test_recommend_config_is_checked_naming_the_key():
+    from h5sweep.cases import SliceCase, SpectraCase
+
+    cases = [SliceCase({"repeats": 3}), SpectraCase({"repeats": 3})]
+    assert recommend_from_config({}, cases)["statistic"] == "first-access"
+    with pytest.raises(ConfigError, match=r"recommend\.weights\.spectrum=2: is not a read case"):
+        recommend_from_config({"weights": {"spectrum": 2}}, cases)
+    with pytest.raises(ConfigError, match="recommend.weights.*at least one positive"):
+        recommend_from_config({"weights": {"slice": 0}}, cases)
+    with pytest.raises(ConfigError, match=r"recommend\.statistic='sustained': no weighted read case"):
+        recommend_from_config({"statistic": "sustained"}, cases)
+    assert recommend_from_config({"statistic": "sustained"}, [SliceCase({"cold": ["first", "every"]})])

@@ -1,0 +1,14 @@
+"""Rank the layouts for the user's read mix and write the verdict."""
+
+from h5sweep.scripting import logged
+
+with logged(snakemake.log[0]):
+    from h5sweep.recommend import recommend
+
+    recommend(
+        snakemake.input.measurements,
+        snakemake.input.summary,
+        snakemake.params.settings,
+        snakemake.output.table,
+        snakemake.output.text,
+    )
