@@ -15,10 +15,13 @@ if not workflow.overwrite_configfiles:
     configfile: "config/config.yaml"
 
 
-report: "workflow/report/workflow.rst"
-
-
 include: "rules/common.smk"
+
+
+# The report opens on the answer: the recommendation once it exists, else the description.
+report: report_front_page()
+
+
 include: "rules/generate.smk"
 include: "rules/query.smk"
 include: "rules/case_jobs.smk"

@@ -12,7 +12,11 @@ rule aggregate:
     output:
         measurements=f"{RESULTS}/measurements.parquet",
         summary=f"{RESULTS}/summary.parquet",
-        summary_csv=f"{RESULTS}/summary.csv",
+        summary_csv=report(
+            f"{RESULTS}/summary.csv",
+            caption="../workflow/report/summary.rst",
+            category="2. Summary table",
+        ),
     log:
         f"{RESULTS}/logs/aggregate.log",
     conda:

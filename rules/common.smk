@@ -180,6 +180,13 @@ def figures():
     return out
 
 
+def report_front_page():
+    """The report's first page: the recommendation (verdicts and rankings) once the sweep
+    has written it, else the workflow's description."""
+    front = os.path.abspath(f"{RESULTS}/recommendation.rst")
+    return front if os.path.exists(front) else "workflow/report/workflow.rst"
+
+
 def final_outputs():
     return [
         f"{RESULTS}/measurements.parquet",

@@ -2,6 +2,8 @@
 
 
 localrules:
+    plot_tradeoff,
+    plot_amplification,
     plot_iosize,
     plot_metadata,
     plot_scaling,
@@ -16,6 +18,7 @@ localrules:
 rule plot_case_bars:
     input:
         summary=f"{RESULTS}/summary.parquet",
+        measurements=f"{RESULTS}/measurements.parquet",
     output:
         report(
             f"{RESULTS}/plots/bars-{{case}}-{{filesystem}}.png",
@@ -215,5 +218,51 @@ rule plot_iosize:
         runtime=PLOT_RUNTIME_MIN,
     params:
         figure="iosize",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_tradeoff:
+    input:
+        recommendation=f"{RESULTS}/recommendation.csv",
+    output:
+        report(
+            f"{RESULTS}/plots/tradeoff-{{filesystem}}.png",
+            caption="../workflow/report/tradeoff.rst",
+            category="1. Recommendation",
+            labels={"figure": "trade-off", "filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/tradeoff-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
+    params:
+        figure="tradeoff",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_amplification:
+    input:
+        summary=f"{RESULTS}/summary.parquet",
+    output:
+        report(
+            f"{RESULTS}/plots/amplification-{{filesystem}}.png",
+            caption="../workflow/report/amplification.rst",
+            category="Model and device",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/amplification-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
+    params:
+        figure="amplification",
     script:
         "../workflow/scripts/plot.py"

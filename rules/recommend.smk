@@ -17,6 +17,7 @@ rule recommend:
             category="1. Recommendation",
         ),
         text=f"{RESULTS}/recommendation.md",
+        front_page=f"{RESULTS}/recommendation.rst",
     log:
         f"{RESULTS}/logs/recommend.log",
     conda:

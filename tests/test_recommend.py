@@ -8,7 +8,7 @@ import pytest
 
 from h5sweep.errors import ConfigError
 from h5sweep.grid import recommend_from_config
-from h5sweep.recommend import markdown, rank_layouts, selected_reads
+from h5sweep.recommend import evidence, markdown, rank_layouts, selected_reads
 
 CACHE = {"chunk_cache_bytes": 1048576, "chunk_cache_slots": 521, "chunk_cache_w0": 0.75}
 REPEATS = 20
@@ -52,6 +52,10 @@ def reads(layout_id, compression, factors, noise=0.0, seed=0, cold_mode="every",
                     "cold_mode": cold_mode,
                     "reads_since_open": 0 if cold_mode == "every" else repeat,
                     "policy": policy,
+                    "chunks_touched": 0 if layout_id == "contiguous" else 4,
+                    "stored_bytes_touched": 0 if layout_id == "contiguous" else 3_000_000,
+                    "bytes_selected": 500_000,
+                    "device_read_bytes": 4_000_000 if layout_id == "contiguous" else 3_500_000,
                     **CACHE,
                 }
             )
@@ -155,3 +159,19 @@ def test_recommend_config_is_checked_naming_the_key():
     with pytest.raises(ConfigError, match=r"recommend\.statistic='sustained': no weighted read case"):
         recommend_from_config({"statistic": "sustained"}, cases)
     assert recommend_from_config({"statistic": "sustained"}, [SliceCase({"cold": ["first", "every"]})])
+
+
+def test_a_sweep_without_read_cases_says_there_is_nothing_to_rank():
+    writes = pd.DataFrame([{"case": "write", "seconds": 1.0, "filesystem": "disk", "layout_id": "contiguous"}])
+    empty = {**settings(), "read_cases": []}
+    table = rank_layouts(writes, SUMMARY, empty)
+    assert table.empty and list(table.columns) == list(rank_layouts(MEASURED.iloc[0:0], SUMMARY, settings()).columns)
+    assert "nothing to rank" in markdown(table, empty)
+
+
+def test_the_verdict_cites_the_model_and_the_device():
+    table = rank_layouts(MEASURED, SUMMARY, settings())
+    why = evidence(selected_reads(MEASURED, settings()), table)[("disk", "hdf5")]
+    assert why.startswith("Why, per read (medians): slice: chunked-16x16x512 with gzip-4 touches 4 chunks holding 3 MB")
+    assert "contiguous selects 0.5 MB, the device delivered 4 MB" in why
+    assert why in markdown(table, settings(), {("disk", "hdf5"): why})

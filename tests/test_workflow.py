@@ -6,7 +6,9 @@ import base64
 import json
 import os
 import re
+import shutil
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -138,11 +140,57 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
     assert all((results / "plots" / p).read_bytes()[:4] == b"\x89PNG" for p in plots)
 
 
-def test_the_report_builds(finished):
+def browser() -> str:
+    """A real headless browser (Debian's chromium, which .ci/run installs); in CI its
+    absence fails the test instead of skipping it."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    if os.environ.get("CI") == "true":
+        pytest.fail("the report test must run in CI: no chromium (.ci/run installs it)")
+    pytest.skip("no headless browser (install Debian's chromium)")
+
+
+def rendered(html: Path) -> str:
+    """The report's page as the browser shows it after its scripts ran, without the scripts
+    (which carry the report's data as text whether it is shown or not)."""
+    dom = subprocess.run(
+        [
+            browser(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+            html.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    return re.sub(r"<script\b.*?</script>", "", dom, flags=re.S)
+
+
+def test_the_report_opens_on_the_recommendation(finished):
+    """Built with the sweep's results, the report opens on the verdict and the ranking (not
+    the rule graph); figures and the summary table follow."""
     wf, _, cfg = finished
     wf.run("--configfile", str(cfg), "--report", "results/tiny/report.html", check=True)
-    html = (wf.root / "results" / "tiny" / "report.html").read_text(errors="replace")
-    assert "heatmap-slice-disk.png" in html
+    report = wf.root / "results" / "tiny" / "report.html"
+    assert "heatmap-slice-disk.png" in report.read_text(errors="replace")
+    page = rendered(report)
+    verdict = re.search(
+        r"<p>On disk \([^)]*, hdf5\), for this read mix \(slice 1, spectra 1, subcube 1;.*?</p>", page, re.S
+    )
+    assert verdict and "is the fastest" in verdict.group(0) and "Choose " in verdict.group(0)
+    table = pd.read_csv(wf.root / "results" / "tiny" / "recommendation.csv")
+    chosen = table[(table["filesystem"] == "disk") & table["recommended"]].iloc[0]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S)
+    cells = [re.findall(r"<td[^>]*>\s*(?:<p>)?(.*?)(?:</p>)?\s*</td>", row, re.S) for row in rows]
+    assert [str(int(chosen["rank"])), "recommended"] in [[c[0], c[-1]] for c in cells if len(c) == 7]
 
 
 def test_nothing_is_redone_and_adding_a_layout_adds_only_its_jobs(finished):
@@ -223,7 +271,8 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
 
     path = wf.write_config({**config, "recommend": {"weights": {"spectra": 1}}}, "mix.yaml")
     dry = wf.run("-n", "--configfile", str(path), check=True)
-    assert job_counts(dry.stdout) == {"recommend": 1, "all": 1, "total": 2}
+    n = len(config["filesystems"])
+    assert job_counts(dry.stdout) == {"recommend": 1, "plot_tradeoff": n, "all": 1, "total": 2 + n}
     auto = wf.write_config({**config, "layouts": {**config["layouts"], "auto": True}}, "auto.yaml")
     dry = wf.run("-n", "--configfile", str(auto), check=True)
     assert "h5py-auto" not in dry.stdout  # the layout is known by its chunk shape
@@ -400,7 +449,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     """Users' scripts read these tables: a column is renamed, retyped or dropped only on
     purpose (then tests/golden/tiny-columns.json is updated with it, and config/README.md).
     Changed on purpose since the file was first written: ``backend`` added to both tables,
-    ``summary.parquet`` added (the CSV's columns, typed)."""
+    ``summary.parquet`` added (the CSV's columns, typed); ``chunk_bytes_touched_median``,
+    ``stored_bytes_touched_median`` and ``read_amplification`` added to the summary."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

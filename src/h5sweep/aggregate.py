@@ -33,7 +33,15 @@ INTEGER_COLUMNS = [
     "request_bytes",
 ]
 # Counted evidence per read, summarized by its median.
-COUNT_COLUMNS = ["device_read_bytes", "library_read_bytes", "read_calls", "library_write_bytes", "write_calls"]
+COUNT_COLUMNS = [
+    "device_read_bytes",
+    "library_read_bytes",
+    "read_calls",
+    "library_write_bytes",
+    "write_calls",
+    "chunk_bytes_touched",
+    "stored_bytes_touched",
+]
 # The write case, the read cases (then boxes, by name), then the cases with a job of their own.
 OWN_JOB = [name for names in OWN_JOB_CASES.values() for name in names]
 CASE_ORDER = ["write", *READ_CASES, *OWN_JOB]
@@ -106,6 +114,8 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     sizes = written.combine_first(by_file).rename("file_bytes").reset_index()
     summary = summary.merge(sizes, on=FILE_KEYS, how="left")
     summary["compression_ratio"] = summary["raw_bytes"] / summary["file_bytes"]
+    if {"device_read_bytes_median", "stored_bytes_touched_median"} <= set(summary.columns):
+        summary["read_amplification"] = read_amplification(summary)
     summary = _add_scores(summary, ordered[is_read.loc[ordered.index]], thresholds, primary)
     summary["primary"] = _primary(summary, primary, primary_write)
     summary["case"] = pd.Categorical(summary["case"], categories=_case_order(summary["case"]), ordered=True)
@@ -153,6 +163,20 @@ def _add_scores(summary: pd.DataFrame, reads: pd.DataFrame, thresholds: dict, pr
         for case, selected in zip(summary["case"], summary["bytes_selected"], strict=True)
     ]
     return summary
+
+
+def model_bytes(summary: pd.DataFrame) -> pd.Series:
+    """What a read must fetch by the model: the stored bytes of the chunks it touches, or for
+    a contiguous layout the bytes it selects."""
+    contiguous = summary["layout"] == "contiguous"
+    return summary["stored_bytes_touched_median"].where(~contiguous, summary["bytes_selected"]).astype(float)
+
+
+def read_amplification(summary: pd.DataFrame) -> pd.Series:
+    """Cold reads: bytes fetched from the device per byte the model says the read needs."""
+    needed = model_bytes(summary)
+    cold = (summary["cache_state"] == "cold") & (needed > 0)
+    return (summary["device_read_bytes_median"].astype(float) / needed).where(cold)
 
 
 def _primary(summary: pd.DataFrame, primary: str, primary_write: str) -> pd.Series:

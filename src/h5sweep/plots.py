@@ -10,9 +10,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.colors import LogNorm  # noqa: E402
+from cycler import cycler  # noqa: E402
+from matplotlib.colors import TwoSlopeNorm, to_rgb  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
 
-STAT_COLOURS = {"max_s": "#b39ddb", "mean_s": "#66bb6a", "median_s": "#ef5350", "min_s": "#42a5f5"}
+# Colour-blind-safe throughout: Okabe and Ito's qualitative palette, a purple-orange diverging
+# map for ratios (centred on 1) and cividis where a sequential scale is needed.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+CACHE_STATE_COLOURS = {"cold": "#0072B2", "warm": "#D55E00", "memory": "#009E73", "": "#000000"}
+DIVERGING = "PuOr_r"
+plt.rcParams["axes.prop_cycle"] = cycler(color=OKABE_ITO)
+plt.rcParams["image.cmap"] = "cividis"
 
 
 def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
@@ -85,26 +93,96 @@ def _compressions(rows: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(chunked["compression"])) or ["none"]
 
 
-def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
-    """min / median / mean / max per layout, drawn over each other as in the study."""
+def _candidate(row) -> str:
+    """A layout and its compression, as the figures name them."""
+    label = layout_label(row)
+    return label if row["compression"] == "none" else f"{label} {row['compression']}"
+
+
+def _selection_words(row, reads) -> str:
+    words = f"{row['bytes_selected'] / 1e6:.3g} MB per read"
+    if reads is not None and not reads.empty and "dataset_shape" in reads:
+        first = reads.iloc[0]
+        words += f" of a {first['dataset_shape']} {first['dtype']} dataset"
+    return words
+
+
+def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, measurements=None) -> None:
+    """Every layout's reads of one case as points (colour: where their bytes came from), with
+    the median and its 95% interval, sorted by the paired ratio to contiguous; beside it that
+    ratio on a log2 axis with its interval and the contiguous reference at 1."""
     rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
-    comps = _compressions(rows)
-    fig, axes = plt.subplots(
-        len(comps), 1, figsize=(max(6, 0.45 * rows["chunk_shape"].nunique() + 3), 3.2 * len(comps))
+    rows = rows.assign(_candidate=rows.apply(_candidate, axis=1) if not rows.empty else [])
+    ratio = rows.groupby("_candidate")["ratio_to_contiguous"].median().fillna(1.0)
+    order = list(ratio.sort_values(ascending=False, kind="stable").index)  # fastest on top
+    fig, (ax_time, ax_ratio) = plt.subplots(
+        1, 2, figsize=(11, max(3.0, 0.32 * len(order) + 1.6)), sharey=True, gridspec_kw={"width_ratios": [3, 2]}
     )
-    for ax, comp in zip(np.atleast_1d(axes), comps, strict=True):
-        part = _for_compression(rows, comp)
-        order = _layout_order(part)
-        by_label = {layout_label(r): r for _, r in part.iterrows()}
-        x = np.arange(len(order))
-        for stat, colour in STAT_COLOURS.items():
-            ax.bar(x, [by_label[label][stat] for label in order], color=colour, width=0.75, label=stat[:-2])
-        ax.set_xticks(x, order, rotation=70, fontsize=7)
-        ax.set_yscale("log")
-        ax.set_ylabel("seconds")
-        ax.set_title(f"{case} on {filesystem}, {comp}", fontsize=9)
-        ax.legend(fontsize=7, ncols=4)
+    y = {name: i for i, name in enumerate(order)}
+    reads = _reads_of(measurements, case, filesystem, rows)
+    states = [s for s in CACHE_STATE_COLOURS if s in set(rows["cache_state"].fillna(""))]
+    offsets = {state: (k - (len(states) - 1) / 2) * 0.25 for k, state in enumerate(states)}
+    rng = np.random.default_rng(0)
+    for state in states:
+        colour = CACHE_STATE_COLOURS[state]
+        part = rows[rows["cache_state"].fillna("") == state]
+        if reads is not None:
+            mine = reads[reads["cache_state"].fillna("") == state]
+            ys = mine["_candidate"].map(y) + offsets[state] + rng.uniform(-0.08, 0.08, len(mine))
+            ax_time.scatter(mine["seconds"], ys, s=6, color=colour, alpha=0.35, linewidths=0)
+        ys = part["_candidate"].map(y) + offsets[state]
+        low = (part["median_s"] - part["median_ci_low_s"]).clip(lower=0)
+        high = (part["median_ci_high_s"] - part["median_s"]).clip(lower=0)
+        ax_time.errorbar(
+            part["median_s"],
+            ys,
+            xerr=[low, high],
+            fmt="|",
+            markersize=12,
+            color=colour,
+            capsize=3,
+            label=f"{state or 'reads'}: median, 95% interval",
+        )
+        rat = part.dropna(subset=["ratio_to_contiguous"])
+        ax_ratio.errorbar(
+            rat["ratio_to_contiguous"],
+            rat["_candidate"].map(y) + offsets[state],
+            xerr=[
+                (rat["ratio_to_contiguous"] - rat["ratio_ci_low"]).clip(lower=0),
+                (rat["ratio_ci_high"] - rat["ratio_to_contiguous"]).clip(lower=0),
+            ],
+            fmt="o",
+            color=colour,
+            capsize=3,
+            markersize=4,
+        )
+    ax_ratio.axvline(1.0, color="black", linewidth=1)
+    ax_ratio.text(1.0, len(order) - 0.4, " contiguous", fontsize=8, va="bottom")
+    ax_ratio.set_xscale("log", base=2)
+    ax_ratio.set_xlabel("ratio to contiguous, paired by selection (median, 95% CI)")
+    ax_time.set_xscale("log")
+    ax_time.set_xlabel("seconds per read")
+    ax_time.set_yticks(range(len(order)), order, fontsize=7)
+    ax_time.set_ylim(-0.7, len(order) - 0.3)
+    ax_time.legend(fontsize=7, loc="lower right")
+    if not rows.empty:
+        first = rows.iloc[0]
+        n = int(rows["repeats"].max())
+        fig.suptitle(
+            f"{case} on {filesystem}: {_selection_words(first, reads)}; n = {n} reads per layout and cache state",
+            fontsize=9,
+        )
     _save(fig, out)
+
+
+def _reads_of(measurements, case, filesystem, rows):
+    """The single reads behind the summary rows drawn (same case, filesystem and variant)."""
+    if measurements is None or rows.empty:
+        return None
+    reads = measurements[(measurements["case"] == case) & (measurements["filesystem"] == filesystem)]
+    reads = reads[reads["variant"].isin(set(rows["variant"]))]
+    reads = reads.fillna({"chunk_shape": "", "layout_name": "", "cache_state": ""})
+    return reads.assign(_candidate=reads.apply(_candidate, axis=1) if not reads.empty else [])
 
 
 def _grid(rows: pd.DataFrame, stat: str) -> tuple[list[int], list[int], np.ndarray]:
@@ -124,31 +202,61 @@ def _grid(rows: pd.DataFrame, stat: str) -> tuple[list[int], list[int], np.ndarr
     return ms, ns, values
 
 
+def _text_colour(rgba) -> str:
+    """Black or white, whichever reads better on a cell of colour ``rgba``."""
+    r, g, b = to_rgb(rgba)
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "white"
+
+
 def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
-    """Median and max time over chunk sizes m (x and y) and n (z), one row per compression."""
-    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem) & (summary["layout"] == "chunked")]
+    """Ratio to contiguous over chunk sizes m (x and y) and n (z): the median of the paired
+    ratios and the ratio of the 90th percentiles, one row per compression, all on one
+    diverging log2 scale centred on 1 (same as contiguous); the best median cell framed."""
+    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
+    base = rows[rows["layout"] == "contiguous"]
+    rows = rows[rows["layout"] == "chunked"].copy()
+    base_p90 = float(base["p90_s"].iloc[0]) if not base.empty else np.nan
+    rows["p90_ratio"] = rows["p90_s"] / base_p90
     comps = _compressions(rows)
+    panels = [("ratio_to_contiguous", "median ratio"), ("p90_ratio", "p90 ratio")]
+    grids = {(c, stat): _grid(rows[rows["compression"] == c], stat) for c in comps for stat, _ in panels}
+    logs = [np.log2(v[2][np.isfinite(v[2]) & (v[2] > 0)]) for v in grids.values()]
+    reach = max([float(np.abs(v).max()) for v in logs if v.size] + [0.1])
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-reach, vmax=reach)
+    best = min(
+        (
+            (float(v), c, i, j)
+            for c in comps
+            for (i, j), v in np.ndenumerate(grids[(c, panels[0][0])][2])
+            if np.isfinite(v)
+        ),
+        default=None,
+    )
     fig, axes = plt.subplots(len(comps), 2, figsize=(10, 3.4 * len(comps)), squeeze=False)
     for row_axes, comp in zip(axes, comps, strict=True):
-        part = rows[rows["compression"] == comp]
-        for ax, stat in zip(row_axes, ["median_s", "max_s"], strict=True):
-            ms, ns, values = _grid(part, stat)
+        for ax, (stat, words) in zip(row_axes, panels, strict=True):
+            ms, ns, values = grids[(comp, stat)]
             if not ms:
                 ax.set_axis_off()
                 ax.set_title("no m x m x n layouts")
                 continue
-            finite = values[np.isfinite(values) & (values > 0)]
-            norm = LogNorm(finite.min(), finite.max()) if finite.size and finite.min() < finite.max() else None
-            image = ax.imshow(values, cmap="viridis", norm=norm, aspect="auto")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                image = ax.imshow(np.log2(values), cmap=DIVERGING, norm=norm, aspect="auto")
             ax.set_xticks(range(len(ns)), ns)
             ax.set_yticks(range(len(ms)), ms)
             ax.set_xlabel("n (chunk size in z)")
             ax.set_ylabel("m (chunk size in x, y)")
-            ax.set_title(f"{case} {stat[:-2]} [s], {comp}, {filesystem}", fontsize=9)
+            ax.set_title(f"{case} {words} to contiguous, {comp}, {filesystem}", fontsize=9)
             for (i, j), v in np.ndenumerate(values):
-                if np.isfinite(v):
-                    ax.text(j, i, f"{v:.2g}", ha="center", va="center", color="white", fontsize=7)
-            fig.colorbar(image, ax=ax)
+                if np.isfinite(v) and v > 0:
+                    colour = _text_colour(image.cmap(norm(np.log2(v))))
+                    ax.text(j, i, f"{v:.2g}", ha="center", va="center", color=colour, fontsize=7)
+            if best and stat == panels[0][0] and best[1] == comp:
+                ax.add_patch(Rectangle((best[3] - 0.5, best[2] - 0.5), 1, 1, fill=False, linewidth=2.5, color="black"))
+            bar = fig.colorbar(image, ax=ax)
+            ticks = np.arange(-np.floor(reach), np.floor(reach) + 1)
+            bar.set_ticks(ticks, labels=[f"{2**t:g}" for t in ticks])
+            bar.set_label("x contiguous (log2)", fontsize=7)
     _save(fig, out)
 
 
@@ -175,9 +283,11 @@ def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
 
 
 def plot_write(summary: pd.DataFrame, filesystem: str, out: str) -> None:
-    """Mean write time per layout (error bars: min to max of the repeats)."""
+    """Median write time per layout, whiskers from the fastest to the slowest repeat."""
     rows = summary[(summary["case"] == "write") & (summary["filesystem"] == filesystem)]
-    _grouped_bars(rows, "mean_s", "write time [s] (mean, min-max)", f"write on {filesystem}", out, errors=True)
+    n = int(rows["repeats"].min()) if not rows.empty else 0
+    title = f"write on {filesystem}: median, whiskers min to max of n = {n} repeats"
+    _grouped_bars(rows, "median_s", "write time [s]", title, out, errors=True)
 
 
 def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
@@ -274,3 +384,133 @@ def plot_iosize(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     ax.set_xscale("log", base=2)
     ax.legend(fontsize=7)
     _save(fig, out)
+
+
+def pareto_front(points: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
+    """The rows no other row beats on both ``x`` and ``y`` (smaller is better), by ``x``."""
+    ordered = points.dropna(subset=[x, y]).sort_values([x, y], kind="stable")
+    keep, best = [], np.inf
+    for index, row in ordered.iterrows():
+        if row[y] < best:
+            keep.append(index)
+            best = row[y]
+    return ordered.loc[keep]
+
+
+def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
+    """The read mix's weighted time ratio against file size and against write time, with
+    the Pareto front (nothing is both faster and smaller) and the recommendation marked."""
+    rows = recommendation[recommendation["filesystem"] == filesystem].copy()
+    rows["_name"] = [
+        (r["layout_id"] if not isinstance(r["layout_name"], str) or not r["layout_name"] else r["layout_name"])
+        + ("" if r["compression"] == "none" else f" {r['compression']}")
+        for _, r in rows.iterrows()
+    ]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    for ax, (x, words) in zip(
+        axes, [("file_ratio", "file size / raw data"), ("write_median_s", "write time [s]")], strict=True
+    ):
+        inside = rows[rows["meets_limits"].astype(bool)]
+        outside = rows[~rows["meets_limits"].astype(bool)]
+        for part, style in ((inside, {"color": OKABE_ITO[0]}), (outside, {"color": "grey", "alpha": 0.5})):
+            ax.errorbar(
+                part[x],
+                part["weighted_ratio"],
+                yerr=[
+                    (part["weighted_ratio"] - part["weighted_ratio_ci_low"]).clip(lower=0),
+                    (part["weighted_ratio_ci_high"] - part["weighted_ratio"]).clip(lower=0),
+                ],
+                fmt="o",
+                markersize=4,
+                capsize=2,
+                linestyle="none",
+                **style,
+            )
+        front = pareto_front(inside, x, "weighted_ratio")
+        ax.step(front[x], front["weighted_ratio"], where="post", color=OKABE_ITO[1], label="Pareto front")
+        chosen = rows[rows["recommended"].astype(bool)]
+        ax.scatter(
+            chosen[x], chosen["weighted_ratio"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended"
+        )
+        for _, r in (
+            pd.concat([front, chosen, rows[rows["layout_id"] == "contiguous"]]).drop_duplicates("_name").iterrows()
+        ):
+            ax.annotate(r["_name"], (r[x], r["weighted_ratio"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+        ax.set_yscale("log", base=2)
+        ax.set_xlabel(words)
+        if x == "write_median_s":
+            ax.set_xscale("log")
+    axes[0].set_ylabel("read time / contiguous's (weighted, 95% interval)")
+    axes[0].legend(fontsize=7)
+    if not rows.empty:
+        fig.suptitle(
+            f"trade-off on {filesystem}: read mix {rows['weights'].iloc[0]} ({rows['statistic'].iloc[0]})", fontsize=9
+        )
+    _save(fig, out)
+
+
+def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """The model against the device: per read case, the stored bytes of the chunks a read
+    touches (from the layout and the file's chunk index) against the bytes its cold reads
+    fetched from the device; above the diagonal the storage read more than the chunks
+    (readahead, metadata), below it less (already cached)."""
+    from h5sweep.aggregate import model_bytes
+
+    rows = summary[(summary["filesystem"] == filesystem) & (summary["cache_state"] == "cold")]
+    rows = rows.dropna(subset=["device_read_bytes_median"])
+    rows = rows.assign(_model=model_bytes(rows) if not rows.empty else [])
+    rows = rows[rows["_model"] > 0]
+    cases = list(dict.fromkeys(rows["case"]))
+    fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(4.6 * max(1, len(cases)), 4.4), squeeze=False)
+    if not cases:
+        axes[0][0].set_axis_off()
+        axes[0][0].set_title(f"no cold reads from a device on {filesystem} (a memory filesystem?)", fontsize=9)
+    for ax, case in zip(axes[0], cases, strict=False):
+        part = rows[rows["case"] == case]
+        for colour, (comp, group) in zip(OKABE_ITO, part.groupby("compression", sort=False), strict=False):
+            ax.scatter(
+                group["stored_bytes_touched_median"] / 1e6,
+                group["device_read_bytes_median"] / 1e6,
+                color=colour,
+                s=18,
+                label=comp,
+            )
+        values = np.concatenate([part["stored_bytes_touched_median"], part["device_read_bytes_median"]]) / 1e6
+        values = values[values > 0]
+        if values.size:
+            lo, hi = values.min() / 1.5, values.max() * 1.5
+            ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8, linestyle=":", label="read = chunks touched")
+            ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi))
+        ax.set_xlabel("model: stored bytes of chunks touched [MB]")
+        ax.set_ylabel("measured: device bytes read [MB]")
+        ax.set_title(f"{case} on {filesystem} (medians of cold reads)", fontsize=9)
+        ax.legend(fontsize=7)
+    _save(fig, out)
+
+
+def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
+    """Draw ``figure`` (``plot_<figure>``) from the rule's inputs: the summary (primary
+    variants, all for the variant figures), the single reads for the read-case figures, the
+    recommendation for the trade-off."""
+    if figure == "tradeoff":
+        plot_tradeoff(pd.read_csv(inputs["recommendation"]), **wildcards, out=out)
+        return
+    summary = load_summary(inputs["summary"], primary_only=figure != "variants")
+    extra = {}
+    if "measurements" in inputs:
+        columns = [
+            "case",
+            "filesystem",
+            "variant",
+            "layout",
+            "chunk_shape",
+            "layout_name",
+            "order",
+            "compression",
+            "cache_state",
+            "seconds",
+        ]
+        filters = [("case", "==", wildcards["case"]), ("filesystem", "==", wildcards["filesystem"])]
+        extra["measurements"] = pd.read_parquet(inputs["measurements"], columns=columns, filters=filters)
+    globals()[f"plot_{figure}"](summary, **wildcards, out=out, **extra)

@@ -71,7 +71,9 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
     after eviction and reopening, i.e. ``cold: every``, else each case's first read of the
     file; ``sustained``: the reads of an open file after its first under ``cold: first``)."""
     weights = weights_of(settings)
-    reads = measurements[measurements["case"].isin(list(weights))]
+    reads = measurements[measurements["case"].isin(list(weights))] if "case" in measurements else measurements
+    if reads.empty or "cold_mode" not in reads:  # no read case measured
+        return reads.iloc[0:0]
     if "policy" in reads:
         reads = reads[reads["policy"] == settings["policy"]]
     for column, value in settings["chunk_cache"].items():
@@ -102,7 +104,10 @@ def _weighted(per_case: dict[str, np.ndarray], weights: dict[str, float]) -> flo
 def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """The recommendation table: one row per filesystem, backend, layout and compression."""
     weights = weights_of(settings)
-    ratios = _log_ratios(selected_reads(measurements, settings))
+    reads = selected_reads(measurements, settings)
+    if reads.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    ratios = _log_ratios(reads)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     rows = []
     for (filesystem, backend), group in ratios.groupby(["filesystem", "backend"], sort=True):
@@ -204,6 +209,55 @@ def label(row) -> str:
     return name if row["compression"] == "none" else f"{name} with {row['compression']}"
 
 
+def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
+    """Why, from the model and the device, per filesystem and backend: for the recommended
+    layout and the one it is best compared with (contiguous, or if contiguous is chosen the
+    fastest other layout), per read case, the chunks a read touches and the bytes the model
+    says it needs (stored bytes of those chunks; contiguous: the bytes selected), and what
+    the device delivered (medians of the compared reads)."""
+    out = {}
+    if table.empty or not {"chunks_touched", "stored_bytes_touched", "device_read_bytes"} <= set(reads.columns):
+        return out
+    for (filesystem, backend), group in table.groupby(["filesystem", "backend"], sort=True):
+        chosen = group[group["recommended"]]
+        others = group[group["meets_limits"] & ~group["recommended"]]
+        if chosen.empty or others.empty:
+            continue
+        pick = chosen.iloc[0]
+        if pick["layout_id"] == BASELINE_LAYOUT_ID:
+            other = others.iloc[0]
+        else:
+            base = group[group["layout_id"] == BASELINE_LAYOUT_ID]
+            other = base.iloc[0] if not base.empty else others.iloc[0]
+        mine = reads[(reads["filesystem"] == filesystem) & (reads["backend"] == backend)]
+        from_device = bool((mine["device_read_bytes"] > 0).any())
+        parts = []
+        for case in dict.fromkeys(mine["case"]):
+            of_case = mine[mine["case"] == case]
+            said = [_per_read(of_case, row, from_device) for row in (pick, other)]
+            if all(said):
+                parts.append(f"{case}: " + "; ".join(said))
+        if parts:
+            out[(filesystem, backend)] = "Why, per read (medians): " + " | ".join(parts) + "."
+    return out
+
+
+def _per_read(reads: pd.DataFrame, row, from_device: bool) -> str:
+    mine = reads[(reads["layout_id"] == row["layout_id"]) & (reads["compression"] == row["compression"])]
+    if mine.empty:
+        return ""
+    if row["layout_id"] == BASELINE_LAYOUT_ID:
+        words = f"{label(row)} selects {mine['bytes_selected'].median() / 1e6:.3g} MB"
+    else:
+        words = (
+            f"{label(row)} touches {int(mine['chunks_touched'].median())} chunks holding "
+            f"{mine['stored_bytes_touched'].median() / 1e6:.3g} MB"
+        )
+    if from_device:
+        words += f", the device delivered {mine['device_read_bytes'].median() / 1e6:.3g} MB"
+    return words
+
+
 def verdict(group: pd.DataFrame) -> str:
     """One paragraph, in words, for one filesystem and backend."""
     first = group.iloc[0]
@@ -258,7 +312,7 @@ def verdict(group: pd.DataFrame) -> str:
     return text
 
 
-def markdown(table: pd.DataFrame, settings: dict) -> str:
+def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None) -> str:
     """``recommendation.md``: the verdicts first, then each filesystem's ranking."""
     lines = ["# Recommendation", ""]
     if table.empty:
@@ -270,8 +324,8 @@ def markdown(table: pd.DataFrame, settings: dict) -> str:
     ]
     stated = [s for s in stated if s]
     groups = list(table.groupby(["filesystem", "backend"], sort=True))
-    for _, group in groups:
-        lines += [verdict(group), ""]
+    for keys, group in groups:
+        lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
     lines += [
         "Ratios are times relative to the contiguous layout on the same selections (below 1 is faster), "
         "combined over the read cases as a weighted geometric mean; intervals are 95% (paired bootstrap over "
@@ -302,14 +356,57 @@ def markdown(table: pd.DataFrame, settings: dict) -> str:
     return "\n".join(lines)
 
 
-def recommend(measurements_path: str, summary_path: str, settings: dict, csv_out: str, md_out: str) -> pd.DataFrame:
-    """Write ``recommendation.csv`` and ``recommendation.md`` from the aggregated tables."""
+def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -> str:
+    """The same as :func:`markdown` in reStructuredText, for the report's first page."""
+    lines = ["Recommendation", "==============", ""]
+    if table.empty:
+        return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
+    groups = list(table.groupby(["filesystem", "backend"], sort=True))
+    for keys, group in groups:
+        text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
+        lines += [text.replace("*", "\\*"), ""]
+    lines += [
+        "Ratios: time relative to contiguous on the same selections, weighted geometric mean over the read "
+        "cases, 95% interval from a paired bootstrap; *tied*: cannot be told apart from the fastest. The full "
+        "ranking is ``recommendation.csv`` (under Results), the summary table ``summary.csv``, the figures below.",
+        "",
+    ]
+    for (filesystem, backend), group in groups:
+        title = f"{filesystem} ({backend})"
+        lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", ""]
+        head = ["rank", "layout", "ratio to contiguous", "95% interval", "file / raw", "write [s]", ""]
+        lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
+        for _, row in group.iterrows():
+            mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
+            cells = [
+                str(int(row["rank"])),
+                label(row),
+                f"{row['weighted_ratio']:.2f}",
+                f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
+                f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
+                f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
+                mark,
+            ]
+            lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def recommend(
+    measurements_path: str, summary_path: str, settings: dict, csv_out: str, md_out: str, rst_out: str | None = None
+) -> pd.DataFrame:
+    """Write ``recommendation.csv`` and ``recommendation.md`` (and the report's first page,
+    ``rst_out``) from the aggregated tables."""
     from h5sweep.records import read_tables, write_table
 
     measurements = read_tables([measurements_path])
     summary = read_tables([summary_path])
     table = rank_layouts(measurements, summary, settings)
+    why = evidence(selected_reads(measurements, settings), table)
     write_table(table, csv_out)
     with open(md_out, "w") as out:
-        out.write(markdown(table, settings))
+        out.write(markdown(table, settings, why))
+    if rst_out:
+        with open(rst_out, "w") as out:
+            out.write(restructured(table, settings, why))
     return table

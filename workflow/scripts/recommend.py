@@ -11,4 +11,5 @@ with logged(snakemake.log[0]):
         snakemake.params.settings,
         snakemake.output.table,
         snakemake.output.text,
+        snakemake.output.front_page,
     )

@@ -76,7 +76,7 @@ def _read_figures(sweep) -> list[str]:
     square = any(lay.chunk_shape and lay.chunk_shape[0] == lay.chunk_shape[1] for lay in sweep.layouts)
     names = [f"bars-{case}-{{filesystem}}" for case in cases]
     names += [f"heatmap-{case}-{{filesystem}}" for case in cases] if square else []
-    names += ["score-{filesystem}"] if cases else []
+    names += ["score-{filesystem}", "tradeoff-{filesystem}", "amplification-{filesystem}"] if cases else []
     if len(sweep.policies) * len(sweep.chunk_caches) > 1:
         names += [f"variants-{case}-{{filesystem}}" for case in cases]
     return names
