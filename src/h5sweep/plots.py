@@ -305,20 +305,28 @@ def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
 
 
 def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False) -> None:
+    """Bars per layout, one colour per compression; contiguous (always uncompressed) once,
+    in black."""
     order = _layout_order(rows)
     comps = _compressions(rows)
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(order) + 3), 4))
     width = 0.8 / max(len(comps), 1)
-    for k, comp in enumerate(comps):
-        part = {layout_label(r): r for _, r in _for_compression(rows, comp).iterrows()}
-        x = np.arange(len(order)) + k * width
+    groups = [(comp, rows[(rows["compression"] == comp) & (rows["layout"] != "contiguous")], None) for comp in comps]
+    groups.append(("contiguous", rows[rows["layout"] == "contiguous"], "black"))
+    for k, (name, part_rows, colour) in enumerate(groups):
+        part = {layout_label(r): r for _, r in part_rows.iterrows()}
+        if not part:
+            continue
+        offset = 0.4 - width / 2 if colour else min(k, len(comps) - 1) * width
+        x = np.arange(len(order)) + offset
         values = [part[label][stat] if label in part else np.nan for label in order]
-        kwargs = {}
+        kwargs = {"color": colour} if colour else {}
         if errors:
             lo = [part[label][stat] - part[label]["min_s"] if label in part else 0 for label in order]
             hi = [part[label]["max_s"] - part[label][stat] if label in part else 0 for label in order]
             kwargs["yerr"] = [lo, hi]
-        bars = ax.bar(x, values, width, label=comp, **kwargs)
+            kwargs["capsize"] = 2
+        bars = ax.bar(x, values, width, label=name, **kwargs)
         if full_marks:
             for bar, label in zip(bars, order, strict=True):
                 if label in part and part[label]["score"] < part[label]["score_max"]:
