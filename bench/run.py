@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(runs, indent=2), flush=True)
         summaries = [pd.read_csv(run["summary_csv"], keep_default_na=False, na_values=[""]) for run in runs]
         results["reproducibility"] = bench.reproducibility(*summaries)
+        tables = [pd.read_csv(run["recommendation_csv"]) for run in runs]
+        results["reproducibility"].update(bench.recommendations_agree(*tables))
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
     lines = bench.verdicts(results)
     results["verdicts"] = lines

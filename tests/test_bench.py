@@ -91,3 +91,28 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
     assert same["median_deviation_of_medians"] == pytest.approx(2 * 0.01 / 1.01 * 0 + 0.02 / 1.01, rel=0.3)
     flipped = reproducibility(a, summary({"contiguous": 1.0, "chunked-4x4x256": 0.80, "chunked-2x2x256": 0.50}))
     assert flipped["groups_best_agree"] == 0 and flipped["min_spearman_spread_groups"] == pytest.approx(0.5)
+
+
+def test_recommendations_agree_when_each_choice_is_tied_with_the_others_fastest():
+    from h5sweep.bench import recommendations_agree
+
+    def table(recommended, tied):
+        return pd.DataFrame(
+            [
+                {
+                    "filesystem": "disk",
+                    "backend": "hdf5",
+                    "layout_id": lid,
+                    "compression": "none",
+                    "recommended": lid == recommended,
+                    "tied_with_best": lid in tied,
+                }
+                for lid in ("contiguous", "chunked-4x4x256", "chunked-2x2x256")
+            ]
+        )
+
+    a = table("chunked-4x4x256", {"chunked-4x4x256", "contiguous"})
+    agree = recommendations_agree(a, table("contiguous", {"contiguous", "chunked-4x4x256"}))
+    assert agree["share_recommendations_agree"] == 1.0 and agree["recommendation_groups"] == 1
+    differ = recommendations_agree(a, table("chunked-2x2x256", {"chunked-2x2x256"}))
+    assert differ["share_recommendations_agree"] == 0.0

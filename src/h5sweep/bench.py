@@ -267,6 +267,7 @@ def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int, name: str =
         "ratio_peak_disk_vs_plan": peak / planned if planned else float("nan"),
         **windows,
         "summary_csv": str(results / "summary.csv"),
+        "recommendation_csv": str(results / "recommendation.csv"),
     }
 
 
@@ -349,6 +350,34 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
     }
 
 
+def recommendations_agree(table_a: pd.DataFrame, table_b: pd.DataFrame) -> dict:
+    """Do two runs recommend compatibly? Per filesystem and backend: each run's recommended
+    layout is among the other run's layouts tied with the fastest."""
+    keys = ["filesystem", "backend"]
+    agree, groups, detail = 0, 0, []
+    b_groups = {k: g for k, g in table_b.groupby(keys)}
+    for key, a in table_a.groupby(keys):
+        b = b_groups.get(key)
+        if b is None:
+            continue
+        groups += 1
+
+        def chosen_and_tied(run):
+            ids = run["layout_id"] + " " + run["compression"]
+            return set(ids[run["recommended"].astype(bool)]), set(ids[run["tied_with_best"].astype(bool)])
+
+        chosen_a, tied_a = chosen_and_tied(a)
+        chosen_b, tied_b = chosen_and_tied(b)
+        ok = chosen_a <= tied_b and chosen_b <= tied_a and bool(chosen_a) and bool(chosen_b)
+        agree += ok
+        detail.append({"group": " / ".join(key), "recommended": [sorted(chosen_a), sorted(chosen_b)], "agree": ok})
+    return {
+        "recommendation_groups": groups,
+        "share_recommendations_agree": agree / groups if groups else float("nan"),
+        "recommendation_detail": detail,
+    }
+
+
 # (section, key, band, what): a ratio's median must lie in the band [low, high].
 GOALS = [
     ("generation", "ratio_contiguous_vs_raw", (0.7, None), "fast contiguous write vs raw sequential write"),
@@ -369,6 +398,12 @@ GOALS = [
     ("reproducibility", "share_groups_best_agree", (1.0, None), "two runs: groups whose best layouts agree"),
     ("reproducibility", "median_deviation_of_medians", (None, 0.035), "two runs: median deviation of a median"),
     ("reproducibility", "min_spearman_spread_groups", (0.9, None), "two runs: lowest Spearman of spread groups"),
+    (
+        "reproducibility",
+        "share_recommendations_agree",
+        (1.0, None),
+        "two runs: filesystems where each run's recommendation is tied with the other's fastest",
+    ),
 ]
 
 
