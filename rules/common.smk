@@ -40,11 +40,22 @@ def check_plan(sweep):
     short = [fs for fs in the_plan.filesystems if not fs.fits]
     if short and sweep.config.get("check_disk", True):
         fs = short[0]
+        at_once = (
+            f"all {fs.files} test stores at once to interleave their reads"
+            if sweep.interleave
+            else f"{min(the_plan.parallel_jobs, fs.files)} jobs at once"
+        )
         raise WorkflowError(
             f"h5sweep: not enough disk on filesystem {fs.name} ({fs.directory}): the sweep needs "
-            f"{fs.peak_bytes / 1e9:.1f} GB at peak ({min(the_plan.parallel_jobs, fs.files)} jobs at once, "
+            f"{fs.peak_bytes / 1e9:.1f} GB at peak ({at_once}, "
             f"largest test file {fs.largest_file_bytes / 1e9:.1f} GB), and {fs.free_bytes / 1e9:.1f} GB "
-            "are free. Free space, run fewer jobs at once (--cores / --jobs), or pass "
+            "are free. Free space, run fewer jobs at once (--cores / --jobs)"
+            + (
+                ", set interleave: false (one store at a time)"
+                if sweep.interleave
+                else ""
+            )
+            + ", or pass "
             "--config check_disk=False to proceed anyway."
         )
 
@@ -107,6 +118,22 @@ def generate_settings(fs):
 query_settings = _job_settings(jobs.query_settings)
 
 
+def interleaved_query_settings(wildcards):
+    return jobs.interleaved_query_settings(
+        SWEEP, SWEEP.filesystem(wildcards.filesystem)
+    )
+
+
+def stores_on_filesystem(wildcards):
+    """Every test store of one filesystem, in the order of its job's settings."""
+    fs = SWEEP.filesystem(wildcards.filesystem)
+    return [
+        store_path(fs, tf.backend.name, tf.layout.id, tf.compression.name)
+        for tf in SWEEP.test_files()
+        if tf.filesystem.name == fs.name
+    ]
+
+
 def store_case_settings(wildcards):
     return jobs.store_case_settings(
         SWEEP,
@@ -135,7 +162,12 @@ def all_records():
     for spec in CASE_SPECS:
         if not spec.enabled(SWEEP):
             continue
-        if spec.scope == "store":
+        if spec.stage == "query" and SWEEP.interleave:
+            records += [
+                f"{RESULTS}/raw/{fs.name}/query-interleaved.parquet"
+                for fs in SWEEP.filesystems
+            ]
+        elif spec.scope == "store":
             records += [
                 record_path(
                     tf.filesystem.name,
@@ -214,6 +246,12 @@ def query_mem_mb(wildcards, attempt):
 def generate_runtime(wildcards, attempt):
     layout, compression = file_axes(wildcards)
     return resources.generate_runtime_min(SWEEP, layout, compression, attempt)
+
+
+def interleaved_query_runtime(wildcards, attempt):
+    return resources.interleaved_query_runtime_min(
+        SWEEP, SWEEP.filesystem(wildcards.filesystem), attempt
+    )
 
 
 def query_runtime(wildcards, attempt):

@@ -25,3 +25,31 @@ rule query:
         settings=query_settings,
     script:
         "../workflow/scripts/query.py"
+
+
+# query_interleaved (config `interleave: true`): every read case over all stores of one
+# filesystem at once, selection by selection in a seeded order, so that the machine's drift
+# over minutes cancels in the paired ratios (h5sweep.interleave). Every store of the
+# filesystem exists while it runs (the plan counts that disk).
+
+
+rule query_interleaved:
+    input:
+        stores=stores_on_filesystem,
+        donor=donor(),
+    output:
+        record=f"{RESULTS}/raw/{{filesystem}}/query-interleaved.parquet",
+    log:
+        f"{RESULTS}/logs/query/{{filesystem}}/interleaved.log",
+    priority: 10
+    group:
+        "measure"
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=query_mem_mb,
+        runtime=interleaved_query_runtime,
+    params:
+        settings=interleaved_query_settings,
+    script:
+        "../workflow/scripts/query_interleaved.py"

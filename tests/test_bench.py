@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO
@@ -89,6 +90,9 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
     same = reproducibility(a, summary({"contiguous": 1.02, "chunked-4x4x256": 0.51, "chunked-2x2x256": 0.79}))
     assert (same["groups"], same["groups_best_agree"], same["min_spearman_spread_groups"]) == (1, 1, 1.0)
     assert same["median_deviation_of_medians"] == pytest.approx(2 * 0.01 / 1.01 * 0 + 0.02 / 1.01, rel=0.3)
+    ratios = [(0.5, 0.51 / 1.02), (0.8, 0.79 / 1.02)]
+    expected = np.median([abs(x - y) / ((x + y) / 2) for x, y in ratios])
+    assert same["median_deviation_of_ratios"] == pytest.approx(expected)
     flipped = reproducibility(a, summary({"contiguous": 1.0, "chunked-4x4x256": 0.80, "chunked-2x2x256": 0.50}))
     assert flipped["groups_best_agree"] == 0 and flipped["min_spearman_spread_groups"] == pytest.approx(0.5)
 

@@ -75,3 +75,18 @@ def test_every_case_spec_has_a_cost_model_and_own_jobs_their_resources():
                 assert spec.mem_mb(sweep) > 256 and spec.threads(sweep) >= 1
             costed.add(spec.name)
     assert costed == {spec.name for spec in CASE_SPECS}
+
+
+def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    one_at_a_time = load_sweep({**config, "interleave": False})
+    interleaved = load_sweep({**config, "interleave": True})
+    a, b = make_plan(one_at_a_time, parallel_jobs=2), make_plan(interleaved, parallel_jobs=2)
+    stores = len(interleaved.test_files())
+    filesystems = len(interleaved.filesystems)
+    assert a.jobs - b.jobs == stores - filesystems  # one query job per filesystem instead of per store
+    assert b.job_seconds == pytest.approx(a.job_seconds) and b.timed_seconds == pytest.approx(a.timed_seconds)
+    for fs_a, fs_b in zip(a.filesystems, b.filesystems, strict=True):
+        mine = [tf for tf in interleaved.test_files() if tf.filesystem.name == fs_b.name]
+        everything = sum(file_bytes_bound(interleaved, tf.layout) for tf in mine)
+        assert fs_b.peak_bytes - fs_a.peak_bytes == everything - 2 * fs_a.largest_file_bytes

@@ -282,6 +282,28 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
     assert generate and all("chunked-3x5x750" in w for w in generate)
 
 
+def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
+    """interleave: true reads every store of a filesystem in one job, selection by selection;
+    every row says so, the stores are removed afterwards and the recommendation is made."""
+    config = tiny_config(tmp_path, interleave=True)
+    config["cases"] = {**config["cases"], "slice": {"repeats": 3, "depth": 25}}
+    path = workflow.write_config(config, "interleaved.yaml")
+    run = workflow.run("--cores", "2", "--configfile", str(path), check=True)
+    counts = job_counts(run.stdout + run.stderr)
+    n = len(config["filesystems"])
+    assert counts["query_interleaved"] == n and "query" not in counts
+    measured = pd.read_parquet(workflow.root / "results" / "tiny" / "measurements.parquet")
+    reads = measured[measured["case"] != "write"]
+    stores = 1 + 5 * 2
+    assert set(reads["interleaved_stores"]) == {stores}
+    assert (reads.groupby(["filesystem", "case", "repeat"])["layout_id"].count() == stores).all()
+    assert sorted(set(reads["visit_position"])) == list(range(stores))
+    for fs in config["filesystems"].values():
+        directory = Path(fs if isinstance(fs, str) else fs["path"])
+        assert not list(directory.rglob("*.hdf5"))  # temporary stores, removed once read
+    assert (workflow.root / "results" / "tiny" / "recommendation.md").exists()
+
+
 def params_or_missing(dry_run_output: str) -> dict[str, set[str]]:
     """{rule: wildcards of its jobs} that a dry run would run for missing output."""
     found: dict[str, set[str]] = {}
@@ -450,7 +472,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     purpose (then tests/golden/tiny-columns.json is updated with it, and config/README.md).
     Changed on purpose since the file was first written: ``backend`` added to both tables,
     ``summary.parquet`` added (the CSV's columns, typed); ``chunk_bytes_touched_median``,
-    ``stored_bytes_touched_median`` and ``read_amplification`` added to the summary."""
+    ``stored_bytes_touched_median`` and ``read_amplification`` added to the summary;
+    ``interleaved_stores`` and ``visit_position`` to the measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

@@ -207,8 +207,9 @@ def aggregate(
     """All records into ``measurements_out``; the summary as a typed table (Parquet,
     ``summary_out``) and as CSV for spreadsheets (``summary_csv_out``)."""
     measurements = read_tables(sorted(record_paths))
-    if "file_bytes" in measurements:
-        measurements["file_bytes"] = measurements["file_bytes"].astype("Int64")
+    for column in ("file_bytes", "interleaved_stores", "visit_position"):
+        if column in measurements:  # whole numbers, empty where a row has none
+            measurements[column] = measurements[column].astype("Int64")
     summary = summarize(measurements, thresholds)
     write_table(measurements, measurements_out)
     write_table(summary, summary_out)

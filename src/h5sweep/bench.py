@@ -311,7 +311,7 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
     deviation of every median; and the Spearman correlation of the layouts' medians where
     they spread by at least 1.5x."""
     b_groups = dict(_groups(summary_b))
-    same_best, groups, deviations, correlations, detail = 0, 0, [], [], []
+    same_best, groups, deviations, correlations, detail, ratio_deviations = 0, 0, [], [], [], []
     for key, a in _groups(summary_a):
         b = b_groups.get(key)
         if b is None:
@@ -335,6 +335,9 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
         same_best += agree
         deviation = (a["median_s"] - b["median_s"]).abs() / ((a["median_s"] + b["median_s"]) / 2)
         deviations += list(deviation)
+        ratios = a["ratio_to_contiguous"], b["ratio_to_contiguous"]
+        chunked = a["layout"] != "contiguous"
+        ratio_deviations += list(((ratios[0] - ratios[1]).abs() / ((ratios[0] + ratios[1]) / 2))[chunked])
         spread_ratio = max(a["median_s"].max() / a["median_s"].min(), b["median_s"].max() / b["median_s"].min())
         rho = spearman(a["median_s"], b["median_s"]) if spread_ratio >= 1.5 else float("nan")
         if not np.isnan(rho):
@@ -345,6 +348,8 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
         "groups_best_agree": same_best,
         "share_groups_best_agree": same_best / groups if groups else float("nan"),
         "median_deviation_of_medians": float(np.median(deviations)) if deviations else float("nan"),
+        # the same for the paired ratios to contiguous (what the recommendation ranks by)
+        "median_deviation_of_ratios": float(np.median(ratio_deviations)) if ratio_deviations else float("nan"),
         "min_spearman_spread_groups": min(correlations) if correlations else float("nan"),
         "detail": detail,
     }

@@ -95,6 +95,7 @@ class Sweep:
     metadata: MetadataCase | None
     iosize: IOSizeCase | None
     recommend: dict
+    interleave: bool
     config: dict = field(repr=False)
 
     @classmethod
@@ -128,6 +129,7 @@ class Sweep:
             metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
             iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
+            interleave=bool(config.get("interleave", False)),
             config=config,
         )
 

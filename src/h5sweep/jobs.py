@@ -60,6 +60,18 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
     }
 
 
+def interleaved_query_settings(sweep, filesystem) -> dict:
+    """The interleaved query job of a filesystem: every store's query settings, in the
+    order of its input stores."""
+    return {
+        "stores": [
+            query_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name)
+            for tf in sweep.test_files()
+            if tf.filesystem.name == filesystem.name
+        ]
+    }
+
+
 def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:
     """The job of a case run on one test store in a job of its own (scaling): its store, its
     case entry and the chunk cache it reads with."""

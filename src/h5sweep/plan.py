@@ -107,13 +107,18 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         for where, from_device in places:
             job, timed_part = cost(sweep, where, from_device)
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
+        if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
+            jobs -= len(places) - len(sweep.filesystems)
     results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = _device(results_dir)
     plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
         largest = max(file_bytes_bound(sweep, tf.layout) for tf in mine)
-        peak = min(plan.parallel_jobs, len(mine)) * largest + scratch_bytes(sweep)
+        if sweep.interleave:  # every store of the filesystem exists while it is queried
+            peak = sum(file_bytes_bound(sweep, tf.layout) for tf in mine) + scratch_bytes(sweep)
+        else:  # a store is removed once queried: at most one per running job
+            peak = min(plan.parallel_jobs, len(mine)) * largest + scratch_bytes(sweep)
         if _device(fs.directory) == results_dev:
             peak += results_bytes
         plan.filesystems.append(

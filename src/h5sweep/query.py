@@ -63,7 +63,10 @@ def verify(values: np.ndarray, expected: np.ndarray, where: str, tolerance: floa
 class OpenedForReads:
     """A test store dropped from the page cache (``evict``), then opened by its backend."""
 
-    def __init__(self, backend: Backend, path: str, dataset_name: str, options, evict: bool, readahead: bool):
+    def __init__(
+        self, backend: Backend, path: str, dataset_name: str, options, evict: bool, readahead: bool, layout: Layout
+    ):
+        self.layout = layout
         paths = backend.paths_to_evict(path)
         if evict:
             for each in paths:
@@ -76,6 +79,10 @@ class OpenedForReads:
 
     def close(self) -> None:
         self.store.close()
+
+
+# Reads of one store at a time (h5sweep.interleave reads several, selection by selection).
+ONE_STORE = {"interleaved_stores": 1, "visit_position": 0}
 
 
 class TimedRead(NamedTuple):
@@ -127,7 +134,6 @@ def run_case(
             stored = backend.stored_chunks(path, layout, dataset_name)
     itemsize = source.dtype.itemsize
     buffer = np.empty(layout.to_storage(selections[0].size), dtype=source.dtype)
-    chunk_bytes = layout.chunk_bytes(itemsize)
     rows: list[dict] = []
     opened: OpenedForReads | None = None
     try:
@@ -140,65 +146,79 @@ def run_case(
                     if opened is None or cold == "every":
                         if opened is not None:
                             opened.close()
-                        opened = OpenedForReads(backend, path, dataset_name, cache, evict, readahead)
+                        opened = OpenedForReads(backend, path, dataset_name, cache, evict, readahead, layout)
                         counters = pagecache.io_counters()
-                    read = opened.store.prepare(layout.to_storage(selection.start), buffer)
-                    start = time.perf_counter_ns()
-                    try:
-                        read()
-                    except OSError as err:  # e.g. a corrupt chunk: "filter returned failure"
-                        raise VerificationError(
-                            f"{path} case {case.name} repeat {repeat} {selection.label}: {backend.label} could not "
-                            f"read the selection: {err}"
-                        ) from err
-                    elapsed = time.perf_counter_ns() - start
-                    # one snapshot of the counters serves as this read's end and the next one's
-                    # start (nothing between them reads a file): one system call per read
-                    after = pagecache.io_counters()
-                    io, counters = after - counters, after
-                    timed.append(TimedRead(repeat, selection, elapsed, io, opened, opened.reads, buffer.copy()))
-                    opened.reads += 1
-            for repeat, selection, elapsed, io, handle, reads_before, _ in timed:
-                chunks = layout.chunks_touched(selection.start, selection.size)
-                rows.append(
-                    {
-                        "case": case.name,
-                        "repeat": repeat,
-                        "seconds": elapsed / 1e9,
-                        "selection": selection.label,
-                        "bytes_selected": selection.nbytes(itemsize),
-                        "chunks_touched": chunks,
-                        "chunk_bytes_touched": chunks * chunk_bytes,
-                        "stored_bytes_touched": stored.touched(selection),
-                        "device_read_bytes": io.device_read,
-                        "library_read_bytes": io.requested_read,
-                        "read_calls": io.read_calls,
-                        "cache_state": cache_state(io.device_read, handle.evictable),
-                        "cold_mode": cold,
-                        "reads_since_open": reads_before,
-                        "open_s": handle.open_s if reads_before == 0 else float("nan"),
-                        "resident_fraction_at_open": handle.resident,
-                        **cache.columns(),
-                        "cache_holds_chunk": cache.nbytes >= chunk_bytes,
-                        "policy": policy,
-                        "variant": variant_label(policy, cache, cold),
-                        **window.columns(),
-                    }
-                )
+                    record, counters = timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
+                    timed.append(record)
+            rows += [
+                {**measurement_row(t, case, layout, stored, cache, policy, cold, window, itemsize), **ONE_STORE}
+                for t in timed
+            ]
             with untimed_work():
                 unchecked = [(t.repeat, t.selection, t.values) for t in timed]
-                _check_all(path, case, unchecked, source, layout, tolerance)
+                check_all(path, case, unchecked, source, layout, tolerance)
     finally:
         if opened is not None:
             opened.close()
     return rows
 
 
+def timed_read(backend, path, case, repeat, selection, opened, buffer, counters) -> tuple[TimedRead, object]:
+    """One timed read of ``selection`` from the open store into ``buffer``: only the library's
+    read is timed. ``counters`` is the I/O counters' snapshot at the read's start; the
+    snapshot after it is returned as the next read's start (nothing between two reads reads
+    a file), so each read costs one system call for its evidence."""
+    read = opened.store.prepare(opened.layout.to_storage(selection.start), buffer)
+    start = time.perf_counter_ns()
+    try:
+        read()
+    except OSError as err:  # e.g. a corrupt chunk: "filter returned failure"
+        raise VerificationError(
+            f"{path} case {case.name} repeat {repeat} {selection.label}: {backend.label} could not "
+            f"read the selection: {err}"
+        ) from err
+    elapsed = time.perf_counter_ns() - start
+    after = pagecache.io_counters()
+    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, buffer.copy())
+    opened.reads += 1
+    return record, after
+
+
+def measurement_row(
+    t: TimedRead, case, layout: Layout, stored: StoredChunks, cache, policy, cold, window, itemsize
+) -> dict:
+    """The measurement row of one timed read (written after its window closed)."""
+    chunks = layout.chunks_touched(t.selection.start, t.selection.size)
+    return {
+        "case": case.name,
+        "repeat": t.repeat,
+        "seconds": t.elapsed_ns / 1e9,
+        "selection": t.selection.label,
+        "bytes_selected": t.selection.nbytes(itemsize),
+        "chunks_touched": chunks,
+        "chunk_bytes_touched": chunks * layout.chunk_bytes(itemsize),
+        "stored_bytes_touched": stored.touched(t.selection),
+        "device_read_bytes": t.io.device_read,
+        "library_read_bytes": t.io.requested_read,
+        "read_calls": t.io.read_calls,
+        "cache_state": cache_state(t.io.device_read, t.handle.evictable),
+        "cold_mode": cold,
+        "reads_since_open": t.reads_before,
+        "open_s": t.handle.open_s if t.reads_before == 0 else float("nan"),
+        "resident_fraction_at_open": t.handle.resident,
+        **cache.columns(),
+        "cache_holds_chunk": cache.nbytes >= layout.chunk_bytes(itemsize),
+        "policy": policy,
+        "variant": variant_label(policy, cache, cold),
+        **window.columns(),
+    }
+
+
 def variant_label(policy: str, cache: ChunkCache, cold: str) -> str:
     return f"{policy}, {cache.label}, cold {cold}"
 
 
-def _check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout, tolerance: float) -> None:
+def check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout, tolerance: float) -> None:
     for repeat, selection, stored in unchecked:
         values = stored.transpose(np.argsort(layout.axes))  # back to (x, y, z)
         where = f"{path} case {case.name} repeat {repeat} {selection.label}"

@@ -53,6 +53,13 @@ def query_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
     return _minutes(rates.query_seconds(sweep, layout, compression), attempt)
 
 
+def interleaved_query_runtime_min(sweep, filesystem, attempt: int = 1) -> int:
+    """Minutes for the interleaved query job of a filesystem: every store's reads."""
+    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
+    seconds = sum(rates.query_seconds(sweep, tf.layout, tf.compression) for tf in stores)
+    return _minutes(seconds, attempt)
+
+
 def case_runtime_min(sweep, spec, where, attempt: int = 1) -> int:
     """Minutes for the job of a case with a job of its own (``where``: its test store, an
     object with .layout and .compression, or its filesystem), from the case's time model."""

@@ -78,6 +78,32 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
     _measure_store(settings, store_path, record, measure)
 
 
+def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -> None:
+    """Time every read case interleaved over all test stores of one filesystem
+    (:mod:`h5sweep.interleave`); one row per store and selection, in one record."""
+    from h5sweep.interleave import StoreUnderTest, run_interleaved
+
+    jobs = [JobSettings(each) for each in settings["stores"]]
+    stores = [
+        StoreUnderTest(
+            backends.load(job.backend),
+            path,
+            job.layout,
+            make_source(job.dataset, job.layout),
+            job.dataset_name,
+            job.compression.codec.tolerance,
+        )
+        for job, path in zip(jobs, store_paths, strict=True)
+    ]
+    first = jobs[0]
+    run_interleaved(stores, first.read_cases, first.shape, first.seed, first.chunk_caches, first.policies)
+    rows = []
+    for job, store in zip(jobs, stores, strict=True):
+        shared = {**_shared_columns(job, store.backend), "file_bytes": store.backend.footprint_bytes(store.path)}
+        rows += [{**row, **shared} for row in store.rows]
+    write_table(rows, record)
+
+
 def _runner(spec):
     """The function that measures a case with a job of its own, imported now (in the job)."""
     module, function = spec.runner.split(":")

@@ -1,0 +1,81 @@
+"""Reads interleaved over several real test stores, selection by selection."""
+
+import os
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+from h5sweep.backends.hdf5 import BACKEND as HDF5
+from h5sweep.cases import WriteCase, read_cases_from_config
+from h5sweep.compression import parse_compression
+from h5sweep.datasources import SyntheticSource
+from h5sweep.errors import VerificationError
+from h5sweep.generate import generate
+from h5sweep.interleave import StoreUnderTest, run_interleaved, visiting_order
+from h5sweep.layouts import Layout
+
+SHAPE = (12, 10, 3000)
+STORES = [(Layout(None), "none"), (Layout((5, 3, 700)), "none"), (Layout((5, 3, 700)), "gzip-4")]
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    """Three stores of the same values on the disk the tests run on."""
+    directory = tmp_path_factory.mktemp("interleave")
+    source = SyntheticSource(SHAPE, np.uint16, seed=3)
+    data = source.materialize()
+    made = []
+    for layout, compression in STORES:
+        path = os.path.join(directory, f"{layout.id}-{compression}.h5")
+        generate(HDF5, path, data, layout, parse_compression(compression), WriteCase({"repeats": 1}))
+        made.append((path, layout, source))
+    return made
+
+
+def under_test(stores):
+    return [StoreUnderTest(HDF5, path, layout, source) for path, layout, source in stores]
+
+
+def test_every_selection_is_read_from_every_store_in_a_seeded_order(stores):
+    cases = read_cases_from_config({"spectra": {"repeats": 5, "size": 3, "cold": "every"}}, SHAPE)
+    measured = run_interleaved(under_test(stores), cases, SHAPE, seed=9)
+    for store in measured:
+        assert [r["repeat"] for r in store.rows] == list(range(5))
+        assert {r["interleaved_stores"] for r in store.rows} == {3}
+        # the same selections for every store (a paired comparison)
+        assert [r["selection"] for r in store.rows] == [r["selection"] for r in measured[0].rows]
+        # each read is a first access after eviction, from this disk
+        assert {r["cache_state"] for r in store.rows} == {"cold"} and min(
+            r["device_read_bytes"] for r in store.rows
+        ) > 0
+        assert store.call_overhead_s > 0
+    orders = [visiting_order(3, 9, "spectra", repeat) for repeat in range(5)]
+    assert orders == [visiting_order(3, 9, "spectra", repeat) for repeat in range(5)]  # seeded
+    assert len({tuple(o) for o in orders}) > 1 and all(sorted(o) == [0, 1, 2] for o in orders)
+    for repeat, order in enumerate(orders):  # each store's row says where it came in the visit
+        places = {k: measured[k].rows[repeat]["visit_position"] for k in range(3)}
+        assert [k for k, _ in sorted(places.items(), key=lambda item: item[1])] == order
+        # all stores' reads of one selection happen inside one measurement window
+        assert len({measured[k].rows[repeat]["window_opened_at"] for k in range(3)}) == 1
+
+
+def test_cold_first_opens_each_store_once_and_reads_the_rest_warm(stores):
+    cases = read_cases_from_config({"subcube": {"repeats": 4, "size": [2, 2, 50], "cold": "first"}}, SHAPE)
+    measured = run_interleaved(under_test(stores), cases, SHAPE, seed=1)
+    for store in measured:
+        assert [r["reads_since_open"] for r in store.rows] == [0, 1, 2, 3]
+        assert store.rows[0]["cache_state"] == "cold"
+
+
+def test_a_store_whose_values_differ_fails_naming_it(stores, tmp_path):
+    path, layout, source = stores[1]
+    broken = tmp_path / "broken.h5"
+    broken.write_bytes(Path(path).read_bytes())
+    with h5py.File(broken, "r+") as f:
+        f["data"][:, :, 0] = f["data"][:, :, 0] + 1  # in every spectrum
+    bad = [*under_test(stores)[:1], StoreUnderTest(HDF5, str(broken), layout, source)]
+    cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 3, "cold": "every"}}, SHAPE)
+    with pytest.raises(VerificationError, match=r"broken\.h5 case spectra repeat \d+"):
+        run_interleaved(bad, cases, SHAPE, seed=2)
