@@ -128,9 +128,9 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
         part = rows[rows["cache_state"].fillna("") == state]
         if reads is not None:
             mine = reads[reads["cache_state"].fillna("") == state]
-            ys = mine["_candidate"].map(y) + offsets[state] + rng.uniform(-0.08, 0.08, len(mine))
+            ys = mine["_candidate"].map(y).astype(float) + offsets[state] + rng.uniform(-0.08, 0.08, len(mine))
             ax_time.scatter(mine["seconds"], ys, s=6, color=colour, alpha=0.35, linewidths=0)
-        ys = part["_candidate"].map(y) + offsets[state]
+        ys = part["_candidate"].map(y).astype(float) + offsets[state]
         low = (part["median_s"] - part["median_ci_low_s"]).clip(lower=0)
         high = (part["median_ci_high_s"] - part["median_s"]).clip(lower=0)
         ax_time.errorbar(
@@ -146,7 +146,7 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
         rat = part.dropna(subset=["ratio_to_contiguous"])
         ax_ratio.errorbar(
             rat["ratio_to_contiguous"],
-            rat["_candidate"].map(y) + offsets[state],
+            rat["_candidate"].map(y).astype(float) + offsets[state],
             xerr=[
                 (rat["ratio_to_contiguous"] - rat["ratio_ci_low"]).clip(lower=0),
                 (rat["ratio_ci_high"] - rat["ratio_to_contiguous"]).clip(lower=0),
