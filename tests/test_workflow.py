@@ -206,16 +206,21 @@ def test_nothing_is_redone_and_adding_a_layout_adds_only_its_jobs(finished):
     assert counts["aggregate"] == 1
 
 
-def params_changed(dry_run_output: str) -> dict[str, set[str]]:
-    """{rule: wildcards of its jobs} whose dry-run reason is that their params changed."""
+def jobs_for(dry_run_output: str, reason: str) -> dict[str, set[str]]:
+    """{rule: wildcards of its jobs} whose dry-run reason mentions ``reason``."""
     found: dict[str, set[str]] = {}
     for block in re.split(r"\n\s*rule ", dry_run_output)[1:]:
         rule = block.split(":", 1)[0]
-        reason = re.search(r"reason: (.*)", block)
+        why = re.search(r"reason: (.*)", block)
         wildcards = re.search(r"wildcards: (.*)", block)
-        if reason and "Params have changed" in reason.group(1):
+        if why and reason in why.group(1):
             found.setdefault(rule, set()).add(wildcards.group(1) if wildcards else "")
     return found
+
+
+def params_changed(dry_run_output: str) -> dict[str, set[str]]:
+    """{rule: wildcards of its jobs} whose dry-run reason is that their params changed."""
+    return jobs_for(dry_run_output, "Params have changed")
 
 
 def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
@@ -277,7 +282,11 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
     dry = wf.run("-n", "--configfile", str(auto), check=True)
     assert "h5py-auto" not in dry.stdout  # the layout is known by its chunk shape
     generate = set().union(
-        *(v for k, v in params_or_missing(dry.stdout + dry.stderr).items() if k.startswith("generate_on_"))
+        *(
+            v
+            for k, v in jobs_for(dry.stdout + dry.stderr, "Missing output files").items()
+            if k.startswith("generate_on_")
+        )
     )
     assert generate and all("chunked-3x5x750" in w for w in generate)
 
@@ -302,18 +311,6 @@ def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
         directory = Path(fs if isinstance(fs, str) else fs["path"])
         assert not list(directory.rglob("*.hdf5"))  # temporary stores, removed once read
     assert (workflow.root / "results" / "tiny" / "recommendation.md").exists()
-
-
-def params_or_missing(dry_run_output: str) -> dict[str, set[str]]:
-    """{rule: wildcards of its jobs} that a dry run would run for missing output."""
-    found: dict[str, set[str]] = {}
-    for block in re.split(r"\n\s*rule ", dry_run_output)[1:]:
-        rule = block.split(":", 1)[0]
-        reason = re.search(r"reason: (.*)", block)
-        wildcards = re.search(r"wildcards: (.*)", block)
-        if reason and "Missing output files" in reason.group(1) and wildcards:
-            found.setdefault(rule, set()).add(wildcards.group(1))
-    return found
 
 
 def snakemake_incomplete(root: Path) -> set[Path]:

@@ -340,20 +340,26 @@ def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None) -> st
         head += ["file / raw", "write [s]", ""]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for _, row in group.iterrows():
-            mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
-            cells = [
-                str(int(row["rank"])),
-                label(row),
-                f"{row['weighted_ratio']:.2f}",
-                f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
-                *[f"{row[c]:.2f}" if pd.notna(row[c]) else "" for c in ratio_cols],
-                f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
-                f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
-                mark,
-            ]
+            cells = _cells(row)
+            cells[4:4] = [f"{row[c]:.2f}" if pd.notna(row[c]) else "" for c in ratio_cols]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _cells(row) -> list[str]:
+    """A ranking row as the tables show it: rank, layout, ratio, interval, file / raw, write
+    time, and whether it is recommended, tied or beyond a limit."""
+    mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
+    return [
+        str(int(row["rank"])),
+        label(row),
+        f"{row['weighted_ratio']:.2f}",
+        f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
+        f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
+        f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
+        mark,
+    ]
 
 
 def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -> str:
@@ -377,16 +383,7 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -
         head = ["rank", "layout", "ratio to contiguous", "95% interval", "file / raw", "write [s]", ""]
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
         for _, row in group.iterrows():
-            mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
-            cells = [
-                str(int(row["rank"])),
-                label(row),
-                f"{row['weighted_ratio']:.2f}",
-                f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
-                f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
-                f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
-                mark,
-            ]
+            cells = _cells(row)
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
     return "\n".join(lines)
