@@ -21,7 +21,7 @@ def test_none_and_gzip_levels_parse_to_h5py_arguments():
     [
         ("gzip-10", "out of range 0-9"),
         ("gzip", "does not match the grammar .gzip-<level 0-9>."),
-        ("zstd-3", "unknown compression filter"),
+        ("sperr-3", "unknown compression filter"),  # not offered: it segfaults on uint16
         ("none-1", "does not match the grammar .none."),
         ("GZIP-4", "unknown compression filter"),
     ],

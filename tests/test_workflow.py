@@ -44,8 +44,10 @@ def test_dry_runs_of_the_shipped_configs_plan_the_whole_grid(workflow):
     counts = job_counts(default.stdout)
     filesystems = 2 if os.path.isdir("/dev/shm") else 1
     assert counts["generate_on_disk"] == 1 + 9 * 2
-    assert counts["query"] == (1 + 9 * 2) * filesystems
-    assert counts["aggregate"] == 1
+    assert counts["query_interleaved"] == filesystems and "query" not in counts  # interleave: true
+    assert counts["aggregate"] == counts["recommend"] == 1
+    filters = job_counts(workflow.run("-n", "--configfile", "config/filters.yaml", check=True).stdout)
+    assert filters["generate_on_disk"] == 1 + 2 * 17 and filters["query_interleaved"] == filesystems
     started = time.monotonic()
     paper = workflow.run("-n", "--configfile", "config/paper.yaml", check=True)
     counts = job_counts(paper.stdout)
@@ -470,7 +472,9 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     Changed on purpose since the file was first written: ``backend`` added to both tables,
     ``summary.parquet`` added (the CSV's columns, typed); ``chunk_bytes_touched_median``,
     ``stored_bytes_touched_median`` and ``read_amplification`` added to the summary;
-    ``interleaved_stores`` and ``visit_position`` to the measurements."""
+    ``interleaved_stores`` and ``visit_position`` to the measurements; the filter columns
+    (``filter_family``, ``codec``, ``codec_level``, ``shuffle``) to both, ``hdf5plugin_version``
+    to the measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

@@ -31,6 +31,7 @@ INTEGER_COLUMNS = [
     "n_datasets",
     "metadata_file_bytes",
     "request_bytes",
+    "codec_level",
 ]
 # Counted evidence per read, summarized by its median.
 COUNT_COLUMNS = [
@@ -89,7 +90,18 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     primary_write = writes["variant"].iloc[0] if not writes.empty else ""
     ordered = measurements.sort_values([*GROUP_KEYS, "repeat"], kind="stable")
     grouped = ordered.groupby(GROUP_KEYS, sort=False, dropna=False)
-    firsts = ["layout_id", "layout_name", "bytes_selected", "raw_bytes", "fs_type", "h5py_call_overhead_s"]
+    firsts = [
+        "layout_id",
+        "layout_name",
+        "filter_family",
+        "codec",
+        "codec_level",
+        "shuffle",
+        "bytes_selected",
+        "raw_bytes",
+        "fs_type",
+        "h5py_call_overhead_s",
+    ]
     summary = grouped.agg(
         **{c: (c, "first") for c in firsts if c in ordered},
         repeats=("seconds", "size"),
@@ -207,7 +219,7 @@ def aggregate(
     """All records into ``measurements_out``; the summary as a typed table (Parquet,
     ``summary_out``) and as CSV for spreadsheets (``summary_csv_out``)."""
     measurements = read_tables(sorted(record_paths))
-    for column in ("file_bytes", "interleaved_stores", "visit_position"):
+    for column in ("file_bytes", "interleaved_stores", "visit_position", "codec_level"):
         if column in measurements:  # whole numbers, empty where a row has none
             measurements[column] = measurements[column].astype("Int64")
     summary = summarize(measurements, thresholds)

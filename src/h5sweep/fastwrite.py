@@ -156,7 +156,7 @@ def _write_chunked_filtered(
     path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str, threads: int
 ) -> None:
     chunk = layout.chunk_shape
-    compress = compression.chunk_encoder()
+    compress = compression.chunk_encoder(data.dtype.itemsize)
     with h5py.File(path, "w") as f:
         dsid = f.create_dataset(name, shape=data.shape, dtype=data.dtype, chunks=chunk, **compression.h5py_kwargs()).id
         gz = layout.chunk_grid(data.shape)[2]

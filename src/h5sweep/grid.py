@@ -117,7 +117,7 @@ class Sweep:
             shape=shape,
             dtype=np.dtype(dataset["dtype"]),
             layouts=layouts_from_config(config["layouts"], shape, itemsize),
-            compressions=compressions_from_config(config["compression"]),
+            compressions=compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape)),
             filesystems=filesystems_from_config(config["filesystems"], probe),
             backends=backends_from_config(config["backends"]),
             write_case=write_case_from_config(config["cases"]),

@@ -200,6 +200,7 @@ class JobSettings:
             "layout_name": layout.name,
             "order": layout.order,
             "compression": self.compression.name,
+            **self.compression.columns(),
             "dataset_shape": "x".join(map(str, self.shape)),
             "dtype": self.dtype.name,
             "fill": fill_name(self.dataset),

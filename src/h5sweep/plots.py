@@ -420,7 +420,17 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
     ):
         inside = rows[rows["meets_limits"].astype(bool)]
         outside = rows[~rows["meets_limits"].astype(bool)]
-        for part, style in ((inside, {"color": OKABE_ITO[0]}), (outside, {"color": "grey", "alpha": 0.5})):
+        # one colour per filter (the compression's family: gzip, shuffle+gzip, blosc, ...)
+        family = rows["compression"].str.replace(r"-[^+]*$", "", regex=True)
+        families = list(dict.fromkeys(family))
+        groups = [
+            (inside[family[inside.index] == f], {"color": OKABE_ITO[k % len(OKABE_ITO)], "label": f})
+            for k, f in enumerate(families)
+        ]
+        groups.append((outside, {"color": "grey", "alpha": 0.5, "label": "beyond the limits"}))
+        for part, style in groups:
+            if part.empty:
+                continue
             ax.errorbar(
                 part[x],
                 part["weighted_ratio"],
@@ -435,7 +445,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
                 **style,
             )
         front = pareto_front(inside, x, "weighted_ratio")
-        ax.step(front[x], front["weighted_ratio"], where="post", color=OKABE_ITO[1], label="Pareto front")
+        ax.step(front[x], front["weighted_ratio"], where="post", color="black", linestyle="--", label="Pareto front")
         chosen = rows[rows["recommended"].astype(bool)]
         ax.scatter(
             chosen[x], chosen["weighted_ratio"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended"

@@ -23,16 +23,21 @@ DEVICE_READ_BYTES_PER_S = 200 * MB  # a cold read from a block device, of the ch
 SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
 
 
-def kind(compression) -> str:
-    """The rate class of a compression: ``none`` or ``filtered``."""
-    return "none" if compression.is_none else "filtered"
+def write_rate(compression) -> float:
+    """Bytes of raw data a second through HDF5's standard write path, one thread."""
+    return STANDARD_WRITE_BYTES_PER_S["none"] if compression.is_none else compression.codec.write_bytes_per_s
+
+
+def read_rate(compression) -> float:
+    """Bytes of raw data a second read and decoded (the decoding bound, data in memory)."""
+    return READ_BYTES_PER_S["none"] if compression.is_none else compression.codec.read_bytes_per_s
 
 
 def write_case_seconds(sweep, layout, compression) -> float:
     """The timed writes of the write case (every variant and repeat): serial windows."""
     allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
     chunks = layout.n_chunks(sweep.shape)
-    standard = allocated / STANDARD_WRITE_BYTES_PER_S[kind(compression)] + chunks * SECONDS_PER_WRITTEN_CHUNK
+    standard = allocated / write_rate(compression) + chunks * SECONDS_PER_WRITTEN_CHUNK
     return len(sweep.write_case.variants()) * sweep.write_case.repeats * standard
 
 
@@ -41,9 +46,13 @@ def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
     write case leaves none to query."""
     seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + write_case_seconds(sweep, layout, compression)
     if not sweep.write_case.leaves_query_file:
-        rate_kind = kind(compression)
         allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
-        fast_rate = FAST_WRITE_BYTES_PER_S[rate_kind] * (threads if rate_kind == "filtered" else 1)
+        if compression.is_none:
+            fast_rate = FAST_WRITE_BYTES_PER_S["none"]
+        elif compression.chunk_encoder() is not None:  # chunks encoded by a pool of threads
+            fast_rate = FAST_WRITE_BYTES_PER_S["filtered"] * threads
+        else:  # no encoder matches the filter: HDF5's pipeline writes the query file
+            fast_rate = write_rate(compression)
         seconds += allocated / fast_rate + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
     return seconds
 
@@ -62,7 +71,7 @@ def read_seconds(sweep, layout, compression, from_device: bool = True) -> tuple[
         else:
             chunks = layout.chunks_touched(tuple(0 for _ in size), size)
             touched = chunks * layout.chunk_bytes(itemsize)
-        read = touched / READ_BYTES_PER_S[kind(compression)] + chunks * SECONDS_PER_READ_CHUNK
+        read = touched / read_rate(compression) + chunks * SECONDS_PER_READ_CHUNK
         for cold in case.cold_modes:
             first_access = SECONDS_PER_REOPEN + (touched / DEVICE_READ_BYTES_PER_S if from_device else 0.0)
             timed += variants * case.repeats * (read + (first_access if cold == "every" else 0.0))

@@ -15,6 +15,11 @@ import numpy as np
 from h5py import h5s
 
 from h5sweep import fastwrite
+
+try:  # registers the hdf5plugin filters (Blosc, Zstd, LZ4, ...) with HDF5 in every process
+    import hdf5plugin  # that loads this backend, before it writes or reads a store
+except ImportError:  # pragma: no cover - codecs that need it are refused at validation
+    hdf5plugin = None
 from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.compression import Compression
 from h5sweep.layouts import Layout, storage_order
@@ -190,7 +195,11 @@ class HDF5Backend:
         return call_overhead_s(path, dataset_name)
 
     def versions(self) -> dict:
-        return {"h5py_version": h5py.version.version, "hdf5_version": h5py.version.hdf5_version}
+        return {
+            "h5py_version": h5py.version.version,
+            "hdf5_version": h5py.version.hdf5_version,
+            "hdf5plugin_version": hdf5plugin.version if hdf5plugin else "",
+        }
 
 
 BACKEND = HDF5Backend()

@@ -67,7 +67,7 @@ def timed_seconds(sweep, layout, compression, from_device: bool = True) -> float
     seconds = 0.0
     for slices in case.slices:
         block = sweep.shape[0] * sweep.shape[1] * case.depth(slices, sweep.shape) * sweep.dtype.itemsize
-        read = block / rates.READ_BYTES_PER_S[rates.kind(compression)] + block / rates.MAKE_DATA_BYTES_PER_S
+        read = block / rates.read_rate(compression) + block / rates.MAKE_DATA_BYTES_PER_S
         cold = block / rates.DEVICE_READ_BYTES_PER_S if from_device else 0.0
         seconds += len(case.processes) * (case.repeats * read + cold)
     return seconds
