@@ -1,17 +1,21 @@
 """Every filter of the codec table on real HDF5 files: written, read back, checked."""
 
 import zlib
+from pathlib import Path
 
 import h5py
 import numpy as np
 import pytest
+import yaml
 
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.chunkcache import DEFAULT_CACHE
 from h5sweep.compression import CODECS, compressions_from_config, parse_compression
-from h5sweep.errors import ConfigError
+from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.fastwrite import write_fast
+from h5sweep.grid import load_sweep
 from h5sweep.layouts import Layout
+from h5sweep.query import verify
 from h5sweep.selections import Selection
 
 # MSI-like: smooth spectra with a little noise, so that every filter has something to gain
@@ -19,6 +23,7 @@ RNG = np.random.default_rng(5)
 DATA = (
     200 * np.exp(-(((np.arange(300) - 140) / 30.0) ** 2))[None, None, :] + RNG.integers(0, 8, (12, 10, 300))
 ).astype(np.uint16)
+REPO = Path(__file__).resolve().parents[1]
 LAYOUT = Layout((5, 3, 64))  # edge chunks along every axis
 # The names users write (the contract of the grammar)
 NAMES = [
@@ -60,7 +65,8 @@ def test_every_filter_writes_and_reads_back_the_values_exactly(tmp_path, name):
 
 
 def test_every_table_entry_is_exercised():
-    assert {parse_compression(n).family for n in NAMES} == set(CODECS) - {"none"}
+    lossy = {"sz3", "zfp"}  # on float data, below
+    assert {parse_compression(n).family for n in NAMES} == set(CODECS) - {"none"} - lossy
 
 
 @pytest.mark.parametrize("level", [1, 4, 9])
@@ -91,7 +97,8 @@ def test_the_fast_path_writes_shuffled_gzip_chunks_byte_for_byte_as_hdf5(tmp_pat
         (["blosc-zstd-10-shuffle"], "uint16", "blosc level 10 is out of range 0-9"),
         (["blosc-snappy-5"], "uint16", "does not match the grammar"),
         (["zstd-23"], "uint16", "zstd level 23 is out of range 1-22"),
-        (["sz3-abs-0.5"], "uint16", "unknown compression filter"),
+        (["sz3-abs-0.5"], "uint16", "handles floating-point data only, not uint16"),
+        (["sperr-2"], "uint16", "unknown compression filter"),
     ],
 )
 def test_filters_that_cannot_handle_the_data_are_refused_before_any_job(names, dtype, reason):
@@ -107,3 +114,38 @@ def test_rows_name_the_filter_family_codec_level_and_shuffle():
     assert columns["blosc-zstd-5-bitshuffle"]["filter_family"] == "hdf5plugin"
     assert columns["blosc-zstd-5-bitshuffle"]["shuffle"] == "bit"
     assert columns["lz4"]["codec_level"] is None
+
+
+FLOATS = DATA.astype(np.float32) * np.float32(1.37)
+
+
+@pytest.mark.parametrize(
+    "name, dtype", [("sz3-abs-0.5", "float32"), ("zfp-rate-8", "float32"), ("zfp-rate-16", "float64")]
+)
+def test_lossy_filters_keep_values_within_their_stated_bound(tmp_path, name, dtype):
+    codec = parse_compression(name)
+    data = FLOATS.astype(dtype)
+    assert not codec.lossless and compressions_from_config([name], np.dtype(dtype), 3)
+    bound = codec.tolerance(lambda: float(np.abs(data).max()))
+    assert bound == pytest.approx(0.5, rel=1e-5) if name.startswith("sz3") else bound > 0
+    path = str(tmp_path / "lossy.hdf5")
+    HDF5.write(path, data, LAYOUT, codec, "data", "chunk", "ifset", DEFAULT_CACHE)
+    with h5py.File(path, "r") as f:
+        back = f["data"][...]
+    error = np.abs(back.astype(np.float64) - data)
+    assert 0 < error.max() <= bound  # lossy indeed, and within what the check allows
+    verify(back, data, "lossy", bound)
+    with pytest.raises(VerificationError, match="values differ"):
+        verify(back + np.float32(2 * bound), data, "shifted", bound)
+
+
+def test_lossy_filters_are_refused_for_integers_and_with_the_exact_scaling_check():
+    with pytest.raises(
+        ConfigError, match=r"compression\[0\]='zfp-rate-8': handles floating-point data only, not uint16"
+    ):
+        compressions_from_config(["zfp-rate-8"], np.dtype("uint16"), 3)
+    config = yaml.safe_load((REPO / "tests" / "configs" / "scaling.yaml").read_text())
+    config["dataset"]["dtype"] = "float32"
+    config["compression"] = ["none", "sz3-abs-0.5"]
+    with pytest.raises(ConfigError, match=r"compression\[1\]='sz3-abs-0.5': is lossy, and the scaling case"):
+        load_sweep(config)

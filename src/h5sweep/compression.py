@@ -39,7 +39,10 @@ class Codec:
     codec: str = ""  # the compressor itself (gzip, lzf, zstd, ...); the family if empty
     levels: range | None = None  # the range of a ``level`` parameter
     lossless: bool = True
-    tolerance: float = 0.0  # largest absolute error allowed (lossy codecs)
+    # lossy codecs: the largest absolute error allowed, from the parameters and the data's
+    # largest magnitude (the bound values are checked against)
+    tolerance: Callable[[dict, float], float] = field(default=lambda params, magnitude: 0.0, repr=False)
+    needs_magnitude: bool = False  # whether the bound depends on the data's largest magnitude
     requires: tuple[str, ...] = ()  # Python modules this codec needs
     filter_family: str = "hdf5"  # where the filter comes from (FILTER_FAMILIES)
     shuffle: Callable[[dict], str] = field(default=lambda params: "none", repr=False)  # none, byte or bit
@@ -293,6 +296,36 @@ CODECS: dict[str, Codec] = {
             **_PLUGIN,
         ),
         Codec(
+            "sz3",
+            "sz3-abs-<error bound>",
+            r"sz3-abs-(?P<bound>\d+(?:\.\d+)?(?:e-?\d+)?)",
+            "SZ3 (hdf5plugin), lossy: every value within the absolute error bound (float data)",
+            lossless=False,
+            tolerance=lambda p, magnitude: float(p["bound"]) * (1 + 1e-6),
+            check=lambda p: None if float(p["bound"]) > 0 else "the error bound must be positive",
+            dtypes="float",
+            hdf5_keywords=_plugin(lambda h, p: h.SZ3(absolute=float(p["bound"]))),
+            write_bytes_per_s=80 * MB,
+            read_bytes_per_s=150 * MB,
+            **_PLUGIN,
+        ),
+        Codec(
+            "zfp",
+            "zfp-rate-<bits per value>",
+            r"zfp-rate-(?P<rate>\d+)",
+            "ZFP (hdf5plugin), lossy at a fixed rate of bits per value (float data); no error bound "
+            "is guaranteed: values are checked within the data's largest magnitude times 2^(4 - rate)",
+            lossless=False,
+            tolerance=lambda p, magnitude: magnitude * 2.0 ** (4 - p["rate"]),
+            needs_magnitude=True,
+            check=lambda p: None if 1 <= p["rate"] <= 64 else "the rate must be 1 to 64 bits per value",
+            dtypes="float",
+            hdf5_keywords=_plugin(lambda h, p: h.Zfp(rate=p["rate"])),
+            write_bytes_per_s=200 * MB,
+            read_bytes_per_s=300 * MB,
+            **_PLUGIN,
+        ),
+        Codec(
             "bzip2",
             "bzip2-<block size 1-9>",
             r"bzip2-(?P<level>\d+)",
@@ -338,6 +371,13 @@ class Compression:
     @property
     def lossless(self) -> bool:
         return self.codec.lossless
+
+    def tolerance(self, magnitude: Callable[[], float] = lambda: 0.0) -> float:
+        """The largest absolute error values may have (0: checked exactly); ``magnitude``
+        gives the data's largest absolute value, asked only by codecs whose bound needs it."""
+        if self.lossless:
+            return 0.0
+        return self.codec.tolerance(self.params, magnitude() if self.codec.needs_magnitude else 0.0)
 
     def columns(self) -> dict:
         """What every row of a store with this compression says about it."""

@@ -111,13 +111,20 @@ class Sweep:
         if isinstance(fill, dict) and probe:
             read_donor(fill["donor"]["path"], fill["donor"]["dataset"])
         read_cases = read_cases_from_config(config["cases"], shape)
+        compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
+        if "scaling" in config["cases"]:
+            for i, comp in enumerate(compressions):
+                if not comp.lossless:
+                    raise ConfigError(
+                        f"compression[{i}]", comp.name, "is lossy, and the scaling case checks its values exactly"
+                    )
         return cls(
             name=config["sweep"],
             dataset=dataset,
             shape=shape,
             dtype=np.dtype(dataset["dtype"]),
             layouts=layouts_from_config(config["layouts"], shape, itemsize),
-            compressions=compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape)),
+            compressions=compressions,
             filesystems=filesystems_from_config(config["filesystems"], probe),
             backends=backends_from_config(config["backends"]),
             write_case=write_case_from_config(config["cases"]),

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import importlib
 import os
+from functools import partial
+
+import numpy as np
 
 from h5sweep import backends
 from h5sweep.cases import case_spec
@@ -17,6 +20,13 @@ from h5sweep.jobs import JobSettings
 from h5sweep.provenance import provenance
 from h5sweep.records import write_table
 from h5sweep.windows import untimed_work
+
+
+def largest_magnitude(source) -> float:
+    """The data's largest absolute value (for a lossy codec's error bound; computed in the
+    job's untimed part, only when a codec asks)."""
+    with untimed_work():
+        return float(np.abs(source.materialize()).max())
 
 
 def _shared_columns(job: JobSettings, backend) -> dict:
@@ -72,7 +82,7 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
             caches=job.chunk_caches,
             policies=job.policies,
             dataset_name=job.dataset_name,
-            tolerance=job.compression.codec.tolerance,
+            tolerance=job.compression.tolerance(partial(largest_magnitude, source)),
         )
 
     _measure_store(settings, store_path, record, measure)
@@ -91,7 +101,7 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
             job.layout,
             make_source(job.dataset, job.layout),
             job.dataset_name,
-            job.compression.codec.tolerance,
+            job.compression.tolerance(partial(largest_magnitude, make_source(job.dataset, job.layout))),
         )
         for job, path in zip(jobs, store_paths, strict=True)
     ]
