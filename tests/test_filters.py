@@ -5,6 +5,7 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -149,3 +150,29 @@ def test_lossy_filters_are_refused_for_integers_and_with_the_exact_scaling_check
     config["compression"] = ["none", "sz3-abs-0.5"]
     with pytest.raises(ConfigError, match=r"compression\[1\]='sz3-abs-0.5': is lossy, and the scaling case"):
         load_sweep(config)
+
+
+@pytest.mark.workflow
+def test_a_sweep_over_plugin_and_shuffled_filters_runs_end_to_end(workflow, tmp_path):
+    """Names with '+' become paths, the plugin filters are registered in every job that
+    writes or reads, and every row says which filter it measured."""
+    from conftest import tiny_config
+
+    config = tiny_config(tmp_path, sweep="filters")
+    config["layouts"] = {"contiguous": True, "chunks": {"xy": [5], "z": [512]}}
+    config["compression"] = ["none", "shuffle+gzip-1", "blosc-zstd-3-bitshuffle", "bzip2-1"]
+    config["cases"] = {"write": {"repeats": 1}, "spectra": {"repeats": 3, "size": 5}}
+    path = workflow.write_config(config, "filters.yaml")
+    workflow.run("--cores", "2", "--configfile", str(path), check=True)
+    summary = pd.read_parquet(workflow.root / "results" / "filters" / "summary.parquet")
+    reads = summary[(summary["case"] == "spectra") & (summary["filesystem"] == "disk")]
+    found = {row["compression"]: (row["filter_family"], row["codec"], row["shuffle"]) for _, row in reads.iterrows()}
+    assert found == {
+        "none": ("none", "none", "none"),
+        "shuffle+gzip-1": ("hdf5", "gzip", "byte"),
+        "blosc-zstd-3-bitshuffle": ("hdf5plugin", "blosc", "bit"),
+        "bzip2-1": ("hdf5plugin", "bzip2", "none"),
+    }
+    assert (reads[reads["compression"] != "none"]["compression_ratio"] > 1).all()
+    measured = pd.read_parquet(workflow.root / "results" / "filters" / "measurements.parquet")
+    assert set(measured["hdf5plugin_version"]) == {"7.1.0"}
