@@ -94,17 +94,11 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     from h5sweep.interleave import StoreUnderTest, run_interleaved
 
     jobs = [JobSettings(each) for each in settings["stores"]]
-    stores = [
-        StoreUnderTest(
-            backends.load(job.backend),
-            path,
-            job.layout,
-            make_source(job.dataset, job.layout),
-            job.dataset_name,
-            job.compression.tolerance(partial(largest_magnitude, make_source(job.dataset, job.layout))),
-        )
-        for job, path in zip(jobs, store_paths, strict=True)
-    ]
+    stores = []
+    for job, path in zip(jobs, store_paths, strict=True):
+        source = make_source(job.dataset, job.layout)  # one source checks and bounds the values
+        tolerance = job.compression.tolerance(partial(largest_magnitude, source))
+        stores.append(StoreUnderTest(backends.load(job.backend), path, job.layout, source, job.dataset_name, tolerance))
     first = jobs[0]
     run_interleaved(stores, first.read_cases, first.shape, first.seed, first.chunk_caches, first.policies)
     rows = []
