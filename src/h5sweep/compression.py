@@ -8,7 +8,8 @@ says, in one place, everything the rest of h5sweep asks of a codec:
 - whether it is lossless (values are checked exactly) or the error bound values are checked
   against;
 - the HDF5 pipeline's keywords (``h5py.Group.create_dataset``);
-- the fast path's chunk encoder, where one produces exactly the bytes HDF5's filter stores.
+- the fast path's chunk encoder, where one produces exactly the bytes HDF5's filter stores
+  (tested byte for byte, edge chunks included): gzip, shuffle+gzip and Blosc have one.
 
 Adding a codec is adding one entry to ``CODECS``. The workflow's wildcard for compression
 names (:data:`WILDCARD`) is derived from the table.
@@ -48,7 +49,10 @@ class Codec:
     shuffle: Callable[[dict], str] = field(default=lambda params: "none", repr=False)  # none, byte or bit
     dtypes: str = "any"  # the element types it handles: any, integer, float
     hdf5_keywords: Callable[[dict], dict] = field(default=lambda params: {}, repr=False)
-    chunk_encoder: Callable[[dict], Callable[[bytes], bytes]] | None = field(default=None, repr=False)
+    # (params, itemsize) -> a function from one chunk (an array, zero-padded to the full chunk)
+    # to the bytes HDF5's filter stores, or None where the filter gives up on that chunk (an
+    # optional filter: HDF5 then stores the chunk as it is and marks the filter skipped)
+    chunk_encoder: Callable[[dict, int], Callable[[np.ndarray], bytes | None]] | None = field(default=None, repr=False)
     check: Callable[[dict], str | None] = field(default=lambda params: None, repr=False)  # parameter limits
     # The plan's rates through HDF5's pipeline, one thread: bytes of raw data a second written
     # and read back (decoded), measured on the default cube (100 x 100 x 5000 synthetic uint16,
@@ -97,19 +101,35 @@ def _value(text: str):
         return text
 
 
-def _gzip_encoder(params: dict) -> Callable[[bytes], bytes]:
+def _gzip_encoder(params: dict, itemsize: int) -> Callable[[np.ndarray], bytes]:
     level = params["level"]
-    return lambda raw: zlib.compress(raw, level)  # what HDF5's deflate filter stores
+    return lambda chunk: zlib.compress(chunk, level)  # what HDF5's deflate filter stores
 
 
-def _shuffled_gzip_encoder(params: dict, itemsize: int) -> Callable[[bytes], bytes]:
+def _shuffled_gzip_encoder(params: dict, itemsize: int) -> Callable[[np.ndarray], bytes]:
     """HDF5's shuffle filter (byte k of every element together, k = 0..itemsize-1), then
     deflate: exactly the bytes HDF5's pipeline stores for a full or an edge chunk."""
     level = params["level"]
 
-    def encode(raw: bytes) -> bytes:
-        elements = np.frombuffer(raw, dtype=np.uint8).reshape(-1, itemsize)
+    def encode(chunk: np.ndarray) -> bytes:
+        elements = np.frombuffer(chunk, dtype=np.uint8).reshape(-1, itemsize)
         return zlib.compress(np.ascontiguousarray(elements.T).tobytes(), level)
+
+    return encode
+
+
+def _blosc_encoder(params: dict, itemsize: int) -> Callable[[np.ndarray], bytes | None]:
+    """numcodecs' Blosc with the filter's settings (element size as type size, automatic
+    block size): the bytes hdf5plugin's Blosc filter stores. Where the result would not fit
+    in the chunk's own size the filter fails (it is optional): None."""
+    from numcodecs import Blosc  # only in a job
+
+    mode = {"none": Blosc.NOSHUFFLE, "byte": Blosc.SHUFFLE, "bit": Blosc.BITSHUFFLE}[_blosc_shuffle(params)]
+    codec = Blosc(cname=params["cname"], clevel=params["level"], shuffle=mode, blocksize=0)
+
+    def encode(chunk: np.ndarray) -> bytes | None:
+        payload = bytes(codec.encode(np.ascontiguousarray(chunk)))
+        return payload if len(payload) <= chunk.nbytes else None
 
     return encode
 
@@ -187,7 +207,7 @@ CODECS: dict[str, Codec] = {
             levels=range(0, 10),
             shuffle=lambda p: "byte",
             hdf5_keywords=lambda p: {"compression": "gzip", "compression_opts": p["level"], "shuffle": True},
-            chunk_encoder=lambda p: lambda itemsize: _shuffled_gzip_encoder(p, itemsize),
+            chunk_encoder=_shuffled_gzip_encoder,
             write_bytes_per_s=80 * MB,
             read_bytes_per_s=250 * MB,
         ),
@@ -249,6 +269,7 @@ CODECS: dict[str, Codec] = {
             levels=range(0, 10),
             shuffle=_blosc_shuffle,
             hdf5_keywords=_blosc_keywords("blosc"),
+            chunk_encoder=_blosc_encoder,
             write_bytes_per_s=200 * MB,
             read_bytes_per_s=1000 * MB,
             **_PLUGIN,
@@ -394,15 +415,30 @@ class Compression:
         """Keyword arguments for ``h5py.Group.create_dataset``."""
         return self.codec.hdf5_keywords(self.params)
 
-    def chunk_encoder(self, itemsize: int = 1) -> Callable[[bytes], bytes] | None:
-        """Encodes one chunk exactly as HDF5's pipeline would, or None (no fast path)."""
+    @property
+    def has_chunk_encoder(self) -> bool:
+        """Whether the fast path can produce HDF5's chunks for this setting itself."""
+        return self.codec.chunk_encoder is not None
+
+    def chunk_encoder(self, itemsize: int) -> Callable[[np.ndarray], tuple[int, bytes]] | None:
+        """Encodes one chunk (an array, zero-padded to the full chunk) exactly as HDF5's
+        pipeline would: (filter mask, stored bytes) for a direct chunk write; None if this
+        setting has no encoder (no fast path)."""
         if self.codec.chunk_encoder is None:
             return None
-        encoder = self.codec.chunk_encoder(self.params)
-        return encoder(itemsize) if self.codec.shuffle(self.params) == "byte" else encoder
+        encoder = self.codec.chunk_encoder(self.params, itemsize)
+
+        def encode(chunk: np.ndarray) -> tuple[int, bytes]:
+            payload = encoder(chunk)
+            if payload is None:  # the (single, optional) filter gave up: stored raw, marked skipped
+                return SKIPPED_FIRST_FILTER, np.ascontiguousarray(chunk).tobytes()
+            return 0, payload
+
+        return encode
 
 
 NONE = Compression("none", "none")
+SKIPPED_FIRST_FILTER = 0b1  # a chunk's filter mask: the pipeline's first filter was not applied
 
 
 def parse_compression(name: str, key: str = "compression") -> Compression:

@@ -174,9 +174,9 @@ def _write_chunked_filtered(
 
 def _store(dsid, i: int, compressed, gz: int, chunk) -> None:
     cx, cy, cz = chunk
-    for n, payload in enumerate(compressed):
+    for n, (filter_mask, payload) in enumerate(compressed):
         j, k = divmod(n, gz)
-        dsid.write_direct_chunk((i * cx, j * cy, k * cz), payload)
+        dsid.write_direct_chunk((i * cx, j * cy, k * cz), payload, filter_mask)
 
 
 def write_fast(
@@ -188,7 +188,7 @@ def write_fast(
     nothing, where the codec has no chunk encoder that matches HDF5's filter (the caller then
     uses HDF5's own pipeline).
     """
-    if layout.chunk_shape is not None and not compression.is_none and compression.chunk_encoder() is None:
+    if layout.chunk_shape is not None and not compression.is_none and not compression.has_chunk_encoder:
         return None
     if layout.order != "xyz":  # write the transposed array as it is stored
         data = storage_order(data, layout)

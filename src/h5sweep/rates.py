@@ -49,7 +49,7 @@ def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
         allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
         if compression.is_none:
             fast_rate = FAST_WRITE_BYTES_PER_S["none"]
-        elif compression.codec.chunk_encoder is not None:  # chunks encoded by a pool of threads
+        elif compression.has_chunk_encoder:  # chunks encoded by a pool of threads
             fast_rate = FAST_WRITE_BYTES_PER_S["filtered"] * threads
         else:  # no encoder matches the filter: HDF5's pipeline writes the query file
             fast_rate = write_rate(compression)
