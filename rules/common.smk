@@ -101,18 +101,36 @@ def donor():
 # Each job's exact settings (h5sweep.jobs), also its rerun trigger.
 
 
-def _job_settings(make, fs=None):
+def _job_settings(make, fs=None, backend=None):
     def settings(wildcards):
         on = fs or SWEEP.filesystem(wildcards.filesystem)
         return make(
-            SWEEP, on, wildcards.backend, wildcards.layout, wildcards.compression
+            SWEEP,
+            on,
+            backend or wildcards.backend,
+            wildcards.layout,
+            wildcards.compression,
         )
 
     return settings
 
 
-def generate_settings(fs):
-    return _job_settings(jobs.generate_settings, fs)
+def generate_settings(fs, backend):
+    return _job_settings(jobs.generate_settings, fs, backend)
+
+
+def generate_rule_name(fs, entry):
+    """generate_on_<fs> for HDF5 (the name --set-threads uses), generate_<backend>_on_<fs>
+    for the others."""
+    if entry.name == "hdf5":
+        return f"generate_on_{fs.name}"
+    return f"generate_{entry.name}_on_{fs.name}"
+
+
+def store_output(fs, entry):
+    """The generated store as an output: a file, or a directory (Zarr)."""
+    path = store_path(fs, entry.name)
+    return directory(path) if entry.store_is_directory else path
 
 
 query_settings = _job_settings(jobs.query_settings)
@@ -177,6 +195,7 @@ def all_records():
                     spec.stage,
                 )
                 for tf in SWEEP.test_files()
+                if spec.runs_on(tf)
             ]
         else:
             records += [
@@ -256,7 +275,9 @@ def interleaved_query_runtime(wildcards, attempt):
 
 def query_runtime(wildcards, attempt):
     layout, compression = file_axes(wildcards)
-    return resources.query_runtime_min(SWEEP, layout, compression, attempt)
+    return resources.query_runtime_min(
+        SWEEP, layout, compression, attempt, wildcards.backend
+    )
 
 
 def case_threads(wildcards):

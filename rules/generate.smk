@@ -1,30 +1,33 @@
 # generate: write one test store per filesystem x backend x layout x compression, timing
-# the write case. One rule per filesystem, because each writes into its own directory; the
-# store is temp() and is removed as soon as its query job is done, so disk use stays bounded.
+# the write case. One rule per filesystem and backend, because each writes into its own
+# directory and a backend's store is a file (HDF5: generate_on_<fs>) or a directory (Zarr:
+# generate_zarr_on_<fs>); the store is temp() and is removed as soon as its query job is
+# done, so disk use stays bounded.
 
 
 for fs in SWEEP.filesystems:
+    for entry in SWEEP.backends:
 
-    rule:
-        name:
-            f"generate_on_{fs.name}"
-        input:
-            donor=donor(),
-        output:
-            store=temp(store_path(fs)),
-            record=record_path(
-                fs.name, "{backend}", "{layout}", "{compression}", "write"
-            ),
-        log:
-            f"{RESULTS}/logs/generate/{fs.name}/{{backend}}/{{layout}}/{{compression}}.log",
-        group:
-            "measure"
-        conda:
-            "../workflow/envs/h5sweep.yaml"
-        resources:
-            mem_mb=generate_mem_mb,
-            runtime=generate_runtime,
-        params:
-            settings=generate_settings(fs),
-        script:
-            "../workflow/scripts/generate.py"
+        rule:
+            name:
+                generate_rule_name(fs, entry)
+            input:
+                donor=donor(),
+            output:
+                store=temp(store_output(fs, entry)),
+                record=record_path(
+                    fs.name, entry.name, "{layout}", "{compression}", "write"
+                ),
+            log:
+                f"{RESULTS}/logs/generate/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
+            group:
+                "measure"
+            conda:
+                "../workflow/envs/h5sweep.yaml"
+            resources:
+                mem_mb=generate_mem_mb,
+                runtime=generate_runtime,
+            params:
+                settings=generate_settings(fs, entry.name),
+            script:
+                "../workflow/scripts/generate.py"

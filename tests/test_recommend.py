@@ -25,7 +25,7 @@ def settings(**recommend):
         },
         "read_cases": ["slice", "spectra"],
         "policy": "random",
-        "chunk_cache": CACHE,
+        "read_options": {"hdf5": CACHE},
     }
 
 

@@ -54,22 +54,70 @@ def _median_interval(seconds: pd.Series) -> pd.Series:
     return pd.Series({"median_ci_low_s": low, "median_ci_high_s": high})
 
 
-def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
-    """Per summary row of a read case: the median of the per-selection ratios of its reads
-    to the contiguous layout's reads of the same selections (same filesystem, backend, case,
-    variant and cache state; paired by repeat), with the ratio's confidence interval."""
-    columns = [*GROUP_KEYS, "ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
-    pair_keys = ["filesystem", "backend", "case", "variant", "cache_state", "repeat"]
-    base = reads[reads["layout_id"] == BASELINE_LAYOUT_ID][[*pair_keys, "seconds"]]
-    if base.empty:
-        return pd.DataFrame(columns=columns)
-    joined = reads.merge(base.rename(columns={"seconds": "_base_s"}), on=pair_keys, how="inner")
-    joined["_ratio"] = joined["seconds"] / joined["_base_s"]
+# The backend every other backend is compared with, layout by layout (the only one with a
+# contiguous layout: its contiguous file is every backend's baseline).
+BASELINE_BACKEND = "hdf5"
+# A read and its partner in a pairing read the same selection in the same visiting policy and
+# cold mode, and found its bytes in the same place.
+PAIRED_READ = ["filesystem", "case", "policy", "cold_mode", "cache_state", "repeat"]
+
+
+def _first_option(reads: pd.DataFrame) -> pd.DataFrame:
+    """The baseline backend's reads in its first read option (chunk cache) only: the partner
+    of another backend's read (whose read options are its own)."""
+    columns = [c for c in ("chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0") if c in reads]
+    if reads.empty or not columns:
+        return reads
+    first = reads.iloc[0]
+    keep = np.logical_and.reduce([reads[c] == first[c] for c in columns])
+    return reads[keep]
+
+
+def _ratio_table(joined: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     out = []
     for keys, part in joined.groupby(GROUP_KEYS, dropna=False, sort=False):
         median, low, high = median_ci(part["_ratio"].to_numpy())
         out.append([*keys, median, low, high, len(part)])
-    return pd.DataFrame(out, columns=columns)
+    return pd.DataFrame(out, columns=[*GROUP_KEYS, *names])
+
+
+def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
+    """Per summary row of a read case: the median of the per-selection ratios of its reads
+    to the contiguous layout's reads of the same selections (same filesystem, case, variant
+    and cache state; paired by repeat), with the ratio's confidence interval. A backend
+    without a contiguous layout (Zarr) is paired with the contiguous HDF5 file's reads in its
+    first chunk cache (same visiting policy and cold mode)."""
+    names = ["ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
+    contiguous = reads[reads["layout_id"] == BASELINE_LAYOUT_ID]
+    if contiguous.empty:
+        return pd.DataFrame(columns=[*GROUP_KEYS, *names])
+    own_keys = ["filesystem", "backend", "case", "variant", "cache_state", "repeat"]
+    own = reads.merge(
+        contiguous[[*own_keys, "seconds"]].rename(columns={"seconds": "_base_s"}), on=own_keys, how="inner"
+    )
+    others = reads[~reads["backend"].isin(set(contiguous["backend"]))]
+    baseline = _first_option(contiguous[contiguous["backend"] == BASELINE_BACKEND])
+    keys = [c for c in PAIRED_READ if c in reads]
+    borrowed = others.merge(baseline[[*keys, "seconds"]].rename(columns={"seconds": "_base_s"}), on=keys, how="inner")
+    joined = pd.concat([own, borrowed], ignore_index=True)
+    joined["_ratio"] = joined["seconds"] / joined["_base_s"]
+    return _ratio_table(joined, names)
+
+
+def backend_ratios(reads: pd.DataFrame) -> pd.DataFrame:
+    """Per summary row of another backend's read case: the median of the per-selection ratios
+    of its reads to HDF5's reads of the same layout, compression and selections (HDF5's first
+    chunk cache), with the ratio's confidence interval: the backends side by side."""
+    names = ["ratio_to_hdf5", "ratio_to_hdf5_ci_low", "ratio_to_hdf5_ci_high", "ratio_to_hdf5_pairs"]
+    keys = [c for c in PAIRED_READ if c in reads] + ["layout_id", "compression"]
+    hdf5 = reads[reads["backend"] == BASELINE_BACKEND]
+    others = reads[reads["backend"] != BASELINE_BACKEND]
+    if hdf5.empty or others.empty:
+        return pd.DataFrame(columns=[*GROUP_KEYS, *names])
+    partners = _first_option(hdf5)[[*keys, "seconds"]].rename(columns={"seconds": "_base_s"})
+    joined = others.merge(partners, on=keys, how="inner")
+    joined["_ratio"] = joined["seconds"] / joined["_base_s"]
+    return _ratio_table(joined, names)
 
 
 def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
@@ -86,8 +134,9 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     )
     reads = measurements[is_read]
     writes = measurements[measurements["case"] == "write"]
-    primary = reads["variant"].iloc[0] if not reads.empty else ""
-    primary_write = writes["variant"].iloc[0] if not writes.empty else ""
+    # the first variant of each backend's reads and writes: the config's first settings
+    primary = reads.groupby("backend", sort=False)["variant"].first().to_dict()
+    primary_write = writes.groupby("backend", sort=False)["variant"].first().to_dict()
     ordered = measurements.sort_values([*GROUP_KEYS, "repeat"], kind="stable")
     grouped = ordered.groupby(GROUP_KEYS, sort=False, dropna=False)
     firsts = [
@@ -119,7 +168,10 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     ).reset_index()
     intervals = grouped["seconds"].apply(_median_interval).unstack().reset_index()
     summary = summary.merge(intervals, on=GROUP_KEYS, how="left")
-    summary = summary.merge(paired_ratios(ordered[is_read.loc[ordered.index]]), on=GROUP_KEYS, how="left")
+    read_rows = ordered[is_read.loc[ordered.index]]
+    summary = summary.merge(paired_ratios(read_rows), on=GROUP_KEYS, how="left")
+    if (read_rows["backend"] != BASELINE_BACKEND).any():
+        summary = summary.merge(backend_ratios(read_rows), on=GROUP_KEYS, how="left")
     # File size as the write case wrote it (the standard API, as a user's converter would).
     by_file = ordered.groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
     written = ordered[ordered["case"] == "write"].groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
@@ -144,7 +196,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     return summary[ordered_columns + [c for c in summary if c not in ordered_columns]].reset_index(drop=True)
 
 
-def _add_scores(summary: pd.DataFrame, reads: pd.DataFrame, thresholds: dict, primary: str) -> pd.DataFrame:
+def _add_scores(summary: pd.DataFrame, reads: pd.DataFrame, thresholds: dict, primary: dict) -> pd.DataFrame:
     """The study's score per file and read variant, from each case's median over all its
     reads (cold and warm together, as the study's), with thresholds scaled to the bytes each
     case selects; write rows carry the score of the first read variant."""
@@ -162,7 +214,7 @@ def _add_scores(summary: pd.DataFrame, reads: pd.DataFrame, thresholds: dict, pr
         scores.append({**dict(zip(score_keys, keys, strict=True)), "score": points, "score_max": available})
     scores = pd.DataFrame(scores, columns=[*score_keys, "score", "score_max"])
     is_read = summary["case"].isin(list(READ_CASES))
-    by_variant = summary["variant"].where(is_read, primary)
+    by_variant = summary["variant"].where(is_read, summary["backend"].map(primary))
     summary = summary.assign(_score_variant=by_variant).merge(
         scores.rename(columns={"variant": "_score_variant"}), on=[*FILE_KEYS, "_score_variant"], how="left"
     )
@@ -191,10 +243,12 @@ def read_amplification(summary: pd.DataFrame) -> pd.Series:
     return (summary["device_read_bytes_median"].astype(float) / needed).where(cold)
 
 
-def _primary(summary: pd.DataFrame, primary: str, primary_write: str) -> pd.Series:
-    """The rows the study's figures show: the config's first variant of each case and, where
-    its reads split into cache states, the state most of them were in."""
-    first_variant = summary["variant"] == np.where(summary["case"] == "write", primary_write, primary)
+def _primary(summary: pd.DataFrame, primary: dict, primary_write: dict) -> pd.Series:
+    """The rows the study's figures show: each backend's first variant of each case (the
+    config's first settings) and, where its reads split into cache states, the state most of
+    them were in."""
+    first = np.where(summary["case"] == "write", summary["backend"].map(primary_write), summary["backend"].map(primary))
+    first_variant = summary["variant"] == first
     first_variant |= summary["case"].isin(OWN_JOB)
     keys = [*FILE_KEYS, "case", "variant"]
     majority = summary.sort_values("repeats", ascending=False, kind="stable").drop_duplicates(keys).index

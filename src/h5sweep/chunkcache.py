@@ -27,7 +27,15 @@ class ChunkCache:
 
     def columns(self) -> dict:
         """The columns every row measured with this cache carries."""
-        return {"chunk_cache_bytes": self.nbytes, "chunk_cache_slots": self.slots, "chunk_cache_w0": self.w0}
+        return {
+            "reader": "h5py",
+            "chunk_cache_bytes": self.nbytes,
+            "chunk_cache_slots": self.slots,
+            "chunk_cache_w0": self.w0,
+        }
+
+    def holds_chunk(self, chunk_bytes: int) -> bool:
+        return self.nbytes >= chunk_bytes
 
     def settings(self) -> dict:
         """As in the config (``chunk_cache[]``): what a job receives."""

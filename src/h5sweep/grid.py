@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from h5sweep.backends import BackendEntry, backends_from_config
+from h5sweep.backends.zarr_options import ZarrReader, readers_from_config
 from h5sweep.cases import (
     IOSizeCase,
     MetadataCase,
@@ -91,6 +92,7 @@ class Sweep:
     score: dict
     policies: list[str]
     chunk_caches: list
+    zarr_readers: list[ZarrReader]
     scaling: ScalingCase | None
     metadata: MetadataCase | None
     iosize: IOSizeCase | None
@@ -118,20 +120,24 @@ class Sweep:
                     raise ConfigError(
                         f"compression[{i}]", comp.name, "is lossy, and the scaling case checks its values exactly"
                     )
+        layouts = layouts_from_config(config["layouts"], shape, itemsize)
+        backends = backends_from_config(config["backends"])
+        _check_every_setting_is_stored(backends, layouts, compressions)
         return cls(
             name=config["sweep"],
             dataset=dataset,
             shape=shape,
             dtype=np.dtype(dataset["dtype"]),
-            layouts=layouts_from_config(config["layouts"], shape, itemsize),
+            layouts=layouts,
             compressions=compressions,
             filesystems=filesystems_from_config(config["filesystems"], probe),
-            backends=backends_from_config(config["backends"]),
+            backends=backends,
             write_case=write_case_from_config(config["cases"]),
             read_cases=read_cases,
             score=config["score"],
             policies=policies_from_config(config["policies"]),
             chunk_caches=caches_from_config(config["chunk_cache"]),
+            zarr_readers=readers_from_config(config.get("zarr")),
             scaling=optional_case_from_config(config["cases"], "scaling", shape, itemsize),
             metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
             iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
@@ -157,13 +163,21 @@ class Sweep:
         return [NONE] if layout.chunk_shape is None else self.compressions
 
     def test_files(self) -> list[TestFile]:
+        """Every store of the grid: each backend stores the layouts and codecs it can (Zarr:
+        chunked layouts, the codecs it shares with HDF5)."""
         return [
             TestFile(fs, layout, comp, backend)
             for fs in self.filesystems
             for backend in self.backends
             for layout in self.layouts
             for comp in self.compressions_for(layout)
+            if backend.stores(layout, comp)
         ]
+
+    def read_options(self, backend: str) -> list:
+        """A backend's read options, each measured separately: HDF5's chunk caches, Zarr's
+        readers."""
+        return self.zarr_readers if backend == "zarr" else self.chunk_caches
 
     def layout(self, layout_id: str) -> Layout:
         """The configured layout with this id (carrying its name, if it was given one)."""
@@ -175,6 +189,17 @@ class Sweep:
     def largest_file_bytes(self) -> int:
         """Upper bound of one test file's size: all allocated chunks, uncompressed."""
         return max(layout.allocated_elements(self.shape) for layout in self.layouts) * self.dtype.itemsize
+
+
+def _check_every_setting_is_stored(backends: list[BackendEntry], layouts: list[Layout], compressions) -> None:
+    """Each compression setting and each layout is stored by at least one configured backend."""
+    for i, comp in enumerate(compressions):
+        if not any(b.codec_families is None or comp.family in b.codec_families for b in backends):
+            takers = "; ".join(f"{b.name}: {', '.join(b.codec_families)}" for b in backends if b.codec_families)
+            raise ConfigError(f"compression[{i}]", comp.name, f"no configured backend stores it ({takers})")
+    for backend in backends:
+        if backend.chunked_only and not any(layout.chunk_shape for layout in layouts):
+            raise ConfigError("backends", backend.name, "stores chunked layouts only, and none is configured")
 
 
 def load_sweep(config: dict, schema: dict | None = None, probe: bool = True) -> Sweep:

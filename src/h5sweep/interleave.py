@@ -22,7 +22,7 @@ import numpy as np
 from h5sweep import pagecache
 from h5sweep.backends.base import Backend, StoredChunks
 from h5sweep.cases import ReadCase
-from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
+from h5sweep.chunkcache import DEFAULT_CACHE
 from h5sweep.datasources import DataSource
 from h5sweep.layouts import Layout
 from h5sweep.query import OpenedForReads, TimedRead, check_all, measurement_row, timed_read
@@ -41,6 +41,7 @@ class StoreUnderTest:
     source: DataSource
     dataset_name: str = "data"
     tolerance: float = 0.0
+    read_options: list = field(default_factory=lambda: [DEFAULT_CACHE])  # the backend's, each its own rows
     stored: StoredChunks | None = None
     call_overhead_s: float = math.nan
     rows: list[dict] = field(default_factory=list)
@@ -58,11 +59,12 @@ def run_interleaved(
     cases: list[ReadCase],
     shape: tuple,
     seed: int,
-    caches: list[ChunkCache] | None = None,
     policies: list[str] | None = None,
 ) -> list[StoreUnderTest]:
-    """Every read case, visiting policy, chunk cache and cold mode, interleaved over
-    ``stores``; each store's rows end up in its ``rows``."""
+    """Every read case, visiting policy, read option and cold mode, interleaved over
+    ``stores``; each store's rows end up in its ``rows``. Read option k of every store (HDF5's
+    k-th chunk cache, Zarr's k-th reader) is read in the same pass; a store with fewer options
+    sits out the passes beyond its own."""
     with untimed_work():
         for store in stores:
             store.stored = store.backend.stored_chunks(store.path, store.layout, store.dataset_name)
@@ -70,18 +72,20 @@ def run_interleaved(
         for store in stores:
             store.call_overhead_s = store.backend.call_overhead_s(store.path, store.dataset_name)
     for policy in policies or ["random"]:
-        for cache in caches or [DEFAULT_CACHE]:
+        for k in range(max(len(s.read_options) for s in stores)):
+            taking_part = [s for s in stores if k < len(s.read_options)]
+            options = [s.read_options[k] for s in taking_part]
             for case in cases:
-                selections = [case.selections(shape, seed, policy, s.layout.chunk_shape) for s in stores]
+                selections = [case.selections(shape, seed, policy, s.layout.chunk_shape) for s in taking_part]
                 for cold in case.cold_modes:
-                    _interleave_case(stores, case, selections, cache, policy, cold, seed)
+                    _interleave_case(taking_part, case, selections, options, policy, cold, seed)
     for store in stores:
         for row in store.rows:
             row["h5py_call_overhead_s"] = store.call_overhead_s
     return stores
 
 
-def _interleave_case(stores, case, selections, cache, policy, cold, seed) -> None:
+def _interleave_case(stores, case, selections, options, policy, cold, seed) -> None:
     """One case in one variant: selection by selection, every store in its visiting order."""
     buffers = [
         np.empty(s.layout.to_storage(sel[0].size), dtype=s.source.dtype)
@@ -101,7 +105,7 @@ def _interleave_case(stores, case, selections, cache, policy, cold, seed) -> Non
                             if k in opened:
                                 opened[k].close()
                             opened[k] = OpenedForReads(
-                                store.backend, store.path, store.dataset_name, cache, True, True, store.layout
+                                store.backend, store.path, store.dataset_name, options[k], True, True, store.layout
                             )
                             counters = pagecache.io_counters()
                         read, counters = timed_read(
@@ -117,9 +121,8 @@ def _interleave_case(stores, case, selections, cache, policy, cold, seed) -> Non
                         timed.append((k, read, place))
             for k, read, place in timed:
                 store = stores[k]
-                row = measurement_row(
-                    read, case, store.layout, store.stored, cache, policy, cold, window, store.source.dtype.itemsize
-                )
+                size = store.source.dtype.itemsize
+                row = measurement_row(read, case, store.layout, store.stored, options[k], policy, cold, window, size)
                 store.rows.append({**row, "interleaved_stores": len(stores), "visit_position": place})
             with untimed_work():
                 for k, store in enumerate(stores):

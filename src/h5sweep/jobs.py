@@ -18,6 +18,8 @@ from functools import cached_property
 
 import numpy as np
 
+from h5sweep.backends import BACKENDS
+from h5sweep.backends.zarr_options import ZarrReader
 from h5sweep.cases import READ_CASES, optional_case_from_config, read_cases_from_config, write_case_from_config
 from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.compression import Compression, parse_compression
@@ -40,23 +42,30 @@ def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) ->
     }
 
 
+def _read_options(sweep, backend: str, first_only: bool = False) -> dict:
+    """A backend's read options as a job receives them: HDF5's chunk caches (``chunk_cache``)
+    or Zarr's readers (``zarr_readers``)."""
+    options = sweep.read_options(backend)[: 1 if first_only else None]
+    return {BACKENDS[backend].read_options_key: [option.settings() for option in options]}
+
+
 def generate_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
-    """A generate job: its store and the write case with the chunk cache it writes with."""
+    """A generate job: its store and the write case (HDF5: with the chunk cache it writes with)."""
     return {
         **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
         "cases": {"write": sweep.config["cases"].get("write") or {}},
-        "chunk_cache": [sweep.chunk_caches[0].settings()],
+        **(_read_options(sweep, backend, first_only=True) if backend == "hdf5" else {}),
     }
 
 
 def query_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
-    """A query job: its store, the read cases, visiting policies and chunk caches."""
+    """A query job: its store, the read cases, visiting policies and the backend's read options."""
     cases = {name: entry for name, entry in sweep.config["cases"].items() if name in READ_CASE_KEYS}
     return {
         **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
         "cases": cases,
         "policies": list(sweep.policies),
-        "chunk_cache": [cache.settings() for cache in sweep.chunk_caches],
+        **_read_options(sweep, backend),
     }
 
 
@@ -97,12 +106,12 @@ def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
 
 def recommend_settings(sweep) -> dict:
     """The recommend job: the read mix and limits, and which reads are the sweep's primary
-    ones (its first visiting policy and chunk cache)."""
+    ones (its first visiting policy and each backend's first read option)."""
     return {
         "recommend": sweep.recommend,
         "read_cases": [case.name for case in sweep.read_cases],
         "policy": sweep.policies[0],
-        "chunk_cache": sweep.chunk_caches[0].columns(),
+        "read_options": {b.name: sweep.read_options(b.name)[0].columns() for b in sweep.backends},
     }
 
 
@@ -166,6 +175,18 @@ class JobSettings:
     def chunk_caches(self) -> list[ChunkCache]:
         entries = self.settings.get("chunk_cache")
         return [ChunkCache.from_config(entry) for entry in entries] if entries else [DEFAULT_CACHE]
+
+    @cached_property
+    def read_options(self) -> list:
+        """The backend's read options, each measured separately (HDF5: chunk caches)."""
+        if self.backend == "zarr":
+            return [ZarrReader.from_settings(entry) for entry in self.settings["zarr_readers"]]
+        return self.chunk_caches
+
+    @property
+    def write_cache(self) -> ChunkCache | None:
+        """The HDF5 chunk cache the write case writes with (None: a backend without one)."""
+        return self.chunk_caches[0] if self.backend == "hdf5" else None
 
     @property
     def policies(self) -> list[str]:

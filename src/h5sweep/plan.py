@@ -101,7 +101,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
             continue
         cost = spec.job_cost
         if spec.scope == "store":
-            places = [(tf, not in_memory[tf.filesystem.name]) for tf in files]
+            places = [(tf, not in_memory[tf.filesystem.name]) for tf in files if spec.runs_on(tf)]
         else:
             places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
         for where, from_device in places:

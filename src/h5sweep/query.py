@@ -171,15 +171,16 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     read = opened.store.prepare(opened.layout.to_storage(selection.start), buffer)
     start = time.perf_counter_ns()
     try:
-        read()
-    except OSError as err:  # e.g. a corrupt chunk: "filter returned failure"
+        result = read()
+    except Exception as err:  # e.g. a corrupt chunk: HDF5's "filter returned failure", a codec's error
         raise VerificationError(
             f"{path} case {case.name} repeat {repeat} {selection.label}: {backend.label} could not "
             f"read the selection: {err}"
         ) from err
     elapsed = time.perf_counter_ns() - start
     after = pagecache.io_counters()
-    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, buffer.copy())
+    values = buffer.copy() if result is None else np.asarray(result)
+    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, values)
     opened.reads += 1
     return record, after
 
@@ -207,7 +208,7 @@ def measurement_row(
         "open_s": t.handle.open_s if t.reads_before == 0 else float("nan"),
         "resident_fraction_at_open": t.handle.resident,
         **cache.columns(),
-        "cache_holds_chunk": cache.nbytes >= layout.chunk_bytes(itemsize),
+        "cache_holds_chunk": cache.holds_chunk(layout.chunk_bytes(itemsize)),
         "policy": policy,
         "variant": variant_label(policy, cache, cold),
         **window.columns(),

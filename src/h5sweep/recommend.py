@@ -76,9 +76,7 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
         return reads.iloc[0:0]
     if "policy" in reads:
         reads = reads[reads["policy"] == settings["policy"]]
-    for column, value in settings["chunk_cache"].items():
-        if column in reads:
-            reads = reads[reads[column] == value]
+    reads = reads[_in_first_read_option(reads, settings["read_options"])]
     if settings["recommend"]["statistic"] == "sustained":
         return reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] > 0)]
     every = reads[reads["cold_mode"] == "every"]
@@ -86,10 +84,24 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
     return pd.concat([every, first[~first["case"].isin(set(every["case"]))]])
 
 
+def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.Series:
+    """Whether each read was made in its backend's first read option (HDF5: the first chunk
+    cache; Zarr: the first reader), the settings ``options`` gives per backend."""
+    keep = pd.Series(False, index=reads.index)
+    backend = reads["backend"] if "backend" in reads else pd.Series("hdf5", index=reads.index)
+    for name, columns in options.items():
+        mine = backend == name
+        for column, value in columns.items():
+            if column in reads:
+                mine &= reads[column].isna() if value is None else reads[column] == value
+        keep |= mine
+    return keep
+
+
 def _log_ratios(reads: pd.DataFrame) -> pd.DataFrame:
-    """Per read: log of its time over contiguous's on the same selection (filesystem, backend,
-    case and repeat)."""
-    pair = ["filesystem", "backend", "case", "repeat"]
+    """Per read: log of its time over contiguous's on the same selection (filesystem, case and
+    repeat): the contiguous HDF5 file's, the one contiguous store of the sweep."""
+    pair = ["filesystem", "case", "repeat"]
     base = reads[reads["layout_id"] == BASELINE_LAYOUT_ID][[*pair, "seconds"]].rename(columns={"seconds": "_base"})
     joined = reads.merge(base, on=pair, how="inner")
     joined = joined[(joined["seconds"] > 0) & (joined["_base"] > 0)]

@@ -48,15 +48,15 @@ def generate_runtime_min(sweep, layout, compression, attempt: int = 1, threads: 
     return _minutes(rates.generate_seconds(sweep, layout, compression, threads), attempt)
 
 
-def query_runtime_min(sweep, layout, compression, attempt: int = 1) -> int:
+def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str = "hdf5") -> int:
     """Minutes for a query job: every selection, reading and checking all it touches."""
-    return _minutes(rates.query_seconds(sweep, layout, compression), attempt)
+    return _minutes(rates.query_seconds(sweep, layout, compression, backend=backend), attempt)
 
 
 def interleaved_query_runtime_min(sweep, filesystem, attempt: int = 1) -> int:
     """Minutes for the interleaved query job of a filesystem: every store's reads."""
     stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
-    seconds = sum(rates.query_seconds(sweep, tf.layout, tf.compression) for tf in stores)
+    seconds = sum(rates.query_seconds(sweep, tf.layout, tf.compression, backend=tf.backend.name) for tf in stores)
     return _minutes(seconds, attempt)
 
 

@@ -41,10 +41,8 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
     layout, comp = job.layout, job.compression
     with untimed_work():
         data = make_source(job.dataset, layout).materialize()
-    rows = generate(
-        backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, job.chunk_caches[0]
-    )
-    shared = _shared_columns(job, backend)
+    rows = generate(backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, job.write_cache)
+    shared = {**_shared_columns(job, backend), **backend.store_counts(store_path)}
     full = "[" + ", ".join(f"0:{n}" for n in job.shape) + "]"
     for row in rows:
         row.update(shared)
@@ -60,7 +58,11 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
     job = JobSettings(settings)
     backend = backends.load(job.backend)
     rows = measure(job, backend, make_source(job.dataset, job.layout))
-    shared = {**_shared_columns(job, backend), "file_bytes": backend.footprint_bytes(store_path)}
+    shared = {
+        **_shared_columns(job, backend),
+        "file_bytes": backend.footprint_bytes(store_path),
+        **backend.store_counts(store_path),
+    }
     for row in rows:
         row.update(shared)
     write_table(rows, record)
@@ -79,7 +81,7 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
             job.seed,
             source,
             job.layout,
-            caches=job.chunk_caches,
+            caches=job.read_options,
             policies=job.policies,
             dataset_name=job.dataset_name,
             tolerance=job.compression.tolerance(partial(largest_magnitude, source)),
@@ -98,12 +100,17 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     for job, path in zip(jobs, store_paths, strict=True):
         source = make_source(job.dataset, job.layout)  # one source checks and bounds the values
         tolerance = job.compression.tolerance(partial(largest_magnitude, source))
-        stores.append(StoreUnderTest(backends.load(job.backend), path, job.layout, source, job.dataset_name, tolerance))
+        backend = backends.load(job.backend)
+        stores.append(StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options))
     first = jobs[0]
-    run_interleaved(stores, first.read_cases, first.shape, first.seed, first.chunk_caches, first.policies)
+    run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies)
     rows = []
     for job, store in zip(jobs, stores, strict=True):
-        shared = {**_shared_columns(job, store.backend), "file_bytes": store.backend.footprint_bytes(store.path)}
+        shared = {
+            **_shared_columns(job, store.backend),
+            "file_bytes": store.backend.footprint_bytes(store.path),
+            **store.backend.store_counts(store.path),
+        }
         rows += [{**row, **shared} for row in store.rows]
     write_table(rows, record)
 

@@ -1,10 +1,11 @@
 """Storage backends: how a test store is written, opened for timed reads and measured.
 
-A backend is one module of this package (``hdf5.py`` today; ``zarr.py`` next) with a class
-that has the methods of :class:`h5sweep.backends.base.Backend`, and one entry in
-``BACKENDS`` below. The entry is all the workflow needs at parse time (the name, which is also
-the store's suffix, and whether a store is a file or a directory); the module, with its I/O
-library, is imported only inside the jobs, by :func:`load`.
+A backend is one module of this package (``hdf5.py``, ``zarr.py``) with a class that has the
+methods of :class:`h5sweep.backends.base.Backend`, and one entry in ``BACKENDS`` below. The
+entry is all the workflow needs at parse time (the name, which is also the store's suffix,
+whether a store is a file or a directory, which layouts and codecs it stores, the config key of
+its read options); the module, with its I/O library, is imported only inside the jobs, by
+:func:`load`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from h5sweep.backends.zarr_options import ZARR_CODEC_FAMILIES
 from h5sweep.errors import ConfigError
 
 
@@ -23,6 +25,15 @@ class BackendEntry:
     module: str  # the implementation, imported by jobs only
     store_is_directory: bool  # a directory store (Zarr) or one file (HDF5)
     description: str
+    read_options_key: str  # the job setting that holds its read options (one row set each)
+    codec_families: tuple[str, ...] | None = None  # codecs of the table it stores (None: all)
+    chunked_only: bool = False  # no contiguous layout
+
+    def stores(self, layout, compression) -> bool:
+        """Whether this backend stores a layout with a compression setting."""
+        if self.chunked_only and layout.chunk_shape is None:
+            return False
+        return self.codec_families is None or compression.family in self.codec_families
 
     def store_path(self, directory: str, sweep: str, layout_id: str, compression: str) -> str:
         return store_path(directory, sweep, self.name, layout_id, compression)
@@ -36,7 +47,18 @@ def store_path(directory: str, sweep: str, backend: str, layout_id: str, compres
 
 
 BACKENDS: dict[str, BackendEntry] = {
-    "hdf5": BackendEntry("hdf5", "h5sweep.backends.hdf5", False, "HDF5 through h5py (one file per store)"),
+    "hdf5": BackendEntry(
+        "hdf5", "h5sweep.backends.hdf5", False, "HDF5 through h5py (one file per store)", "chunk_cache"
+    ),
+    "zarr": BackendEntry(
+        "zarr",
+        "h5sweep.backends.zarr",
+        True,
+        "Zarr v3 directory stores (one file per chunk), read by zarr-python and tensorstore",
+        "zarr_readers",
+        codec_families=ZARR_CODEC_FAMILIES,
+        chunked_only=True,
+    ),
 }
 DEFAULT_BACKENDS = ["hdf5"]
 
@@ -50,6 +72,13 @@ def backends_from_config(names: list[str]) -> list[BackendEntry]:
             raise ConfigError(f"backends[{i}]", name, f"unknown storage backend (known: {', '.join(BACKENDS)})")
     if not names:
         raise ConfigError("backends", names, "names no storage backend")
+    if "hdf5" not in names:
+        raise ConfigError(
+            "backends",
+            names,
+            "needs hdf5 beside the others: every ratio is to the contiguous HDF5 file on the same "
+            "selections (Zarr has no contiguous layout)",
+        )
     return [BACKENDS[name] for name in dict.fromkeys(names)]
 
 

@@ -20,7 +20,8 @@ class OpenedStore(Protocol):
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray) -> Callable[[], object]:
         """Everything a read of ``buffer.shape`` elements at ``start`` (storage axes) needs,
-        built now; returns the call the clock covers, which fills ``buffer``."""
+        built now; returns the call the clock covers, which fills ``buffer`` (returning None)
+        or returns the values read as a new array."""
 
     def close(self) -> None: ...
 
@@ -33,6 +34,7 @@ class StoredChunks(Protocol):
 class Backend(Protocol):
     name: str  # as in the config and the backend column
     label: str  # as in messages
+    fill_times: tuple[str, ...]  # the write case's fill times it has (others are skipped)
 
     def write(
         self,
@@ -59,6 +61,9 @@ class Backend(Protocol):
 
     def footprint_bytes(self, path: str) -> int:
         """Bytes the store takes on disk, metadata included."""
+
+    def store_counts(self, path: str) -> dict:
+        """``store_files`` and ``store_directories`` of the store."""
 
     def remove(self, path: str) -> None:
         """Delete a (partial) store."""

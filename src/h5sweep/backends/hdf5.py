@@ -164,6 +164,7 @@ def call_overhead_s(path: str, dataset_name: str = "data", calls: int = 200) -> 
 class HDF5Backend:
     name = "hdf5"
     label = "HDF5"  # in messages
+    fill_times = ("ifset", "never", "alloc")  # HDF5's fill times, each a write variant
 
     def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options) -> int:
         return write_stored(path, stored, layout, compression, dataset_name, strategy, fill_time, options)
@@ -184,6 +185,9 @@ class HDF5Backend:
 
     def footprint_bytes(self, path) -> int:
         return os.stat(path).st_size
+
+    def store_counts(self, path) -> dict:
+        return {"store_files": 1, "store_directories": 0}
 
     def remove(self, path) -> None:
         os.remove(path)

@@ -77,7 +77,7 @@ def _read_figures(sweep) -> list[str]:
     names = [f"bars-{case}-{{filesystem}}" for case in cases]
     names += [f"heatmap-{case}-{{filesystem}}" for case in cases] if square else []
     names += ["score-{filesystem}", "tradeoff-{filesystem}", "amplification-{filesystem}"] if cases else []
-    if len(sweep.policies) * len(sweep.chunk_caches) > 1:
+    if len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends) > 1:
         names += [f"variants-{case}-{{filesystem}}" for case in cases]
     return names
 
@@ -85,16 +85,24 @@ def _read_figures(sweep) -> list[str]:
 # Every read case (built in or a box) runs in the query job of each test store.
 def _query_job(sweep, store, from_device):
     """The query job: every read case's timed reads and their checking."""
-    layout, compression = store.layout, store.compression
-    timed, _ = rates.read_seconds(sweep, layout, compression, from_device)
-    return rates.query_seconds(sweep, layout, compression, from_device), timed
+    layout, compression, backend = store.layout, store.compression, store.backend.name
+    timed, _ = rates.read_seconds(sweep, layout, compression, from_device, backend)
+    return rates.query_seconds(sweep, layout, compression, from_device, backend), timed
 
 
 SPEC = CaseSpec(
     name="read",
     scope="store",
     stage="query",
-    variant_columns=("policy", "cold_mode", "chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"),
+    variant_columns=(
+        "policy",
+        "cold_mode",
+        "reader",
+        "chunk_cache_bytes",
+        "chunk_cache_slots",
+        "chunk_cache_w0",
+        "zarr_concurrency",
+    ),
     enabled=lambda sweep: True,
     figures=_read_figures,
     job_cost=_query_job,

@@ -93,4 +93,5 @@ SPEC = CaseSpec(
     runner="h5sweep.scaling:measure",
     mem_mb=memory_mb,
     threads=lambda sweep: max(sweep.scaling.processes),
+    backends=("hdf5",),  # its workers read through h5py
 )

@@ -46,6 +46,11 @@ class CaseSpec:
     mem_mb: Callable[[object], int] | None = None  # its job's memory at the first attempt
     threads: Callable[[object], int] = _one_thread  # its job's threads
     scratch_bytes: Callable[[object], int] = _no_scratch  # files it writes beside the test stores
+    backends: tuple[str, ...] | None = None  # store scope: the backends whose stores it runs on (None: all)
+
+    def runs_on(self, store) -> bool:
+        """Whether a store-scope case runs on this test store (an object with ``.backend``)."""
+        return self.backends is None or store.backend.name in self.backends
 
     def __post_init__(self):
         if self.scope not in SCOPES:

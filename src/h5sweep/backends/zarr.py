@@ -1,0 +1,265 @@
+"""The Zarr backend: one Zarr v3 store (a directory: ``zarr.json`` and one file per chunk under
+``c/``) per test store, written by zarr-python and read by zarr-python or tensorstore.
+
+- Standard write (the write case): zarr-python's own writer, one block of the write strategy
+  per assignment; every chunk is stored, edge chunks padded with the fill value (0), as HDF5
+  does.
+- Fast path (query stores): the array's metadata is written by zarr-python, then every chunk is
+  encoded once by numcodecs (the library Zarr's codecs call) in a pool of threads and written
+  straight to its file: byte for byte zarr-python's chunks (tested).
+- Timed reads: the selection is parsed and the view built before the clock; the clock covers
+  the library's read of it into a new array. zarr-python reads with ``async.concurrency``
+  chunk reads in flight; tensorstore reads with its chunk cache off, so that every read comes
+  from the files (the page cache or the device), as zarr-python's do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numcodecs
+import numpy as np
+import tensorstore
+import zarr
+from zarr.codecs import BloscCodec, BloscShuffle, GzipCodec, ZstdCodec
+from zarr.storage import LocalStore
+
+from h5sweep.backends.zarr_options import ZARR_CODEC_FAMILIES, ZarrReader
+from h5sweep.compression import Compression
+from h5sweep.fastwrite import prefetched
+from h5sweep.layouts import Layout, storage_order
+from h5sweep.pagecache import fsync_path
+from h5sweep.selections import Selection
+
+# the table's shuffle -> (zarr-python's Blosc shuffle, numcodecs' Blosc shuffle)
+_SHUFFLES = {
+    "none": (BloscShuffle.noshuffle, 0),
+    "byte": (BloscShuffle.shuffle, 1),
+    "bit": (BloscShuffle.bitshuffle, 2),
+}
+
+
+def zarr_compressors(compression: Compression, itemsize: int):
+    """zarr-python's compressors for a codec of the table (the families Zarr shares)."""
+    p, family = compression.params, compression.family
+    if family == "none":
+        return None
+    if family == "gzip":
+        return GzipCodec(level=p["level"])
+    if family == "blosc":
+        shuffle = _SHUFFLES[compression.codec.shuffle(p)][0]
+        return BloscCodec(cname=p["cname"], clevel=p["level"], shuffle=shuffle, typesize=itemsize, blocksize=0)
+    if family == "zstd":
+        return ZstdCodec(level=p["level"], checksum=False)
+    raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
+
+
+def chunk_encoder(compression: Compression):
+    """The numcodecs codec that produces zarr-python's chunk bytes, or None (stored raw)."""
+    p, family = compression.params, compression.family
+    if family == "none":
+        return None
+    if family == "gzip":
+        return numcodecs.GZip(level=p["level"])
+    if family == "blosc":
+        shuffle = _SHUFFLES[compression.codec.shuffle(p)][1]
+        return numcodecs.Blosc(cname=p["cname"], clevel=p["level"], shuffle=shuffle, blocksize=0)
+    if family == "zstd":
+        return numcodecs.Zstd(level=p["level"])
+    raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
+
+
+def _create(path: str, shape, chunks, dtype, compression: Compression):
+    return zarr.create_array(
+        store=LocalStore(path),
+        shape=shape,
+        chunks=chunks,
+        dtype=dtype,
+        compressors=zarr_compressors(compression, np.dtype(dtype).itemsize),
+        fill_value=0,
+        zarr_format=3,
+        overwrite=True,
+        config={"write_empty_chunks": True},  # every chunk stored, as HDF5 allocates them
+    )
+
+
+def fsync_tree(path: str) -> None:
+    """Every file and directory of a store on storage."""
+    for directory, _, files in os.walk(path):
+        for name in files:
+            fsync_path(os.path.join(directory, name))
+        fsync_path(directory)
+
+
+def store_files(path: str) -> list[str]:
+    """Every file of a store (metadata and chunks)."""
+    return [os.path.join(d, name) for d, _, files in os.walk(path) for name in sorted(files)]
+
+
+def chunk_file(path: str, index: tuple[int, ...]) -> str:
+    """The file of one chunk (Zarr v3's default key encoding, ``/`` separated)."""
+    return os.path.join(path, "c", *map(str, index))
+
+
+def write_stored(
+    path: str, stored: np.ndarray, layout: Layout, compression: Compression, strategy: str = "chunk"
+) -> int:
+    """zarr-python's writer: one assignment per block of the write ``strategy`` (regions in
+    the layout's storage axes); returns the number of assignments."""
+    array = _create(path, stored.shape, layout.storage_chunk_shape, stored.dtype, compression)
+    writes = 0
+    for logical in layout.write_blocks(layout.to_logical(stored.shape), stored.dtype.itemsize, strategy):
+        region = layout.to_storage(logical)
+        array[region] = stored[region]
+        writes += 1
+    fsync_tree(path)
+    return writes
+
+
+def _chunks(stored: np.ndarray, chunk: tuple[int, ...]):
+    """(grid index, chunk zero-padded to the full chunk shape) in storage order."""
+    grid = tuple(-(-n // c) for n, c in zip(stored.shape, chunk, strict=True))
+    for index in np.ndindex(*grid):
+        region = tuple(slice(i * c, (i + 1) * c) for i, c in zip(index, chunk, strict=True))
+        part = stored[region]
+        if part.shape != chunk:
+            padded = np.zeros(chunk, dtype=stored.dtype)
+            padded[tuple(slice(0, n) for n in part.shape)] = part
+            part = padded
+        yield index, np.ascontiguousarray(part)
+
+
+def write_fast(path: str, data: np.ndarray, layout: Layout, compression: Compression, threads: int = 1) -> str:
+    """The store zarr-python writes, at the storage's speed: metadata by zarr-python, each
+    chunk encoded once by numcodecs in ``threads`` threads and written to its file."""
+    stored = storage_order(data, layout)
+    chunk = layout.storage_chunk_shape
+    _create(path, stored.shape, chunk, stored.dtype, compression)
+    codec = chunk_encoder(compression)
+
+    def put(item) -> None:
+        index, values = item
+        payload = values.tobytes() if codec is None else codec.encode(values)
+        target = chunk_file(path, index)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as out:
+            out.write(payload)
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        for _ in pool.map(put, prefetched(_chunks(stored, chunk)), chunksize=8):
+            pass
+    fsync_tree(path)
+    return f"zarr-chunk-files-{threads}-threads"
+
+
+class StoredChunks:
+    """Stored (encoded) size of every chunk file, to say how many bytes a selection needs."""
+
+    def __init__(self, path: str, layout: Layout):
+        self.layout = layout
+        chunk = layout.storage_chunk_shape
+        meta = zarr.open_array(store=LocalStore(path, read_only=True), mode="r")
+        self.itemsize = meta.dtype.itemsize
+        grid = tuple(-(-n // c) for n, c in zip(meta.shape, chunk, strict=True))
+        self.sizes = np.zeros(grid, dtype=np.int64)
+        for index in np.ndindex(*grid):
+            with contextlib.suppress(FileNotFoundError):  # a chunk never written: fill values
+                self.sizes[index] = os.stat(chunk_file(path, index)).st_size
+
+    def touched(self, selection: Selection) -> int:
+        start, size = self.layout.to_storage(selection.start), self.layout.to_storage(selection.size)
+        box = tuple(
+            slice(s // c, (s + n - 1) // c + 1)
+            for s, n, c in zip(start, size, self.layout.storage_chunk_shape, strict=True)
+        )
+        return int(self.sizes[box].sum())
+
+
+class ZarrPythonStore:
+    """A store opened by zarr-python for timed reads."""
+
+    def __init__(self, path: str, reader: ZarrReader):
+        zarr.config.set({"async.concurrency": reader.concurrency})
+        t0 = time.perf_counter_ns()
+        self.array = zarr.open_array(store=LocalStore(path, read_only=True), mode="r")
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+
+    def prepare(self, start, buffer: np.ndarray):
+        region = tuple(slice(s, s + n) for s, n in zip(start, buffer.shape, strict=True))
+        return lambda: self.array.get_basic_selection(region)
+
+    def close(self) -> None:
+        self.array = None
+
+
+class TensorstoreStore:
+    """A store opened by tensorstore (Zarr v3 driver, chunk cache off) for timed reads."""
+
+    def __init__(self, path: str, reader: ZarrReader):
+        spec = {
+            "driver": "zarr3",
+            "kvstore": {"driver": "file", "path": os.path.abspath(path)},
+            "context": {"cache_pool": {"total_bytes_limit": 0}},
+            "recheck_cached_data": True,
+        }
+        t0 = time.perf_counter_ns()
+        self.array = tensorstore.open(spec, read=True, open=True).result()
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+
+    def prepare(self, start, buffer: np.ndarray):
+        view = self.array[tuple(slice(s, s + n) for s, n in zip(start, buffer.shape, strict=True))]
+        return lambda: view.read().result()
+
+    def close(self) -> None:
+        self.array = None
+
+
+class ZarrBackend:
+    name = "zarr"
+    label = "Zarr"
+    fill_times = ("ifset",)  # Zarr writes no fill values: a chunk is stored when data arrives
+
+    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options) -> int:
+        if fill_time not in self.fill_times:
+            raise ValueError(f"the Zarr backend has no fill time {fill_time!r}")
+        return write_stored(path, stored, layout, compression, strategy)
+
+    def write_fast(self, path, data, layout, compression, dataset_name, threads) -> str:
+        return write_fast(path, data, layout, compression, threads)
+
+    def open_for_reads(self, path, dataset_name, options: ZarrReader, readahead=True):
+        opened = TensorstoreStore if options.reader == "tensorstore" else ZarrPythonStore
+        return opened(path, options)
+
+    def stored_chunks(self, path, layout, dataset_name) -> StoredChunks:
+        return StoredChunks(path, layout)
+
+    def footprint_bytes(self, path) -> int:
+        return sum(os.stat(f).st_size for f in store_files(path))
+
+    def store_counts(self, path) -> dict:
+        directories = sum(len(dirs) for _, dirs, _ in os.walk(path)) + 1
+        return {"store_files": len(store_files(path)), "store_directories": directories}
+
+    def remove(self, path) -> None:
+        shutil.rmtree(path)
+
+    def paths_to_evict(self, path) -> list[str]:
+        return store_files(path)
+
+    def call_overhead_s(self, path, dataset_name) -> float:
+        return float("nan")  # the binding is the library: nothing to separate
+
+    def versions(self) -> dict:
+        return {
+            "zarr_version": zarr.__version__,
+            "numcodecs_version": numcodecs.__version__,
+            "tensorstore_version": tensorstore.__version__,
+        }
+
+
+BACKEND = ZarrBackend()

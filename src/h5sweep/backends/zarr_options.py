@@ -1,0 +1,58 @@
+"""The Zarr backend's settings, without its I/O libraries (the workflow reads these at parse
+time): the codecs a Zarr v3 store can hold of the codec table, and the readers a Zarr store is
+read with, each its own read option (its own rows)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from h5sweep.errors import ConfigError
+
+# Codec families of h5sweep's table that Zarr v3 stores too (as numcodecs-backed codecs).
+ZARR_CODEC_FAMILIES = ("none", "gzip", "blosc", "zstd")
+READERS = ("zarr-python", "tensorstore")
+DEFAULT_CONCURRENCY = 10  # zarr-python's own default for ``async.concurrency``
+DEFAULTS = {"readers": ["zarr-python", "tensorstore"], "concurrency": DEFAULT_CONCURRENCY}
+
+
+@dataclass(frozen=True)
+class ZarrReader:
+    """How a Zarr store is read: the library, and zarr-python's number of chunk reads in
+    flight at once (``async.concurrency``)."""
+
+    reader: str = "zarr-python"
+    concurrency: int = DEFAULT_CONCURRENCY
+
+    @property
+    def label(self) -> str:
+        return f"zarr-python concurrency {self.concurrency}" if self.reader == "zarr-python" else self.reader
+
+    def columns(self) -> dict:
+        """The columns every row read with this reader carries."""
+        concurrency = self.concurrency if self.reader == "zarr-python" else None
+        return {"reader": self.reader, "zarr_concurrency": concurrency}
+
+    def holds_chunk(self, chunk_bytes: int) -> bool | None:
+        """Whether a chunk cache holds one chunk: neither reader keeps chunks between reads."""
+        return None
+
+    def settings(self) -> dict:
+        return {"reader": self.reader, "concurrency": self.concurrency}
+
+    @classmethod
+    def from_settings(cls, entry: dict) -> ZarrReader:
+        return cls(entry["reader"], int(entry["concurrency"]))
+
+
+def readers_from_config(zarr: dict | None) -> list[ZarrReader]:
+    """The ``zarr:`` settings (readers and zarr-python's concurrency), checked."""
+    entry = {**DEFAULTS, **(zarr or {})}
+    concurrency = entry["concurrency"]
+    if not isinstance(concurrency, int) or concurrency < 1:
+        raise ConfigError("zarr.concurrency", concurrency, "must be a whole number of at least 1")
+    if not entry["readers"]:
+        raise ConfigError("zarr.readers", entry["readers"], "names no reader")
+    for i, reader in enumerate(entry["readers"]):
+        if reader not in READERS:
+            raise ConfigError(f"zarr.readers[{i}]", reader, f"unknown Zarr reader (known: {', '.join(READERS)})")
+    return [ZarrReader(reader, concurrency) for reader in dict.fromkeys(entry["readers"])]
