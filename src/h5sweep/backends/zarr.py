@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import os
 import shutil
 import time
@@ -95,9 +96,15 @@ def fsync_tree(path: str) -> None:
         fsync_path(directory)
 
 
+# What the workflow engine puts into a directory output (not the store's)
+NOT_OF_THE_STORE = {".snakemake_timestamp"}
+
+
 def store_files(path: str) -> list[str]:
     """Every file of a store (metadata and chunks)."""
-    return [os.path.join(d, name) for d, _, files in os.walk(path) for name in sorted(files)]
+    return [
+        os.path.join(d, name) for d, _, files in os.walk(path) for name in sorted(files) if name not in NOT_OF_THE_STORE
+    ]
 
 
 def chunk_file(path: str, index: tuple[int, ...]) -> str:
@@ -258,7 +265,7 @@ class ZarrBackend:
         return {
             "zarr_version": zarr.__version__,
             "numcodecs_version": numcodecs.__version__,
-            "tensorstore_version": tensorstore.__version__,
+            "tensorstore_version": importlib.metadata.version("tensorstore"),
         }
 
 

@@ -1,0 +1,276 @@
+"""The Zarr backend on real Zarr v3 stores on the disk the tests run on: written by zarr-python
+and by the fast path (byte for byte the same), read cold by zarr-python and tensorstore, values
+checked, counted evidence per read and per store."""
+
+import copy
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+from h5sweep import pagecache
+from h5sweep.backends import BACKENDS, load
+from h5sweep.backends.hdf5 import BACKEND as HDF5
+from h5sweep.backends.zarr import BACKEND as ZARR
+from h5sweep.backends.zarr import chunk_file, store_files
+from h5sweep.backends.zarr_options import ZarrReader
+from h5sweep.cases import WriteCase, read_cases_from_config
+from h5sweep.chunkcache import DEFAULT_CACHE as HDF5_CACHE
+from h5sweep.compression import parse_compression
+from h5sweep.config import read_config_file
+from h5sweep.datasources import SyntheticSource
+from h5sweep.errors import ConfigError, VerificationError
+from h5sweep.generate import generate
+from h5sweep.grid import load_sweep
+from h5sweep.interleave import StoreUnderTest, run_interleaved
+from h5sweep.layouts import Layout, storage_order
+from h5sweep.query import OpenedForReads, run_queries
+
+SHAPE = (23, 17, 301)  # edge chunks along every axis of the layouts below
+LAYOUT = Layout((5, 4, 64))
+READERS = [ZarrReader("zarr-python", 10), ZarrReader("tensorstore")]
+
+
+@pytest.fixture(scope="module")
+def source():
+    return SyntheticSource(SHAPE, np.uint16, seed=4)
+
+
+@pytest.fixture(scope="module")
+def data(source):
+    return source.materialize()
+
+
+def chunk_bytes_of(path: str, layout: Layout) -> dict:
+    grid = layout.storage_layout().chunk_grid(zarr.open_array(path, mode="r").shape)
+    return {index: Path(chunk_file(path, index)).read_bytes() for index in np.ndindex(*grid)}
+
+
+@pytest.mark.parametrize(
+    "compression",
+    ["none", "blosc-lz4-5-shuffle", "blosc-zstd-3-bitshuffle", "blosc-blosclz-5", "gzip-4", "zstd-3"],
+)
+@pytest.mark.parametrize("layout", [LAYOUT, Layout((5, 4, 64), order="zxy")], ids=["xyz", "zxy"])
+def test_the_fast_path_writes_zarr_pythons_store_byte_for_byte(tmp_path, data, compression, layout):
+    comp = parse_compression(compression)
+    fast, standard = str(tmp_path / "fast.zarr"), str(tmp_path / "standard.zarr")
+    assert ZARR.write_fast(fast, data, layout, comp, "data", 2) == "zarr-chunk-files-2-threads"
+    ZARR.write(standard, storage_order(data, layout), layout, comp, "data", "chunk", "ifset", None)
+    fast_chunks, standard_chunks = chunk_bytes_of(fast, layout), chunk_bytes_of(standard, layout)
+    assert len(fast_chunks) == layout.n_chunks(SHAPE)
+    if comp.family == "gzip":  # a gzip member's header holds its write time (bytes 4-7): as
+        # between two of zarr-python's own writes a second apart, only that may differ
+        fast_chunks, standard_chunks = (
+            {k: v[:4] + v[8:] for k, v in c.items()} for c in (fast_chunks, standard_chunks)
+        )
+    assert fast_chunks == standard_chunks  # every chunk, edge chunks included
+    assert Path(fast, "zarr.json").read_text() == Path(standard, "zarr.json").read_text()
+    np.testing.assert_array_equal(zarr.open_array(fast, mode="r")[...], storage_order(data, layout))
+
+
+def test_a_store_counts_its_files_directories_and_bytes(tmp_path, data):
+    path = str(tmp_path / "s.zarr")
+    ZARR.write_fast(path, data, LAYOUT, parse_compression("blosc-lz4-5"), "data", 1)
+    grid = LAYOUT.chunk_grid(SHAPE)  # 5 x 5 x 5
+    counts = ZARR.store_counts(path)
+    # zarr.json and one file per chunk; the store, c/, c/i and c/i/j directories
+    assert counts == {"store_files": 1 + 125, "store_directories": 1 + 1 + grid[0] + grid[0] * grid[1]}
+    assert ZARR.footprint_bytes(path) == sum(os.path.getsize(f) for f in store_files(path))
+    stored = ZARR.stored_chunks(path, LAYOUT, "data")
+    assert int(stored.sizes.sum()) == ZARR.footprint_bytes(path) - os.path.getsize(os.path.join(path, "zarr.json"))
+
+
+def test_cold_first_access_evicts_every_chunk_file(tmp_path, data):
+    path = str(tmp_path / "cold.zarr")
+    ZARR.write_fast(path, data, LAYOUT, parse_compression("none"), "data", 1)
+    for f in store_files(path):  # warm every file
+        Path(f).read_bytes()
+    assert pagecache.resident_fraction_of(store_files(path)) > 0.9
+    opened = OpenedForReads(ZARR, path, "data", READERS[0], True, True, LAYOUT)
+    try:
+        assert opened.evictable and opened.resident < 0.05
+        chunk_files = [f for f in store_files(path) if not f.endswith("zarr.json")]  # the open read zarr.json
+        assert len(chunk_files) == LAYOUT.n_chunks(SHAPE)
+        assert max(pagecache.resident_fraction(f) for f in chunk_files) == 0
+    finally:
+        opened.close()
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory, data):
+    """A contiguous HDF5 file, and the same chunked layout as HDF5 and as Zarr (gzip-1)."""
+    directory = tmp_path_factory.mktemp("zarr-vs-hdf5")
+    gzip = parse_compression("gzip-1")
+    made = {}
+    for backend, layout, comp in [
+        (HDF5, Layout(None), parse_compression("none")),
+        (HDF5, LAYOUT, gzip),
+        (ZARR, LAYOUT, gzip),
+    ]:
+        path = os.path.join(directory, f"{layout.id}.{backend.name}")
+        cache = None if backend is ZARR else HDF5_CACHE
+        generate(backend, path, data, layout, comp, WriteCase({"repeats": 1}), "data", 2, cache)
+        made[(backend.name, layout.id)] = path
+    return made
+
+
+def test_each_zarr_reader_reads_cold_checks_values_and_counts_evidence(stores, source):
+    cases = read_cases_from_config(
+        {"spectra": {"repeats": 4, "size": 3, "cold": "every"}, "slice": {"repeats": 2, "cold": "first"}}, SHAPE
+    )
+    path = stores[("zarr", LAYOUT.id)]
+    rows = run_queries(ZARR, path, cases, SHAPE, 7, source, LAYOUT, caches=READERS)
+    assert {r["reader"] for r in rows} == {"zarr-python", "tensorstore"}
+    assert {r["zarr_concurrency"] for r in rows if r["reader"] == "tensorstore"} == {None}
+    assert {r["variant"].split(", ")[1] for r in rows} == {"zarr-python concurrency 10", "tensorstore"}
+    for reader in ("zarr-python", "tensorstore"):
+        mine = [r for r in rows if r["reader"] == reader]
+        assert len(mine) == 4 + 2
+        every = [r for r in mine if r["cold_mode"] == "every"]
+        # every first access came from the device, and read at least the chunk files it touches
+        assert {r["cache_state"] for r in every} == {"cold"}
+        assert min(r["device_read_bytes"] - r["stored_bytes_touched"] for r in every) >= 0
+        assert all(r["chunks_touched"] == LAYOUT.chunks_touched(*_start_size(r["selection"])) for r in mine)
+        assert {r["cache_holds_chunk"] for r in mine} == {None}
+    # the same selections for both readers (paired)
+    assert [r["selection"] for r in rows if r["reader"] == "tensorstore"] == [
+        r["selection"] for r in rows if r["reader"] == "zarr-python"
+    ]
+
+
+def _start_size(label: str):
+    parts = [p.split(":") for p in label.strip("[]").split(", ")]
+    return tuple(int(a) for a, _ in parts), tuple(int(b) - int(a) for a, b in parts)
+
+
+def test_a_corrupt_zarr_chunk_is_named_by_store_case_and_selection(tmp_path, data, source):
+    path = str(tmp_path / "bad.zarr")
+    ZARR.write_fast(path, data, LAYOUT, parse_compression("gzip-1"), "data", 1)
+    for index in np.ndindex(*LAYOUT.chunk_grid(SHAPE)):
+        with open(chunk_file(path, index), "r+b") as f:
+            f.seek(12)
+            f.write(b"\xff" * 16)
+    cases = read_cases_from_config({"slice": {"repeats": 1}}, SHAPE)
+    for reader in READERS:
+        with pytest.raises(VerificationError, match=r"bad\.zarr case slice repeat 0 .*Zarr could not read"):
+            run_queries(ZARR, path, cases, SHAPE, 1, source, LAYOUT, caches=[reader])
+
+
+def test_values_that_differ_from_the_source_fail_the_check(tmp_path, data, source):
+    path = str(tmp_path / "wrong.zarr")
+    ZARR.write_fast(path, data + 1, LAYOUT, parse_compression("none"), "data", 1)
+    cases = read_cases_from_config({"spectra": {"repeats": 1, "size": 2}}, SHAPE)
+    with pytest.raises(VerificationError, match="values differ from the data source"):
+        run_queries(ZARR, path, cases, SHAPE, 1, source, LAYOUT, caches=READERS[1:])
+
+
+def test_interleaved_reads_pair_zarr_readers_with_hdf5_stores(stores, source):
+    under_test = [
+        StoreUnderTest(load(name), path, Layout.from_id(layout_id), source, read_options=options)
+        for (name, layout_id), path in stores.items()
+        for options in [READERS if name == "zarr" else [HDF5_CACHE]]
+    ]
+    cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 2, "cold": "every"}}, SHAPE)
+    run_interleaved(under_test, cases, SHAPE, seed=2)
+    hdf5, zarr_store = under_test[0], under_test[2]
+    assert [r["reader"] for r in hdf5.rows] == ["h5py"] * 3  # one read option: one pass
+    assert [r["reader"] for r in zarr_store.rows] == ["zarr-python"] * 3 + ["tensorstore"] * 3
+    # the first pass interleaves all three stores, the second only the store with a 2nd reader
+    assert [r["interleaved_stores"] for r in zarr_store.rows] == [3] * 3 + [1] * 3
+    assert {r["selection"] for r in zarr_store.rows} == {r["selection"] for r in hdf5.rows}
+
+
+def config_with(**changes):
+    config = copy.deepcopy(read_config_file(Path(__file__).parent / "configs" / "tiny.yaml"))
+    config.update(changes)
+    return config
+
+
+def test_a_zarr_sweep_stores_chunked_layouts_in_the_codecs_zarr_shares():
+    config = config_with(backends=["hdf5", "zarr"], compression=["none", "gzip-1", "lzf", "blosc-lz4-5"])
+    sweep = load_sweep(config, probe=False)
+    zarr_stores = [tf for tf in sweep.test_files() if tf.backend.name == "zarr"]
+    assert zarr_stores and all(tf.layout.chunk_shape is not None for tf in zarr_stores)
+    assert {tf.compression.name for tf in zarr_stores} == {"none", "gzip-1", "blosc-lz4-5"}
+    hdf5_stores = [tf for tf in sweep.test_files() if tf.backend.name == "hdf5"]
+    assert "lzf" in {tf.compression.name for tf in hdf5_stores}
+    assert [r.label for r in sweep.read_options("zarr")] == ["zarr-python concurrency 10", "tensorstore"]
+    assert BACKENDS["zarr"].store_is_directory and not BACKENDS["hdf5"].store_is_directory
+
+
+@pytest.mark.parametrize(
+    "changes, key, reason",
+    [
+        ({"backends": ["zarr"]}, "backends", "needs hdf5 beside the others"),
+        ({"backends": ["hdf5", "zarr"], "zarr": {"readers": ["n5"]}}, "zarr.readers", "n5"),
+        ({"backends": ["hdf5", "zarr"], "zarr": {"concurrency": 0}}, "zarr.concurrency", "0"),
+        ({"backends": ["hdf5", "parquet"]}, "backends", "parquet"),
+    ],
+)
+def test_bad_zarr_settings_are_refused_naming_the_key(changes, key, reason):
+    with pytest.raises(ConfigError) as err:
+        load_sweep(config_with(**changes), probe=False)
+    assert key in str(err.value) and reason in str(err.value)
+
+
+def test_a_zarr_write_case_skips_hdf5s_fill_times(tmp_path, data):
+    rows = generate(
+        ZARR,
+        str(tmp_path / "w.zarr"),
+        data,
+        LAYOUT,
+        parse_compression("none"),
+        WriteCase({"repeats": 1, "strategies": ["chunk", "spectrum"], "fill_time": ["ifset", "alloc"]}),
+        "data",
+        1,
+        None,
+    )
+    assert [(r["write_strategy"], r["fill_time"]) for r in rows] == [("chunk", "ifset"), ("spectrum", "ifset")]
+    assert rows[0]["write_calls"] == LAYOUT.n_chunks(SHAPE) and rows[1]["write_calls"] == SHAPE[0] * SHAPE[1]
+    assert {r["query_file_method"] for r in rows} == {"write-case"}
+    assert "chunk_cache_bytes" not in rows[0]
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("interleave", [False, True], ids=["store-by-store", "interleaved"])
+def test_a_sweep_of_hdf5_and_zarr_runs_end_to_end_and_compares_them(workflow, tmp_path, interleave):
+    """Zarr stores are directories (temp outputs, removed once read), read by both readers;
+    the summary pairs each Zarr read with the contiguous HDF5 file's and with HDF5's same
+    layout; the recommendation ranks both backends' stores."""
+    import pandas as pd
+    from conftest import job_counts, tiny_config
+
+    config = tiny_config(tmp_path, sweep="zarr")
+    config["backends"] = ["hdf5", "zarr"]
+    config["interleave"] = interleave
+    config["layouts"] = {"contiguous": True, "chunks": {"xy": [5], "z": [512]}}
+    config["compression"] = ["none", "blosc-lz4-5-shuffle", "lzf"]
+    config["cases"] = {"write": {"repeats": 1}, "spectra": {"repeats": 4, "size": 5, "cold": "every"}}
+    path = workflow.write_config(config, "zarr.yaml")
+    dry = workflow.run("-n", "--cores", "2", "--configfile", str(path), check=True)
+    counts = job_counts(dry.stdout)
+    disks = len(config["filesystems"])
+    # HDF5: contiguous, chunked none/blosc/lzf; Zarr: chunked none/blosc (no contiguous, no lzf)
+    assert sum(v for k, v in counts.items() if k.startswith("generate_on_")) == 4 * disks
+    assert sum(v for k, v in counts.items() if k.startswith("generate_zarr_on_")) == 2 * disks
+    workflow.run("--cores", "2", "--configfile", str(path), check=True)
+    results = workflow.root / "results" / "zarr"
+    measured = pd.read_parquet(results / "measurements.parquet")
+    zarr_reads = measured[(measured["backend"] == "zarr") & (measured["case"] == "spectra")]
+    assert set(zarr_reads["reader"]) == {"zarr-python", "tensorstore"}
+    assert set(zarr_reads["store_files"]) == {1 + 4 * 4 * 6}  # zarr.json and 96 chunk files
+    assert set(measured[measured["backend"] == "hdf5"]["store_files"]) == {1}
+    assert set(zarr_reads["zarr_version"]) == {zarr.__version__}
+    summary = pd.read_parquet(results / "summary.parquet")
+    rows = summary[(summary["backend"] == "zarr") & (summary["case"] == "spectra")]
+    assert len(rows[rows["primary"]]) >= 2  # each store's first reader is a primary row
+    assert rows["ratio_to_contiguous"].notna().all() and rows["ratio_to_hdf5"].notna().all()
+    assert (rows["ratio_pairs"] == 4).all() and (rows["ratio_to_hdf5_pairs"] == 4).all()
+    assert (rows["ratio_to_hdf5_ci_low"] <= rows["ratio_to_hdf5"]).all()
+    recommended = pd.read_csv(results / "recommendation.csv")
+    assert {"hdf5", "zarr"} <= set(recommended["backend"])
+    for entry in config["filesystems"].values():  # the temporary stores are gone
+        directory = Path(entry["path"] if isinstance(entry, dict) else entry)
+        assert not list(directory.rglob("*.zarr")) and not list(directory.rglob("*.hdf5"))
