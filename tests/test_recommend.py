@@ -171,7 +171,44 @@ def test_a_sweep_without_read_cases_says_there_is_nothing_to_rank():
 
 def test_the_verdict_cites_the_model_and_the_device():
     table = rank_layouts(MEASURED, SUMMARY, settings())
-    why = evidence(selected_reads(MEASURED, settings()), table)[("disk", "hdf5")]
+    why = evidence(selected_reads(MEASURED, settings()), table)["disk"]
     assert why.startswith("Why, per read (medians): slice: chunked-16x16x512 with gzip-4 touches 4 chunks holding 3 MB")
     assert "contiguous selects 0.5 MB, the device delivered 4 MB" in why
-    assert why in markdown(table, settings(), {("disk", "hdf5"): why})
+    assert why in markdown(table, settings(), {"disk": why})
+
+
+def zarr_reads(layout_id, compression, factors, reader="zarr-python"):
+    """Reads of a Zarr store: no chunk cache, its reader's columns instead."""
+    rows = reads(layout_id, compression, factors)
+    for row in rows:
+        row.update(backend="zarr", reader=reader, chunk_cache_bytes=None, chunk_cache_slots=None, chunk_cache_w0=None)
+        row["zarr_concurrency"] = 10 if reader == "zarr-python" else None
+    return rows
+
+
+def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_file():
+    """Zarr has no contiguous layout: its reads are paired with the contiguous HDF5 file's, so
+    both backends' stores are ranked on one scale, each named with its backend; only each
+    backend's first read option (Zarr: its first reader) is compared."""
+    measured = pd.DataFrame(
+        reads("contiguous", "none", {"slice": 1, "spectra": 1})
+        + reads("chunked-16x16x256", "none", {"slice": 0.8, "spectra": 0.8})
+        + zarr_reads("chunked-16x16x256", "none", {"slice": 0.4, "spectra": 0.5})
+        + zarr_reads("chunked-16x16x256", "none", {"slice": 0.01, "spectra": 0.01}, reader="tensorstore")
+    )
+    summary = summary_of({("contiguous", "none"): (1000, 1.0), ("chunked-16x16x256", "none"): (1010, 1.1)})
+    summary = pd.concat([summary, summary_of({("chunked-16x16x256", "none"): (1020, 1.2)}).assign(backend="zarr")])
+    options = {"hdf5": CACHE, "zarr": {"reader": "zarr-python", "zarr_concurrency": 10}}
+    chosen = settings() | {"read_options": options}
+    table = rank_layouts(measured, summary, chosen)
+    assert list(zip(table["backend"], table["layout_id"], table["rank"], strict=True)) == [
+        ("zarr", "chunked-16x16x256", 1),
+        ("hdf5", "chunked-16x16x256", 2),
+        ("hdf5", "contiguous", 3),
+    ]
+    zarr_row = table.iloc[0]
+    assert zarr_row["weighted_ratio"] == pytest.approx((0.4 * 0.5) ** 0.5)  # not tensorstore's 0.01
+    assert zarr_row["recommended"] and zarr_row["file_bytes"] == 1020
+    text = markdown(table, chosen)
+    assert "On disk (ext4, HDF5, Zarr)" in text and "Choose Zarr chunked-16x16x256" in text
+    assert "| 2 | HDF5 chunked-16x16x256 |" in text

@@ -360,9 +360,9 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
 
 
 def recommendations_agree(table_a: pd.DataFrame, table_b: pd.DataFrame) -> dict:
-    """Do two runs recommend compatibly? Per filesystem and backend: each run's recommended
-    layout is among the other run's layouts tied with the fastest."""
-    keys = ["filesystem", "backend"]
+    """Do two runs recommend compatibly? Per filesystem (every backend's stores ranked
+    together): each run's recommended store is among the other run's tied with the fastest."""
+    keys = ["filesystem"]
     agree, groups, detail = 0, 0, []
     b_groups = {k: g for k, g in table_b.groupby(keys)}
     for key, a in table_a.groupby(keys):
@@ -372,14 +372,20 @@ def recommendations_agree(table_a: pd.DataFrame, table_b: pd.DataFrame) -> dict:
         groups += 1
 
         def chosen_and_tied(run):
-            ids = run["layout_id"] + " " + run["compression"]
+            ids = run["backend"] + " " + run["layout_id"] + " " + run["compression"]
             return set(ids[run["recommended"].astype(bool)]), set(ids[run["tied_with_best"].astype(bool)])
 
         chosen_a, tied_a = chosen_and_tied(a)
         chosen_b, tied_b = chosen_and_tied(b)
         ok = chosen_a <= tied_b and chosen_b <= tied_a and bool(chosen_a) and bool(chosen_b)
         agree += ok
-        detail.append({"group": " / ".join(key), "recommended": [sorted(chosen_a), sorted(chosen_b)], "agree": ok})
+        detail.append(
+            {
+                "group": " / ".join(key if isinstance(key, tuple) else (key,)),
+                "recommended": [sorted(chosen_a), sorted(chosen_b)],
+                "agree": ok,
+            }
+        )
     return {
         "recommendation_groups": groups,
         "share_recommendations_agree": agree / groups if groups else float("nan"),

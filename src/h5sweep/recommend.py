@@ -16,6 +16,7 @@ but not chosen. Nothing here imports an I/O library.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -122,12 +123,15 @@ def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: di
     ratios = _log_ratios(reads)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     rows = []
-    for (filesystem, backend), group in ratios.groupby(["filesystem", "backend"], sort=True):
+    # every backend's stores are ranked together: their ratios share the contiguous HDF5 file
+    for filesystem, group in ratios.groupby("filesystem", sort=True):
         cases = sorted(set(group["case"]), key=list(weights).index)
         # the same resampled selections (by repeat) for every layout: a paired bootstrap
         repeats = {c: np.sort(group.loc[group["case"] == c, "repeat"].unique()) for c in cases}
         draws = {c: rng.integers(0, len(r), size=(BOOTSTRAP_SAMPLES, len(r))) for c, r in repeats.items()}
-        for keys, part in group.groupby(["layout_id", "compression"], sort=False):
+        for (backend, layout_id, compression), part in group.groupby(
+            ["backend", "layout_id", "compression"], sort=False
+        ):
             per_case, boot = {}, np.zeros(BOOTSTRAP_SAMPLES)
             total = sum(weights[c] for c in cases)
             for c in cases:
@@ -147,10 +151,10 @@ def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: di
                     "filesystem": filesystem,
                     "fs_type": first.get("fs_type", ""),
                     "backend": backend,
-                    "layout_id": keys[0],
+                    "layout_id": layout_id,
                     "layout_name": first.get("layout_name", "") or "",
                     "chunk_shape": first.get("chunk_shape", "") or "",
-                    "compression": keys[1],
+                    "compression": compression,
                     "weighted_ratio": math.exp(_weighted(per_case, weights)),
                     "weighted_ratio_ci_low": math.exp(low),
                     "weighted_ratio_ci_high": math.exp(high),
@@ -194,11 +198,11 @@ def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
 
 
 def _ranked(table: pd.DataFrame) -> pd.DataFrame:
-    """Ranks within each filesystem and backend (layouts within the limits first, fastest
-    first); the fastest within the limits, and those whose interval overlaps its interval,
-    tied with it; of the tied, the smallest file is the recommendation."""
+    """Ranks within each filesystem, every backend's stores together (layouts within the
+    limits first, fastest first); the fastest within the limits, and those whose interval
+    overlaps its interval, tied with it; of the tied, the smallest file is the recommendation."""
     out = []
-    for _, group in table.groupby(["filesystem", "backend"], sort=True):
+    for _, group in table.groupby("filesystem", sort=True):
         group = group.sort_values(["meets_limits", "weighted_ratio"], ascending=[False, True], kind="stable")
         group = group.assign(rank=range(1, len(group) + 1), tied_with_best=False, recommended=False)
         eligible = group[group["meets_limits"]]
@@ -214,15 +218,25 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     return ranked[[*COLUMNS, *extra]]
 
 
-def label(row) -> str:
+BACKEND_WORDS = {"hdf5": "HDF5", "zarr": "Zarr"}
+
+
+def label(row, with_backend: bool = False) -> str:
     """A layout and compression as a reader would say it (ids as the config and tables spell
-    them)."""
+    them), and the backend where several are ranked together."""
     name = row["layout_id"] if not row["layout_name"] else f"{row['layout_name']} ({row['chunk_shape']})"
-    return name if row["compression"] == "none" else f"{name} with {row['compression']}"
+    name = name if row["compression"] == "none" else f"{name} with {row['compression']}"
+    if with_backend:
+        name = f"{BACKEND_WORDS.get(row['backend'], row['backend'])} {name}"
+    return name
+
+
+def _several_backends(group: pd.DataFrame) -> bool:
+    return "backend" in group and group["backend"].nunique() > 1
 
 
 def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
-    """Why, from the model and the device, per filesystem and backend: for the recommended
+    """Why, from the model and the device, per filesystem: for the recommended
     layout and the one it is best compared with (contiguous, or if contiguous is chosen the
     fastest other layout), per read case, the chunks a read touches and the bytes the model
     says it needs (stored bytes of those chunks; contiguous: the bytes selected), and what
@@ -230,7 +244,7 @@ def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
     out = {}
     if table.empty or not {"chunks_touched", "stored_bytes_touched", "device_read_bytes"} <= set(reads.columns):
         return out
-    for (filesystem, backend), group in table.groupby(["filesystem", "backend"], sort=True):
+    for filesystem, group in table.groupby("filesystem", sort=True):
         chosen = group[group["recommended"]]
         others = group[group["meets_limits"] & ~group["recommended"]]
         if chosen.empty or others.empty:
@@ -241,28 +255,31 @@ def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
         else:
             base = group[group["layout_id"] == BASELINE_LAYOUT_ID]
             other = base.iloc[0] if not base.empty else others.iloc[0]
-        mine = reads[(reads["filesystem"] == filesystem) & (reads["backend"] == backend)]
+        mine = reads[reads["filesystem"] == filesystem]
         from_device = bool((mine["device_read_bytes"] > 0).any())
+        several = _several_backends(group)
         parts = []
         for case in dict.fromkeys(mine["case"]):
             of_case = mine[mine["case"] == case]
-            said = [_per_read(of_case, row, from_device) for row in (pick, other)]
+            said = [_per_read(of_case, row, from_device, several) for row in (pick, other)]
             if all(said):
                 parts.append(f"{case}: " + "; ".join(said))
         if parts:
-            out[(filesystem, backend)] = "Why, per read (medians): " + " | ".join(parts) + "."
+            out[filesystem] = "Why, per read (medians): " + " | ".join(parts) + "."
     return out
 
 
-def _per_read(reads: pd.DataFrame, row, from_device: bool) -> str:
+def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = False) -> str:
     mine = reads[(reads["layout_id"] == row["layout_id"]) & (reads["compression"] == row["compression"])]
+    if "backend" in reads:
+        mine = mine[mine["backend"] == row["backend"]]
     if mine.empty:
         return ""
     if row["layout_id"] == BASELINE_LAYOUT_ID:
-        words = f"{label(row)} selects {mine['bytes_selected'].median() / 1e6:.3g} MB"
+        words = f"{label(row, with_backend)} selects {mine['bytes_selected'].median() / 1e6:.3g} MB"
     else:
         words = (
-            f"{label(row)} touches {int(mine['chunks_touched'].median())} chunks holding "
+            f"{label(row, with_backend)} touches {int(mine['chunks_touched'].median())} chunks holding "
             f"{mine['stored_bytes_touched'].median() / 1e6:.3g} MB"
         )
     if from_device:
@@ -271,9 +288,12 @@ def _per_read(reads: pd.DataFrame, row, from_device: bool) -> str:
 
 
 def verdict(group: pd.DataFrame) -> str:
-    """One paragraph, in words, for one filesystem and backend."""
+    """One paragraph, in words, for one filesystem (every backend's stores ranked together)."""
     first = group.iloc[0]
-    where = f"On {first['filesystem']} ({first['fs_type']}, {first['backend']})"
+    several = _several_backends(group)
+    backends = ", ".join(BACKEND_WORDS.get(b, b) for b in sorted(set(group["backend"])))
+    where = f"On {first['filesystem']} ({first['fs_type']}, {backends})"
+    name_of = partial(label, with_backend=several)
     mix = f"for this read mix ({first['weights']}; {STATISTIC_WORDS[first['statistic']]})"
     chosen = group[group["recommended"]]
     if chosen.empty:
@@ -282,22 +302,22 @@ def verdict(group: pd.DataFrame) -> str:
     pick = chosen.iloc[0]
     tied = group[group["tied_with_best"]]
     if best["layout_id"] == BASELINE_LAYOUT_ID:
-        text = f"{where}, {mix}, {label(best)} is the fastest"
+        text = f"{where}, {mix}, {name_of(best)} is the fastest"
         runner_up = group[(group.index != best.name) & group["meets_limits"]]
         if not runner_up.empty:
             r = runner_up.iloc[0]
             text += (
-                f"; the next, {label(r)}, takes {r['weighted_ratio']:.2f}x its time "
+                f"; the next, {name_of(r)}, takes {r['weighted_ratio']:.2f}x its time "
                 f"(95% interval {r['weighted_ratio_ci_low']:.2f}-{r['weighted_ratio_ci_high']:.2f})"
             )
         text += "."
     else:
         text = (
-            f"{where}, {mix}, {label(best)} is the fastest: {best['weighted_ratio']:.2f}x contiguous's time "
+            f"{where}, {mix}, {name_of(best)} is the fastest: {best['weighted_ratio']:.2f}x contiguous's time "
             f"(95% interval {best['weighted_ratio_ci_low']:.2f}-{best['weighted_ratio_ci_high']:.2f})."
         )
     if len(tied) > 1:
-        others = ", ".join(label(r) for _, r in tied.iterrows() if r.name != best.name)
+        others = ", ".join(name_of(r) for _, r in tied.iterrows() if r.name != best.name)
         text += f" The measurements cannot tell it apart from {others}."
     contiguous = group[group["layout_id"] == BASELINE_LAYOUT_ID]
     size_words = ""
@@ -306,10 +326,10 @@ def verdict(group: pd.DataFrame) -> str:
         size_words = f" and {factor:.1f}x smaller than contiguous" if factor >= 1.05 else ""
     slower = pick["weighted_ratio"] / best["weighted_ratio"] - 1
     if pick.name == best.name:
-        text += f" Choose {label(pick)}{': it is the smallest of these' if len(tied) > 1 else ''}"
+        text += f" Choose {name_of(pick)}{': it is the smallest of these' if len(tied) > 1 else ''}"
         text += f"{size_words}." if size_words else "."
     else:
-        text += f" Choose {label(pick)}: within {100 * slower:.0f}% of the fastest{size_words}."
+        text += f" Choose {name_of(pick)}: within {100 * slower:.0f}% of the fastest{size_words}."
     auto = group[group["layout_name"] == AUTO_LAYOUT_NAME]
     if not auto.empty:
         a = auto.iloc[0]
@@ -335,7 +355,7 @@ def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None) -> st
         f"write at most {limits['max_write_s']:g} s" if limits.get("max_write_s") else "",
     ]
     stated = [s for s in stated if s]
-    groups = list(table.groupby(["filesystem", "backend"], sort=True))
+    groups = list(table.groupby("filesystem", sort=True))
     for keys, group in groups:
         lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
     lines += [
@@ -345,27 +365,27 @@ def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None) -> st
         + (f" Limits: {', '.join(stated)}." if stated else ""),
         "",
     ]
-    for (filesystem, backend), group in groups:
-        lines += [f"## {filesystem} ({backend})", ""]
+    for filesystem, group in groups:
+        lines += [f"## {filesystem} ({', '.join(sorted(set(group['backend'])))})", ""]
         ratio_cols = [c for c in group.columns if c.startswith("ratio_") and group[c].notna().any()]
         head = ["rank", "layout", "ratio", "95% interval", *[c.removeprefix("ratio_") for c in ratio_cols]]
         head += ["file / raw", "write [s]", ""]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for _, row in group.iterrows():
-            cells = _cells(row)
+            cells = _cells(row, _several_backends(group))
             cells[4:4] = [f"{row[c]:.2f}" if pd.notna(row[c]) else "" for c in ratio_cols]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
 
 
-def _cells(row) -> list[str]:
+def _cells(row, with_backend: bool = False) -> list[str]:
     """A ranking row as the tables show it: rank, layout, ratio, interval, file / raw, write
     time, and whether it is recommended, tied or beyond a limit."""
     mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
     return [
         str(int(row["rank"])),
-        label(row),
+        label(row, with_backend),
         f"{row['weighted_ratio']:.2f}",
         f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
         f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
@@ -379,7 +399,7 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -
     lines = ["Recommendation", "==============", ""]
     if table.empty:
         return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
-    groups = list(table.groupby(["filesystem", "backend"], sort=True))
+    groups = list(table.groupby("filesystem", sort=True))
     for keys, group in groups:
         text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
         lines += [text.replace("*", "\\*"), ""]
@@ -389,13 +409,13 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -
         "ranking is ``recommendation.csv`` (under Results), the summary table ``summary.csv``, the figures below.",
         "",
     ]
-    for (filesystem, backend), group in groups:
-        title = f"{filesystem} ({backend})"
+    for filesystem, group in groups:
+        title = f"{filesystem} ({', '.join(sorted(set(group['backend'])))})"
         lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", ""]
         head = ["rank", "layout", "ratio to contiguous", "95% interval", "file / raw", "write [s]", ""]
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
         for _, row in group.iterrows():
-            cells = _cells(row)
+            cells = _cells(row, _several_backends(group))
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
     return "\n".join(lines)
