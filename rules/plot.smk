@@ -2,6 +2,7 @@
 
 
 localrules:
+    plot_backends,
     plot_tradeoff,
     plot_amplification,
     plot_iosize,
@@ -264,5 +265,28 @@ rule plot_amplification:
         runtime=PLOT_RUNTIME_MIN,
     params:
         figure="amplification",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_backends:
+    input:
+        summary=f"{RESULTS}/summary.parquet",
+    output:
+        report(
+            f"{RESULTS}/plots/backends-{{filesystem}}.png",
+            caption="../workflow/report/backends.rst",
+            category="HDF5 against Zarr",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/backends-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
+    params:
+        figure="backends",
     script:
         "../workflow/scripts/plot.py"

@@ -269,8 +269,24 @@ def test_a_sweep_of_hdf5_and_zarr_runs_end_to_end_and_compares_them(workflow, tm
     assert rows["ratio_to_contiguous"].notna().all() and rows["ratio_to_hdf5"].notna().all()
     assert (rows["ratio_pairs"] == 4).all() and (rows["ratio_to_hdf5_pairs"] == 4).all()
     assert (rows["ratio_to_hdf5_ci_low"] <= rows["ratio_to_hdf5"]).all()
+    for fs in config["filesystems"]:  # HDF5 against Zarr, layout by layout, per filesystem
+        assert (results / "plots" / f"backends-{fs}.png").stat().st_size > 10_000
     recommended = pd.read_csv(results / "recommendation.csv")
     assert {"hdf5", "zarr"} <= set(recommended["backend"])
     for entry in config["filesystems"].values():  # the temporary stores are gone
         directory = Path(entry["path"] if isinstance(entry, dict) else entry)
         assert not list(directory.rglob("*.zarr")) and not list(directory.rglob("*.hdf5"))
+
+
+def test_figures_put_each_backends_store_of_a_shape_side_by_side():
+    import pandas as pd
+
+    from h5sweep.plots import _layout_order
+
+    rows = pd.DataFrame(
+        [
+            {"backend": b, "chunk_shape": c, "layout_name": "", "order": "xyz"}
+            for b, c in [("zarr", "5x5x512"), ("hdf5", "5x5x512"), ("hdf5", ""), ("zarr", "2x2x64"), ("hdf5", "2x2x64")]
+        ]
+    )
+    assert _layout_order(rows) == ["contiguous", "2x2x64", "Zarr 2x2x64", "5x5x512", "Zarr 5x5x512"]

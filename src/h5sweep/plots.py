@@ -58,22 +58,34 @@ def plot_variants(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
     _save(fig, out)
 
 
+BACKEND_NAMES = {"hdf5": "HDF5", "zarr": "Zarr"}
+
+
+def backend_prefix(row) -> str:
+    """'' for HDF5 (the figures of an HDF5-only sweep stay as they were), else 'Zarr '."""
+    backend = row.get("backend", "hdf5")
+    if not isinstance(backend, str) or backend in ("", "hdf5"):
+        return ""
+    return f"{BACKEND_NAMES.get(backend, backend)} "
+
+
 def layout_label(row) -> str:
     order = row.get("order", "xyz")
     suffix = f" {order}" if isinstance(order, str) and order not in ("", "xyz") else ""
     if not row["chunk_shape"]:
-        return "contiguous" + suffix
+        return backend_prefix(row) + "contiguous" + suffix
     name = row.get("layout_name", "")
     label = f"{name} {row['chunk_shape']}" if isinstance(name, str) and name else row["chunk_shape"]
-    return label + suffix
+    return backend_prefix(row) + label + suffix
 
 
 def _layout_order(frame: pd.DataFrame) -> list[str]:
-    """Contiguous first, then chunk shapes by size; the transposed order after each."""
+    """Contiguous first, then chunk shapes by size, each backend's store of a shape side by
+    side; the transposed order after each."""
     keys = {}
     for _, r in frame.iterrows():
         shape = tuple(int(v) for v in r["chunk_shape"].split("x")) if r["chunk_shape"] else ()
-        keys[layout_label(r)] = (bool(shape), shape, layout_label(r))
+        keys[layout_label(r)] = (bool(shape), shape, backend_prefix(r), layout_label(r))
     return sorted(keys, key=keys.get)
 
 
@@ -211,15 +223,27 @@ def _text_colour(rgba) -> str:
 def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
     """Ratio to contiguous over chunk sizes m (x and y) and n (z): the median of the paired
     ratios and the ratio of the 90th percentiles, one row per compression, all on one
-    diverging log2 scale centred on 1 (same as contiguous); the best median cell framed."""
+    diverging log2 scale centred on 1 (same as contiguous); the best median cell framed. With
+    several backends, one row per backend and compression (each against the contiguous HDF5
+    file)."""
     rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
     base = rows[rows["layout"] == "contiguous"]
     rows = rows[rows["layout"] == "chunked"].copy()
     base_p90 = float(base["p90_s"].iloc[0]) if not base.empty else np.nan
     rows["p90_ratio"] = rows["p90_s"] / base_p90
-    comps = _compressions(rows)
+    if "backend" not in rows:
+        rows = rows.assign(backend="hdf5")
+    comps = [
+        (backend, comp)
+        for backend in dict.fromkeys(rows["backend"])
+        for comp in _compressions(rows[rows["backend"] == backend])
+    ] or [("hdf5", "none")]
     panels = [("ratio_to_contiguous", "median ratio"), ("p90_ratio", "p90 ratio")]
-    grids = {(c, stat): _grid(rows[rows["compression"] == c], stat) for c in comps for stat, _ in panels}
+    grids = {
+        (c, stat): _grid(rows[(rows["backend"] == c[0]) & (rows["compression"] == c[1])], stat)
+        for c in comps
+        for stat, _ in panels
+    }
     logs = [np.log2(v[2][np.isfinite(v[2]) & (v[2] > 0)]) for v in grids.values()]
     reach = max([float(np.abs(v).max()) for v in logs if v.size] + [0.1])
     norm = TwoSlopeNorm(vcenter=0.0, vmin=-reach, vmax=reach)
@@ -246,7 +270,9 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
             ax.set_yticks(range(len(ms)), ms)
             ax.set_xlabel("n (chunk size in z)")
             ax.set_ylabel("m (chunk size in x, y)")
-            ax.set_title(f"{case} {words} to contiguous, {comp}, {filesystem}", fontsize=9)
+            several = any(c[0] != "hdf5" for c in comps)
+            store = f"{BACKEND_NAMES.get(comp[0], comp[0])} {comp[1]}" if several else comp[1]
+            ax.set_title(f"{case} {words} to contiguous, {store}, {filesystem}", fontsize=9)
             for (i, j), v in np.ndenumerate(values):
                 if np.isfinite(v) and v > 0:
                     colour = _text_colour(image.cmap(norm(np.log2(v))))
@@ -410,7 +436,8 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
     the Pareto front (nothing is both faster and smaller) and the recommendation marked."""
     rows = recommendation[recommendation["filesystem"] == filesystem].copy()
     rows["_name"] = [
-        (r["layout_id"] if not isinstance(r["layout_name"], str) or not r["layout_name"] else r["layout_name"])
+        backend_prefix(r)
+        + (r["layout_id"] if not isinstance(r["layout_name"], str) or not r["layout_name"] else r["layout_name"])
         + ("" if r["compression"] == "none" else f" {r['compression']}")
         for _, r in rows.iterrows()
     ]
@@ -486,13 +513,15 @@ def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None
         axes[0][0].set_title(f"no cold reads from a device on {filesystem} (a memory filesystem?)", fontsize=9)
     for ax, case in zip(axes[0], cases, strict=False):
         part = rows[rows["case"] == case]
-        for colour, (comp, group) in zip(OKABE_ITO, part.groupby("compression", sort=False), strict=False):
+        groups = part.groupby(["backend", "compression"], sort=False)
+        for colour, ((backend, comp), group) in zip(OKABE_ITO * 3, groups, strict=False):
             ax.scatter(
                 group["stored_bytes_touched_median"] / 1e6,
                 group["device_read_bytes_median"] / 1e6,
                 color=colour,
                 s=18,
-                label=comp,
+                marker="o" if backend == "hdf5" else "s",
+                label=comp if backend == "hdf5" else f"{BACKEND_NAMES.get(backend, backend)} {comp}",
             )
         values = np.concatenate([part["stored_bytes_touched_median"], part["device_read_bytes_median"]]) / 1e6
         values = values[values > 0]
@@ -507,6 +536,53 @@ def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None
     _save(fig, out)
 
 
+def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """HDF5 against the other backends, layout by layout: per read case, each store's paired
+    ratio of its reads to HDF5's reads of the same layout, compression and selections (median
+    and 95% interval, log2 axis; left of 1 the other backend is faster), one colour per
+    reader."""
+    if "ratio_to_hdf5" not in summary:
+        summary = summary.assign(ratio_to_hdf5=np.nan)
+    rows = summary[(summary["filesystem"] == filesystem) & summary["ratio_to_hdf5"].notna()]
+    cases = list(dict.fromkeys(rows["case"]))
+    fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(5.2 * max(1, len(cases)), 4.6), squeeze=False)
+    if not cases:
+        axes[0][0].set_axis_off()
+        axes[0][0].set_title(f"no store of another backend was compared with HDF5 on {filesystem}", fontsize=9)
+    for ax, case in zip(axes[0], cases, strict=False):
+        # named without the backend: each row is one Zarr store against its HDF5 twin
+        labelled = rows[rows["case"] == case].assign(backend="hdf5")
+        labelled = labelled.assign(_name=labelled.apply(_candidate, axis=1))
+        pairs = zip(labelled["_name"], labelled["chunk_shape"], strict=True)
+        shape = {n: tuple(int(v) for v in c.split("x")) for n, c in pairs}
+        names = sorted(shape, key=lambda n: (shape[n], n))
+        y = {n: i for i, n in enumerate(names)}
+        series = list(dict.fromkeys(zip(labelled["reader"], labelled["cache_state"].fillna(""), strict=True)))
+        for k, (reader, state) in enumerate(series):
+            mine = labelled[(labelled["reader"] == reader) & (labelled["cache_state"].fillna("") == state)]
+            offset = (k - (len(series) - 1) / 2) * 0.18
+            ax.errorbar(
+                mine["ratio_to_hdf5"],
+                mine["_name"].map(y).astype(float) + offset,
+                xerr=[
+                    (mine["ratio_to_hdf5"] - mine["ratio_to_hdf5_ci_low"]).clip(lower=0),
+                    (mine["ratio_to_hdf5_ci_high"] - mine["ratio_to_hdf5"]).clip(lower=0),
+                ],
+                fmt="o",
+                markersize=4,
+                capsize=3,
+                color=OKABE_ITO[k % len(OKABE_ITO)],
+                label=f"{reader}, {state}" if state else reader,
+            )
+        ax.axvline(1.0, color="black", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.set_xlabel("time / HDF5's, paired by selection (median, 95% CI)")
+        ax.set_title(f"{case} on {filesystem}: Zarr against HDF5, same layout", fontsize=9)
+        ax.legend(fontsize=7)
+    _save(fig, out)
+
+
 def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
     """Draw ``figure`` (``plot_<figure>``) from the rule's inputs: the summary (primary
     variants, all for the variant figures), the single reads for the read-case figures, the
@@ -514,12 +590,13 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
     if figure == "tradeoff":
         plot_tradeoff(pd.read_csv(inputs["recommendation"]), **wildcards, out=out)
         return
-    summary = load_summary(inputs["summary"], primary_only=figure != "variants")
+    summary = load_summary(inputs["summary"], primary_only=figure not in ("variants", "backends"))
     extra = {}
     if "measurements" in inputs:
         columns = [
             "case",
             "filesystem",
+            "backend",
             "variant",
             "layout",
             "chunk_shape",

@@ -77,6 +77,7 @@ def _read_figures(sweep) -> list[str]:
     names = [f"bars-{case}-{{filesystem}}" for case in cases]
     names += [f"heatmap-{case}-{{filesystem}}" for case in cases] if square else []
     names += ["score-{filesystem}", "tradeoff-{filesystem}", "amplification-{filesystem}"] if cases else []
+    names += ["backends-{filesystem}"] if cases and len(sweep.backends) > 1 else []
     if len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends) > 1:
         names += [f"variants-{case}-{{filesystem}}" for case in cases]
     return names
