@@ -474,8 +474,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     ``stored_bytes_touched_median`` and ``read_amplification`` added to the summary;
     ``interleaved_stores`` and ``visit_position`` to the measurements; the filter columns
     (``filter_family``, ``codec``, ``codec_level``, ``shuffle``) to both, ``hdf5plugin_version``
-    to the measurements; ``reader`` (the read option's library) to both, ``store_files`` and
-    ``store_directories`` to the measurements."""
+    to the measurements; ``reader`` (the read option's library) and ``shard_shape`` to both, ``store_files``,
+    ``store_directories`` and ``files_touched`` to the measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

@@ -245,27 +245,35 @@ def test_a_sweep_of_hdf5_and_zarr_runs_end_to_end_and_compares_them(workflow, tm
     config = tiny_config(tmp_path, sweep="zarr")
     config["backends"] = ["hdf5", "zarr"]
     config["interleave"] = interleave
-    config["layouts"] = {"contiguous": True, "chunks": {"xy": [5], "z": [512]}}
+    config["layouts"] = {
+        "contiguous": True,
+        "chunks": {"xy": [5], "z": [512]},
+        "shards": [{"chunk": [5, 5, 512], "shard": [10, 10, 1024]}],
+    }
     config["compression"] = ["none", "blosc-lz4-5-shuffle", "lzf"]
     config["cases"] = {"write": {"repeats": 1}, "spectra": {"repeats": 4, "size": 5, "cold": "every"}}
     path = workflow.write_config(config, "zarr.yaml")
     dry = workflow.run("-n", "--cores", "2", "--configfile", str(path), check=True)
     counts = job_counts(dry.stdout)
     disks = len(config["filesystems"])
-    # HDF5: contiguous, chunked none/blosc/lzf; Zarr: chunked none/blosc (no contiguous, no lzf)
+    # HDF5: contiguous, chunked none/blosc/lzf; Zarr: chunked and sharded none/blosc (no
+    # contiguous, no lzf; HDF5 has no shards)
     assert sum(v for k, v in counts.items() if k.startswith("generate_on_")) == 4 * disks
-    assert sum(v for k, v in counts.items() if k.startswith("generate_zarr_on_")) == 2 * disks
+    assert sum(v for k, v in counts.items() if k.startswith("generate_zarr_on_")) == 4 * disks
     workflow.run("--cores", "2", "--configfile", str(path), check=True)
     results = workflow.root / "results" / "zarr"
     measured = pd.read_parquet(results / "measurements.parquet")
     zarr_reads = measured[(measured["backend"] == "zarr") & (measured["case"] == "spectra")]
     assert set(zarr_reads["reader"]) == {"zarr-python", "tensorstore"}
-    assert set(zarr_reads["store_files"]) == {1 + 4 * 4 * 6}  # zarr.json and 96 chunk files
+    unsharded = zarr_reads["shard_shape"] == ""
+    assert set(zarr_reads[unsharded]["store_files"]) == {1 + 4 * 4 * 6}  # zarr.json and 96 chunk files
+    assert set(zarr_reads[~unsharded]["store_files"]) == {1 + 2 * 2 * 3}  # and 12 shard files
+    assert (zarr_reads[~unsharded]["files_touched"] < zarr_reads[~unsharded]["chunks_touched"]).all()
     assert set(measured[measured["backend"] == "hdf5"]["store_files"]) == {1}
     assert set(zarr_reads["zarr_version"]) == {zarr.__version__}
     summary = pd.read_parquet(results / "summary.parquet")
     rows = summary[(summary["backend"] == "zarr") & (summary["case"] == "spectra")]
-    assert len(rows[rows["primary"]]) >= 2  # each store's first reader is a primary row
+    assert len(rows[rows["primary"]]) >= 4  # each store's first reader is a primary row
     assert rows["ratio_to_contiguous"].notna().all() and rows["ratio_to_hdf5"].notna().all()
     assert (rows["ratio_pairs"] == 4).all() and (rows["ratio_to_hdf5_pairs"] == 4).all()
     assert (rows["ratio_to_hdf5_ci_low"] <= rows["ratio_to_hdf5"]).all()
@@ -290,3 +298,43 @@ def test_figures_put_each_backends_store_of_a_shape_side_by_side():
         ]
     )
     assert _layout_order(rows) == ["contiguous", "2x2x64", "Zarr 2x2x64", "5x5x512", "Zarr 5x5x512"]
+
+
+SHARDED = Layout((5, 4, 64), shard_shape=(10, 8, 128))
+
+
+def test_sharded_layouts_come_from_the_config_and_are_checked():
+    config = config_with(
+        backends=["hdf5", "zarr"],
+        layouts={"contiguous": True, "shards": [{"chunk": [2, 5, 64], "shard": [4, 10, 512]}]},
+    )
+    sweep = load_sweep(config, probe=False)
+    (sharded,) = [lay for lay in sweep.layouts if lay.shard_shape]
+    assert sharded.id == "chunked-2x5x64-shards-4x10x512" and Layout.from_id(sharded.id) == sharded
+    assert {tf.backend.name for tf in sweep.test_files() if tf.layout == sharded} == {"zarr"}  # HDF5 has none
+    bad = config_with(backends=["hdf5", "zarr"], layouts={"shards": [{"chunk": [2, 5, 64], "shard": [3, 10, 512]}]})
+    with pytest.raises(ConfigError, match=r"layouts.shards\[0\].shard=\[3, 10, 512\]: must be a multiple"):
+        load_sweep(bad, probe=False)
+    hdf5_only = config_with(layouts={"contiguous": True, "shards": [{"chunk": [2, 5, 64], "shard": [4, 10, 512]}]})
+    with pytest.raises(ConfigError, match="only Zarr stores shards"):
+        load_sweep(hdf5_only, probe=False)
+
+
+def test_a_sharded_store_opens_a_file_per_shard_and_knows_each_chunks_bytes(tmp_path, data, source):
+    path = str(tmp_path / "sharded.zarr")
+    method = ZARR.write_fast(path, data, SHARDED, parse_compression("blosc-lz4-5-shuffle"), "data", 2)
+    assert method == "zarr-python-shards"
+    shards = SHARDED.shard_shape
+    shard_grid = tuple(-(-n // s) for n, s in zip(SHAPE, shards, strict=True))  # 3 x 3 x 3
+    assert ZARR.store_counts(path)["store_files"] == 1 + int(np.prod(shard_grid))
+    stored = ZARR.stored_chunks(path, SHARDED, "data")
+    assert stored.sizes.shape == SHARDED.chunk_grid(SHAPE) and (stored.sizes > 0).all()
+    index_bytes = 2 * 2 * 2 * 16 + 4  # 8 chunks per shard, (offset, size) each, and a CRC-32C
+    shard_files = [f for f in store_files(path) if not f.endswith("zarr.json")]
+    assert int(stored.sizes.sum()) == sum(os.path.getsize(f) - index_bytes for f in shard_files)
+    cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 3, "cold": "every"}}, SHAPE)
+    rows = run_queries(ZARR, path, cases, SHAPE, 5, source, SHARDED, caches=READERS)
+    for row in rows:  # values checked by run_queries; files opened per shard, not per chunk
+        start, size = _start_size(row["selection"])
+        assert row["files_touched"] == SHARDED.shards_touched(start, size) < row["chunks_touched"]
+        assert row["cache_state"] == "cold"

@@ -17,7 +17,7 @@ from h5sweep.records import read_tables, write_table
 from h5sweep.scoring import CASE_THRESHOLDS, score, threshold_s
 from h5sweep.stats import median_ci, percentile
 
-FILE_KEYS = ["filesystem", "backend", "layout", "chunk_shape", "order", "compression"]
+FILE_KEYS = ["filesystem", "backend", "layout", "chunk_shape", "shard_shape", "order", "compression"]
 # A summary row: one file, case and variant, split by where the reads' bytes came from.
 GROUP_KEYS = [*FILE_KEYS, "case", "variant", "cache_state"]
 # The layout every read is compared with, selection by selection, on the same filesystem.
@@ -106,10 +106,12 @@ def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
 
 def backend_ratios(reads: pd.DataFrame) -> pd.DataFrame:
     """Per summary row of another backend's read case: the median of the per-selection ratios
-    of its reads to HDF5's reads of the same layout, compression and selections (HDF5's first
-    chunk cache), with the ratio's confidence interval: the backends side by side."""
+    of its reads to HDF5's reads of the same chunk shape, order, compression and selections
+    (HDF5's first chunk cache), with the ratio's confidence interval: the backends side by side."""
     names = ["ratio_to_hdf5", "ratio_to_hdf5_ci_low", "ratio_to_hdf5_ci_high", "ratio_to_hdf5_pairs"]
-    keys = [c for c in PAIRED_READ if c in reads] + ["layout_id", "compression"]
+    # the same chunk shape, storage order and compression (a sharded Zarr store's twin is the
+    # HDF5 file of its chunk shape)
+    keys = [c for c in PAIRED_READ if c in reads] + ["chunk_shape", "order", "compression"]
     hdf5 = reads[reads["backend"] == BASELINE_BACKEND]
     others = reads[reads["backend"] != BASELINE_BACKEND]
     if hdf5.empty or others.empty:
@@ -124,7 +126,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     if measurements.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *TIME_COLUMNS, "first_s"])
     measurements = measurements.copy()
-    for column, default in (("variant", ""), ("order", "xyz"), ("cache_state", "")):
+    for column, default in (("variant", ""), ("order", "xyz"), ("cache_state", ""), ("shard_shape", "")):
         if column not in measurements:  # records from before the column existed
             measurements[column] = default
         measurements[column] = measurements[column].fillna(default)

@@ -200,6 +200,9 @@ def _check_every_setting_is_stored(backends: list[BackendEntry], layouts: list[L
     for backend in backends:
         if backend.chunked_only and not any(layout.chunk_shape for layout in layouts):
             raise ConfigError("backends", backend.name, "stores chunked layouts only, and none is configured")
+    sharded = [layout.id for layout in layouts if layout.shard_shape]
+    if sharded and not any(backend.shards for backend in backends):
+        raise ConfigError("layouts.shards", sharded, "only Zarr stores shards: add zarr to backends")
 
 
 def load_sweep(config: dict, schema: dict | None = None, probe: bool = True) -> Sweep:

@@ -165,7 +165,7 @@ class JobSettings:
     def layout(self) -> Layout:
         entry = self.settings["layout"]
         found = Layout.from_id(entry["id"])
-        return Layout(found.chunk_shape, entry["name"], found.order)
+        return Layout(found.chunk_shape, entry["name"], found.order, found.shard_shape)
 
     @cached_property
     def compression(self) -> Compression:
@@ -217,6 +217,7 @@ class JobSettings:
             "backend": self.backend,
             "layout": layout.kind,
             "chunk_shape": layout.chunk_label,
+            "shard_shape": layout.shard_label,
             "layout_id": layout.id,
             "layout_name": layout.name,
             "order": layout.order,

@@ -16,7 +16,10 @@ import numpy as np
 
 from h5sweep.errors import ConfigError
 
-_ID = re.compile(r"^(?P<kind>contiguous|chunked)(?:-(?P<order>zxy))?(?:-(?P<chunk>\d+(?:x\d+)*))?$")
+_ID = re.compile(
+    r"^(?P<kind>contiguous|chunked)(?:-(?P<order>zxy))?(?:-(?P<chunk>\d+(?:x\d+)*))?"
+    r"(?:-shards-(?P<shard>\d+(?:x\d+)*))?$"
+)
 # Contiguous files are written in slabs along their first stored axis of at most this many bytes.
 CONTIGUOUS_WRITE_BLOCK_BYTES = 64 * 2**20
 # Storage orders of the axes: which logical axis (x=0, y=1, z=2) each stored axis holds.
@@ -41,6 +44,8 @@ class Layout:
     # A name the user gave this chunk shape (e.g. "image-aligned"); not part of its identity.
     name: str = field(default="", compare=False)
     order: str = "xyz"
+    # Zarr sharding: chunks stored together, a shard per file (a multiple of the chunk shape)
+    shard_shape: Shape | None = None
 
     @property
     def axes(self) -> tuple[int, ...]:
@@ -60,9 +65,18 @@ class Layout:
     def storage_chunk_shape(self) -> Shape | None:
         return None if self.chunk_shape is None else self.to_storage(self.chunk_shape)
 
+    @property
+    def storage_shard_shape(self) -> Shape | None:
+        return None if self.shard_shape is None else self.to_storage(self.shard_shape)
+
     def storage_layout(self) -> Layout:
         """This layout as seen by the stored array (whose axes are already in storage order)."""
-        return Layout(self.storage_chunk_shape, self.name)
+        return Layout(self.storage_chunk_shape, self.name, shard_shape=self.storage_shard_shape)
+
+    @property
+    def shard_label(self) -> str:
+        """``""`` without shards, else ``"16x16x2048"``."""
+        return "" if self.shard_shape is None else "x".join(map(str, self.shard_shape))
 
     @property
     def kind(self) -> str:
@@ -80,7 +94,8 @@ class Layout:
         order = "" if self.order == "xyz" else f"-{self.order}"
         if self.chunk_shape is None:
             return f"contiguous{order}"
-        return f"chunked{order}-{self.chunk_label}"
+        shards = f"-shards-{self.shard_label}" if self.shard_shape else ""
+        return f"chunked{order}-{self.chunk_label}{shards}"
 
     @classmethod
     def from_id(cls, layout_id: str) -> Layout:
@@ -88,13 +103,20 @@ class Layout:
         if not match or (match["kind"] == "chunked") != (match["chunk"] is not None):
             raise ValueError(f"not a layout id: {layout_id!r}")
         chunk = tuple(int(v) for v in match["chunk"].split("x")) if match["chunk"] else None
-        return cls(chunk, order=match["order"] or "xyz")
+        shard = tuple(int(v) for v in match["shard"].split("x")) if match["shard"] else None
+        return cls(chunk, order=match["order"] or "xyz", shard_shape=shard)
 
     def chunk_grid(self, shape: Shape) -> Shape:
         """Number of chunks along each axis (edge chunks count as whole chunks)."""
         if self.chunk_shape is None:
             return tuple(1 for _ in shape)
         return tuple(math.ceil(s / c) for s, c in zip(shape, self.chunk_shape, strict=True))
+
+    def shards_touched(self, start: Shape, size: Shape) -> int:
+        """Shards (files) a box selection intersects (0 without shards)."""
+        if self.shard_shape is None:
+            return 0
+        return Layout(self.shard_shape).chunks_touched(start, size)
 
     def n_chunks(self, shape: Shape) -> int:
         return math.prod(self.chunk_grid(shape)) if self.chunk_shape is not None else 0
@@ -125,7 +147,8 @@ class Layout:
         """The regions written one call each by a write strategy (the OpenMSI study's):
 
         - ``chunk``: one chunk per call (edge chunks clipped to the dataset), in storage
-          order; contiguous: slabs of whole x-rows of at most ``CONTIGUOUS_WRITE_BLOCK_BYTES``;
+          order (sharded: one shard per call); contiguous: slabs of whole x-rows of at most
+          ``CONTIGUOUS_WRITE_BLOCK_BYTES``;
         - ``block``: the m x m spectra under one chunk column per call (contiguous: as chunk);
         - ``spectrum``: one spectrum ``[x, y, :]`` per call.
         """
@@ -146,8 +169,10 @@ class Layout:
                 region[axis] = slice(a0, min(a0 + rows, shape[axis]))
                 yield tuple(region)
             return
-        # chunks in the order they are stored, as logical regions
-        for stored in _grid_regions(self.to_storage(shape), self.storage_chunk_shape):
+        # chunks in the order they are stored, as logical regions; sharded: a shard per call
+        # (Zarr rewrites a whole shard for a write of one of its chunks)
+        block = self.storage_shard_shape or self.storage_chunk_shape
+        for stored in _grid_regions(self.to_storage(shape), block):
             yield self.to_logical(stored)
 
     def check_fits(self, shape: Shape, key: str) -> None:
@@ -220,7 +245,28 @@ def layouts_from_config(layouts_cfg: dict, shape: Shape, itemsize: int = 2) -> l
     if layouts_cfg.get("auto", False):
         auto = Layout(auto_chunk_shape(shape, itemsize), AUTO_LAYOUT_NAME)
         base = [lay for lay in base if lay != auto] + [auto]
-    return [Layout(lay.chunk_shape, lay.name, order) for order in orders for lay in base]
+    base += [lay for lay in _sharded_layouts(layouts_cfg, shape) if lay not in base]
+    return [Layout(lay.chunk_shape, lay.name, order, lay.shard_shape) for order in orders for lay in base]
+
+
+def _sharded_layouts(layouts_cfg: dict, shape: Shape) -> list[Layout]:
+    """``layouts.shards``: a chunk shape stored in shards of a shape (Zarr only), each a
+    multiple of its chunk shape."""
+    found = []
+    for i, entry in enumerate(layouts_cfg.get("shards") or []):
+        key = f"layouts.shards[{i}]"
+        chunk, shard = tuple(int(v) for v in entry["chunk"]), tuple(int(v) for v in entry["shard"])
+        layout = Layout(chunk, str(entry.get("name", "")), shard_shape=shard)
+        layout.check_fits(shape, f"{key}.chunk")
+        if len(shard) != len(chunk):
+            raise ConfigError(f"{key}.shard", list(shard), f"needs {len(chunk)} dimensions like its chunk")
+        for axis, (n, c) in enumerate(zip(shard, chunk, strict=True)):
+            if n < c or n % c:
+                raise ConfigError(
+                    f"{key}.shard", list(shard), f"must be a multiple of the chunk {list(chunk)} (axis {axis})"
+                )
+        found.append(layout)
+    return found
 
 
 def _base_layouts(layouts_cfg: dict, shape: Shape) -> list[Layout]:

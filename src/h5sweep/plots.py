@@ -28,7 +28,7 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
     (policy, cache, strategy), which the study's figures show. The variant figures read all
     of it."""
     summary = pd.read_parquet(path)
-    summary = summary.fillna({"chunk_shape": "", "variant": "", "layout_name": ""})
+    summary = summary.fillna({"chunk_shape": "", "variant": "", "layout_name": "", "shard_shape": ""})
     if primary_only:
         summary = summary[summary["primary"].fillna(False).astype(bool)]
     return summary
@@ -76,7 +76,9 @@ def layout_label(row) -> str:
         return backend_prefix(row) + "contiguous" + suffix
     name = row.get("layout_name", "")
     label = f"{name} {row['chunk_shape']}" if isinstance(name, str) and name else row["chunk_shape"]
-    return backend_prefix(row) + label + suffix
+    shard = row.get("shard_shape", "")
+    shards = f" in shards {shard}" if isinstance(shard, str) and shard else ""
+    return backend_prefix(row) + label + shards + suffix
 
 
 def _layout_order(frame: pd.DataFrame) -> list[str]:
@@ -193,7 +195,7 @@ def _reads_of(measurements, case, filesystem, rows):
         return None
     reads = measurements[(measurements["case"] == case) & (measurements["filesystem"] == filesystem)]
     reads = reads[reads["variant"].isin(set(rows["variant"]))]
-    reads = reads.fillna({"chunk_shape": "", "layout_name": "", "cache_state": ""})
+    reads = reads.fillna({"chunk_shape": "", "layout_name": "", "cache_state": "", "shard_shape": ""})
     return reads.assign(_candidate=reads.apply(_candidate, axis=1) if not reads.empty else [])
 
 
@@ -600,6 +602,7 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
             "variant",
             "layout",
             "chunk_shape",
+            "shard_shape",
             "layout_name",
             "order",
             "compression",

@@ -199,6 +199,7 @@ def measurement_row(
         "chunks_touched": chunks,
         "chunk_bytes_touched": chunks * layout.chunk_bytes(itemsize),
         "stored_bytes_touched": stored.touched(t.selection),
+        "files_touched": stored.files_touched(t.selection),
         "device_read_bytes": t.io.device_read,
         "library_read_bytes": t.io.requested_read,
         "read_calls": t.io.read_calls,

@@ -28,10 +28,13 @@ class BackendEntry:
     read_options_key: str  # the job setting that holds its read options (one row set each)
     codec_families: tuple[str, ...] | None = None  # codecs of the table it stores (None: all)
     chunked_only: bool = False  # no contiguous layout
+    shards: bool = False  # stores sharded layouts (chunks grouped in shard files)
 
     def stores(self, layout, compression) -> bool:
         """Whether this backend stores a layout with a compression setting."""
         if self.chunked_only and layout.chunk_shape is None:
+            return False
+        if layout.shard_shape is not None and not self.shards:
             return False
         return self.codec_families is None or compression.family in self.codec_families
 
@@ -58,6 +61,7 @@ BACKENDS: dict[str, BackendEntry] = {
         "zarr_readers",
         codec_families=ZARR_CODEC_FAMILIES,
         chunked_only=True,
+        shards=True,
     ),
 }
 DEFAULT_BACKENDS = ["hdf5"]

@@ -30,6 +30,9 @@ class StoredChunks(Protocol):
     def touched(self, selection: Selection) -> int:
         """Stored (after the codec) bytes of the chunks a selection touches."""
 
+    def files_touched(self, selection: Selection) -> int:
+        """Files of the store a read of the selection opens (HDF5: its one file)."""
+
 
 class Backend(Protocol):
     name: str  # as in the config and the backend column

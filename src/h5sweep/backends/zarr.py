@@ -74,11 +74,12 @@ def chunk_encoder(compression: Compression):
     raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
 
 
-def _create(path: str, shape, chunks, dtype, compression: Compression):
+def _create(path: str, shape, chunks, dtype, compression: Compression, shards=None):
     return zarr.create_array(
         store=LocalStore(path),
         shape=shape,
         chunks=chunks,
+        shards=shards,
         dtype=dtype,
         compressors=zarr_compressors(compression, np.dtype(dtype).itemsize),
         fill_value=0,
@@ -117,7 +118,9 @@ def write_stored(
 ) -> int:
     """zarr-python's writer: one assignment per block of the write ``strategy`` (regions in
     the layout's storage axes); returns the number of assignments."""
-    array = _create(path, stored.shape, layout.storage_chunk_shape, stored.dtype, compression)
+    array = _create(
+        path, stored.shape, layout.storage_chunk_shape, stored.dtype, compression, layout.storage_shard_shape
+    )
     writes = 0
     for logical in layout.write_blocks(layout.to_logical(stored.shape), stored.dtype.itemsize, strategy):
         region = layout.to_storage(logical)
@@ -145,6 +148,9 @@ def write_fast(path: str, data: np.ndarray, layout: Layout, compression: Compres
     chunk encoded once by numcodecs in ``threads`` threads and written to its file."""
     stored = storage_order(data, layout)
     chunk = layout.storage_chunk_shape
+    if layout.shard_shape is not None:  # shards: zarr-python's own writer, a shard per call
+        write_stored(path, stored, layout, compression)
+        return "zarr-python-shards"
     _create(path, stored.shape, chunk, stored.dtype, compression)
     codec = chunk_encoder(compression)
 
@@ -163,8 +169,25 @@ def write_fast(path: str, data: np.ndarray, layout: Layout, compression: Compres
     return f"zarr-chunk-files-{threads}-threads"
 
 
+SHARD_INDEX_ENTRY = 16  # (offset, bytes) as two little-endian uint64 per chunk of a shard
+SHARD_INDEX_CHECKSUM = 4  # the index's CRC-32C, after it at the end of the shard file
+MISSING = 2**64 - 1  # an index entry of a chunk the shard does not hold
+
+
+def shard_chunk_sizes(path: str, chunks_per_shard: tuple[int, ...]) -> np.ndarray:
+    """The stored size of each chunk of one shard file, from the index at its end (Zarr v3's
+    sharding codec, index at the end); 0 for a chunk it does not hold."""
+    n = int(np.prod(chunks_per_shard))
+    with open(path, "rb") as f:
+        f.seek(-(n * SHARD_INDEX_ENTRY + SHARD_INDEX_CHECKSUM), os.SEEK_END)
+        index = np.frombuffer(f.read(n * SHARD_INDEX_ENTRY), dtype="<u8").reshape(*chunks_per_shard, 2)
+    sizes = index[..., 1].astype(np.float64)
+    return np.where(index[..., 1] == MISSING, 0, sizes).astype(np.int64)
+
+
 class StoredChunks:
-    """Stored (encoded) size of every chunk file, to say how many bytes a selection needs."""
+    """Stored (encoded) size of every chunk (its file, or its range in a shard file), to say
+    how many bytes a selection needs and how many files it opens."""
 
     def __init__(self, path: str, layout: Layout):
         self.layout = layout
@@ -173,9 +196,26 @@ class StoredChunks:
         self.itemsize = meta.dtype.itemsize
         grid = tuple(-(-n // c) for n, c in zip(meta.shape, chunk, strict=True))
         self.sizes = np.zeros(grid, dtype=np.int64)
-        for index in np.ndindex(*grid):
-            with contextlib.suppress(FileNotFoundError):  # a chunk never written: fill values
-                self.sizes[index] = os.stat(chunk_file(path, index)).st_size
+        shard = layout.storage_shard_shape
+        if shard is None:
+            for index in np.ndindex(*grid):
+                with contextlib.suppress(FileNotFoundError):  # a chunk never written: fill values
+                    self.sizes[index] = os.stat(chunk_file(path, index)).st_size
+            return
+        per_shard = tuple(s // c for s, c in zip(shard, chunk, strict=True))
+        shard_grid = tuple(-(-n // s) for n, s in zip(meta.shape, shard, strict=True))
+        for index in np.ndindex(*shard_grid):
+            with contextlib.suppress(FileNotFoundError):
+                sizes = shard_chunk_sizes(chunk_file(path, index), per_shard)
+                box = tuple(slice(i * p, (i + 1) * p) for i, p in zip(index, per_shard, strict=True))
+                target = self.sizes[box]
+                target[...] = sizes[tuple(slice(0, n) for n in target.shape)]
+
+    def files_touched(self, selection: Selection) -> int:
+        """Files a read of ``selection`` opens: one per chunk, or per shard."""
+        start, size = self.layout.to_storage(selection.start), self.layout.to_storage(selection.size)
+        unit = Layout(self.layout.storage_shard_shape or self.layout.storage_chunk_shape)
+        return unit.chunks_touched(start, size)
 
     def touched(self, selection: Selection) -> int:
         start, size = self.layout.to_storage(selection.start), self.layout.to_storage(selection.size)
