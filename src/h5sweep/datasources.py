@@ -9,7 +9,11 @@ query stage can check each selection it read against the truth without keeping t
   study's uncompressed baseline), modulo the range of the dtype. A contiguous file has no
   chunks; its values are the index of notional ``1 x 1 x 256`` blocks, so that a read from
   the wrong place (or a file never written, all zeros) cannot pass the check.
-- ``donor``: an existing 3-D HDF5 dataset read into memory and tiled to the target shape.
+- ``donor``: an existing HDF5 dataset of the same rank read into memory and tiled to the
+  target shape.
+
+A 2-D dataset ``[time, channels]`` (a recording, as in the neuroscience study) gets its own
+``synthetic`` values: per channel an offset, a rhythm and noise (:class:`RecordingSource`).
 """
 
 from __future__ import annotations
@@ -38,13 +42,13 @@ class DataSource:
         raise NotImplementedError
 
     def region(self, region: Region) -> np.ndarray:
-        """Values of ``cube[region]`` (a tuple of 3 slices with step 1)."""
+        """Values of ``array[region]`` (a tuple of slices with step 1, one per axis)."""
         axes = [np.arange(*s.indices(n)) for s, n in zip(region, self.shape, strict=True)]
         out = np.empty(tuple(len(a) for a in axes), dtype=self.dtype)
-        per_row = max(1, len(axes[1]) * len(axes[2]))
+        per_row = max(1, int(np.prod([len(a) for a in axes[1:]])))
         step = max(1, _SLAB_ELEMENTS // per_row)
         for i in range(0, len(axes[0]), step):
-            out[i : i + step] = self._compute(axes[0][i : i + step], axes[1], axes[2])
+            out[i : i + step] = self._compute(axes[0][i : i + step], *axes[1:])
         return out
 
     def materialize(self) -> np.ndarray:
@@ -138,44 +142,81 @@ class SyntheticSource(DataSource):
         return self._cast(values)
 
 
+class RecordingSource(DataSource):
+    """Deterministic recording-like values for a 2-D ``[time, channels]`` dataset: per
+    channel a baseline, a rhythm (a seeded waveform table read at the channel's own rate and
+    phase: integer indexing, so any region recomputes to the same numbers) and noise from a
+    seeded table at the channel's own offset."""
+
+    kind = "synthetic"
+    NOISE_TABLE = 1 << 20
+    WAVE_TABLE = 4096
+
+    def __init__(self, shape: Shape, dtype: np.dtype, seed: int):
+        super().__init__(shape, dtype)
+        rng = np.random.default_rng([seed, 0x2D])
+        channels = self.shape[1]
+        self.noise = rng.normal(0.0, 12.0, self.NOISE_TABLE).astype(np.float32)
+        phase = np.arange(self.WAVE_TABLE) * (2 * np.pi / self.WAVE_TABLE)
+        self.wave = (np.sin(phase) + 0.3 * np.sin(3 * phase)).astype(np.float32)
+        self.offsets = rng.integers(0, self.NOISE_TABLE, channels, dtype=np.int64)
+        self.rates = rng.integers(1, 64, channels, dtype=np.int64)  # wave samples per time step
+        self.phases = rng.integers(0, self.WAVE_TABLE, channels, dtype=np.int64)
+        self.amplitude = rng.uniform(20.0, 200.0, channels).astype(np.float32)
+        unsigned = np.issubdtype(self.dtype, np.unsignedinteger)
+        self.baseline = rng.uniform(300.0 if unsigned else -50.0, 400.0 if unsigned else 50.0, channels)
+        self.baseline = self.baseline.astype(np.float32)
+
+    def _compute(self, ts, cs):
+        t = ts.astype(np.int64)[:, None]
+        wave = self.wave[(t * self.rates[cs][None, :] + self.phases[cs][None, :]) % self.WAVE_TABLE]
+        noise = self.noise[(t + self.offsets[cs][None, :]) % self.NOISE_TABLE]
+        values = self.baseline[cs][None, :] + self.amplitude[cs][None, :] * wave + noise
+        return self._cast(values)
+
+
 class ChunkIndexSource(DataSource):
     """Each element holds the linear index of its chunk (modulo the dtype's range)."""
 
     kind = "chunk-index"
-    # The blocks a contiguous file's values are numbered by (it has no chunks of its own).
-    CONTIGUOUS_BLOCK = (1, 1, 256)
+    # The blocks a contiguous file's values are numbered by (it has no chunks of its own):
+    # 256 elements along the last axis, 1 along the others.
+    CONTIGUOUS_BLOCK_LAST_AXIS = 256
 
     def __init__(self, shape: Shape, dtype: np.dtype, layout: Layout):
         super().__init__(shape, dtype)
-        self.chunk_shape = layout.chunk_shape or tuple(
-            min(b, n) for b, n in zip(self.CONTIGUOUS_BLOCK, shape, strict=True)
-        )
+        block = (1,) * (len(shape) - 1) + (self.CONTIGUOUS_BLOCK_LAST_AXIS,)
+        self.chunk_shape = layout.chunk_shape or tuple(min(b, n) for b, n in zip(block, shape, strict=True))
         self.grid = Layout(self.chunk_shape).chunk_grid(shape)
 
-    def _compute(self, xs, ys, zs):
-        cx, cy, cz = self.chunk_shape
-        _, gy, gz = self.grid
-        index = (xs // cx)[:, None, None] * (gy * gz) + (ys // cy)[None, :, None] * gz + (zs // cz)[None, None, :]
+    def _compute(self, *indices):
+        index = np.zeros((1,) * len(indices), dtype=np.int64)
+        for axis, (idx, c) in enumerate(zip(indices, self.chunk_shape, strict=True)):
+            stride = int(np.prod(self.grid[axis + 1 :]))
+            shape = [1] * len(indices)
+            shape[axis] = len(idx)
+            index = index + (idx // c).reshape(shape) * stride
         if np.issubdtype(self.dtype, np.integer):
             index = index % (int(np.iinfo(self.dtype).max) + 1)
         return index.astype(self.dtype)
 
 
 class DonorSource(DataSource):
-    """An existing 3-D dataset, read whole into memory and tiled to the target shape."""
+    """An existing dataset of the same rank, read whole into memory and tiled to the target
+    shape."""
 
     kind = "donor"
 
     def __init__(self, shape: Shape, dtype: np.dtype, path: str, dataset: str):
         super().__init__(shape, dtype)
-        self.donor = read_donor(path, dataset)
+        self.donor = read_donor(path, dataset, rank=len(self.shape))
 
-    def _compute(self, xs, ys, zs):
-        dx, dy, dz = self.donor.shape
-        return self.donor[np.ix_(xs % dx, ys % dy, zs % dz)].astype(self.dtype)
+    def _compute(self, *indices):
+        wrapped = [idx % n for idx, n in zip(indices, self.donor.shape, strict=True)]
+        return self.donor[np.ix_(*wrapped)].astype(self.dtype)
 
 
-def read_donor(path: str, dataset: str, key: str = "dataset.fill.donor") -> np.ndarray:
+def read_donor(path: str, dataset: str, key: str = "dataset.fill.donor", rank: int = 3) -> np.ndarray:
     import h5py
 
     try:
@@ -183,8 +224,12 @@ def read_donor(path: str, dataset: str, key: str = "dataset.fill.donor") -> np.n
             if dataset not in f:
                 raise ConfigError(f"{key}.dataset", dataset, f"no such dataset in {path}")
             donor = f[dataset]
-            if donor.ndim != 3 or 0 in donor.shape:
-                raise ConfigError(f"{key}.dataset", dataset, f"donor must be a non-empty 3-D array, is {donor.shape}")
+            if donor.ndim != rank or 0 in donor.shape:
+                raise ConfigError(
+                    f"{key}.dataset",
+                    dataset,
+                    f"donor must be a non-empty {rank}-D array like the dataset, is {donor.shape}",
+                )
             return donor[...]
     except OSError as err:
         raise ConfigError(f"{key}.path", path, f"cannot be read as HDF5: {err}") from err
@@ -195,7 +240,8 @@ def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:
     shape, dtype = tuple(dataset_cfg["shape"]), np.dtype(dataset_cfg["dtype"])
     fill = dataset_cfg["fill"]
     if fill == "synthetic":
-        return SyntheticSource(shape, dtype, int(dataset_cfg["seed"]))
+        source = RecordingSource if len(shape) == 2 else SyntheticSource
+        return source(shape, dtype, int(dataset_cfg["seed"]))
     if fill == "chunk-index":
         return ChunkIndexSource(shape, dtype, layout)
     if isinstance(fill, dict) and "donor" in fill:

@@ -190,6 +190,8 @@ def write_fast(
     """
     if layout.chunk_shape is not None and not compression.is_none and not compression.has_chunk_encoder:
         return None
+    if layout.chunk_shape is not None and data.ndim != 3:  # the chunk rows below are 3-D
+        return None
     if layout.order != "xyz":  # write the transposed array as it is stored
         data = storage_order(data, layout)
         layout = layout.storage_layout()

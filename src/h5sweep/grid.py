@@ -111,7 +111,7 @@ class Sweep:
         itemsize = np.dtype(dataset["dtype"]).itemsize
         fill = dataset["fill"]
         if isinstance(fill, dict) and probe:
-            read_donor(fill["donor"]["path"], fill["donor"]["dataset"])
+            read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape))
         read_cases = read_cases_from_config(config["cases"], shape)
         compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
         if "scaling" in config["cases"]:
@@ -121,6 +121,13 @@ class Sweep:
                         f"compression[{i}]", comp.name, "is lossy, and the scaling case checks its values exactly"
                     )
         layouts = layouts_from_config(config["layouts"], shape, itemsize)
+        write_case = write_case_from_config(config["cases"])
+        if len(shape) != 3 and set(write_case.strategies) - {"chunk"}:
+            raise ConfigError(
+                "cases.write.strategies",
+                write_case.strategies,
+                "spectrum and block write [x, y, z] datasets; other ranks are written chunk by chunk",
+            )
         backends = backends_from_config(config["backends"])
         _check_every_setting_is_stored(backends, layouts, compressions)
         return cls(
@@ -132,7 +139,7 @@ class Sweep:
             compressions=compressions,
             filesystems=filesystems_from_config(config["filesystems"], probe),
             backends=backends,
-            write_case=write_case_from_config(config["cases"]),
+            write_case=write_case,
             read_cases=read_cases,
             score=config["score"],
             policies=policies_from_config(config["policies"]),

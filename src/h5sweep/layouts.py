@@ -49,13 +49,23 @@ class Layout:
 
     @property
     def axes(self) -> tuple[int, ...]:
+        """Which logical axis each stored axis holds (3-D; the natural order of any rank is
+        the identity, see :meth:`axes_of`)."""
         return ORDERS[self.order]
+
+    def axes_of(self, rank: int) -> tuple[int, ...]:
+        """:attr:`axes` for a dataset of ``rank`` axes (only 3-D datasets are transposed)."""
+        return tuple(range(rank)) if self.order == "xyz" else self.axes
 
     def to_storage(self, values: tuple) -> tuple:
         """A logical (x, y, z) tuple of sizes, starts or slices, in the stored axes' order."""
+        if self.order == "xyz":
+            return tuple(values)
         return tuple(values[a] for a in self.axes)
 
     def to_logical(self, values: tuple) -> tuple:
+        if self.order == "xyz":
+            return tuple(values)
         out = [None] * len(values)
         for stored, logical in enumerate(self.axes):
             out[logical] = values[stored]
@@ -161,7 +171,7 @@ class Layout:
             yield from _grid_regions(shape, (*self.chunk_shape[:2], *shape[2:]))
             return
         if self.chunk_shape is None:  # slabs along the first stored axis
-            axis = self.axes[0]
+            axis = self.axes_of(len(shape))[0]
             row_bytes = math.prod(shape) // shape[axis] * itemsize
             rows = max(1, CONTIGUOUS_WRITE_BLOCK_BYTES // max(row_bytes, 1))
             for a0 in range(0, shape[axis], rows):
@@ -241,6 +251,12 @@ def layouts_from_config(layouts_cfg: dict, shape: Shape, itemsize: int = 2) -> l
     for i, order in enumerate(orders):
         if order not in ORDERS:
             raise ConfigError(f"layouts.orders[{i}]", order, f"unknown storage order (known: {', '.join(ORDERS)})")
+        if order != "xyz" and len(shape) != 3:
+            raise ConfigError(f"layouts.orders[{i}]", order, "transposes [x, y, z] datasets only")
+    if (layouts_cfg.get("chunks") or {}).get("xy") and len(shape) != 3:
+        raise ConfigError(
+            "layouts.chunks", layouts_cfg["chunks"], "is the m x m x n grid of 3-D datasets: use layouts.shapes"
+        )
     base = _base_layouts(layouts_cfg, shape)
     if layouts_cfg.get("auto", False):
         auto = Layout(auto_chunk_shape(shape, itemsize), AUTO_LAYOUT_NAME)

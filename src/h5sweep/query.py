@@ -222,7 +222,7 @@ def variant_label(policy: str, cache: ChunkCache, cold: str) -> str:
 
 def check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout, tolerance: float) -> None:
     for repeat, selection, stored in unchecked:
-        values = stored.transpose(np.argsort(layout.axes))  # back to (x, y, z)
+        values = stored.transpose(np.argsort(layout.axes_of(stored.ndim)))  # back to (x, y, z)
         where = f"{path} case {case.name} repeat {repeat} {selection.label}"
         verify(values, source.region(selection.region), where, tolerance)
 

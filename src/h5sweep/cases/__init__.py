@@ -10,18 +10,23 @@ from __future__ import annotations
 from h5sweep.cases import base, iosize, metadata, scaling, write
 from h5sweep.cases.base import ReadCase
 from h5sweep.cases.box import BoxCase
+from h5sweep.cases.column import ColumnCase
 from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.cases.metadata import MetadataCase
+from h5sweep.cases.rows import RowsCase
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
 from h5sweep.cases.spec import SCOPES, CaseSpec
 from h5sweep.cases.spectra import SpectraCase
 from h5sweep.cases.subcube import SubcubeCase
+from h5sweep.cases.whole import WholeCase
 from h5sweep.cases.write import WriteCase
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import Shape
 
-READ_CASES: dict[str, type[ReadCase]] = {case.name: case for case in (SliceCase, SpectraCase, SubcubeCase)}
+READ_CASES: dict[str, type[ReadCase]] = {
+    case.name: case for case in (SliceCase, SpectraCase, SubcubeCase, WholeCase, RowsCase, ColumnCase)
+}
 # Cases with a flow of their own: the write case (generate), local scaling (scale) and
 # metadata overhead and I/O size (once per filesystem each).
 CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize")
@@ -77,6 +82,8 @@ def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, 
     """The case ``name`` if the config enables it (checked), else None."""
     if name not in cases_cfg:
         return None
+    if len(dataset_shape) != 3:
+        raise ConfigError(f"cases.{name}", cases_cfg[name], "measures [x, y, z] datasets only")
     case = OPTIONAL_CASES[name](cases_cfg[name] or {})
     case.check(dataset_shape, itemsize)
     return case

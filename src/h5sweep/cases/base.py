@@ -21,6 +21,10 @@ DEFAULT_COLD = "every"
 class ReadCase:
     name: ClassVar[str]
     description: ClassVar[str]
+    # The dataset ranks it reads (the OpenMSI cases: [x, y, z]; the neuroscience cases:
+    # [time, channels]); None: any rank
+    ranks: ClassVar[tuple[int, ...] | None] = (3,)
+    RANK_WORDS: ClassVar[dict] = {2: "[time, channels]", 3: "[x, y, z]"}
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
@@ -48,8 +52,19 @@ class ReadCase:
         """The box every selection of this case reads, for a dataset of ``shape``."""
         raise NotImplementedError
 
+    def check_rank(self, shape: Shape) -> None:
+        if self.ranks is not None and len(shape) not in self.ranks:
+            wanted = " or ".join(self.RANK_WORDS.get(r, f"{r}-D") for r in self.ranks)
+            raise ConfigError(
+                self.key,
+                self.settings,
+                f"reads {wanted} datasets, and dataset.shape has {len(shape)} axes "
+                "(2-D: whole, rows, column; 3-D: slice, spectra, subcube; any: whole, boxes)",
+            )
+
     def check(self, shape: Shape) -> None:
         self.check_cold_modes()
+        self.check_rank(shape)
         if self.repeats < 1:
             raise ConfigError(f"cases.{self.name}.repeats", self.repeats, "must be at least 1")
         for axis, (n, s) in enumerate(zip(self.size(shape), shape, strict=True)):
@@ -73,7 +88,9 @@ class ReadCase:
 
 def _read_figures(sweep) -> list[str]:
     cases = [case.name for case in sweep.read_cases]
-    square = any(lay.chunk_shape and lay.chunk_shape[0] == lay.chunk_shape[1] for lay in sweep.layouts)
+    square = len(sweep.shape) == 3 and any(
+        lay.chunk_shape and lay.chunk_shape[0] == lay.chunk_shape[1] for lay in sweep.layouts
+    )
     names = [f"bars-{case}-{{filesystem}}" for case in cases]
     names += [f"heatmap-{case}-{{filesystem}}" for case in cases] if square else []
     names += ["score-{filesystem}", "tradeoff-{filesystem}", "amplification-{filesystem}"] if cases else []

@@ -18,6 +18,7 @@ NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class BoxCase(ReadCase):
+    ranks = None  # a box of the dataset's own rank
     description = "a box of a given size at a random position"
 
     def __init__(self, settings: dict, index: int = 0):
@@ -40,6 +41,8 @@ class BoxCase(ReadCase):
         self.check_cold_modes()
         if self.repeats < 1:
             raise ConfigError(f"{self.key}.repeats", self.repeats, "must be at least 1")
+        if len(self.settings["size"]) != len(shape):
+            raise ConfigError(f"{self.key}.size", self.settings["size"], f"needs {len(shape)} axes like dataset.shape")
         for axis, (n, s) in enumerate(zip(self.size(shape), shape, strict=True)):
             if not 1 <= n <= s:
                 raise ConfigError(
