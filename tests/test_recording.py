@@ -94,7 +94,11 @@ def test_a_recording_sweep_runs_end_to_end(workflow, tmp_path):
     assert set(column[column["backend"] == "zarr"]["files_touched"]) == {8}
     sharded = reads[(reads["case"] == "column") & (reads["shard_shape"] == "20000x16")]
     assert set(sharded["files_touched"]) == {2} and set(sharded["chunks_touched"]) == {8}
+    chunked = reads[(reads["layout"] == "chunked") & (reads["shard_shape"] == "")]
+    assert chunked["storage_s"].notna().all() and (chunked["storage_s"] > 0).all()  # split_read_time
+    assert reads[(reads["layout"] == "contiguous") | (reads["shard_shape"] != "")]["storage_s"].isna().all()
     summary = pd.read_parquet(results / "summary.parquet")
+    assert summary[(summary["layout"] == "chunked") & (summary["shard_shape"] == "")]["storage_s_median"].notna().any()
     zarr_rows = summary[(summary["backend"] == "zarr") & summary["case"].isin(["rows", "column", "whole"])]
     assert zarr_rows["ratio_to_contiguous"].notna().all() and zarr_rows["ratio_to_hdf5"].notna().all()
     assert (results / "recommendation.md").read_text().count("Zarr") > 0

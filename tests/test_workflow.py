@@ -185,7 +185,7 @@ def test_the_report_opens_on_the_recommendation(finished):
     assert "heatmap-slice-disk.png" in report.read_text(errors="replace")
     page = rendered(report)
     verdict = re.search(
-        r"<p>On disk \([^)]*, hdf5\), for this read mix \(slice 1, spectra 1, subcube 1;.*?</p>", page, re.S
+        r"<p>On disk \([^)]*, HDF5\), for this read mix \(slice 1, spectra 1, subcube 1;.*?</p>", page, re.S
     )
     assert verdict and "is the fastest" in verdict.group(0) and "Choose " in verdict.group(0)
     table = pd.read_csv(wf.root / "results" / "tiny" / "recommendation.csv")

@@ -338,3 +338,25 @@ def test_a_sharded_store_opens_a_file_per_shard_and_knows_each_chunks_bytes(tmp_
         start, size = _start_size(row["selection"])
         assert row["files_touched"] == SHARDED.shards_touched(start, size) < row["chunks_touched"]
         assert row["cache_state"] == "cold"
+
+
+def test_a_split_read_times_its_storage_part_alone_from_the_same_cache_state(stores, source):
+    """split: each read's stored chunk bytes are fetched again on their own, after the store
+    was evicted again for a first access; the counted device bytes of that pass are its own
+    (the read's row keeps the read's), and contiguous has nothing to split."""
+    cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 3, "cold": ["every", "first"]}}, SHAPE)
+    for (name, layout_id), path in stores.items():
+        layout = Layout.from_id(layout_id)
+        options = READERS if name == "zarr" else [HDF5_CACHE]
+        rows = run_queries(load(name), path, cases, SHAPE, 3, source, layout, caches=options, split=True)
+        if layout.chunk_shape is None:
+            assert all(np.isnan(r["storage_s"]) and np.isnan(r["decode_copy_s"]) for r in rows)
+            continue
+        for row in rows:
+            assert row["storage_s"] > 0
+            assert row["decode_copy_s"] == pytest.approx(row["seconds"] - row["storage_s"])
+        every = [r for r in rows if r["cold_mode"] == "every"]
+        assert {r["cache_state"] for r in every} == {"cold"}  # the storage pass did not warm the next read
+        assert min(r["device_read_bytes"] for r in every) >= min(r["stored_bytes_touched"] for r in every)
+    unsplit = run_queries(ZARR, stores[("zarr", LAYOUT.id)], cases, SHAPE, 3, source, LAYOUT, caches=READERS[:1])
+    assert all(np.isnan(r["storage_s"]) for r in unsplit)

@@ -43,6 +43,8 @@ COUNT_COLUMNS = [
     "chunk_bytes_touched",
     "stored_bytes_touched",
 ]
+# A read's time split into its storage part and the rest (``split_read_time``)
+SPLIT_COLUMNS = ["storage_s", "decode_copy_s"]
 # The write case, the read cases (then boxes, by name), then the cases with a job of their own.
 OWN_JOB = [name for names in OWN_JOB_CASES.values() for name in names]
 CASE_ORDER = ["write", *READ_CASES, *OWN_JOB]
@@ -165,6 +167,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         std_s=("seconds", "std"),
         chunks_touched_mean=("chunks_touched", "mean"),
         **{f"{c}_median": (c, "median") for c in COUNT_COLUMNS if c in ordered},
+        **{f"{c}_median": (c, "median") for c in SPLIT_COLUMNS if c in ordered and ordered[c].notna().any()},
         **{c: (c, "first") for c in VARIANT_COLUMNS if c in ordered},
         **({"cache_holds_chunk": ("cache_holds_chunk", "first")} if "cache_holds_chunk" in ordered else {}),
     ).reset_index()

@@ -98,6 +98,7 @@ class Sweep:
     iosize: IOSizeCase | None
     recommend: dict
     interleave: bool
+    split_read_time: bool
     config: dict = field(repr=False)
 
     @classmethod
@@ -150,6 +151,7 @@ class Sweep:
             iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),
+            split_read_time=bool(config.get("split_read_time", False)),
             config=config,
         )
 

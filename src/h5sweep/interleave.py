@@ -60,6 +60,7 @@ def run_interleaved(
     shape: tuple,
     seed: int,
     policies: list[str] | None = None,
+    split: bool = False,
 ) -> list[StoreUnderTest]:
     """Every read case, visiting policy, read option and cold mode, interleaved over
     ``stores``; each store's rows end up in its ``rows``. Read option k of every store (HDF5's
@@ -78,14 +79,14 @@ def run_interleaved(
             for case in cases:
                 selections = [case.selections(shape, seed, policy, s.layout.chunk_shape) for s in taking_part]
                 for cold in case.cold_modes:
-                    _interleave_case(taking_part, case, selections, options, policy, cold, seed)
+                    _interleave_case(taking_part, case, selections, options, policy, cold, seed, split)
     for store in stores:
         for row in store.rows:
             row["h5py_call_overhead_s"] = store.call_overhead_s
     return stores
 
 
-def _interleave_case(stores, case, selections, options, policy, cold, seed) -> None:
+def _interleave_case(stores, case, selections, options, policy, cold, seed, split=False) -> None:
     """One case in one variant: selection by selection, every store in its visiting order."""
     buffers = [
         np.empty(s.layout.to_storage(sel[0].size), dtype=s.source.dtype)
@@ -105,7 +106,14 @@ def _interleave_case(stores, case, selections, options, policy, cold, seed) -> N
                             if k in opened:
                                 opened[k].close()
                             opened[k] = OpenedForReads(
-                                store.backend, store.path, store.dataset_name, options[k], True, True, store.layout
+                                store.backend,
+                                store.path,
+                                store.dataset_name,
+                                options[k],
+                                True,
+                                True,
+                                store.layout,
+                                split,
                             )
                             counters = pagecache.io_counters()
                         read, counters = timed_read(

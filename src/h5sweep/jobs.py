@@ -66,6 +66,7 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
         "cases": cases,
         "policies": list(sweep.policies),
         **_read_options(sweep, backend),
+        "split_read_time": sweep.split_read_time,
     }
 
 
@@ -187,6 +188,10 @@ class JobSettings:
     def write_cache(self) -> ChunkCache | None:
         """The HDF5 chunk cache the write case writes with (None: a backend without one)."""
         return self.chunk_caches[0] if self.backend == "hdf5" else None
+
+    @property
+    def split_read_time(self) -> bool:
+        return bool(self.settings.get("split_read_time", False))
 
     @property
     def policies(self) -> list[str]:

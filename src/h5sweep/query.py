@@ -64,10 +64,20 @@ class OpenedForReads:
     """A test store dropped from the page cache (``evict``), then opened by its backend."""
 
     def __init__(
-        self, backend: Backend, path: str, dataset_name: str, options, evict: bool, readahead: bool, layout: Layout
+        self,
+        backend: Backend,
+        path: str,
+        dataset_name: str,
+        options,
+        evict: bool,
+        readahead: bool,
+        layout: Layout,
+        split: bool = False,
     ):
         self.layout = layout
-        paths = backend.paths_to_evict(path)
+        self.paths = paths = backend.paths_to_evict(path)
+        self.evict = evict
+        self.split = split  # also time the storage part of every read (see timed_read)
         if evict:
             for each in paths:
                 pagecache.evict(each)
@@ -95,6 +105,7 @@ class TimedRead(NamedTuple):
     handle: OpenedForReads
     reads_before: int  # reads of this handle before this one (0: a first access)
     values: np.ndarray
+    storage_ns: int | None = None  # the storage part alone (split reads), where measured
 
 
 def _batches(selections: list[Selection], nbytes: int) -> Iterator[list[tuple[int, Selection]]]:
@@ -121,6 +132,7 @@ def run_case(
     cold: str = "first",
     readahead: bool = True,
     tolerance: float = 0.0,
+    split: bool = False,
 ) -> list[dict]:
     """Time every selection of one case (see the module docstring); one row per selection.
 
@@ -146,7 +158,7 @@ def run_case(
                     if opened is None or cold == "every":
                         if opened is not None:
                             opened.close()
-                        opened = OpenedForReads(backend, path, dataset_name, cache, evict, readahead, layout)
+                        opened = OpenedForReads(backend, path, dataset_name, cache, evict, readahead, layout, split)
                         counters = pagecache.io_counters()
                     record, counters = timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
                     timed.append(record)
@@ -180,9 +192,30 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     elapsed = time.perf_counter_ns() - start
     after = pagecache.io_counters()
     values = buffer.copy() if result is None else np.asarray(result)
-    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, values)
+    storage_ns = None
+    if opened.split:
+        storage_ns, after = timed_storage_read(opened, selection, buffer.shape, after)
+    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, values, storage_ns)
     opened.reads += 1
     return record, after
+
+
+def timed_storage_read(opened: OpenedForReads, selection: Selection, shape, counters) -> tuple[int | None, object]:
+    """The storage part of a read, timed alone right after it: the stored bytes of the chunks
+    the selection touches, fetched as they are (HDF5: a direct chunk read of each; Zarr: each
+    chunk file read whole), nothing decoded or copied into the array. A first access is
+    mirrored: the store is evicted again before it. Where the library cannot fetch stored
+    chunks on their own (contiguous, Zarr shards) None. Returns the next read's counters."""
+    fetch = opened.store.prepare_storage(opened.layout.to_storage(selection.start), shape)
+    if fetch is None:
+        return None, counters
+    if opened.evict and opened.reads == 0:
+        for each in opened.paths:
+            pagecache.evict(each)
+    start = time.perf_counter_ns()
+    fetch()
+    elapsed = time.perf_counter_ns() - start
+    return elapsed, pagecache.io_counters()
 
 
 def measurement_row(
@@ -194,6 +227,8 @@ def measurement_row(
         "case": case.name,
         "repeat": t.repeat,
         "seconds": t.elapsed_ns / 1e9,
+        "storage_s": t.storage_ns / 1e9 if t.storage_ns is not None else float("nan"),
+        "decode_copy_s": (t.elapsed_ns - t.storage_ns) / 1e9 if t.storage_ns is not None else float("nan"),
         "selection": t.selection.label,
         "bytes_selected": t.selection.nbytes(itemsize),
         "chunks_touched": chunks,
@@ -239,8 +274,10 @@ def run_queries(
     policies: list[str] | None = None,
     dataset_name: str = "data",
     tolerance: float = 0.0,
+    split: bool = False,
 ) -> list[dict]:
-    """Every read case, for every visiting policy, chunk cache setting and cold mode."""
+    """Every read case, for every visiting policy, read option and cold mode; ``split``: each
+    read's storage part timed too (:func:`timed_storage_read`)."""
     rows: list[dict] = []
     with untimed_work():
         stored = backend.stored_chunks(path, layout, dataset_name)
@@ -264,6 +301,7 @@ def run_queries(
                         policy=policy,
                         cold=cold,
                         tolerance=tolerance,
+                        split=split,
                     )
     for row in rows:
         row["h5py_call_overhead_s"] = overhead

@@ -85,6 +85,7 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
             policies=job.policies,
             dataset_name=job.dataset_name,
             tolerance=job.compression.tolerance(partial(largest_magnitude, source)),
+            split=job.split_read_time,
         )
 
     _measure_store(settings, store_path, record, measure)
@@ -103,7 +104,7 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
         backend = backends.load(job.backend)
         stores.append(StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options))
     first = jobs[0]
-    run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies)
+    run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies, first.split_read_time)
     rows = []
     for job, store in zip(jobs, stores, strict=True):
         shared = {

@@ -23,6 +23,10 @@ class OpenedStore(Protocol):
         built now; returns the call the clock covers, which fills ``buffer`` (returning None)
         or returns the values read as a new array."""
 
+    def prepare_storage(self, start: tuple[int, ...], shape: tuple[int, ...]) -> Callable[[], object] | None:
+        """The storage part of a read of ``shape`` at ``start`` (stored chunk bytes fetched,
+        nothing decoded), built now; None where the library cannot fetch it on its own."""
+
     def close(self) -> None: ...
 
 

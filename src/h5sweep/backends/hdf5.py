@@ -6,6 +6,7 @@ HDF5's chunk cache (:class:`h5sweep.chunkcache.ChunkCache`), set when the file i
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from functools import partial
@@ -47,6 +48,23 @@ class OpenedFile:
             mem_space = self._mem_spaces[buffer.shape] = h5s.create_simple(buffer.shape)
         self._space.select_hyperslab(tuple(start), buffer.shape)
         return partial(self.dset.id.read, mem_space, self._space, buffer)
+
+    def prepare_storage(self, start: tuple[int, ...], shape: tuple[int, ...]):
+        """The storage part of a read: a direct chunk read (``H5Dread_chunk``: the stored
+        bytes, no filter, no copy into the array) of every chunk the box touches; None for a
+        contiguous dataset."""
+        chunk = self.dset.chunks
+        if chunk is None:
+            return None
+        ranges = [range(s // c * c, s + n, c) for s, n, c in zip(start, shape, chunk, strict=True)]
+        offsets = list(itertools.product(*ranges))
+        read_chunk = self.dset.id.read_direct_chunk
+
+        def fetch() -> None:
+            for offset in offsets:
+                read_chunk(offset)
+
+        return fetch
 
     def close(self) -> None:
         self.file.close()
