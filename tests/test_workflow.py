@@ -475,7 +475,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     ``interleaved_stores`` and ``visit_position`` to the measurements; the filter columns
     (``filter_family``, ``codec``, ``codec_level``, ``shuffle``) to both, ``hdf5plugin_version``
     to the measurements; ``reader`` (the read option's library) and ``shard_shape`` to both, ``store_files``,
-    ``store_directories`` and ``files_touched`` to the measurements."""
+    ``store_directories``, ``files_touched``, ``storage_s`` and ``decode_copy_s`` to the
+    measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))
