@@ -129,17 +129,22 @@ def test_the_sweep_runs_as_slurm_jobs_and_matches_a_local_run(cluster, tmp_path)
 def test_an_interleaved_sweep_generates_and_reads_a_filesystem_in_one_allocation(cluster, tmp_path):
     """With interleave: true a filesystem's stores and their interleaved query form one group:
     one sbatch, so node-local stores are read where they were written and every layout is
-    read on the same node."""
+    read on the same node; Zarr's directory stores too."""
     wf = Workflow(tmp_path / "wf")
     config = slurm_config(tmp_path, "interleaved", slice_repeats=3)
     config["interleave"] = True
+    config["backends"] = ["hdf5", "zarr"]
     proc = slurm_run(wf, wf.write_config(config))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     measured = pd.read_parquet(wf.root / "results" / "interleaved" / "measurements.parquet")
     (job_id,) = set(measured["slurm_job_id"])  # writes and reads of every store: one job
     assert jobcomp()[job_id]["JobState"] == "COMPLETED"
     reads = measured[measured["case"] != "write"]
-    assert set(reads["interleaved_stores"]) == {1 + 2 * 2}
+    hdf5, zarr = reads[reads["backend"] == "hdf5"], reads[reads["backend"] == "zarr"]
+    # HDF5's 5 stores and Zarr's 4 (no contiguous) in one pass; Zarr's second reader alone
+    assert set(hdf5["interleaved_stores"]) == {1 + 2 * 2 + 2 * 2}
+    assert set(zarr[zarr["reader"] == "tensorstore"]["interleaved_stores"]) == {2 * 2}
+    assert not list(Path(config["filesystems"]["disk"]).rglob("*.zarr"))  # temp stores removed
 
 
 def _running_job(timeout: float = 300) -> str:

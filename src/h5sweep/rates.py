@@ -79,7 +79,10 @@ def read_seconds(sweep, layout, compression, from_device: bool = True, backend: 
         read = touched / read_rate(compression) + chunks * per_chunk
         for cold in case.cold_modes:
             first_access = SECONDS_PER_REOPEN + (touched / DEVICE_READ_BYTES_PER_S if from_device else 0.0)
-            timed += variants * case.repeats * (read + (first_access if cold == "every" else 0.0))
+            # split_read_time: the storage part of every read is fetched again, evicted again
+            # for a first access
+            split = 2.0 if getattr(sweep, "split_read_time", False) and layout.chunk_shape is not None else 1.0
+            timed += split * variants * case.repeats * (read + (first_access if cold == "every" else 0.0))
         check += variants * len(case.cold_modes) * case.repeats * math.prod(size) * itemsize / MAKE_DATA_BYTES_PER_S
     return timed, check
 
