@@ -91,6 +91,11 @@ def _layout_order(frame: pd.DataFrame) -> list[str]:
     return sorted(keys, key=keys.get)
 
 
+def interval_errors(frame: pd.DataFrame, value: str, low: str, high: str) -> list[pd.Series]:
+    """Error bar lengths below and above ``value`` for its interval ``[low, high]``."""
+    return [(frame[value] - frame[low]).clip(lower=0), (frame[high] - frame[value]).clip(lower=0)]
+
+
 def _save(fig, out: str) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=110)
@@ -161,10 +166,7 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
         ax_ratio.errorbar(
             rat["ratio_to_contiguous"],
             rat["_candidate"].map(y).astype(float) + offsets[state],
-            xerr=[
-                (rat["ratio_to_contiguous"] - rat["ratio_ci_low"]).clip(lower=0),
-                (rat["ratio_ci_high"] - rat["ratio_to_contiguous"]).clip(lower=0),
-            ],
+            xerr=interval_errors(rat, "ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high"),
             fmt="o",
             color=colour,
             capsize=3,
@@ -463,10 +465,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
             ax.errorbar(
                 part[x],
                 part["weighted_ratio"],
-                yerr=[
-                    (part["weighted_ratio"] - part["weighted_ratio_ci_low"]).clip(lower=0),
-                    (part["weighted_ratio_ci_high"] - part["weighted_ratio"]).clip(lower=0),
-                ],
+                yerr=interval_errors(part, "weighted_ratio", "weighted_ratio_ci_low", "weighted_ratio_ci_high"),
                 fmt="o",
                 markersize=4,
                 capsize=2,
@@ -566,10 +565,7 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
             ax.errorbar(
                 mine["ratio_to_hdf5"],
                 mine["_name"].map(y).astype(float) + offset,
-                xerr=[
-                    (mine["ratio_to_hdf5"] - mine["ratio_to_hdf5_ci_low"]).clip(lower=0),
-                    (mine["ratio_to_hdf5_ci_high"] - mine["ratio_to_hdf5"]).clip(lower=0),
-                ],
+                xerr=interval_errors(mine, "ratio_to_hdf5", "ratio_to_hdf5_ci_low", "ratio_to_hdf5_ci_high"),
                 fmt="o",
                 markersize=4,
                 capsize=3,
