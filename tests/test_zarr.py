@@ -360,3 +360,20 @@ def test_a_split_read_times_its_storage_part_alone_from_the_same_cache_state(sto
         assert min(r["device_read_bytes"] for r in every) >= min(r["stored_bytes_touched"] for r in every)
     unsplit = run_queries(ZARR, stores[("zarr", LAYOUT.id)], cases, SHAPE, 3, source, LAYOUT, caches=READERS[:1])
     assert all(np.isnan(r["storage_s"]) for r in unsplit)
+
+
+@pytest.mark.parametrize("layout", [Layout((1, 1, 64)), LAYOUT, SHARDED], ids=["tiny-chunks", "chunks", "shards"])
+def test_the_plans_disk_bound_holds_a_zarr_stores_blocks(tmp_path, data, layout):
+    """Tiny chunks cost a filesystem block per file: the plan's bound counts blocks, not bytes."""
+    from types import SimpleNamespace
+
+    from h5sweep.plan import file_bytes_bound
+
+    path = str(tmp_path / "bound.zarr")
+    ZARR.write_fast(path, data, layout, parse_compression("none"), "data", 2)
+    allocated = sum(os.stat(d).st_blocks * 512 for d, _, _ in os.walk(path))
+    allocated += sum(os.stat(f).st_blocks * 512 for f in store_files(path))
+    sweep = SimpleNamespace(shape=SHAPE, dtype=np.dtype("uint16"))
+    assert allocated <= file_bytes_bound(sweep, layout, "zarr")
+    if layout.chunk_shape == (1, 1, 64):  # 23 x 17 x 5 files of 128 bytes: blocks dominate
+        assert allocated > 10 * data.nbytes and file_bytes_bound(sweep, layout, "hdf5") < allocated

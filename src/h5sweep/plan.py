@@ -8,6 +8,7 @@ test file, and a file is removed as soon as it has been queried.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -15,23 +16,45 @@ from pathlib import Path
 
 from h5sweep.cases import CASE_SPECS
 from h5sweep.filesystems import mount_info
+from h5sweep.layouts import Layout
 
 CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
+FS_BLOCK_BYTES = 4096  # a file takes whole blocks of this size (ext4, xfs, tmpfs pages)
+ZARR_FILE_OVERHEAD_BYTES = 64  # a codec's frame, a shard's index per file, about
 RECORD_BYTES = 600  # one measurement row in Parquet, about
 MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
 
 
-def file_bytes_bound(sweep, layout) -> int:
-    """Largest size a test file of ``layout`` can have: every chunk allocated, uncompressed."""
+def file_bytes_bound(sweep, layout, backend: str = "hdf5") -> int:
+    """Largest size a test store of ``layout`` can take on disk: every chunk allocated,
+    uncompressed; a directory store (Zarr) also rounds each file up to whole filesystem
+    blocks and has a block per directory."""
     data = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
-    return data + layout.n_chunks(sweep.shape) * CHUNK_INDEX_BYTES + 64 * 1024
+    if backend != "zarr":
+        return data + layout.n_chunks(sweep.shape) * CHUNK_INDEX_BYTES + 64 * 1024
+    unit = layout.shard_shape or layout.chunk_shape
+    files = Layout(unit).n_chunks(sweep.shape)
+    # a file holds a whole chunk (edge chunks padded), or a shard's chunks and their index
+    per_file = (
+        math.prod(unit) * sweep.dtype.itemsize
+        + ZARR_FILE_OVERHEAD_BYTES
+        + (16 * math.prod(u // c for u, c in zip(unit, layout.chunk_shape, strict=True)) if layout.shard_shape else 0)
+    )
+    grid = Layout(unit).chunk_grid(sweep.shape)  # c/<i>/<j>/<k>: a directory per prefix
+    directories = 2 + sum(math.prod(grid[:k]) for k in range(1, len(grid)))
+    return int(files * _blocks(per_file) + directories * FS_BLOCK_BYTES + 64 * 1024)
+
+
+def _blocks(nbytes: float) -> int:
+    return -(-int(nbytes) // FS_BLOCK_BYTES) * FS_BLOCK_BYTES
 
 
 def measured_rows(sweep) -> int:
-    """Rows the sweep's store jobs record: every write and read, in every variant."""
-    reads = sum(c.repeats * len(c.cold_modes) for c in sweep.read_cases) * len(sweep.policies) * len(sweep.chunk_caches)
+    """Rows the sweep's store jobs record: every write and read, in every variant (each
+    backend's read options)."""
+    reads = sum(c.repeats * len(c.cold_modes) for c in sweep.read_cases) * len(sweep.policies)
     writes = sweep.write_case.repeats * len(sweep.write_case.variants())
-    return len(sweep.test_files()) * (writes + reads)
+    return sum(writes + reads * len(sweep.read_options(tf.backend.name)) for tf in sweep.test_files())
 
 
 def scratch_bytes(sweep) -> int:
@@ -114,9 +137,9 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
-        largest = max(file_bytes_bound(sweep, tf.layout) for tf in mine)
+        largest = max(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine)
         if sweep.interleave:  # every store of the filesystem exists while it is queried
-            peak = sum(file_bytes_bound(sweep, tf.layout) for tf in mine) + scratch_bytes(sweep)
+            peak = sum(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine) + scratch_bytes(sweep)
         else:  # a store is removed once queried: at most one per running job
             peak = min(plan.parallel_jobs, len(mine)) * largest + scratch_bytes(sweep)
         if _device(fs.directory) == results_dev:
