@@ -545,26 +545,30 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     if "ratio_to_hdf5" not in summary:
         summary = summary.assign(ratio_to_hdf5=np.nan)
     rows = summary[(summary["filesystem"] == filesystem) & summary["ratio_to_hdf5"].notna()]
+    # named without the backend: each row is one Zarr store against its HDF5 twin
+    rows = rows.assign(backend="hdf5")
+    rows = rows.assign(_name=rows.apply(_candidate, axis=1) if not rows.empty else [])
+    shape = {n: tuple(int(v) for v in c.split("x")) for n, c in zip(rows["_name"], rows["chunk_shape"], strict=True)}
+    names = sorted(shape, key=lambda n: (shape[n], n))  # one order for every case (shared axis)
+    y = {n: i for i, n in enumerate(names)}
+    series = list(dict.fromkeys(zip(rows["reader"], rows["cache_state"].fillna(""), strict=True)))
     cases = list(dict.fromkeys(rows["case"]))
-    fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(5.2 * max(1, len(cases)), 4.6), squeeze=False)
+    fig, axes = plt.subplots(
+        1,
+        max(1, len(cases)),
+        figsize=(3.6 * max(1, len(cases)) + 3.5, max(3.0, 0.35 * len(names) + 1.8)),
+        squeeze=False,
+        sharey=True,
+    )
     if not cases:
         axes[0][0].set_axis_off()
         axes[0][0].set_title(f"no store of another backend was compared with HDF5 on {filesystem}", fontsize=9)
     for ax, case in zip(axes[0], cases, strict=False):
-        # named without the backend: each row is one Zarr store against its HDF5 twin
-        labelled = rows[rows["case"] == case].assign(backend="hdf5")
-        labelled = labelled.assign(_name=labelled.apply(_candidate, axis=1))
-        pairs = zip(labelled["_name"], labelled["chunk_shape"], strict=True)
-        shape = {n: tuple(int(v) for v in c.split("x")) for n, c in pairs}
-        names = sorted(shape, key=lambda n: (shape[n], n))
-        y = {n: i for i, n in enumerate(names)}
-        series = list(dict.fromkeys(zip(labelled["reader"], labelled["cache_state"].fillna(""), strict=True)))
         for k, (reader, state) in enumerate(series):
-            mine = labelled[(labelled["reader"] == reader) & (labelled["cache_state"].fillna("") == state)]
-            offset = (k - (len(series) - 1) / 2) * 0.18
+            mine = rows[(rows["case"] == case) & (rows["reader"] == reader) & (rows["cache_state"].fillna("") == state)]
             ax.errorbar(
                 mine["ratio_to_hdf5"],
-                mine["_name"].map(y).astype(float) + offset,
+                mine["_name"].map(y).astype(float) + (k - (len(series) - 1) / 2) * 0.18,
                 xerr=interval_errors(mine, "ratio_to_hdf5", "ratio_to_hdf5_ci_low", "ratio_to_hdf5_ci_high"),
                 fmt="o",
                 markersize=4,
@@ -574,10 +578,16 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
             )
         ax.axvline(1.0, color="black", linewidth=1)
         ax.set_xscale("log", base=2)
-        ax.set_yticks(range(len(names)), names, fontsize=7)
-        ax.set_xlabel("time / HDF5's, paired by selection (median, 95% CI)")
-        ax.set_title(f"{case} on {filesystem}: Zarr against HDF5, same layout", fontsize=9)
-        ax.legend(fontsize=7)
+        ax.set_xlabel("time / HDF5's (median, 95% CI)", fontsize=8)
+        ax.set_title(case, fontsize=9)
+    if cases:
+        axes[0][0].set_yticks(range(len(names)), names, fontsize=7)
+        axes[0][-1].legend(fontsize=7, loc="best")
+        fig.suptitle(
+            f"Zarr against HDF5 on {filesystem}: per read case, time on a selection over the HDF5 file's of the "
+            "same chunk shape and codec (paired; left of 1 Zarr is faster)",
+            fontsize=9,
+        )
     _save(fig, out)
 
 
