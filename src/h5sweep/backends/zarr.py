@@ -76,7 +76,8 @@ def chunk_encoder(compression: Compression):
     raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
 
 
-def _create(path: str, shape, chunks, dtype, compression: Compression, shards=None):
+def create_array(path: str, shape, chunks, dtype, compression: Compression, shards=None):
+    """A new Zarr v3 array at ``path`` as h5sweep stores them (every chunk stored)."""
     return zarr.create_array(
         store=LocalStore(path),
         shape=shape,
@@ -120,7 +121,7 @@ def write_stored(
 ) -> int:
     """zarr-python's writer: one assignment per block of the write ``strategy`` (regions in
     the layout's storage axes); returns the number of assignments."""
-    array = _create(
+    array = create_array(
         path, stored.shape, layout.storage_chunk_shape, stored.dtype, compression, layout.storage_shard_shape
     )
     writes = 0
@@ -153,7 +154,7 @@ def write_fast(path: str, data: np.ndarray, layout: Layout, compression: Compres
     if layout.shard_shape is not None:  # shards: zarr-python's own writer, a shard per call
         write_stored(path, stored, layout, compression)
         return "zarr-python-shards"
-    _create(path, stored.shape, chunk, stored.dtype, compression)
+    create_array(path, stored.shape, chunk, stored.dtype, compression)
     codec = chunk_encoder(compression)
 
     def put(item) -> None:
