@@ -39,11 +39,16 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
     results = json.loads(out.read_text())
     gen, harness = results["generation"], results["harness"]
     assert gen["bytes"] == 20 * 20 * 5000 * 2 and gen["fast_gzip4_reads_back_identical"]
-    for key in ["ratio_contiguous_vs_raw", "ratio_chunked_vs_raw", "ratio_gzip_fast_vs_filter_pipeline"]:
+    for key in [
+        "ratio_contiguous_vs_raw",
+        "ratio_chunked_vs_raw",
+        "ratio_gzip_fast_vs_filter_pipeline",
+        "ratio_zarr_fast_vs_zarr_python",
+    ]:
         assert len(gen[key]["samples"]) == 2 and gen[key]["min"] <= gen[key]["median"] <= gen[key]["max"]
     assert len(harness["ratio_harness_vs_bare"]["samples"]) == 2 and harness["cold_stored_bytes_touched"] > 0
     assert harness["cold_cache_states"] in (["cold"], ["memory"])  # every read a first access
-    assert len(results["verdicts"]) == 5 and all(v.startswith(("PASS", "MISS")) for v in results["verdicts"])
+    assert len(results["verdicts"]) == 6 and all(v.startswith(("PASS", "MISS")) for v in results["verdicts"])
     assert "2 samples" in proc.stdout and "written" in proc.stdout
 
 
@@ -63,7 +68,7 @@ def test_verdicts_compare_each_ratio_with_its_goal():
         " (min 6.000, max 7.000, 3 samples) (goal in [0.9, 1.5])",
         "PASS  paper.yaml dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
-    assert len(GOALS) == 14  # the recommendation agreement added to the reproducibility goals
+    assert len(GOALS) == 15  # the recommendation agreement, then the fast Zarr path's goal added
 
 
 def test_reproducibility_compares_best_layouts_medians_and_ranks():
