@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install sweep test lint format dry-run report bench plan
+.PHONY: install install-mpi sweep test lint format dry-run report bench plan
 
 install: $(STAMP)
 
@@ -18,6 +18,28 @@ $(STAMP): requirements.txt requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt -c requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# Parallel HDF5 for the MPI-IO case: h5py built from source against the system's parallel
+# HDF5, in its own environment (.venv-mpi); the default install stays pip-only.
+MPI_VENV := .venv-mpi
+MPI_STAMP := $(MPI_VENV)/.installed
+HDF5_MPI_DIR ?= /usr/lib/x86_64-linux-gnu/hdf5/openmpi
+MPI_PACKAGES := libhdf5-openmpi-dev openmpi-bin libopenmpi-dev
+
+install-mpi: $(MPI_STAMP)
+
+$(MPI_STAMP): requirements.txt requirements.lock requirements-mpi.txt pyproject.toml
+	@command -v mpicc >/dev/null || { echo "make install-mpi needs MPI and parallel HDF5; on Debian/Ubuntu: apt-get install -y --no-install-recommends $(MPI_PACKAGES)"; exit 1; }
+	@test -d $(HDF5_MPI_DIR) || { echo "no parallel HDF5 in $(HDF5_MPI_DIR) (set HDF5_MPI_DIR=...; Debian: apt-get install -y --no-install-recommends $(MPI_PACKAGES))"; exit 1; }
+	test -x $(MPI_VENV)/bin/python || $(PYTHON) -m venv $(MPI_VENV)
+	$(MPI_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(MPI_VENV)/bin/python -m pip install --quiet -r requirements-mpi.txt -c requirements.lock numpy packaging
+	HDF5_MPI=ON H5PY_SETUP_REQUIRES=0 CC=mpicc HDF5_DIR=$(HDF5_MPI_DIR) $(MPI_VENV)/bin/python -m pip install \
+		--quiet --no-build-isolation --no-binary=h5py --no-cache-dir -c requirements.lock h5py
+	$(MPI_VENV)/bin/python -m pip install --quiet -r requirements.txt -c requirements.lock
+	$(MPI_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	$(MPI_VENV)/bin/python -c 'import h5py, sys; sys.exit(0 if h5py.get_config().mpi else "h5py in $(MPI_VENV) is not built for MPI")'
+	touch $(MPI_STAMP)
 
 sweep: install
 	$(BIN)/snakemake --cores $(CORES)

@@ -1,0 +1,156 @@
+"""Serial against independent and collective MPI-IO reads of a 2-D image (Folk & Choi's
+TeraGrid study), run by ``mpirun``/``srun`` under the parallel h5py of ``.venv-mpi``
+(``make install-mpi``).
+
+The image is ``[rows, columns]``; a selection is a block of ``processes x k`` whole columns at
+a seeded random position (the same for every layout and mode: paired). The modes:
+
+- ``serial``: one process (rank 0) reads the whole block through HDF5's default driver;
+- ``independent``: every rank reads its own ``k`` columns of the block through the MPI-IO
+  driver, each on its own;
+- ``collective``: the same, as one collective MPI-IO operation.
+
+Every timed access is cold on every rank: each rank drops the file from its node's page cache
+and reopens it, then all ranks meet at a barrier; the clock of each rank covers its
+``H5Dread`` only (dataspaces and the transfer property list built before), and the access's
+time is the maximum over the ranks. The values every rank read are checked against the data
+source after the clock. Rank 0 writes one row per access with the HDF5 version it ran on.
+
+Run: ``mpirun -n P .venv-mpi/bin/python -m h5sweep.parallel SETTINGS.json STORE OUT.parquet``
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import zlib
+
+import numpy as np
+
+from h5sweep import pagecache
+from h5sweep.datasources import make_source
+from h5sweep.layouts import Layout
+from h5sweep.selections import Selection
+
+MODES = ("serial", "independent", "collective")
+
+
+def block_starts(columns: int, width: int, repeats: int, seed: int, k: int) -> list[int]:
+    """The first column of each access's block of ``width`` columns: seeded by the seed and
+    ``k`` only, so every layout, mode and process count of one ``k`` reads the same places
+    (a block of ``width`` fits)."""
+    rng = np.random.default_rng([int(seed), zlib.crc32(f"parallel/{k}".encode())])
+    return [int(v) for v in rng.integers(0, columns - width + 1, size=repeats)]
+
+
+def rank_selection(rows: int, start: int, k: int, rank: int, mode: str, processes: int) -> Selection:
+    """What one rank reads of a block: serial, rank 0 the whole block; else its own k columns."""
+    if mode == "serial":
+        return Selection((0, start), (rows, k * processes))
+    return Selection((0, start + rank * k), (rows, k))
+
+
+def _prepared_read(dset, selection: Selection, buffer: np.ndarray, mode: str):
+    """The ``H5Dread`` of ``selection`` into ``buffer`` with everything built beforehand: the
+    file and memory dataspaces and the transfer property list (MPI-IO independent or
+    collective; serial: HDF5's default)."""
+    from h5py import h5fd, h5p, h5s
+
+    space = dset.id.get_space()
+    space.select_hyperslab(selection.start, selection.size)
+    memory = h5s.create_simple(selection.size)
+    transfer = h5p.create(h5p.DATASET_XFER)
+    if mode != "serial":
+        transfer.set_dxpl_mpio(h5fd.MPIO_COLLECTIVE if mode == "collective" else h5fd.MPIO_INDEPENDENT)
+    return lambda: dset.id.read(memory, space, buffer, dxpl=transfer)
+
+
+def run(settings: dict, path: str, comm) -> list[dict]:
+    """Every mode and columns-per-access of the settings on one stored image, with the
+    communicator's size as the process count; rows on rank 0 (empty elsewhere)."""
+    import h5py
+    from mpi4py import MPI
+
+    rank, processes = comm.Get_rank(), comm.Get_size()
+    dataset = settings["dataset"]
+    rows, columns = (int(n) for n in dataset["shape"])
+    layout = Layout.from_id(settings["layout"]["id"])
+    source = make_source(dataset, layout)
+    out: list[dict] = []
+    for k in settings["columns_per_access"]:
+        width = k * processes
+        if width > columns:
+            continue
+        starts = block_starts(columns, width, int(settings["repeats"]), int(dataset["seed"]), k)
+        for mode in settings["modes"]:
+            reading = mode != "serial" or rank == 0
+            for repeat, start in enumerate(starts):
+                selection = rank_selection(rows, start, k, rank, mode, processes)
+                pagecache.evict(path)  # cold on every rank's node
+                if mode == "serial":
+                    handle = h5py.File(path, "r") if rank == 0 else None
+                else:
+                    handle = h5py.File(path, "r", driver="mpio", comm=comm)
+                buffer = np.empty(selection.size, dtype=np.dtype(dataset["dtype"]))
+                read = _prepared_read(handle[dataset["name"]], selection, buffer, mode) if reading else None
+                before = pagecache.io_counters()
+                comm.Barrier()
+                t0 = time.perf_counter_ns()
+                if read is not None:
+                    read()
+                elapsed = (time.perf_counter_ns() - t0) / 1e9
+                device = (pagecache.io_counters() - before).device_read
+                comm.Barrier()
+                if handle is not None:
+                    handle.close()
+                slowest = comm.allreduce(elapsed, op=MPI.MAX)
+                fastest = comm.allreduce(elapsed if reading else np.inf, op=MPI.MIN)
+                device_total = comm.allreduce(device, op=MPI.SUM)
+                bad = 0
+                if reading:  # checked after the clock, on every rank that read
+                    bad = int(np.count_nonzero(buffer != source.region(selection.region)))
+                bad = comm.allreduce(bad, op=MPI.SUM)
+                if bad:
+                    raise RuntimeError(
+                        f"{path}: {bad} values read in mode {mode} with {processes} processes, "
+                        f"{k} columns per rank, repeat {repeat} differ from the data source"
+                    )
+                if rank == 0:
+                    out.append(
+                        {
+                            "case": "parallel",
+                            "mode": mode,
+                            "processes": processes,
+                            "columns_per_access": k,
+                            "repeat": repeat,
+                            "selection": Selection((0, start), (rows, width)).label,
+                            "bytes_selected": rows * width * buffer.dtype.itemsize,
+                            "seconds": slowest,
+                            "fastest_rank_s": fastest,
+                            "device_read_bytes": device_total,
+                            "chunks_touched": layout.chunks_touched((0, start), (rows, width)),
+                            "verified": True,
+                            "hdf5_version": h5py.version.hdf5_version,
+                            "mpi_library": MPI.Get_library_version().splitlines()[0].strip(),
+                        }
+                    )
+    return out
+
+
+def main(argv: list[str]) -> int:
+    from mpi4py import MPI
+
+    from h5sweep.records import write_table
+
+    settings_path, store, record = argv
+    with open(settings_path, encoding="utf-8") as f:
+        settings = json.load(f)
+    rows = run(settings, store, MPI.COMM_WORLD)
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        write_table(rows, record)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,106 @@
+"""Serial, independent and collective MPI-IO reads of a 2-D image under real ``mpirun`` with
+the parallel h5py of ``.venv-mpi`` (``make install-mpi``; ``.ci/run`` builds it)."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from h5sweep.backends.hdf5 import write_file
+from h5sweep.compression import parse_compression
+from h5sweep.datasources import make_source
+from h5sweep.layouts import Layout
+from h5sweep.parallel import block_starts, rank_selection
+
+REPO = Path(__file__).resolve().parents[1]
+MPI_PYTHON = REPO / ".venv-mpi" / "bin" / "python"
+DATASET = {"shape": [512, 2048], "dtype": "uint16", "fill": "synthetic", "seed": 4, "name": "data"}
+LAYOUTS = [Layout(None), Layout((512, 32))]  # contiguous, and column chunks (all rows x 32)
+
+needs_mpi = pytest.mark.skipif(not MPI_PYTHON.exists(), reason="no .venv-mpi: run `make install-mpi`")
+
+
+def test_every_mode_reads_the_same_block_split_among_the_ranks():
+    starts = block_starts(2048, 2 * 32, 5, seed=4, k=32)
+    assert starts == block_starts(2048, 2 * 32, 5, seed=4, k=32) and max(starts) <= 2048 - 64
+    serial = rank_selection(512, 100, 32, 0, "serial", 2)
+    parts = [rank_selection(512, 100, 32, r, "collective", 2) for r in range(2)]
+    assert serial.size == (512, 64) and [p.start for p in parts] == [(0, 100), (0, 132)]
+    assert sum(p.elements for p in parts) == serial.elements
+
+
+def mpirun(processes: int, *args: str) -> subprocess.CompletedProcess:
+    command = ["mpirun", "--oversubscribe", "-n", str(processes)]
+    if os.geteuid() == 0:
+        command.insert(1, "--allow-run-as-root")
+    return subprocess.run(
+        [*command, str(MPI_PYTHON), "-m", "h5sweep.parallel", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("parallel")
+    made = {}
+    for layout in LAYOUTS:
+        data = make_source(DATASET, layout).materialize()
+        path = str(directory / f"{layout.id}.h5")
+        write_file(path, data, layout, parse_compression("none"))
+        made[layout.id] = path
+    return directory, made
+
+
+def settings_file(directory: Path, layout: Layout, **extra) -> str:
+    settings = {
+        "dataset": DATASET,
+        "layout": {"id": layout.id, "name": ""},
+        "modes": ["serial", "independent", "collective"],
+        "columns_per_access": [1, 32],
+        "repeats": 3,
+        **extra,
+    }
+    path = directory / f"settings-{layout.id}.json"
+    path.write_text(json.dumps(settings))
+    return str(path)
+
+
+@needs_mpi
+@pytest.mark.parametrize("processes", [1, 2])
+def test_parallel_reads_run_under_mpirun_cold_and_checked_on_every_rank(images, processes):
+    directory, made = images
+    for layout in LAYOUTS:
+        out = directory / f"{layout.id}-{processes}.parquet"
+        proc = mpirun(processes, settings_file(directory, layout), made[layout.id], str(out))
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        rows = pd.read_parquet(out)
+        assert len(rows) == 3 * 2 * 3  # modes x columns per access x repeats
+        assert set(rows["processes"]) == {processes} and rows["verified"].all()
+        assert set(rows["hdf5_version"]) == {"1.10.8"}  # the parallel HDF5 it ran on
+        assert (rows["seconds"] >= rows["fastest_rank_s"]).all()  # the slowest rank's time
+        ones = rows[rows["columns_per_access"] == 1]
+        assert set(ones["bytes_selected"]) == {512 * processes * 2}
+        # the same blocks in every mode (paired)
+        by_mode = {m: list(g["selection"]) for m, g in rows.groupby("mode")}
+        assert by_mode["serial"] == by_mode["independent"] == by_mode["collective"]
+        # cold: every access fetched from the device
+        assert (rows["device_read_bytes"] > 0).all()
+        if layout.chunk_shape:  # a block of k columns touches k / 32 + 1 column chunks at most
+            assert rows["chunks_touched"].between(1, 2 * processes + 1).all()
+
+
+@needs_mpi
+def test_a_rank_that_reads_wrong_values_fails_the_run_naming_it(images, tmp_path):
+    directory, _ = images
+    layout = LAYOUTS[1]
+    wrong = make_source(DATASET, layout).materialize() + np.uint16(1)
+    path = str(tmp_path / "wrong.h5")
+    write_file(path, wrong, layout, parse_compression("none"))
+    proc = mpirun(2, settings_file(directory, layout, modes=["collective"]), path, str(tmp_path / "out.parquet"))
+    assert proc.returncode != 0
+    assert "differ from the data source" in proc.stdout + proc.stderr and "collective with 2 processes" in (
+        proc.stdout + proc.stderr
+    )
