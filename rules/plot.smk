@@ -2,6 +2,7 @@
 
 
 localrules:
+    plot_parallel,
     plot_backends,
     plot_tradeoff,
     plot_amplification,
@@ -288,5 +289,28 @@ rule plot_backends:
         runtime=PLOT_RUNTIME_MIN,
     params:
         figure="backends",
+    script:
+        "../workflow/scripts/plot.py"
+
+
+rule plot_parallel:
+    input:
+        summary=f"{RESULTS}/summary.parquet",
+    output:
+        report(
+            f"{RESULTS}/plots/parallel-{{filesystem}}.png",
+            caption="../workflow/report/parallel.rst",
+            category="MPI-IO reads",
+            labels={"filesystem": "{filesystem}"},
+        ),
+    log:
+        f"{RESULTS}/logs/plot/parallel-{{filesystem}}.log",
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=PLOT_MEM_MB,
+        runtime=PLOT_RUNTIME_MIN,
+    params:
+        figure="parallel",
     script:
         "../workflow/scripts/plot.py"

@@ -104,3 +104,56 @@ def test_a_rank_that_reads_wrong_values_fails_the_run_naming_it(images, tmp_path
     assert "differ from the data source" in proc.stdout + proc.stderr and "collective with 2 processes" in (
         proc.stdout + proc.stderr
     )
+
+
+@needs_mpi
+@pytest.mark.workflow
+def test_the_parallel_case_runs_in_the_workflow_once_per_store_and_process_count(workflow, tmp_path):
+    import yaml
+
+    config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    path = workflow.write_config(config, "parallel.yaml")
+    workflow.run("--cores", "2", "--configfile", str(path), check=True)
+    results = workflow.root / "results" / "parallel"
+    measured = pd.read_parquet(results / "measurements.parquet")
+    runs = measured[measured["case"] == "parallel"]
+    assert set(runs["layout_id"]) == {"contiguous", "chunked-512x32"}
+    assert len(runs) == 2 * 2 * 3 * 2 * 3  # layouts x processes x modes x k x repeats
+    assert set(runs["hdf5_version"]) == {"1.10.8"}  # the MPI run's, not the job's own HDF5
+    assert set(measured[measured["case"] == "column"]["hdf5_version"]) != {"1.10.8"}
+    summary = pd.read_parquet(results / "summary.parquet")
+    rows = summary[summary["case"] == "parallel"]
+    assert set(zip(rows["mode"], rows["processes"], rows["columns_per_access"], strict=True)) == {
+        (m, p, k) for m in ("serial", "independent", "collective") for p in (1, 2) for k in (1, 32)
+    }
+    assert (results / "plots" / "parallel-disk.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize(
+    "changes, key, reason",
+    [
+        ({"env": "/nonexistent/python"}, "cases.parallel", "make install-mpi"),
+        ({"parallel": {"columns_per_access": [1500]}}, "cases.parallel.columns_per_access[0]", "must fit the 2048"),
+        ({"parallel": {"modes": ["async"]}}, "cases.parallel.modes[0]", "unknown mode"),
+        ({"shape": [64, 64, 512]}, "cases.parallel", "[rows, columns] (2-D) datasets only"),
+    ],
+)
+def test_a_parallel_case_that_cannot_run_is_refused_before_any_job(monkeypatch, changes, key, reason):
+    import sys
+
+    import yaml
+
+    from h5sweep.errors import ConfigError
+    from h5sweep.grid import load_sweep
+
+    monkeypatch.setenv("H5SWEEP_MPI_PYTHON", changes.get("env", sys.executable))
+    config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
+    config["cases"]["parallel"].update(changes.get("parallel", {}))
+    if "shape" in changes:
+        config["dataset"]["shape"] = changes["shape"]
+        config["cases"] = {"write": {}, "parallel": config["cases"]["parallel"]}
+        config["layouts"] = {"contiguous": True}
+    with pytest.raises(ConfigError) as err:
+        load_sweep(config, probe=False)
+    assert key in str(err.value) and reason in str(err.value)

@@ -56,15 +56,19 @@ def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
     assert plan.filesystems[0].peak_bytes == base.filesystems[0].peak_bytes + 2 * with_iosize.raw_bytes
 
 
-def test_every_case_spec_has_a_cost_model_and_own_jobs_their_resources():
+def test_every_case_spec_has_a_cost_model_and_own_jobs_their_resources(monkeypatch):
+    import sys
+
     from h5sweep.cases import CASE_SPECS
 
+    monkeypatch.setenv("H5SWEEP_MPI_PYTHON", sys.executable)  # the parallel case's check: a Python exists
     costed = set()
     for path in (
         "config/config.yaml",
         "tests/configs/scaling.yaml",
         "tests/configs/metadata.yaml",
         "tests/configs/iosize.yaml",
+        "tests/configs/parallel.yaml",
     ):
         sweep = load_sweep(yaml.safe_load((REPO / path).read_text()))
         for spec in (spec for spec in CASE_SPECS if spec.enabled(sweep)):

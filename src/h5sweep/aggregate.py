@@ -32,6 +32,7 @@ INTEGER_COLUMNS = [
     "metadata_file_bytes",
     "request_bytes",
     "codec_level",
+    "columns_per_access",
 ]
 # Counted evidence per read, summarized by its median.
 COUNT_COLUMNS = [

@@ -16,6 +16,7 @@ from h5sweep.backends.zarr_options import ZarrReader, readers_from_config
 from h5sweep.cases import (
     IOSizeCase,
     MetadataCase,
+    ParallelCase,
     ReadCase,
     ScalingCase,
     WriteCase,
@@ -96,6 +97,7 @@ class Sweep:
     scaling: ScalingCase | None
     metadata: MetadataCase | None
     iosize: IOSizeCase | None
+    parallel: ParallelCase | None
     recommend: dict
     interleave: bool
     split_read_time: bool
@@ -149,6 +151,7 @@ class Sweep:
             scaling=optional_case_from_config(config["cases"], "scaling", shape, itemsize),
             metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
             iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
+            parallel=optional_case_from_config(config["cases"], "parallel", shape, itemsize),
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),
             split_read_time=bool(config.get("split_read_time", False)),

@@ -16,13 +16,19 @@ and reopens it, then all ranks meet at a barrier; the clock of each rank covers 
 time is the maximum over the ranks. The values every rank read are checked against the data
 source after the clock. Rank 0 writes one row per access with the HDF5 version it ran on.
 
-Run: ``mpirun -n P .venv-mpi/bin/python -m h5sweep.parallel SETTINGS.json STORE OUT.parquet``
+Run: ``mpirun -n P .venv-mpi/bin/python -m h5sweep.parallel SETTINGS.json STORE OUT.parquet``;
+the workflow's job (:func:`measure`, the case's runner) launches one such run per process
+count: ``srun --mpi=pmix`` inside a SLURM job, else ``mpirun``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import zlib
 
@@ -136,6 +142,47 @@ def run(settings: dict, path: str, comm) -> list[dict]:
                         }
                     )
     return out
+
+
+def launcher(processes: int) -> list[str]:
+    """How a job starts ``processes`` ranks: ``srun --mpi=pmix`` inside a SLURM allocation
+    (PMIx, as Debian's Open MPI), else ``mpirun``."""
+    if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
+        return ["srun", "--mpi=pmix", f"--ntasks={processes}"]
+    command = ["mpirun", "--oversubscribe", "-n", str(processes)]
+    if os.geteuid() == 0:  # a container's root; Open MPI refuses it unless told
+        command.insert(1, "--allow-run-as-root")
+    return command
+
+
+def measure(job, backend, store_path: str, source) -> list[dict]:
+    """The case's runner (its spec's ``runner``): one MPI run per process count on one test
+    store, each inside the node's exclusive measurement window; its rows."""
+    import pandas as pd
+
+    from h5sweep.cases.parallel import mpi_python
+    from h5sweep.windows import timed_window
+
+    case = job.optional_case("parallel")
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="h5sweep-parallel-") as scratch:
+        settings = os.path.join(scratch, "settings.json")
+        with open(settings, "w", encoding="utf-8") as f:
+            json.dump(case.settings_for(job), f)
+        for processes in case.processes:
+            out = os.path.join(scratch, f"{processes}.parquet")
+            command = [*launcher(processes), str(mpi_python()), "-m", __name__, settings, store_path, out]
+            with timed_window():
+                proc = subprocess.run(command, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(
+                    f"{store_path}: the MPI run with {processes} processes failed ({' '.join(command[:4])} ...): "
+                    f"{(proc.stderr or proc.stdout)[-1500:]}"
+                )
+            for row in pd.read_parquet(out).to_dict("records"):
+                variant = f"{row['mode']}, {row['processes']} processes, {row['columns_per_access']} columns per rank"
+                rows.append({**row, "variant": variant})
+    return rows
 
 
 def main(argv: list[str]) -> int:

@@ -389,6 +389,71 @@ def plot_scaling(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     _save(fig, out)
 
 
+def plot_parallel(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """MPI-IO reads: median time against processes per layout and mode (whiskers min to max),
+    one column of panels per k; below, chunked / contiguous per mode and parallel / serial per
+    layout (ratios of medians)."""
+    rows = summary[(summary["case"] == "parallel") & (summary["filesystem"] == filesystem)]
+    rows = rows.assign(_layout=rows.apply(layout_label, axis=1) if not rows.empty else [])
+    ks = sorted(set(rows["columns_per_access"].dropna().astype(int)))
+    fig, axes = plt.subplots(2, max(1, len(ks)), figsize=(5.5 * max(1, len(ks)), 8), squeeze=False)
+    styles = {"serial": ":", "independent": "--", "collective": "-"}
+    for column, k in enumerate(ks):
+        part = rows[rows["columns_per_access"] == k]
+        ax_time, ax_ratio = axes[0][column], axes[1][column]
+        for colour, (layout, by_layout) in zip(OKABE_ITO, part.groupby("_layout", sort=False), strict=False):
+            for mode, line in by_layout.groupby("mode", sort=False):
+                line = line.sort_values("processes")
+                ax_time.errorbar(
+                    line["processes"],
+                    line["median_s"],
+                    yerr=interval_errors(line, "median_s", "min_s", "max_s"),
+                    color=colour,
+                    linestyle=styles.get(mode, "-"),
+                    marker="o",
+                    capsize=2,
+                    label=f"{layout}, {mode}",
+                )
+            serial = by_layout[by_layout["mode"] == "serial"].set_index("processes")["median_s"]
+            for mode, line in by_layout[by_layout["mode"] != "serial"].groupby("mode", sort=False):
+                line = line.set_index("processes")["median_s"]
+                ratio = (line / serial).dropna()
+                ax_ratio.plot(
+                    ratio.index,
+                    ratio,
+                    color=colour,
+                    linestyle=styles[mode],
+                    marker="s",
+                    label=f"{layout}: {mode} / serial",
+                )
+        base = part[part["layout"] == "contiguous"].set_index(["mode", "processes"])["median_s"]
+        chunked = part[part["layout"] == "chunked"]
+        for mode, line in chunked.groupby("mode", sort=False):
+            ratio = line.set_index(["mode", "processes"])["median_s"] / base
+            ratio = ratio.dropna().droplevel(0)
+            ax_ratio.plot(
+                ratio.index,
+                ratio,
+                color="black",
+                linestyle=styles.get(mode, "-"),
+                marker="^",
+                label=f"chunked / contiguous, {mode}",
+            )
+        ax_ratio.axhline(1.0, color="grey", linewidth=0.8)
+        counts = sorted(set(part["processes"].dropna().astype(int)))
+        ax_time.set_xticks(counts)
+        ax_ratio.set_xticks(counts)
+        ax_time.set(xlabel="processes", ylabel="seconds per access (median, min-max)", yscale="log")
+        ax_time.set_title(f"{k} column(s) per rank, {filesystem}", fontsize=9)
+        ax_ratio.set(xlabel="processes", ylabel="ratio of medians", yscale="log")
+        ax_time.legend(fontsize=6)
+        ax_ratio.legend(fontsize=6)
+    if not ks:
+        axes[0][0].set_axis_off()
+        axes[1][0].set_axis_off()
+    _save(fig, out)
+
+
 def plot_metadata(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """File size and write/read time against the number of datasets holding the values."""
     rows = summary[(summary["case"] == "metadata") & (summary["filesystem"] == filesystem)].copy()

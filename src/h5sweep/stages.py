@@ -63,8 +63,8 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
         "file_bytes": backend.footprint_bytes(store_path),
         **backend.store_counts(store_path),
     }
-    for row in rows:
-        row.update(shared)
+    for row in rows:  # what a row measured itself (the MPI run's HDF5 version) is kept
+        row.update({key: value for key, value in shared.items() if key not in row})
     write_table(rows, record)
 
 

@@ -7,12 +7,13 @@ write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
 
 from __future__ import annotations
 
-from h5sweep.cases import base, iosize, metadata, scaling, write
+from h5sweep.cases import base, iosize, metadata, parallel, scaling, write
 from h5sweep.cases.base import ReadCase
 from h5sweep.cases.box import BoxCase
 from h5sweep.cases.column import ColumnCase
 from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.cases.metadata import MetadataCase
+from h5sweep.cases.parallel import ParallelCase
 from h5sweep.cases.rows import RowsCase
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
@@ -29,11 +30,11 @@ READ_CASES: dict[str, type[ReadCase]] = {
 }
 # Cases with a flow of their own: the write case (generate), local scaling (scale) and
 # metadata overhead and I/O size (once per filesystem each).
-CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize")
+CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize", "parallel")
 
 
 # What the workflow derives its targets, figures and summary columns from (h5sweep.cases.spec).
-CASE_SPECS: tuple[CaseSpec, ...] = (write.SPEC, base.SPEC, scaling.SPEC, metadata.SPEC, iosize.SPEC)
+CASE_SPECS: tuple[CaseSpec, ...] = (write.SPEC, base.SPEC, scaling.SPEC, metadata.SPEC, iosize.SPEC, parallel.SPEC)
 # Every setting that makes a variant of some case.
 VARIANT_COLUMNS = list(dict.fromkeys(column for spec in CASE_SPECS for column in spec.variant_columns))
 # The cases that run in a job of their own, by scope (the workflow's generic measuring rules).
@@ -75,15 +76,18 @@ def write_case_from_config(cases_cfg: dict) -> WriteCase:
 
 
 # Cases that run only when configured, each checked against the dataset when built.
-OPTIONAL_CASES = {"scaling": ScalingCase, "metadata": MetadataCase, "iosize": IOSizeCase}
+OPTIONAL_CASES = {"scaling": ScalingCase, "metadata": MetadataCase, "iosize": IOSizeCase, "parallel": ParallelCase}
 
 
 def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, itemsize: int):
     """The case ``name`` if the config enables it (checked), else None."""
     if name not in cases_cfg:
         return None
-    if len(dataset_shape) != 3:
-        raise ConfigError(f"cases.{name}", cases_cfg[name], "measures [x, y, z] datasets only")
+    ranks = getattr(OPTIONAL_CASES[name], "ranks", (3,))
+    if len(dataset_shape) not in ranks:
+        words = {2: "[rows, columns] (2-D)", 3: "[x, y, z]"}
+        wanted = " or ".join(words[r] for r in ranks)
+        raise ConfigError(f"cases.{name}", cases_cfg[name], f"measures {wanted} datasets only")
     case = OPTIONAL_CASES[name](cases_cfg[name] or {})
     case.check(dataset_shape, itemsize)
     return case
@@ -104,6 +108,7 @@ __all__ = [
     "ScalingCase",
     "WriteCase",
     "OPTIONAL_CASES",
+    "ParallelCase",
     "optional_case_from_config",
     "read_cases_from_config",
     "write_case_from_config",

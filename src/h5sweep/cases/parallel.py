@@ -1,0 +1,110 @@
+"""Serial against independent and collective MPI-IO reads (Folk & Choi's TeraGrid study) on
+a 2-D image ``[rows, columns]``: each access reads a block of whole columns, ``k`` per rank,
+in every mode, for every process count; run by :mod:`h5sweep.parallel` under ``mpirun``
+(locally) or ``srun --mpi=pmix`` (in a SLURM job) with the parallel h5py of ``.venv-mpi``.
+
+Settings: ``processes`` (MPI ranks of each run), ``columns_per_access`` (k), ``modes``,
+``repeats`` (accesses per mode and k, each at a seeded random place: the same for every layout
+and mode).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from h5sweep import rates
+from h5sweep.cases.spec import CaseSpec
+from h5sweep.errors import ConfigError
+from h5sweep.layouts import Shape
+
+MODES = ("serial", "independent", "collective")
+# The MPI environment's Python (make install-mpi); H5SWEEP_MPI_PYTHON overrides it.
+MPI_PYTHON = Path(__file__).resolve().parents[3] / ".venv-mpi" / "bin" / "python"
+SECONDS_PER_LAUNCH = 2.0  # starting P MPI processes and their Python
+SECONDS_PER_ACCESS = 0.01  # evicting, reopening through MPI-IO and the barriers
+
+
+def mpi_python() -> Path:
+    return Path(os.environ.get("H5SWEEP_MPI_PYTHON", MPI_PYTHON))
+
+
+class ParallelCase:
+    name = "parallel"
+    description = "serial, independent and collective MPI-IO reads of column blocks"
+    ranks = (2,)
+
+    def __init__(self, settings: dict):
+        self.settings = dict(settings)
+        self.processes = [int(p) for p in self.settings.get("processes", [1, 2])]
+        self.columns = [int(k) for k in self.settings.get("columns_per_access", [1, 32])]
+        self.modes = list(dict.fromkeys(self.settings.get("modes", list(MODES))))
+        self.repeats = int(self.settings.get("repeats", 6))
+
+    def check(self, shape: Shape, itemsize: int = 1) -> None:
+        key = "cases.parallel"
+        if self.repeats < 1:
+            raise ConfigError(f"{key}.repeats", self.repeats, "must be at least 1")
+        for i, mode in enumerate(self.modes):
+            if mode not in MODES:
+                raise ConfigError(f"{key}.modes[{i}]", mode, f"unknown mode (known: {', '.join(MODES)})")
+        for i, p in enumerate(self.processes):
+            if p < 1:
+                raise ConfigError(f"{key}.processes[{i}]", p, "must be at least 1")
+        for i, k in enumerate(self.columns):
+            if not 1 <= k * max(self.processes) <= shape[1]:
+                raise ConfigError(
+                    f"{key}.columns_per_access[{i}]",
+                    k,
+                    f"times the most processes ({max(self.processes)}) must fit the {shape[1]} columns",
+                )
+        if not mpi_python().exists():
+            raise ConfigError(key, self.settings, f"needs the MPI environment {mpi_python()}: run `make install-mpi`")
+
+    def settings_for(self, job) -> dict:
+        """What one run of :mod:`h5sweep.parallel` receives."""
+        return {
+            "dataset": job.dataset,
+            "layout": job.settings["layout"],
+            "modes": self.modes,
+            "columns_per_access": self.columns,
+            "repeats": self.repeats,
+        }
+
+
+def timed_seconds(sweep, layout, compression, from_device: bool = True) -> float:
+    """Per process count, mode, k and access: reading the block cold, and starting the ranks."""
+    case = sweep.parallel
+    rows, itemsize = sweep.shape[0], sweep.dtype.itemsize
+    seconds = 0.0
+    for p in case.processes:
+        seconds += SECONDS_PER_LAUNCH
+        for k in case.columns:
+            block = rows * k * p * itemsize
+            read = block / rates.DEVICE_READ_BYTES_PER_S if from_device else block / rates.read_rate(compression)
+            seconds += (
+                len(case.modes) * case.repeats * (read + SECONDS_PER_ACCESS + block / rates.MAKE_DATA_BYTES_PER_S)
+            )
+    return seconds
+
+
+def memory_mb(sweep) -> int:
+    """Each rank's interpreter, its data source and its block."""
+    case = sweep.parallel
+    block = sweep.shape[0] * max(case.columns) * max(case.processes) * sweep.dtype.itemsize
+    return max(case.processes) * (160 + -(-3 * block // rates.MB)) + 256
+
+
+SPEC = CaseSpec(
+    name="parallel",
+    scope="store",
+    stage="parallel",
+    variant_columns=("mode", "processes", "columns_per_access"),
+    enabled=lambda sweep: getattr(sweep, "parallel", None) is not None,
+    figures=lambda sweep: ["parallel-{filesystem}"],
+    job_cost=rates.store_job(timed_seconds),
+    runner="h5sweep.parallel:measure",
+    mem_mb=memory_mb,
+    threads=lambda sweep: max(sweep.parallel.processes),
+    backends=("hdf5",),  # MPI-IO through parallel HDF5
+)
