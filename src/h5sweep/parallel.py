@@ -146,9 +146,11 @@ def run(settings: dict, path: str, comm) -> list[dict]:
 
 def launcher(processes: int) -> list[str]:
     """How a job starts ``processes`` ranks: ``srun --mpi=pmix`` inside a SLURM allocation
-    (PMIx, as Debian's Open MPI), else ``mpirun``."""
+    (PMIx, as Debian's Open MPI; slurmd must have been started with the PMIx library
+    installed), else ``mpirun``."""
     if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
-        return ["srun", "--mpi=pmix", f"--ntasks={processes}"]
+        # --overlap: the job itself runs in a step of the allocation; the ranks share its CPUs
+        return ["srun", "--overlap", "--mpi=pmix", f"--ntasks={processes}"]
     command = ["mpirun", "--oversubscribe", "-n", str(processes)]
     if os.geteuid() == 0:  # a container's root; Open MPI refuses it unless told
         command.insert(1, "--allow-run-as-root")
