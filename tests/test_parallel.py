@@ -128,6 +128,7 @@ def test_the_parallel_case_runs_in_the_workflow_once_per_store_and_process_count
         (m, p, k) for m in ("serial", "independent", "collective") for p in (1, 2) for k in (1, 32)
     }
     assert (results / "plots" / "parallel-disk.png").stat().st_size > 10_000
+    assert "## MPI-IO reads" in (results / "recommendation.md").read_text()
 
 
 @pytest.mark.parametrize(

@@ -212,3 +212,37 @@ def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_fi
     text = markdown(table, chosen)
     assert "On disk (ext4, HDF5, Zarr)" in text and "Choose Zarr chunked-16x16x256" in text
     assert "| 2 | HDF5 chunked-16x16x256 |" in text
+
+
+def test_the_mpi_io_section_names_the_fastest_way_and_the_studys_ratios():
+    from h5sweep.recommend import parallel_markdown, parallel_verdicts
+
+    rows = [
+        {
+            "filesystem": "disk",
+            "case": "parallel",
+            "columns_per_access": 1,
+            "layout": layout,
+            "layout_id": lid,
+            "mode": mode,
+            "processes": p,
+            "median_s": t,
+            "min_s": t * 0.9,
+        }
+        for layout, lid, mode, p, t in [
+            ("contiguous", "contiguous", "serial", 2, 0.150),
+            ("contiguous", "contiguous", "collective", 2, 0.120),
+            ("contiguous", "contiguous", "independent", 2, 0.160),
+            ("chunked", "chunked-4096x32", "serial", 2, 0.020),
+            ("chunked", "chunked-4096x32", "independent", 2, 0.016),
+            ("chunked", "chunked-4096x32", "collective", 2, 0.024),
+            ("chunked", "chunked-4096x32", "independent", 1, 0.030),
+        ]
+    ]
+    summary = pd.DataFrame(rows + [{"filesystem": "disk", "case": "spectra", "median_s": 0.001}])
+    (verdict,) = parallel_verdicts(summary).to_dict("records")
+    assert (verdict["layout_id"], verdict["mode"], verdict["processes"]) == ("chunked-4096x32", "independent", 2)
+    assert verdict["chunked_vs_contiguous"] == pytest.approx(0.016 / 0.160)  # the same mode and processes
+    assert verdict["parallel_vs_serial"] == pytest.approx(0.016 / 0.020)
+    assert "independent MPI-IO on 2 processes is the fastest" in parallel_markdown(summary)
+    assert parallel_markdown(summary[summary["case"] != "parallel"]) == ""

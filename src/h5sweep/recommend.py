@@ -421,6 +421,55 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -
     return "\n".join(lines)
 
 
+def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
+    """The MPI-IO case (``cases.parallel``), per filesystem and columns per rank: the fastest
+    layout, mode and process count by median time, with the study's ratios of medians at that
+    process count: chunked / contiguous (same mode) and the faster MPI-IO mode / serial (same
+    layout)."""
+    columns = ["filesystem", "columns_per_access", "layout_id", "mode", "processes", "median_s", "min_s"]
+    if summary.empty or "case" not in summary or not (summary["case"] == "parallel").any():
+        return pd.DataFrame(columns=[*columns, "chunked_vs_contiguous", "parallel_vs_serial"])
+    runs = summary[summary["case"] == "parallel"]
+    out = []
+    for (filesystem, k), group in runs.groupby(["filesystem", "columns_per_access"], sort=True):
+        best = group.sort_values("median_s", kind="stable").iloc[0]
+        same = group[group["processes"] == best["processes"]].set_index(["layout", "mode"])["median_s"]
+        other_layout = "contiguous" if best["layout"] == "chunked" else "chunked"
+        ratio = same.get((best["layout"], best["mode"]), np.nan) / same.get((other_layout, best["mode"]), np.nan)
+        chunked_vs_contiguous = ratio if best["layout"] == "chunked" else 1 / ratio
+        serial = same.get((best["layout"], "serial"), np.nan)
+        mpi = [same.get((best["layout"], m), np.nan) for m in ("independent", "collective")]
+        mpi_best = np.nanmin(mpi) if not np.isnan(mpi).all() else np.nan
+        out.append(
+            {
+                **{c: best[c] for c in columns if c not in ("filesystem", "columns_per_access")},
+                "filesystem": filesystem,
+                "columns_per_access": int(k),
+                "chunked_vs_contiguous": chunked_vs_contiguous,
+                "parallel_vs_serial": mpi_best / serial,
+            }
+        )
+    return pd.DataFrame(out)[[*columns, "chunked_vs_contiguous", "parallel_vs_serial"]]
+
+
+def parallel_markdown(summary: pd.DataFrame) -> str:
+    """The MPI-IO section of ``recommendation.md`` (empty without the parallel case)."""
+    verdicts = parallel_verdicts(summary)
+    if verdicts.empty:
+        return ""
+    lines = ["## MPI-IO reads (cases.parallel)", ""]
+    for _, v in verdicts.iterrows():
+        mode = "one process" if v["mode"] == "serial" else f"{v['mode']} MPI-IO on {int(v['processes'])} processes"
+        lines.append(
+            f"On {v['filesystem']}, reading {v['columns_per_access']} column(s) per rank, {v['layout_id']} read by "
+            f"{mode} is the fastest (median {v['median_s'] * 1e3:.3g} ms, best {v['min_s'] * 1e3:.3g} ms); at that "
+            f"process count chunked takes {v['chunked_vs_contiguous']:.2f}x contiguous's time and the faster "
+            f"MPI-IO mode {v['parallel_vs_serial']:.2f}x serial's (ratios of medians)."
+        )
+        lines.append("")
+    return "\n".join(lines)
+
+
 def recommend(
     measurements_path: str, summary_path: str, settings: dict, csv_out: str, md_out: str, rst_out: str | None = None
 ) -> pd.DataFrame:
@@ -434,8 +483,11 @@ def recommend(
     why = evidence(selected_reads(measurements, settings), table)
     write_table(table, csv_out)
     with open(md_out, "w") as out:
-        out.write(markdown(table, settings, why))
+        out.write(markdown(table, settings, why) + parallel_markdown(summary))
     if rst_out:
         with open(rst_out, "w") as out:
-            out.write(restructured(table, settings, why))
+            section = parallel_markdown(summary).replace(
+                "## MPI-IO reads (cases.parallel)", "MPI-IO reads\n" + "-" * 12
+            )
+            out.write(restructured(table, settings, why) + section)
     return table
