@@ -80,7 +80,9 @@ def test_parallel_reads_run_under_mpirun_cold_and_checked_on_every_rank(images, 
         assert len(rows) == 3 * 2 * 3  # modes x columns per access x repeats
         assert set(rows["processes"]) == {processes} and rows["verified"].all()
         assert set(rows["hdf5_version"]) == {"1.10.8"}  # the parallel HDF5 it ran on
-        assert (rows["seconds"] >= rows["fastest_rank_s"]).all()  # the slowest rank's time
+        # serial: only rank 0 reads, so the reduction over the reading ranks is its own read
+        serial = rows[rows["mode"] == "serial"]
+        assert serial["seconds"].equals(serial["fastest_rank_s"])
         ones = rows[rows["columns_per_access"] == 1]
         assert set(ones["bytes_selected"]) == {512 * processes * 2}
         # the same blocks in every mode (paired)
