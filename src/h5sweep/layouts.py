@@ -122,6 +122,11 @@ class Layout:
             return tuple(1 for _ in shape)
         return tuple(math.ceil(s / c) for s, c in zip(shape, self.chunk_shape, strict=True))
 
+    def chunk_box(self, start: Shape, size: Shape) -> tuple[slice, ...]:
+        """The chunk indices a box selection ``[start, start + size)`` intersects, per axis
+        (in this layout's own axes: a storage layout takes storage-order tuples)."""
+        return tuple(slice(s // c, (s + n - 1) // c + 1) for s, n, c in zip(start, size, self.chunk_shape, strict=True))
+
     def shards_touched(self, start: Shape, size: Shape) -> int:
         """Shards (files) a box selection intersects (0 without shards)."""
         if self.shard_shape is None:

@@ -100,11 +100,7 @@ class StoredChunks:
         if self.sizes is None:
             return selection.nbytes(self.itemsize)
         start, size = self.layout.to_storage(selection.start), self.layout.to_storage(selection.size)
-        box = tuple(
-            slice(s // c, (s + n - 1) // c + 1)
-            for s, n, c in zip(start, size, self.layout.storage_chunk_shape, strict=True)
-        )
-        return int(self.sizes[box].sum())
+        return int(self.sizes[self.layout.storage_layout().chunk_box(start, size)].sum())
 
 
 def write_stored(

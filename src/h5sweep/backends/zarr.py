@@ -135,7 +135,7 @@ def write_stored(
 
 def _chunks(stored: np.ndarray, chunk: tuple[int, ...]):
     """(grid index, chunk zero-padded to the full chunk shape) in storage order."""
-    grid = tuple(-(-n // c) for n, c in zip(stored.shape, chunk, strict=True))
+    grid = Layout(chunk).chunk_grid(stored.shape)
     for index in np.ndindex(*grid):
         region = tuple(slice(i * c, (i + 1) * c) for i, c in zip(index, chunk, strict=True))
         part = stored[region]
@@ -197,7 +197,7 @@ class StoredChunks:
         chunk = layout.storage_chunk_shape
         meta = zarr.open_array(store=LocalStore(path, read_only=True), mode="r")
         self.itemsize = meta.dtype.itemsize
-        grid = tuple(-(-n // c) for n, c in zip(meta.shape, chunk, strict=True))
+        grid = Layout(chunk).chunk_grid(meta.shape)
         self.sizes = np.zeros(grid, dtype=np.int64)
         shard = layout.storage_shard_shape
         if shard is None:
@@ -206,7 +206,7 @@ class StoredChunks:
                     self.sizes[index] = os.stat(chunk_file(path, index)).st_size
             return
         per_shard = tuple(s // c for s, c in zip(shard, chunk, strict=True))
-        shard_grid = tuple(-(-n // s) for n, s in zip(meta.shape, shard, strict=True))
+        shard_grid = Layout(shard).chunk_grid(meta.shape)
         for index in np.ndindex(*shard_grid):
             with contextlib.suppress(FileNotFoundError):
                 sizes = shard_chunk_sizes(chunk_file(path, index), per_shard)
@@ -222,11 +222,7 @@ class StoredChunks:
 
     def touched(self, selection: Selection) -> int:
         start, size = self.layout.to_storage(selection.start), self.layout.to_storage(selection.size)
-        box = tuple(
-            slice(s // c, (s + n - 1) // c + 1)
-            for s, n, c in zip(start, size, self.layout.storage_chunk_shape, strict=True)
-        )
-        return int(self.sizes[box].sum())
+        return int(self.sizes[self.layout.storage_layout().chunk_box(start, size)].sum())
 
 
 class _ChunkFiles:
