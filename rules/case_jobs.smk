@@ -31,6 +31,41 @@ rule measure_store_case:
         "../workflow/scripts/measure_case.py"
 
 
+# An MPI case's job per test store (e.g. parallel) is an allocation of its own, not grouped
+# with its store's generation: on SLURM one sbatch of `tasks` tasks of one CPU each (memory per
+# task), in which the job starts each run's ranks with `srun --mpi=pmix`; locally it takes as
+# many cores as ranks and starts them with mpirun. Its store is kept until it has run.
+
+
+rule measure_mpi_case:
+    input:
+        store=store_of,
+        donor=donor(),
+    output:
+        record=record_path(
+            "{filesystem}", "{backend}", "{layout}", "{compression}", "{case}"
+        ),
+    log:
+        f"{RESULTS}/logs/{{case}}/{{filesystem}}/{{backend}}/{{layout}}/{{compression}}.log",
+    wildcard_constraints:
+        case=own_job_cases("mpi"),
+    priority: 10
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    threads: case_threads
+    resources:
+        mem_mb=case_mem_mb,
+        mem_mb_per_cpu=mpi_case_mem_mb_per_task,
+        tasks=mpi_case_tasks,
+        cpus_per_task=1,
+        mpi=mpi_case_launch,
+        runtime=case_runtime,
+    params:
+        settings=store_case_settings,
+    script:
+        "../workflow/scripts/measure_case.py"
+
+
 rule measure_filesystem_case:
     input:
         donor=donor(),

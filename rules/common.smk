@@ -288,6 +288,20 @@ def case_mem_mb(wildcards, attempt):
     return resources.case_mem_mb(SWEEP, case_spec(wildcards.case), attempt)
 
 
+def mpi_case_tasks(wildcards):
+    return case_spec(wildcards.case).mpi_tasks(SWEEP)
+
+
+def mpi_case_mem_mb_per_task(wildcards, attempt):
+    return -(-case_mem_mb(wildcards, attempt) // mpi_case_tasks(wildcards))
+
+
+def mpi_case_launch(wildcards):
+    """The SLURM plugin's MPI mark: the job starts its ranks itself with srun (it refuses
+    the mark on one task, which needs none)."""
+    return "srun" if mpi_case_tasks(wildcards) > 1 else ""
+
+
 def case_runtime(wildcards, attempt):
     spec = case_spec(wildcards.case)
     if spec.scope == "store":

@@ -3,6 +3,7 @@ the parallel h5py of ``.venv-mpi`` (``make install-mpi``; ``.ci/run`` builds it)
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -79,6 +80,7 @@ def test_parallel_reads_run_under_mpirun_cold_and_checked_on_every_rank(images, 
         rows = pd.read_parquet(out)
         assert len(rows) == 3 * 2 * 3  # modes x columns per access x repeats
         assert set(rows["processes"]) == {processes} and rows["verified"].all()
+        assert set(rows["rank_nodes"]) == {1}  # every rank on this machine
         assert set(rows["hdf5_version"]) == {"1.10.8"}  # the parallel HDF5 it ran on
         # serial: only rank 0 reads, so the reduction over the reading ranks is its own read
         serial = rows[rows["mode"] == "serial"]
@@ -116,12 +118,16 @@ def test_the_parallel_case_runs_in_the_workflow_once_per_store_and_process_count
     config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     path = workflow.write_config(config, "parallel.yaml")
+    dry = workflow.run("--cores", "2", "--configfile", str(path), "--dry-run", check=True)
+    # its own job per test file (an MPI allocation on SLURM, not grouped with generation)
+    assert re.search(r"measure_mpi_case\s+2\b", dry.stdout + dry.stderr)
     workflow.run("--cores", "2", "--configfile", str(path), check=True)
     results = workflow.root / "results" / "parallel"
     measured = pd.read_parquet(results / "measurements.parquet")
     runs = measured[measured["case"] == "parallel"]
     assert set(runs["layout_id"]) == {"contiguous", "chunked-512x32"}
     assert len(runs) == 2 * 2 * 3 * 2 * 3  # layouts x processes x modes x k x repeats
+    assert set(runs["slurm_tasks"]) == {""}  # not in a SLURM allocation
     assert set(runs["hdf5_version"]) == {"1.10.8"}  # the MPI run's, not the job's own HDF5
     assert set(measured[measured["case"] == "column"]["hdf5_version"]) != {"1.10.8"}
     summary = pd.read_parquet(results / "summary.parquet")
@@ -160,3 +166,23 @@ def test_a_parallel_case_that_cannot_run_is_refused_before_any_job(monkeypatch, 
     with pytest.raises(ConfigError) as err:
         load_sweep(config, probe=False)
     assert key in str(err.value) and reason in str(err.value)
+
+
+@needs_mpi
+@pytest.mark.workflow
+def test_the_study_size_config_plans_one_twelve_task_allocation_per_test_file(workflow):
+    """config/teragrid-cluster.yaml: each test file's MPI job asks SLURM for 12 tasks of one CPU
+    and one rank's memory (the resources the SLURM plugin turns into --ntasks, --cpus-per-task
+    and --mem-per-cpu), apart from the generation; the contiguous file's job gets more time
+    (a cold column of a contiguous image spans the whole 1 GiB file)."""
+    dry = workflow.run("-n", "--configfile", "config/teragrid-cluster.yaml", check=True).stdout
+    jobs = [block for block in dry.split("rule ")[1:] if block.startswith("measure_mpi_case:")]
+    assert len(jobs) == 2
+    runtime = {}
+    for block in jobs:
+        fields = dict(re.findall(r"\b(\w+)=([^,\s]+)", block.split("resources:")[1].splitlines()[0]))
+        assert (fields["tasks"], fields["cpus_per_task"], fields["mpi"]) == ("12", "1", "srun")
+        assert int(fields["mem_mb_per_cpu"]) * 12 <= int(fields["mem_mb"]) + 12
+        assert int(fields["mem_mb_per_cpu"]) > 16384 * 525 * 12 * 2 * 3 / 1e6  # rank 0's serial block, 3 copies
+        runtime["contiguous" if "contiguous" in block else "chunked"] = int(fields["runtime"])
+    assert runtime["contiguous"] > runtime["chunked"]

@@ -149,8 +149,9 @@ def test_an_interleaved_sweep_generates_and_reads_a_filesystem_in_one_allocation
 
 @pytest.mark.skipif(not (REPO / ".venv-mpi" / "bin" / "python").exists(), reason="no .venv-mpi: make install-mpi")
 def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, tmp_path):
-    """One SLURM job per test file; inside it each MPI run starts its ranks with
-    ``srun --mpi=pmix`` (PMIx, as Debian's Open MPI), 1 and 2 ranks."""
+    """One multi-task SLURM job per test file (2 tasks, apart from the store's generation);
+    inside it each MPI run starts its ranks with ``srun --mpi=pmix`` (PMIx, as Debian's Open
+    MPI), 1 and 2 ranks."""
     import yaml
 
     wf = Workflow(tmp_path / "wf")
@@ -166,6 +167,9 @@ def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, 
     for job_id in set(runs["slurm_job_id"]):  # one job per test file, completed
         assert job_id and jobcomp()[job_id]["JobState"] == "COMPLETED"
     assert len(set(runs["slurm_job_id"])) == 2  # contiguous and column chunks
+    assert set(runs["slurm_tasks"]) == {"2"} and set(runs["rank_nodes"]) == {1}
+    others = set(measured[measured["case"] != "parallel"]["slurm_job_id"])
+    assert not others & set(runs["slurm_job_id"])  # generation and serial queries ran elsewhere
 
 
 def _running_job(timeout: float = 300) -> str:

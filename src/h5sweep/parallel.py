@@ -18,13 +18,15 @@ source after the clock. Rank 0 writes one row per access with the HDF5 version i
 
 Run: ``mpirun -n P .venv-mpi/bin/python -m h5sweep.parallel SETTINGS.json STORE OUT.parquet``;
 the workflow's job (:func:`measure`, the case's runner) launches one such run per process
-count: ``srun --mpi=pmix`` inside a SLURM job, else ``mpirun``.
+count: ``srun --mpi=pmix`` inside a SLURM job (the job is an allocation of as many tasks as the
+most processes, one CPU each; the ranks may span nodes), else ``mpirun``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +85,7 @@ def run(settings: dict, path: str, comm) -> list[dict]:
     rows, columns = (int(n) for n in dataset["shape"])
     layout = Layout.from_id(settings["layout"]["id"])
     source = make_source(dataset, layout)
+    nodes = len(set(comm.allgather(MPI.Get_processor_name())))
     out: list[dict] = []
     for k in settings["columns_per_access"]:
         width = k * processes
@@ -128,6 +131,7 @@ def run(settings: dict, path: str, comm) -> list[dict]:
                             "case": "parallel",
                             "mode": mode,
                             "processes": processes,
+                            "rank_nodes": nodes,
                             "columns_per_access": k,
                             "repeat": repeat,
                             "selection": Selection((0, start), (rows, width)).label,
@@ -149,12 +153,23 @@ def launcher(processes: int) -> list[str]:
     (PMIx, as Debian's Open MPI; slurmd must have been started with the PMIx library
     installed), else ``mpirun``."""
     if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
-        # --overlap: the job itself runs in a step of the allocation; the ranks share its CPUs
+        # --overlap: the job's own Snakemake may itself run in a step of the allocation
         return ["srun", "--overlap", "--mpi=pmix", f"--ntasks={processes}"]
     command = ["mpirun", "--oversubscribe", "-n", str(processes)]
     if os.geteuid() == 0:  # a container's root; Open MPI refuses it unless told
         command.insert(1, "--allow-run-as-root")
     return command
+
+
+def allocation_tasks() -> str:
+    """The tasks of the SLURM allocation this job runs in (``scontrol``'s NumTasks; the job's
+    environment no longer says: Snakemake's job step drops SLURM_NTASKS), empty outside SLURM."""
+    job_id = os.environ.get("SLURM_JOB_ID")
+    if not job_id or not shutil.which("scontrol"):
+        return ""
+    shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True).stdout
+    found = re.search(r"\bNumTasks=(\d+)", shown)
+    return found.group(1) if found else ""
 
 
 def measure(job, backend, store_path: str, source) -> list[dict]:
@@ -167,6 +182,7 @@ def measure(job, backend, store_path: str, source) -> list[dict]:
 
     case = job.optional_case("parallel")
     rows: list[dict] = []
+    tasks = allocation_tasks()
     with tempfile.TemporaryDirectory(prefix="h5sweep-parallel-") as scratch:
         settings = os.path.join(scratch, "settings.json")
         with open(settings, "w", encoding="utf-8") as f:
@@ -183,7 +199,7 @@ def measure(job, backend, store_path: str, source) -> list[dict]:
                 )
             for row in pd.read_parquet(out).to_dict("records"):
                 variant = f"{row['mode']}, {row['processes']} processes, {row['columns_per_access']} columns per rank"
-                rows.append({**row, "variant": variant})
+                rows.append({**row, "variant": variant, "slurm_tasks": tasks})
     return rows
 
 

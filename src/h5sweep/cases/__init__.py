@@ -37,8 +37,13 @@ CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize", "p
 CASE_SPECS: tuple[CaseSpec, ...] = (write.SPEC, base.SPEC, scaling.SPEC, metadata.SPEC, iosize.SPEC, parallel.SPEC)
 # Every setting that makes a variant of some case.
 VARIANT_COLUMNS = list(dict.fromkeys(column for spec in CASE_SPECS for column in spec.variant_columns))
-# The cases that run in a job of their own, by scope (the workflow's generic measuring rules).
-OWN_JOB_CASES = {scope: [s.name for s in CASE_SPECS if s.has_own_job and s.scope == scope] for scope in SCOPES}
+# The cases that run in a job of their own, by scope (the workflow's generic measuring rules),
+# and the MPI cases, whose per-store job is a multi-task allocation of its own.
+_ORDINARY_JOB_CASES = [s for s in CASE_SPECS if s.has_own_job and not s.mpi_tasks]
+OWN_JOB_CASES = {
+    **{scope: [s.name for s in _ORDINARY_JOB_CASES if s.scope == scope] for scope in SCOPES},
+    "mpi": [s.name for s in CASE_SPECS if s.mpi_tasks],
+}
 
 
 def case_spec(name: str) -> CaseSpec:

@@ -72,8 +72,25 @@ class ParallelCase:
         }
 
 
+READAHEAD_BYTES = 128 * 1024  # what a cold read of a few bytes fetches at least (a readahead window)
+
+
+def fetched_bytes(sweep, layout, width: int) -> int:
+    """The bytes one cold access of ``width`` whole columns fetches from the device: the chunks
+    it touches, or, contiguous, a readahead window per row up to the span of all rows (a
+    column's elements lie a whole row apart)."""
+    rows, columns = sweep.shape
+    itemsize = sweep.dtype.itemsize
+    if layout.chunk_shape is None:
+        return min(rows * columns * itemsize, rows * max(width * itemsize, READAHEAD_BYTES))
+    chunk_rows, chunk_columns = layout.chunk_shape
+    touched_columns = min(columns, (-(-width // chunk_columns) + 1) * chunk_columns)
+    return rows * touched_columns * itemsize
+
+
 def timed_seconds(sweep, layout, compression, from_device: bool = True) -> float:
-    """Per process count, mode, k and access: reading the block cold, and starting the ranks."""
+    """Per process count, mode, k and access: reading the block cold (what the device
+    returns for it), and starting the ranks."""
     case = sweep.parallel
     rows, itemsize = sweep.shape[0], sweep.dtype.itemsize
     seconds = 0.0
@@ -81,18 +98,32 @@ def timed_seconds(sweep, layout, compression, from_device: bool = True) -> float
         seconds += SECONDS_PER_LAUNCH
         for k in case.columns:
             block = rows * k * p * itemsize
-            read = block / rates.DEVICE_READ_BYTES_PER_S if from_device else block / rates.read_rate(compression)
+            if from_device:
+                read = fetched_bytes(sweep, layout, k * p) / rates.DEVICE_READ_BYTES_PER_S
+            else:
+                read = block / rates.read_rate(compression)
             seconds += (
                 len(case.modes) * case.repeats * (read + SECONDS_PER_ACCESS + block / rates.MAKE_DATA_BYTES_PER_S)
             )
     return seconds
 
 
-def memory_mb(sweep) -> int:
-    """Each rank's interpreter, its data source and its block."""
+def memory_per_task_mb(sweep) -> int:
+    """One rank: its interpreter, its data source and the largest block it reads (serial: rank
+    0 reads the whole block, the buffer and the source's values beside it), and the job's own
+    Snakemake and driver, which share the first rank's node."""
     case = sweep.parallel
     block = sweep.shape[0] * max(case.columns) * max(case.processes) * sweep.dtype.itemsize
-    return max(case.processes) * (160 + -(-3 * block // rates.MB)) + 256
+    return 160 + -(-3 * block // rates.MB) + 256
+
+
+def tasks(sweep) -> int:
+    """The job's MPI tasks: the largest process count; each run starts as many as it needs."""
+    return max(sweep.parallel.processes)
+
+
+def memory_mb(sweep) -> int:
+    return tasks(sweep) * memory_per_task_mb(sweep)
 
 
 SPEC = CaseSpec(
@@ -105,6 +136,7 @@ SPEC = CaseSpec(
     job_cost=rates.store_job(timed_seconds),
     runner="h5sweep.parallel:measure",
     mem_mb=memory_mb,
-    threads=lambda sweep: max(sweep.parallel.processes),
+    threads=tasks,  # locally: the cores mpirun's ranks take; on SLURM, tasks of one CPU each
     backends=("hdf5",),  # MPI-IO through parallel HDF5
+    mpi_tasks=tasks,
 )

@@ -4,8 +4,9 @@ summary's variant columns, the plan and every job's resources are derived from t
 
 A case that runs in a job of its own (``runner``) needs no rule or script of its own: the
 workflow's ``measure_store_case`` and ``measure_filesystem_case`` rules run any such case by
-name. Adding one is its module (case, ``SPEC``, runner), its registration, its test config,
-test and docs; a figure of its own is a function in :mod:`h5sweep.plots` and a plot rule.
+name, and ``measure_mpi_case`` any MPI case (``mpi_tasks``). Adding one is its module (case,
+``SPEC``, runner), its registration, its test config, test and docs; a figure of its own is
+a function in :mod:`h5sweep.plots` and a plot rule.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ class CaseSpec:
     threads: Callable[[object], int] = _one_thread  # its job's threads
     scratch_bytes: Callable[[object], int] = _no_scratch  # files it writes beside the test stores
     backends: tuple[str, ...] | None = None  # store scope: the backends whose stores it runs on (None: all)
+    # An MPI case: its job is an allocation of its own (not grouped with its store's
+    # generation) of this many tasks, one CPU and mem_mb / tasks each; the job starts its
+    # ranks itself (srun inside SLURM, mpirun locally). None: an ordinary job.
+    mpi_tasks: Callable[[object], int] | None = None
 
     def runs_on(self, store) -> bool:
         """Whether a store-scope case runs on this test store (an object with ``.backend``)."""
@@ -57,6 +62,8 @@ class CaseSpec:
             raise ValueError(f"case {self.name}: scope must be one of {SCOPES}")
         if self.runner is not None and (self.stage != self.name or self.mem_mb is None):
             raise ValueError(f"case {self.name}: a case with its own job records as its name and declares mem_mb")
+        if self.mpi_tasks is not None and (self.runner is None or self.scope != "store"):
+            raise ValueError(f"case {self.name}: an MPI case has a job of its own per test store")
 
     @property
     def has_own_job(self) -> bool:
