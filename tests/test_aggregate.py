@@ -115,3 +115,32 @@ def test_score_counts_only_the_criteria_that_were_measured():
     assert score({"slice": 0.05, "spectra": 0.01, "subcube": 0.001}, 2000, 2000, THRESHOLDS) == (4, 4)
     assert score({"slice": 0.2}, 2200, 2000, THRESHOLDS) == (0, 2)
     assert score({}, math.nan, 2000, THRESHOLDS) == (0, 0)
+
+
+def test_another_backend_pairs_with_the_configs_first_chunk_cache_not_the_first_in_sort_order():
+    """Zarr reads are paired with HDF5's reads in HDF5's first chunk cache as the config lists
+    it (here 64 MiB, then 1 MiB: the summary's sort order would put 1 MiB first)."""
+    caches = [("cache 64 MiB", 64 << 20, 20.0), ("cache 1 MiB", 1 << 20, 1.0)]  # (variant, bytes, seconds)
+    raw = []
+    for variant, size, seconds in caches:
+        for layout_rows in (
+            rows("", "none", "slice", [seconds] * 3, 1000),
+            rows("4x4x4", "none", "slice", [seconds] * 3, 900),
+        ):
+            raw += [{**r, "variant": variant, "policy": "random", "chunk_cache_bytes": size} for r in layout_rows]
+    raw += [
+        {
+            **r,
+            "backend": "zarr",
+            "variant": "zarr-python",
+            "policy": "random",
+            "chunk_cache_bytes": None,
+            "seconds": 10.0,
+        }
+        for r in rows("4x4x4", "none", "slice", [10.0] * 3, 900)
+    ]
+    summary = summarize(pd.DataFrame(raw), THRESHOLDS)
+    zarr = summary[summary["backend"] == "zarr"].iloc[0]
+    assert zarr["ratio_to_contiguous"] == pytest.approx(0.5)  # 10 s against the 64 MiB cache's 20 s
+    assert zarr["ratio_to_hdf5"] == pytest.approx(0.5)
+    assert zarr["ratio_to_hdf5_pairs"] == 3

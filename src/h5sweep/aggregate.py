@@ -65,15 +65,27 @@ BASELINE_BACKEND = "hdf5"
 PAIRED_READ = ["filesystem", "case", "policy", "cold_mode", "cache_state", "repeat"]
 
 
-def _first_option(reads: pd.DataFrame) -> pd.DataFrame:
-    """The baseline backend's reads in its first read option (chunk cache) only: the partner
-    of another backend's read (whose read options are its own)."""
-    columns = [c for c in ("chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0") if c in reads]
+CHUNK_CACHE_COLUMNS = ("chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0")
+
+
+def _first_option(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
+    """The baseline backend's reads in its first read option (the config's first chunk cache,
+    ``first``) only: the partner of another backend's read (whose read options are its own)."""
+    columns = [c for c in CHUNK_CACHE_COLUMNS if c in reads and first is not None and c in first]
     if reads.empty or not columns:
         return reads
-    first = reads.iloc[0]
     keep = np.logical_and.reduce([reads[c] == first[c] for c in columns])
     return reads[keep]
+
+
+def first_read_option(reads: pd.DataFrame) -> dict | None:
+    """The baseline backend's first read option as the records list it (the config's order,
+    not the summary's sort order): its chunk cache settings."""
+    baseline = reads[reads["backend"] == BASELINE_BACKEND]
+    if baseline.empty:
+        return None
+    first = baseline.iloc[0]
+    return {c: first[c] for c in CHUNK_CACHE_COLUMNS if c in baseline}
 
 
 def _ratio_table(joined: pd.DataFrame, names: list[str]) -> pd.DataFrame:
@@ -84,12 +96,13 @@ def _ratio_table(joined: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=[*GROUP_KEYS, *names])
 
 
-def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
+def paired_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     """Per summary row of a read case: the median of the per-selection ratios of its reads
     to the contiguous layout's reads of the same selections (same filesystem, case, variant
     and cache state; paired by repeat), with the ratio's confidence interval. A backend
     without a contiguous layout (Zarr) is paired with the contiguous HDF5 file's reads in its
-    first chunk cache (same visiting policy and cold mode)."""
+    first chunk cache (``first``, :func:`first_read_option`; same visiting policy and cold
+    mode)."""
     names = ["ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
     contiguous = reads[reads["layout_id"] == BASELINE_LAYOUT_ID]
     if contiguous.empty:
@@ -99,7 +112,7 @@ def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
         contiguous[[*own_keys, "seconds"]].rename(columns={"seconds": "_base_s"}), on=own_keys, how="inner"
     )
     others = reads[~reads["backend"].isin(set(contiguous["backend"]))]
-    baseline = _first_option(contiguous[contiguous["backend"] == BASELINE_BACKEND])
+    baseline = _first_option(contiguous[contiguous["backend"] == BASELINE_BACKEND], first)
     keys = [c for c in PAIRED_READ if c in reads]
     borrowed = others.merge(baseline[[*keys, "seconds"]].rename(columns={"seconds": "_base_s"}), on=keys, how="inner")
     joined = pd.concat([own, borrowed], ignore_index=True)
@@ -107,7 +120,7 @@ def paired_ratios(reads: pd.DataFrame) -> pd.DataFrame:
     return _ratio_table(joined, names)
 
 
-def backend_ratios(reads: pd.DataFrame) -> pd.DataFrame:
+def backend_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     """Per summary row of another backend's read case: the median of the per-selection ratios
     of its reads to HDF5's reads of the same chunk shape, order, compression and selections
     (HDF5's first chunk cache), with the ratio's confidence interval: the backends side by side."""
@@ -119,7 +132,7 @@ def backend_ratios(reads: pd.DataFrame) -> pd.DataFrame:
     others = reads[reads["backend"] != BASELINE_BACKEND]
     if hdf5.empty or others.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *names])
-    partners = _first_option(hdf5)[[*keys, "seconds"]].rename(columns={"seconds": "_base_s"})
+    partners = _first_option(hdf5, first)[[*keys, "seconds"]].rename(columns={"seconds": "_base_s"})
     joined = others.merge(partners, on=keys, how="inner")
     joined["_ratio"] = joined["seconds"] / joined["_base_s"]
     return _ratio_table(joined, names)
@@ -175,9 +188,10 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     intervals = grouped["seconds"].apply(_median_interval).unstack().reset_index()
     summary = summary.merge(intervals, on=GROUP_KEYS, how="left")
     read_rows = ordered[is_read.loc[ordered.index]]
-    summary = summary.merge(paired_ratios(read_rows), on=GROUP_KEYS, how="left")
+    first = first_read_option(reads)  # from the records' order: the config's first chunk cache
+    summary = summary.merge(paired_ratios(read_rows, first), on=GROUP_KEYS, how="left")
     if (read_rows["backend"] != BASELINE_BACKEND).any():
-        summary = summary.merge(backend_ratios(read_rows), on=GROUP_KEYS, how="left")
+        summary = summary.merge(backend_ratios(read_rows, first), on=GROUP_KEYS, how="left")
     # File size as the write case wrote it (the standard API, as a user's converter would).
     by_file = ordered.groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
     written = ordered[ordered["case"] == "write"].groupby(FILE_KEYS, dropna=False)["file_bytes"].last()

@@ -116,8 +116,12 @@ def _weighted(per_case: dict[str, np.ndarray], weights: dict[str, float]) -> flo
 
 def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """The recommendation table: one row per filesystem, backend, layout and compression."""
+    return rank_selected_reads(selected_reads(measurements, settings), summary, settings)
+
+
+def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """:func:`rank_layouts` of the reads :func:`selected_reads` chose."""
     weights = weights_of(settings)
-    reads = selected_reads(measurements, settings)
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
     ratios = _log_ratios(reads)
@@ -479,8 +483,9 @@ def recommend(
 
     measurements = read_tables([measurements_path])
     summary = read_tables([summary_path])
-    table = rank_layouts(measurements, summary, settings)
-    why = evidence(selected_reads(measurements, settings), table)
+    reads = selected_reads(measurements, settings)
+    table = rank_selected_reads(reads, summary, settings)
+    why = evidence(reads, table)
     write_table(table, csv_out)
     with open(md_out, "w") as out:
         out.write(markdown(table, settings, why) + parallel_markdown(summary))
