@@ -132,3 +132,10 @@ def test_auto_layout_is_the_chunk_shape_h5py_picks_itself(tmp_path):
     auto = layouts[-1]
     assert auto.name == AUTO_LAYOUT_NAME and auto.chunk_shape == auto_chunk_shape((100, 100, 2000), 2)
     assert [lay.id for lay in layouts][:2] == ["contiguous", "chunked-4x4x256"]
+
+
+def test_chunk_indices_are_the_grid_cells_a_box_touches():
+    layout = Layout((4, 4, 10))
+    assert layout.chunk_indices((3, 0, 9), (2, 4, 2)) == [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
+    assert len(layout.chunk_indices((0, 0, 0), (8, 8, 20))) == layout.chunks_touched((0, 0, 0), (8, 8, 20)) == 8
+    assert Layout((100, 1)).chunk_indices((0, 5), (100, 1)) == [(0, 5)]  # 2-D: one column chunk

@@ -7,6 +7,7 @@ HDF5 has to move.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterator
@@ -126,6 +127,10 @@ class Layout:
         """The chunk indices a box selection ``[start, start + size)`` intersects, per axis
         (in this layout's own axes: a storage layout takes storage-order tuples)."""
         return tuple(slice(s // c, (s + n - 1) // c + 1) for s, n, c in zip(start, size, self.chunk_shape, strict=True))
+
+    def chunk_indices(self, start: Shape, size: Shape) -> list[tuple[int, ...]]:
+        """The grid index of every chunk a box selection intersects, in row-major order."""
+        return list(itertools.product(*(range(s.start, s.stop) for s in self.chunk_box(start, size))))
 
     def shards_touched(self, start: Shape, size: Shape) -> int:
         """Shards (files) a box selection intersects (0 without shards)."""

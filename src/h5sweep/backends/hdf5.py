@@ -6,7 +6,6 @@ HDF5's chunk cache (:class:`h5sweep.chunkcache.ChunkCache`), set when the file i
 
 from __future__ import annotations
 
-import itertools
 import os
 import time
 from functools import partial
@@ -56,8 +55,10 @@ class OpenedFile:
         chunk = self.dset.chunks
         if chunk is None:
             return None
-        ranges = [range(s // c * c, s + n, c) for s, n, c in zip(start, shape, chunk, strict=True)]
-        offsets = list(itertools.product(*ranges))
+        offsets = [
+            tuple(i * c for i, c in zip(index, chunk, strict=True))
+            for index in Layout(chunk).chunk_indices(start, shape)
+        ]
         read_chunk = self.dset.id.read_direct_chunk
 
         def fetch() -> None:

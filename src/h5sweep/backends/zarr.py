@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
-import itertools
 import json
 import os
 import shutil
@@ -239,8 +238,7 @@ class _ChunkFiles:
     def prepare(self, start, shape):
         if self.sharded:  # a shard's chunks are byte ranges: not fetched on their own here
             return None
-        ranges = [range(s // c, (s + n - 1) // c + 1) for s, n, c in zip(start, shape, self.chunk, strict=True)]
-        files = [chunk_file(self.path, index) for index in itertools.product(*ranges)]
+        files = [chunk_file(self.path, index) for index in Layout(self.chunk).chunk_indices(start, shape)]
 
         def fetch() -> None:
             for name in files:
