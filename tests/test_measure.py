@@ -145,6 +145,9 @@ def test_cold_every_evicts_and_reopens_before_each_read(disk_dir, data, source):
     # the three reads were one timed window (one batch of values to check)
     assert len({(r["window_opened_at"], r["window_closed_at"]) for r in rows}) == 1
     assert rows[0]["window_opened_at"] <= rows[0]["window_closed_at"] and rows[0]["window_wait_s"] >= 0
+    # the hypervisor's share of the window, from /proc/stat (0 on bare metal)
+    stolen = rows[0]["window_steal_s"]
+    assert 0 <= stolen <= (rows[0]["window_closed_at"] - rows[0]["window_opened_at"]) * os.cpu_count() + 0.02
 
 
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")

@@ -128,6 +128,9 @@ def test_the_parallel_case_runs_in_the_workflow_once_per_store_and_process_count
     assert set(runs["layout_id"]) == {"contiguous", "chunked-512x32"}
     assert len(runs) == 2 * 2 * 3 * 2 * 3  # layouts x processes x modes x k x repeats
     assert set(runs["slurm_tasks"]) == {""}  # not in a SLURM allocation
+    # each MPI run inside one timed window of its own: one per store and process count
+    assert runs.groupby(["layout_id", "processes"])["window_opened_at"].nunique().eq(1).all()
+    assert runs["window_opened_at"].nunique() == 2 * 2 and (runs["window_wait_s"] >= 0).all()
     assert set(runs["hdf5_version"]) == {"1.10.8"}  # the MPI run's, not the job's own HDF5
     assert set(measured[measured["case"] == "column"]["hdf5_version"]) != {"1.10.8"}
     summary = pd.read_parquet(results / "summary.parquet")

@@ -324,6 +324,10 @@ def window_figures(measurements: pd.DataFrame, started_at: float, wall_s: float)
         "overlapping_timed_windows": overlapping,
         "timed_window_share_of_wall": inside / wall_s if wall_s else float("nan"),
         "window_wait_s_total": float(measurements.drop_duplicates(["window_opened_at"])["window_wait_s"].sum()),
+        # CPU time a hypervisor took from the machine inside timed windows (drift between runs)
+        "window_steal_s_total": float(
+            measurements.drop_duplicates(["window_opened_at"]).get("window_steal_s", pd.Series(dtype=float)).sum()
+        ),
         "sweep_started_at": started_at,
     }
 

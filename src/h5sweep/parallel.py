@@ -190,7 +190,7 @@ def measure(job, backend, store_path: str, source) -> list[dict]:
         for processes in case.processes:
             out = os.path.join(scratch, f"{processes}.parquet")
             command = [*launcher(processes), str(mpi_python()), "-m", __name__, settings, store_path, out]
-            with timed_window():
+            with timed_window() as window:
                 proc = subprocess.run(command, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise RuntimeError(
@@ -199,7 +199,7 @@ def measure(job, backend, store_path: str, source) -> list[dict]:
                 )
             for row in pd.read_parquet(out).to_dict("records"):
                 variant = f"{row['mode']}, {row['processes']} processes, {row['columns_per_access']} columns per rank"
-                rows.append({**row, "variant": variant, "slurm_tasks": tasks})
+                rows.append({**row, "variant": variant, "slurm_tasks": tasks, **window.columns()})
     return rows
 
 

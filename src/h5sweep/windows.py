@@ -86,21 +86,35 @@ def _forget_inherited_locks() -> None:
 os.register_at_fork(after_in_child=_forget_inherited_locks)
 
 
+def steal_seconds() -> float:
+    """CPU time the hypervisor has taken from this (virtual) machine since it booted, summed
+    over its CPUs: the ``steal`` field of ``/proc/stat``; NaN where there is none."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 @dataclass
 class Window:
     """One timed window: when it opened and closed (seconds since the epoch), how long the
-    job waited for it, and the node's 1-minute load average when it opened."""
+    job waited for it, the node's 1-minute load average when it opened, and the CPU time a
+    hypervisor took from the node while it was open."""
 
     opened_at: float = float("nan")
     closed_at: float = float("nan")
     wait_s: float = float("nan")
     load_1min: float = float("nan")
+    steal_s: float = float("nan")
 
     def columns(self) -> dict:
         return {
             "window_opened_at": self.opened_at,
             "window_closed_at": self.closed_at,
             "window_wait_s": self.wait_s,
+            "window_steal_s": self.steal_s,
             "load_1min": self.load_1min,
         }
 
@@ -137,12 +151,14 @@ def timed_window():
             window.wait_s = time.perf_counter() - asked
             window.opened_at = time.time()
             window.load_1min = os.getloadavg()[0]
+            stolen_before = steal_seconds()
             _in_window = True
             try:
                 yield window
             finally:
                 _in_window = False
                 window.closed_at = time.time()
+                window.steal_s = steal_seconds() - stolen_before
     finally:
         if resume:
             _shared_fd = _take_shared()
