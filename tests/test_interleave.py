@@ -13,7 +13,7 @@ from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import VerificationError
 from h5sweep.generate import generate
-from h5sweep.interleave import StoreUnderTest, run_interleaved, visiting_order
+from h5sweep.interleave import StoreUnderTest, rounds, run_interleaved, visiting_order
 from h5sweep.layouts import Layout
 
 SHAPE = (12, 10, 3000)
@@ -79,3 +79,40 @@ def test_a_store_whose_values_differ_fails_naming_it(stores, tmp_path):
     cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 3, "cold": "every"}}, SHAPE)
     with pytest.raises(VerificationError, match=r"broken\.h5 case spectra repeat \d+"):
         run_interleaved(bad, cases, SHAPE, seed=2)
+
+
+def test_rounds_spread_each_variants_repeats_over_the_whole_pass():
+    plan = rounds([3, 6, 2])
+    assert len(plan) == 6
+    assert [[v for v, _ in r] for r in plan] == [[0, 1, 2], [1], [0, 1], [1, 2], [0, 1], [1]]
+    for v, m in enumerate([3, 6, 2]):  # every repeat once, in order
+        assert [j for r in plan for u, j in r if u == v] == list(range(m))
+
+
+def test_cases_read_cold_every_take_turns_and_a_case_read_from_an_open_file_runs_alone(stores):
+    config = {
+        "spectra": {"repeats": 6, "size": 3, "cold": "every"},
+        "subcube": {"repeats": 3, "size": [2, 2, 50], "cold": "every"},
+        "slice": {"repeats": 2, "depth": 5, "cold": "first"},
+    }
+    cases = read_cases_from_config(config, SHAPE)
+    measured = run_interleaved(under_test(stores), cases, SHAPE, seed=2)
+    for store in measured:
+        order = [r["case"] for r in store.rows]
+        # spectra and subcube alternate (subcube's three reads at rounds 0, 2, 4 of six)
+        assert order[:9] == [
+            "spectra",
+            "subcube",
+            "spectra",
+            "spectra",
+            "subcube",
+            "spectra",
+            "spectra",
+            "subcube",
+            "spectra",
+        ]
+        assert order[9:] == ["slice", "slice"]  # alone, from a file opened once
+        assert [r["reads_since_open"] for r in store.rows[9:]] == [0, 1]
+        turns = [r for r in store.rows if r["cold_mode"] == "every"]
+        assert {r["cache_state"] for r in turns} == {"cold"} and {r["reads_since_open"] for r in turns} == {0}
+        assert [r["repeat"] for r in turns if r["case"] == "subcube"] == [0, 1, 2]

@@ -5,7 +5,11 @@ machine drifts by 10-30% over minutes: the drift then decides close rankings. In
 selection ``i`` of a case is read from every store, in an order drawn anew for each
 selection (seeded: the same in every run), before selection ``i + 1``; each layout's read of
 a selection is then seconds, not minutes, away from contiguous's read of the same selection,
-and the paired ratio cancels the drift. The protocol of each read is :mod:`h5sweep.query`'s:
+and the paired ratio cancels the drift. Cases whose every read starts cold (``cold: every``)
+also take turns, round by round (:func:`rounds`), so each case's reads span the whole pass
+instead of a stretch of it: a faster or slower minute of the machine then weighs on every case
+alike rather than shifting one case's medians. A case read from an open file (``cold:
+first``) keeps the store to itself and runs alone. The protocol of each read is :mod:`h5sweep.query`'s:
 the same cold modes, only the library's read timed inside the node's measurement window,
 every value checked afterwards. The price is disk: every store of the filesystem exists at
 once (the plan counts it).
@@ -76,36 +80,71 @@ def run_interleaved(
         for k in range(max(len(s.read_options) for s in stores)):
             taking_part = [s for s in stores if k < len(s.read_options)]
             options = [s.read_options[k] for s in taking_part]
-            for case in cases:
-                selections = [case.selections(shape, seed, policy, s.layout.chunk_shape) for s in taking_part]
-                for cold in case.cold_modes:
-                    _interleave_case(taking_part, case, selections, options, policy, cold, seed, split)
+            variants = [
+                Variant(case, [case.selections(shape, seed, policy, s.layout.chunk_shape) for s in taking_part], cold)
+                for case in cases
+                for cold in case.cold_modes
+            ]
+            # reads that each start cold (cold: every) share one pass; a case read from an
+            # open file (cold: first) keeps the file to itself, so it runs alone
+            every = [v for v in variants if v.cold == "every"]
+            for group in ([every] if every else []) + [[v] for v in variants if v.cold != "every"]:
+                _interleave_variants(taking_part, group, options, policy, seed, split)
     for store in stores:
         for row in store.rows:
             row["h5py_call_overhead_s"] = store.call_overhead_s
     return stores
 
 
-def _interleave_case(stores, case, selections, options, policy, cold, seed, split=False) -> None:
-    """One case in one variant: selection by selection, every store in its visiting order."""
+@dataclass
+class Variant:
+    """One case in one cold mode, with each store's selections."""
+
+    case: ReadCase
+    selections: list[list]  # per store
+    cold: str
+
+
+def rounds(repeats: list[int]) -> list[list[tuple[int, int]]]:
+    """The passes of an interleaved read: each variant's repeats spread evenly over as many
+    rounds as the variant with the most has, so every variant's reads span the whole pass in
+    time; round r lists (variant, repeat) in variant order."""
+    n = max(repeats)
+    out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for v, m in enumerate(repeats):
+        for j in range(m):
+            out[j * n // m].append((v, j))
+    return out
+
+
+def _interleave_variants(stores, variants: list[Variant], options, policy, seed, split=False) -> None:
+    """Variants read in one pass: round by round (:func:`rounds`), each variant's next
+    selection from every store in its visiting order. A single variant is read selection by
+    selection; several (each cold: every) take turns, so that a case's medians span the
+    whole pass rather than a stretch of it in which the machine may be faster or slower."""
     buffers = [
-        np.empty(s.layout.to_storage(sel[0].size), dtype=s.source.dtype)
-        for s, sel in zip(stores, selections, strict=True)
+        [
+            np.empty(s.layout.to_storage(sel[0].size), dtype=s.source.dtype)
+            for s, sel in zip(stores, v.selections, strict=True)
+        ]
+        for v in variants
     ]
-    repeats = len(selections[0])
-    per_batch = max(1, VERIFY_BUDGET_BYTES // max(1, sum(b.nbytes for b in buffers)))
-    opened: dict[int, OpenedForReads] = {}
+    plan = rounds([len(v.selections[0]) for v in variants])
+    per_round = sum(b.nbytes for per_variant in buffers for b in per_variant)
+    per_batch = max(1, VERIFY_BUDGET_BYTES // max(1, per_round))
+    opened: dict[tuple[int, int], OpenedForReads] = {}
     try:
-        for first in range(0, repeats, per_batch):
-            timed: list[tuple[int, TimedRead, int]] = []  # store, read, its place in the visit
+        for first in range(0, len(plan), per_batch):
+            timed: list[tuple[int, int, TimedRead, int]] = []  # variant, store, read, its place in the visit
             with timed_window() as window, gc_paused():
-                for repeat in range(first, min(repeats, first + per_batch)):
-                    for place, k in enumerate(visiting_order(len(stores), seed, case.name, repeat)):
+                for v, repeat in (item for r in plan[first : first + per_batch] for item in r):
+                    variant = variants[v]
+                    for place, k in enumerate(visiting_order(len(stores), seed, variant.case.name, repeat)):
                         store = stores[k]
-                        if k not in opened or cold == "every":
-                            if k in opened:
-                                opened[k].close()
-                            opened[k] = OpenedForReads(
+                        if (v, k) not in opened or variant.cold == "every":
+                            if (v, k) in opened:
+                                opened[(v, k)].close()
+                            opened[(v, k)] = OpenedForReads(
                                 store.backend,
                                 store.path,
                                 store.dataset_name,
@@ -119,23 +158,29 @@ def _interleave_case(stores, case, selections, options, policy, cold, seed, spli
                         read, counters = timed_read(
                             store.backend,
                             store.path,
-                            case,
+                            variant.case,
                             repeat,
-                            selections[k][repeat],
-                            opened[k],
-                            buffers[k],
+                            variant.selections[k][repeat],
+                            opened[(v, k)],
+                            buffers[v][k],
                             counters,
                         )
-                        timed.append((k, read, place))
-            for k, read, place in timed:
-                store = stores[k]
+                        if variant.cold == "every":  # closed before another store's read
+                            opened.pop((v, k)).close()
+                        timed.append((v, k, read, place))
+            for v, k, read, place in timed:
+                store, variant = stores[k], variants[v]
                 size = store.source.dtype.itemsize
-                row = measurement_row(read, case, store.layout, store.stored, options[k], policy, cold, window, size)
+                row = measurement_row(
+                    read, variant.case, store.layout, store.stored, options[k], policy, variant.cold, window, size
+                )
                 store.rows.append({**row, "interleaved_stores": len(stores), "visit_position": place})
             with untimed_work():
-                for k, store in enumerate(stores):
-                    mine = [(t.repeat, t.selection, t.values) for j, t, _ in timed if j == k]
-                    check_all(store.path, case, mine, store.source, store.layout, store.tolerance)
+                for v, variant in enumerate(variants):
+                    for k, store in enumerate(stores):
+                        mine = [(t.repeat, t.selection, t.values) for u, j, t, _ in timed if (u, j) == (v, k)]
+                        if mine:
+                            check_all(store.path, variant.case, mine, store.source, store.layout, store.tolerance)
     finally:
         for handle in opened.values():
             handle.close()
