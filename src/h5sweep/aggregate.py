@@ -71,7 +71,7 @@ CHUNK_CACHE_COLUMNS = ("chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0
 def _first_option(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     """The baseline backend's reads in its first read option (the config's first chunk cache,
     ``first``) only: the partner of another backend's read (whose read options are its own)."""
-    columns = [c for c in CHUNK_CACHE_COLUMNS if c in reads and first is not None and c in first]
+    columns = [c for c in (first or {}) if c in reads]
     if reads.empty or not columns:
         return reads
     keep = np.logical_and.reduce([reads[c] == first[c] for c in columns])
