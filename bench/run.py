@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--quick", action="store_true", help="skip the DAG and sweep benchmarks")
     parser.add_argument("--samples", type=int, default=bench.SAMPLES, help="interleaved samples per ratio")
+    parser.add_argument(
+        "--settle-s", type=float, default=bench.SETTLE_S, help="idle seconds between one write contender and the next"
+    )
     parser.add_argument("--out", default=None, help="JSON file (default bench/results/<host>-<date>.json)")
     args = parser.parse_args(argv)
 
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     shape = tuple(args.shape)
     results: dict = {"environment": bench.environment(), "shape": list(shape)}
     print(f"h5sweep bench on {socket.gethostname()}: cube {shape}, scratch {args.dir}", flush=True)
-    results["generation"] = bench.bench_generation(args.dir, shape, args.threads, args.samples)
+    results["generation"] = bench.bench_generation(args.dir, shape, args.threads, args.samples, args.settle_s)
     print(json.dumps(results["generation"], indent=2), flush=True)
     results["harness"] = bench.bench_harness(
         args.dir, (shape[0], shape[1], min(shape[2], 20_000)), samples=args.samples

@@ -29,6 +29,8 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
             str(out),
             "--samples",
             "2",
+            "--settle-s",
+            "0.2",
         ],
         cwd=REPO,
         capture_output=True,
@@ -39,6 +41,7 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
     results = json.loads(out.read_text())
     gen, harness = results["generation"], results["harness"]
     assert gen["bytes"] == 20 * 20 * 5000 * 2 and gen["fast_gzip4_reads_back_identical"]
+    assert gen["settle_s"] == 0.2
     for key in [
         "ratio_contiguous_vs_raw",
         "ratio_chunked_vs_raw",

@@ -50,6 +50,12 @@ from h5sweep.timing import gc_paused
 
 MB = 1_000_000
 SAMPLES = 5  # interleaved samples behind every ratio
+# Seconds a disk is left idle between removing one contender's file and the next write. On
+# a thin-provisioned virtual disk mounted with `discard` (the reference machine), a 1 GB
+# write with fsync took 0.45 s when it reused blocks freed less than a second before and
+# 2.0-2.9 s when it went to released space; with 0.5 s or 1 s of rest both happened, with 2 s
+# every write went to released space. So every contender meets the same device state.
+SETTLE_S = 3.0
 
 
 def _timed(fn, *args, **kwargs) -> float:
@@ -79,11 +85,24 @@ def raw_write_seconds(path: str, data: np.ndarray) -> float:
     return _timed(write)
 
 
-def bench_generation(directory: str, shape: tuple[int, ...], threads: int, samples: int = SAMPLES) -> dict:
+def settled_removal(path: str, settle_s: float) -> None:
+    """Remove the previous contender's file or directory, sync, and leave the device idle
+    for ``settle_s`` so that the blocks it released are released (see SETTLE_S)."""
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
+        os.remove(path)
+    os.sync()
+    time.sleep(settle_s)
+
+
+def bench_generation(
+    directory: str, shape: tuple[int, ...], threads: int, samples: int = SAMPLES, settle_s: float = SETTLE_S
+) -> dict:
     data = SyntheticSource(shape, np.uint16, seed=0).materialize()
     nbytes = data.nbytes
     path = os.path.join(directory, "bench.h5")
-    out: dict = {"bytes": nbytes, "threads": threads, "samples": samples}
+    out: dict = {"bytes": nbytes, "threads": threads, "samples": samples, "settle_s": settle_s}
     none, gzip = parse_compression("none"), parse_compression("gzip-4")
     chunked = Layout((4, 4, 2048))
     # gzip through HDF5's pipeline is slow: its contest runs on the first fifth of z
@@ -92,10 +111,8 @@ def bench_generation(directory: str, shape: tuple[int, ...], threads: int, sampl
 
     def fresh(seconds_of, *args) -> float:
         """Time a write into a new file on a quiet disk: the previous file is removed and
-        its blocks released (a discard on some mounts) before the clock, not during it."""
-        if os.path.exists(path):
-            os.remove(path)
-        os.sync()
+        its blocks released before the clock, not during it."""
+        settled_removal(path, settle_s)
         return seconds_of(*args)
 
     # interleave the contenders so that drifts of the machine hit both; a ratio per round
@@ -109,14 +126,18 @@ def bench_generation(directory: str, shape: tuple[int, ...], threads: int, sampl
     with h5py.File(path, "r") as f:
         out["fast_gzip4_reads_back_identical"] = bool(np.array_equal(f["data"][...], gzip_data))
     os.remove(path)
-    out["ratio_zarr_fast_vs_zarr_python"] = spread(bench_zarr_generation(directory, gzip_data, threads, samples))
+    out["ratio_zarr_fast_vs_zarr_python"] = spread(
+        bench_zarr_generation(directory, gzip_data, threads, samples, settle_s)
+    )
     out["ratio_contiguous_vs_raw"] = spread(contiguous)
     out["ratio_chunked_vs_raw"] = spread(chunks)
     out["ratio_gzip_fast_vs_filter_pipeline"] = spread(pipeline)
     return out
 
 
-def bench_zarr_generation(directory: str, data: np.ndarray, threads: int, samples: int) -> list[float]:
+def bench_zarr_generation(
+    directory: str, data: np.ndarray, threads: int, samples: int, settle_s: float = SETTLE_S
+) -> list[float]:
     """zarr-python's own writer (the whole array in one assignment, its codec pipeline and
     concurrency) against the fast path (chunks encoded once by numcodecs in ``threads``
     threads, files written directly) on the same Blosc store, interleaved: one ratio per
@@ -127,9 +148,7 @@ def bench_zarr_generation(directory: str, data: np.ndarray, threads: int, sample
     layout, blosc = Layout((4, 4, 2048)), parse_compression("blosc-lz4-5-shuffle")
 
     def fresh(write) -> float:
-        if os.path.exists(path):
-            shutil.rmtree(path)
-        os.sync()
+        settled_removal(path, settle_s)
         return _timed(write)
 
     def by_zarr_python() -> None:
