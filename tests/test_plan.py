@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from h5sweep import release
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.grid import load_sweep
 from h5sweep.plan import file_bytes_bound, make_plan
@@ -17,15 +18,18 @@ def sweep_of(name):
     return load_sweep(yaml.safe_load((REPO / "config" / name).read_text()))
 
 
-def test_peak_disk_is_jobs_at_once_times_the_largest_file():
+def test_peak_disk_is_jobs_at_once_times_the_largest_file_and_its_kept_repeats():
     sweep = sweep_of("paper.yaml")
     plan = make_plan(sweep, parallel_jobs=4)
     largest = max(file_bytes_bound(sweep, layout) for layout in sweep.layouts)
     # 32 x 32 chunks allocate 128 x 128 x (100,352) elements: the largest file
     assert largest >= 128 * 128 * 100_352 * 2
+    # each running job: its store, and the write case's earlier repeats it keeps until its last
+    at_once = 4 * sweep.write_case.repeats
+    assert sweep.write_case.repeats == 3
     for fs in plan.filesystems:
         assert fs.largest_file_bytes == largest
-        assert 4 * largest <= fs.peak_bytes < 4 * largest + 1e9
+        assert at_once * largest <= fs.peak_bytes < at_once * largest + 1e9
     assert plan.jobs == 2 * len(sweep.test_files())
     assert make_plan(sweep, parallel_jobs=8).filesystems[0].peak_bytes > plan.filesystems[0].peak_bytes
 
@@ -48,7 +52,10 @@ def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
     without = load_sweep({**config, "cases": {"write": {"repeats": 1}}})
     plan, base = make_plan(with_iosize, 1), make_plan(without, 1)
     assert plan.jobs == base.jobs + 1  # one I/O size job on the one filesystem
-    iosize = iosize_seconds(with_iosize)  # the model's estimate of its timed work, not a measurement
+    # the model's estimate of its timed work, not a measurement; each write after the disk's rest
+    rest = release.settle_seconds(with_iosize.filesystems[0])
+    assert rest == release.default_settle_s(str(tmp_path))
+    iosize = iosize_seconds(with_iosize) + 2 * len(with_iosize.iosize.sizes) * with_iosize.iosize.repeats * rest
     assert iosize and plan.timed_seconds == pytest.approx(base.timed_seconds + iosize)
     setup = SECONDS_PER_JOB + with_iosize.raw_bytes / MAKE_DATA_BYTES_PER_S
     assert plan.job_seconds == pytest.approx(base.job_seconds + setup + iosize)

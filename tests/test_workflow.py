@@ -17,6 +17,8 @@ import pytest
 import yaml
 from conftest import REPO, Workflow, job_counts, tiny_config
 
+from h5sweep import release
+
 pytestmark = pytest.mark.workflow
 
 
@@ -121,6 +123,12 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
         assert rows["fs_block_bytes"].min() > 0 and rows["fs_mount_options"].str.len().min() > 0
     # the write case's own file was queried; every timed section had a window of its own
     assert set(measurements.loc[measurements["case"] == "write", "query_file_method"]) == {"write-case"}
+    # every write says how long it waited for released space (within the filesystem's rest); reads do not
+    writes = measurements[measurements["case"] == "write"]
+    for fs, rows in writes.groupby("filesystem"):
+        rest = release.default_settle_s(rows["fs_path"].iloc[0])
+        assert rows["settle_wait_s"].between(0, rest).all(), fs
+    assert reads["settle_wait_s"].isna().all()
     windows = measurements[["window_opened_at", "window_closed_at"]].drop_duplicates().sort_values("window_opened_at")
     assert windows.notna().all().all() and (measurements["load_1min"] >= 0).all()
     assert (windows["window_opened_at"].iloc[1:].to_numpy() >= windows["window_closed_at"].iloc[:-1].to_numpy()).all()
@@ -476,7 +484,7 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     (``filter_family``, ``codec``, ``codec_level``, ``shuffle``) to both, ``hdf5plugin_version``
     to the measurements; ``reader`` (the read option's library) and ``shard_shape`` to both, ``store_files``,
     ``store_directories``, ``files_touched``, ``storage_s`` and ``decode_copy_s`` to the
-    measurements; ``window_steal_s`` to the measurements."""
+    measurements; ``window_steal_s`` to the measurements; ``settle_wait_s`` to the measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

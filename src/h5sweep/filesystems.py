@@ -22,6 +22,7 @@ class Filesystem:
     name: str
     directory: str  # as configured (may be relative to the working directory)
     required: bool = True
+    settle_s: float | None = None  # rest of a timed write after a removal; None: by the mount (h5sweep.release)
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -57,7 +58,13 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
         if isinstance(entry, str):
             fs = Filesystem(name, entry, True)
         else:
-            fs = Filesystem(name, entry["path"], bool(entry.get("required", True)))
+            settle_s = entry.get("settle_s")
+            number = isinstance(settle_s, int | float) and not isinstance(settle_s, bool)
+            if settle_s is not None and (not number or settle_s < 0):
+                raise ConfigError(f"{key}.settle_s", settle_s, "must be a number of seconds, 0 or more (or null)")
+            fs = Filesystem(
+                name, entry["path"], bool(entry.get("required", True)), None if settle_s is None else float(settle_s)
+            )
         reason = fs.usable() if probe else None
         if reason is not None:
             if fs.required:

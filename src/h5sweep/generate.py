@@ -9,7 +9,9 @@ window. The last write of the default variant (one chunk per call, fill time ``i
 becomes the query file; where the write case has no such variant, the query file is written
 by the fast path (:mod:`h5sweep.fastwrite`), and each row says which (``query_file_method``).
 Stores are written under a temporary name and renamed into place, so a store at the output
-path is always complete. Everything the storage format decides is the backend's
+path is always complete. Each repeat goes to a new file and meets the disk in one state
+(:mod:`h5sweep.release`): a variant's repeats are kept until its last, and a write after a
+removal waits for the filesystem's rest. Everything the storage format decides is the backend's
 (:mod:`h5sweep.backends`).
 """
 
@@ -20,6 +22,7 @@ import time
 
 import numpy as np
 
+from h5sweep import release
 from h5sweep.backends.base import Backend
 from h5sweep.cases.write import QUERIED_VARIANT, WriteCase
 from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
@@ -42,15 +45,23 @@ def generate(
     name: str = "data",
     threads: int = 1,
     cache: ChunkCache | None = DEFAULT_CACHE,
+    settle_s: float = 0.0,
 ) -> list[dict]:
     """The write case, each write timed in its own window; its default variant's last file
     becomes the query file at ``path`` (else the fast path writes one). One row per timed
     write; each row also says how the query file was made. ``cache``: the HDF5 chunk cache
-    the file is written with (None: a backend without one)."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    partial = f"{path}.partial-{os.getpid()}"
+    the file is written with (None: a backend without one). ``settle_s``: the filesystem's
+    rest after a removal (:mod:`h5sweep.release`); a variant's repeats are kept until its
+    last one is written, so that no repeat reuses the blocks of the one before."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    partials: list[str] = []
     rows = []
     method, query_write_s = None, float("nan")
+
+    def settled() -> float:
+        return release.settle(directory, settle_s)
+
     try:
         with untimed_work():
             stored = storage_order(data, layout)
@@ -58,7 +69,9 @@ def generate(
             if fill_time not in backend.fill_times:  # e.g. Zarr has no fill times but its own
                 continue
             for repeat in range(write_case.repeats):
-                with timed_io() as timed:
+                partial = f"{path}.partial-{os.getpid()}-{len(partials)}"
+                partials.append(partial)
+                with timed_io(settle=settled) as timed:
                     writes = backend.write(partial, stored, layout, compression, name, strategy, fill_time, cache)
                 rows.append(
                     {
@@ -70,25 +83,29 @@ def generate(
                         "write_strategy": strategy,
                         "fill_time": fill_time,
                         "variant": write_case.variant_label(strategy, fill_time),
+                        "settle_wait_s": timed.settle_wait_s,
                         **(cache.columns() if cache is not None else {}),
                         **timed.window.columns(),
                     }
                 )
                 if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.repeats - 1:
-                    os.replace(partial, path)
+                    os.replace(partials.pop(), path)
                     method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, timed.seconds
-                else:
-                    backend.remove(partial)
+            release.remove_and_mark(partials, directory)  # this variant's other repeats
+            partials.clear()
         if method is None:
+            partial = f"{path}.partial-{os.getpid()}-fast"
+            partials.append(partial)
             with untimed_work():
                 t0 = time.perf_counter_ns()
                 method = backend.write_fast(partial, data, layout, compression, name, threads)
                 query_write_s = (time.perf_counter_ns() - t0) / 1e9
-                os.replace(partial, path)
+                os.replace(partials.pop(), path)
     finally:
-        if os.path.lexists(partial):
-            backend.remove(partial)
-    fsync_path(os.path.dirname(os.path.abspath(path)))  # the rename, too
+        for partial in partials:
+            if os.path.lexists(partial):
+                backend.remove(partial)
+    fsync_path(directory)  # the rename, too
     for row in rows:
         row.update(
             query_file_method=method, query_file_write_s=query_write_s, query_file_bytes=backend.footprint_bytes(path)

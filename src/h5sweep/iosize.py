@@ -8,7 +8,7 @@ import h5py
 import numpy as np
 from h5py import h5s
 
-from h5sweep import pagecache
+from h5sweep import pagecache, release
 from h5sweep.cases.iosize import IOSizeCase
 from h5sweep.errors import VerificationError
 from h5sweep.pagecache import COLD_RESIDENT_FRACTION, cache_state
@@ -61,7 +61,10 @@ def _hdf5_read(path: str, out: np.ndarray, per_request: int) -> None:
             dset.id.read(h5s.create_simple((count,)), space, out[start : start + count])
 
 
-def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]:
+def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray, settle_s: float = 0.0) -> list[dict]:
+    """Write and read the data in requests of each size, raw and HDF5; one row per timed
+    operation. Each write goes to a new file, after the filesystem's rest (``settle_s``,
+    :mod:`h5sweep.release`) since the previous one was removed."""
     flat = np.ascontiguousarray(data).reshape(-1)
     raw = memoryview(flat).cast("B")
     os.makedirs(directory, exist_ok=True)
@@ -72,7 +75,7 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]
     out = np.empty_like(flat)
     rows = []
 
-    def record(api, direction, state, request, seconds, repeat, window, resident=float("nan"), read_calls=-1):
+    def record(api, direction, state, request, seconds, repeat, window, resident=float("nan"), read_calls=-1, **extra):
         rows.append(
             {
                 "case": "iosize",
@@ -86,6 +89,7 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]
                 "resident_fraction_at_open": resident,
                 "read_calls": read_calls,
                 "variant": f"{api} {direction}{' ' + state if state else ''}, {request} B",
+                **extra,
                 **window.columns(),
             }
         )
@@ -97,9 +101,11 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray) -> list[dict]
             for repeat in range(case.repeats):
                 for api in ("raw", "hdf5"):
                     path = paths[api]
-                    with timed_io() as written:
+                    release.remove_and_mark([path], directory)
+                    with timed_io(settle=lambda: release.settle(directory, settle_s)) as written:
                         _raw_write(path, raw, request) if api == "raw" else _hdf5_write(path, flat, per_request)
-                    record(api, "write", "", request, written.seconds, repeat, written.window)
+                    waited = written.settle_wait_s
+                    record(api, "write", "", request, written.seconds, repeat, written.window, settle_wait_s=waited)
                     pagecache.evict(path)
                     for attempt in ("first", "again"):
                         resident = pagecache.resident_fraction(path)

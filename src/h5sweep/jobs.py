@@ -18,6 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
+from h5sweep import release
 from h5sweep.backends import BACKENDS
 from h5sweep.backends.zarr_options import ZarrReader
 from h5sweep.cases import READ_CASES, optional_case_from_config, read_cases_from_config, write_case_from_config
@@ -31,10 +32,14 @@ from h5sweep.layouts import Layout
 READ_CASE_KEYS = (*READ_CASES, "boxes")
 
 
+def _filesystem(filesystem) -> dict:
+    return {"name": filesystem.name, "directory": filesystem.directory, "settle_s": filesystem.settle_s}
+
+
 def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) -> dict:
     return {
         "sweep": sweep.name,
-        "filesystem": {"name": filesystem.name, "directory": filesystem.directory},
+        "filesystem": _filesystem(filesystem),
         "backend": backend,
         "dataset": sweep.dataset,
         "layout": {"id": layout.id, "name": layout.name},
@@ -96,7 +101,7 @@ def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
     """The job of a case run once per filesystem (metadata, iosize): no store of the grid."""
     return {
         "sweep": sweep.name,
-        "filesystem": {"name": filesystem.name, "directory": filesystem.directory},
+        "filesystem": _filesystem(filesystem),
         "backend": "hdf5",
         "dataset": sweep.dataset,
         "layout": {"id": "contiguous", "name": ""},
@@ -133,6 +138,13 @@ class JobSettings:
     @property
     def directory(self) -> str:
         return self.settings["filesystem"]["directory"]
+
+    @property
+    def settle_s(self) -> float:
+        """The filesystem's rest after a removal before a timed write, as configured or
+        else by how it is mounted on the node the job runs on (:mod:`h5sweep.release`)."""
+        configured = self.settings["filesystem"].get("settle_s")
+        return release.default_settle_s(self.directory) if configured is None else float(configured)
 
     @property
     def backend(self) -> str:

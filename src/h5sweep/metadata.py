@@ -7,7 +7,7 @@ import os
 import h5py
 import numpy as np
 
-from h5sweep import pagecache
+from h5sweep import pagecache, release
 from h5sweep.cases.metadata import MetadataCase
 from h5sweep.errors import VerificationError
 from h5sweep.pagecache import COLD_RESIDENT_FRACTION, cache_state
@@ -20,8 +20,10 @@ def _groups(spectra: int, n: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 
-def run_metadata(directory: str, case: MetadataCase, data: np.ndarray) -> list[dict]:
-    """Write and read back the data as N datasets for every N; one row per timed operation."""
+def run_metadata(directory: str, case: MetadataCase, data: np.ndarray, settle_s: float = 0.0) -> list[dict]:
+    """Write and read back the data as N datasets for every N; one row per timed operation.
+    Each write goes to a new file, after the filesystem's rest (``settle_s``,
+    :mod:`h5sweep.release`) since the previous one was removed."""
     flat = data.reshape(-1, data.shape[2])  # spectra x z
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"metadata-{os.getpid()}.h5")
@@ -30,7 +32,8 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray) -> list[d
         for n in case.datasets:
             groups = _groups(flat.shape[0], n)
             for repeat in range(case.repeats):
-                with timed_io() as written:
+                release.remove_and_mark([path], directory)
+                with timed_io(settle=lambda: release.settle(directory, settle_s)) as written:
                     with h5py.File(path, "w") as f:
                         for k, (a, b) in enumerate(groups):
                             f.create_dataset(f"part{k:07d}", data=flat[a:b])
@@ -46,16 +49,17 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray) -> list[d
                     if not np.array_equal(out, flat):
                         raise VerificationError(f"{path}: values read back from {n} datasets differ from those written")
                 timed = (
-                    ("write", written.seconds, "", written.window, -1),
+                    ("write", written.seconds, "", written.window, -1, written.settle_wait_s),
                     (
                         "read",
                         read.seconds,
                         cache_state(read.io.device_read, evictable),
                         read.window,
                         read.io.read_calls,
+                        float("nan"),
                     ),
                 )
-                for operation, seconds, state, window, read_calls in timed:
+                for operation, seconds, state, window, read_calls, settle_wait_s in timed:
                     rows.append(
                         {
                             "case": "metadata",
@@ -68,6 +72,7 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray) -> list[d
                             "metadata_file_bytes": file_bytes,
                             "bytes_selected": flat.nbytes,
                             "variant": f"{operation}, {n} datasets",
+                            "settle_wait_s": settle_wait_s,
                             **window.columns(),
                         }
                     )

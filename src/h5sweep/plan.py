@@ -138,10 +138,13 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
         largest = max(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine)
+        running = min(plan.parallel_jobs, len(mine))
         if sweep.interleave:  # every store of the filesystem exists while it is queried
             peak = sum(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine) + scratch_bytes(sweep)
         else:  # a store is removed once queried: at most one per running job
-            peak = min(plan.parallel_jobs, len(mine)) * largest + scratch_bytes(sweep)
+            peak = running * largest + scratch_bytes(sweep)
+        # a generate job keeps a write variant's repeats until its last one (h5sweep.release)
+        peak += running * (sweep.write_case.repeats - 1) * largest
         if _device(fs.directory) == results_dev:
             peak += results_bytes
         plan.filesystems.append(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from h5sweep import release
+
 MB = 1_000_000
 STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
 FAST_WRITE_BYTES_PER_S = {"none": 1000 * MB, "filtered": 70 * MB}  # filtered: per thread
@@ -103,12 +105,13 @@ def store_job(timed_seconds):
     return cost
 
 
-def filesystem_job(timed_seconds):
-    """A job cost for a case run once per filesystem, from the seconds of its timed work; the
+def filesystem_job(timed_seconds, timed_writes=lambda sweep: 0):
+    """A job cost for a case run once per filesystem, from the seconds of its timed work and
+    the number of its timed writes (each after the filesystem's rest, h5sweep.release); the
     job also starts Python and makes the dataset's values in memory."""
 
     def cost(sweep, filesystem, from_device):
-        timed = timed_seconds(sweep)
+        timed = timed_seconds(sweep) + timed_writes(sweep) * release.settle_seconds(filesystem)
         return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed, timed
 
     return cost

@@ -41,7 +41,8 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
     layout, comp = job.layout, job.compression
     with untimed_work():
         data = make_source(job.dataset, layout).materialize()
-    rows = generate(backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, job.write_cache)
+    cache, settle_s = job.write_cache, job.settle_s
+    rows = generate(backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s)
     shared = {**_shared_columns(job, backend), **backend.store_counts(store_path)}
     full = "[" + ", ".join(f"0:{n}" for n in job.shape) + "]"
     for row in rows:
@@ -137,7 +138,7 @@ def run_case(case: str, settings: dict, record: str, store_path: str | None = No
     backend = backends.load(job.backend)
     with untimed_work():
         data = make_source(job.dataset, job.layout).materialize()
-    rows = measure(os.path.join(job.directory, job.sweep, case), job.optional_case(case), data)
+    rows = measure(os.path.join(job.directory, job.sweep, case), job.optional_case(case), data, job.settle_s)
     shared = _shared_columns(job, backend)
     for row in rows:
         row.update(shared)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -32,14 +33,19 @@ class Timed:
     window: Window
     seconds: float = float("nan")
     io: IOCounters = field(default_factory=IOCounters)
+    settle_wait_s: float = 0.0  # waited inside the window, before the clock (h5sweep.release)
 
 
 @contextmanager
-def timed_io():
+def timed_io(settle: Callable[[], float] | None = None):
     """Time the block: a window of its own, the garbage collector paused, the clock and
-    the I/O counters read just around it. Yields a :class:`Timed`, filled in on exit."""
+    the I/O counters read just around it. Yields a :class:`Timed`, filled in on exit.
+    ``settle``: called once the window is open, before the clock starts (a write waiting
+    for released space); it returns the seconds it waited."""
     with timed_window() as window, gc_paused():
         timed = Timed(window)
+        if settle is not None:
+            timed.settle_wait_s = settle()
         before = io_counters()
         start = time.perf_counter_ns()
         yield timed

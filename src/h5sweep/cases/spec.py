@@ -42,7 +42,8 @@ class CaseSpec:
     job_cost: Callable[[object, object, bool], tuple[float, float]]
     # Cases with a job of their own: "module:function" that measures, imported only in the job;
     # store scope: function(job, backend, store_path, source) -> rows; filesystem scope:
-    # function(directory, case, data) -> rows. None: the case runs inside generate or query.
+    # function(directory, case, data, settle_s) -> rows (settle_s: the filesystem's rest before a
+    # timed write, h5sweep.release). None: the case runs inside generate or query.
     runner: str | None = None
     mem_mb: Callable[[object], int] | None = None  # its job's memory at the first attempt
     threads: Callable[[object], int] = _one_thread  # its job's threads

@@ -8,7 +8,7 @@ included in the time.
 
 from __future__ import annotations
 
-from h5sweep import rates
+from h5sweep import rates, release
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.layouts import WRITE_STRATEGIES
@@ -57,9 +57,12 @@ class WriteCase:
 
 
 def _generate_job(sweep, store, from_device):
-    """The generate job: making the data, the timed writes, the query file."""
+    """The generate job: making the data, the timed writes, the query file, and the rest
+    before each variant's first write (inside its window, h5sweep.release)."""
     layout, compression = store.layout, store.compression
-    return rates.generate_seconds(sweep, layout, compression), rates.write_case_seconds(sweep, layout, compression)
+    settle = release.settle_seconds(store.filesystem) * len(sweep.write_case.variants())
+    job = rates.generate_seconds(sweep, layout, compression) + settle
+    return job, rates.write_case_seconds(sweep, layout, compression) + settle
 
 
 SPEC = CaseSpec(

@@ -1,0 +1,87 @@
+"""Released space: every timed write meets its disk in the same state.
+
+On a thin-provisioned virtual disk mounted with ``discard`` (the reference machine), what a
+write costs depends on where its blocks come from. A 1 GB write with ``fsync`` took 0.45 s
+when it reused blocks a removed file had freed less than a second before, and 2.0-2.9 s when
+it went to space the device had released; after 0.5 s or 1 s of rest both happened, after 2 s
+every write went to released space. A write case that removes one repeat's file and writes
+the next at once measures the first state for some writes and the second for others, and a
+converter writing a new file meets the second.
+
+So the sweep's own removals on a filesystem are marked (a node-local file whose mtime is the
+moment of the last removal, after a ``sync`` that makes the filesystem issue its discards
+now), and a timed write first waits, inside its window and before its clock, until the
+filesystem's ``settle_s`` has passed since then. Each write row records the wait
+(``settle_wait_s``). ``settle_s`` is a filesystem setting; by default 2 s where the
+filesystem is mounted with ``discard`` and 0 elsewhere (tmpfs, network and parallel
+filesystems: nothing to wait for).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterable
+
+from h5sweep.filesystems import mount_info
+from h5sweep.windows import lock_dir
+
+DISCARD_SETTLE_S = 2.0
+
+
+def default_settle_s(directory: str) -> float:
+    """The rest a timed write on ``directory`` takes after a removal, where none is configured."""
+    options = mount_info(directory).options.split(",")
+    return DISCARD_SETTLE_S if "discard" in options else 0.0
+
+
+def settle_seconds(filesystem) -> float:
+    """A filesystem's rest: as configured (``settle_s``), else by how it is mounted here."""
+    return default_settle_s(filesystem.directory) if filesystem.settle_s is None else float(filesystem.settle_s)
+
+
+def _device_of(directory: str) -> int:
+    path = os.path.abspath(directory)
+    while not os.path.exists(path):
+        path = os.path.dirname(path)
+    return os.stat(path).st_dev
+
+
+def marker_path(directory: str) -> str:
+    """The node-local file that dates the sweep's last removal on ``directory``'s device."""
+    return os.path.join(lock_dir(), f"h5sweep-{os.getuid()}.released-{_device_of(directory)}")
+
+
+def remove_and_mark(paths: Iterable[str], directory: str) -> None:
+    """Remove files or store directories under ``directory``; sync, so that the filesystem
+    releases their blocks now; and date the release for :func:`settle`."""
+    removed = False
+    for path in paths:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+            removed = True
+        elif os.path.lexists(path):
+            os.remove(path)
+            removed = True
+    if removed:
+        os.sync()
+        with open(marker_path(directory), "a"):
+            pass
+        os.utime(marker_path(directory))
+
+
+def settle(directory: str, settle_s: float) -> float:
+    """Wait until ``settle_s`` has passed since the sweep last released space on
+    ``directory``'s device; return the seconds waited (0 where nothing was released)."""
+    if settle_s <= 0:
+        return 0.0
+    try:
+        released_at = os.stat(marker_path(directory)).st_mtime
+    except FileNotFoundError:
+        return 0.0
+    wait = released_at + settle_s - time.time()
+    if wait <= 0:
+        return 0.0
+    time.sleep(wait)
+    return wait

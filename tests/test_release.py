@@ -1,0 +1,95 @@
+"""Released space: timed writes wait for the filesystem's rest after the sweep removed files,
+and the write case keeps a variant's repeats so that none reuses the blocks of the one before."""
+
+import os
+
+import numpy as np
+import pytest
+
+from h5sweep import release, windows
+from h5sweep.backends.hdf5 import BACKEND as HDF5
+from h5sweep.cases import WriteCase
+from h5sweep.compression import parse_compression
+from h5sweep.datasources import SyntheticSource
+from h5sweep.errors import ConfigError
+from h5sweep.filesystems import filesystems_from_config, mount_info
+from h5sweep.generate import generate
+from h5sweep.jobs import JobSettings
+from h5sweep.layouts import Layout
+
+
+@pytest.fixture(autouse=True)
+def own_lock_dir(tmp_path, monkeypatch):
+    """The marker lives beside the window locks: a directory of this test's own."""
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    monkeypatch.setenv(windows.LOCK_DIR_ENV, str(locks))
+
+
+def test_a_removal_is_dated_and_a_write_after_it_waits_for_the_rest(tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "chunk").write_bytes(b"x")
+    old = tmp_path / "old.h5"
+    old.write_bytes(b"y")
+    assert release.settle(str(tmp_path), 5.0) == 0  # nothing removed yet
+    release.remove_and_mark([str(old), str(store), str(tmp_path / "never-written")], str(tmp_path))
+    assert not old.exists() and not store.exists()
+    marker = release.marker_path(str(tmp_path))
+    assert os.path.exists(marker)
+    assert release.settle(str(tmp_path), 0) == 0  # no rest configured: no wait
+    waited = release.settle(str(tmp_path), 0.2)
+    assert 0 < waited <= 0.2
+    os.utime(marker, (os.stat(marker).st_atime, os.stat(marker).st_mtime - 60))  # a removal a minute ago
+    assert release.settle(str(tmp_path), 5.0) == 0
+    before = os.stat(marker).st_mtime
+    release.remove_and_mark([str(tmp_path / "absent")], str(tmp_path))  # nothing removed: not dated
+    assert os.stat(marker).st_mtime == before
+
+
+def test_the_rest_by_default_follows_the_discard_mount_option(tmp_path):
+    discards = "discard" in mount_info(str(tmp_path)).options.split(",")
+    assert release.default_settle_s(str(tmp_path)) == (release.DISCARD_SETTLE_S if discards else 0.0)
+    if os.path.isdir("/dev/shm") and mount_info("/dev/shm").fs_type == "tmpfs":
+        assert release.default_settle_s("/dev/shm") == 0.0
+
+
+def test_a_filesystem_may_set_its_rest_and_a_job_receives_it(tmp_path):
+    entries = {"disk": {"path": str(tmp_path / "a"), "settle_s": 0.5}, "other": str(tmp_path / "b")}
+    disk, other = filesystems_from_config(entries)
+    assert (disk.settle_s, other.settle_s) == (0.5, None)
+    assert release.settle_seconds(disk) == 0.5
+    assert release.settle_seconds(other) == release.default_settle_s(str(tmp_path))
+    job = JobSettings.__new__(JobSettings)
+    job.settings = {"filesystem": {"name": "other", "directory": str(tmp_path / "b"), "settle_s": None}}
+    assert job.settle_s == release.default_settle_s(str(tmp_path))
+    job.settings["filesystem"]["settle_s"] = 0
+    assert job.settle_s == 0.0
+    for bad in (-1, "long", True):
+        with pytest.raises(ConfigError, match=r"filesystems\.disk\.settle_s"):
+            filesystems_from_config({"disk": {"path": str(tmp_path / "a"), "settle_s": bad}})
+
+
+def test_write_repeats_are_kept_until_the_last_so_only_a_variants_first_write_waits(tmp_path):
+    data = SyntheticSource((8, 8, 600), np.uint16, seed=3).materialize()
+    directory = tmp_path / "fs"
+    directory.mkdir()
+    (directory / "earlier.h5").write_bytes(b"z")
+    release.remove_and_mark([str(directory / "earlier.h5")], str(directory))  # as another job would
+    case = WriteCase({"repeats": 3, "strategies": ["chunk", "block"]})
+    path = str(directory / "store.h5")
+    rows = generate(HDF5, path, data, Layout((4, 4, 100)), parse_compression("none"), case, settle_s=0.3)
+    waits = [(r["write_strategy"], r["repeat"], r["settle_wait_s"] > 0) for r in rows]
+    # the first write waits for the other job's removal, the second variant's first write for
+    # the removal of the first variant's repeats; no repeat follows a removal
+    assert waits == [
+        ("chunk", 0, True),
+        ("chunk", 1, False),
+        ("chunk", 2, False),
+        ("block", 0, True),
+        ("block", 1, False),
+        ("block", 2, False),
+    ]
+    assert all(0 <= r["settle_wait_s"] <= 0.3 for r in rows)
+    assert sorted(os.listdir(directory)) == ["store.h5"]  # the kept repeats are gone
+    assert {r["query_file_method"] for r in rows} == {"write-case"}
