@@ -10,9 +10,9 @@ becomes the query file; where the write case has no such variant, the query file
 by the fast path (:mod:`h5sweep.fastwrite`), and each row says which (``query_file_method``).
 Stores are written under a temporary name and renamed into place, so a store at the output
 path is always complete. Each repeat goes to a new file and meets the disk in one state
-(:mod:`h5sweep.release`): a variant's repeats are kept until its last, and a write after a
-removal waits for the filesystem's rest. Everything the storage format decides is the backend's
-(:mod:`h5sweep.backends`).
+(:mod:`h5sweep.release`): on a filesystem with a rest after removals, a variant's repeats
+are kept until its last, and a write after a removal waits for the rest. Everything the
+storage format decides is the backend's (:mod:`h5sweep.backends`).
 """
 
 from __future__ import annotations
@@ -51,8 +51,10 @@ def generate(
     becomes the query file at ``path`` (else the fast path writes one). One row per timed
     write; each row also says how the query file was made. ``cache``: the HDF5 chunk cache
     the file is written with (None: a backend without one). ``settle_s``: the filesystem's
-    rest after a removal (:mod:`h5sweep.release`); a variant's repeats are kept until its
-    last one is written, so that no repeat reuses the blocks of the one before."""
+    rest after a removal (:mod:`h5sweep.release`); where it is above 0, a variant's repeats
+    are kept until its last one is written, so that no repeat reuses the blocks of the one
+    before (elsewhere each repeat's file is removed before the next: on tmpfs, a write into
+    pages just freed by the previous repeat is what every repeat meets alike)."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     partials: list[str] = []
@@ -91,6 +93,8 @@ def generate(
                 if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.repeats - 1:
                     os.replace(partials.pop(), path)
                     method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, timed.seconds
+                elif settle_s <= 0:  # nothing to wait for: the next repeat may reuse the space
+                    backend.remove(partials.pop())
             release.remove_and_mark(partials, directory)  # this variant's other repeats
             partials.clear()
         if method is None:

@@ -14,6 +14,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from h5sweep import release
 from h5sweep.cases import CASE_SPECS
 from h5sweep.filesystems import mount_info
 from h5sweep.layouts import Layout
@@ -143,8 +144,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
             peak = sum(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine) + scratch_bytes(sweep)
         else:  # a store is removed once queried: at most one per running job
             peak = running * largest + scratch_bytes(sweep)
-        # a generate job keeps a write variant's repeats until its last one (h5sweep.release)
-        peak += running * (sweep.write_case.repeats - 1) * largest
+        if release.settle_seconds(fs) > 0:  # a generate job keeps a variant's repeats (h5sweep.release)
+            peak += running * (sweep.write_case.repeats - 1) * largest
         if _device(fs.directory) == results_dev:
             peak += results_bytes
         plan.filesystems.append(
