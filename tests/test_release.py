@@ -2,6 +2,8 @@
 and the write case keeps a variant's repeats so that none reuses the blocks of the one before."""
 
 import os
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,19 +34,36 @@ def test_a_removal_is_dated_and_a_write_after_it_waits_for_the_rest(tmp_path):
     (store / "chunk").write_bytes(b"x")
     old = tmp_path / "old.h5"
     old.write_bytes(b"y")
-    assert release.settle(str(tmp_path), 5.0) == 0  # nothing removed yet
+    assert release.settle(str(tmp_path), 5.0) == 0  # nothing released yet
     release.remove_and_mark([str(old), str(store), str(tmp_path / "never-written")], str(tmp_path))
     assert not old.exists() and not store.exists()
-    marker = release.marker_path(str(tmp_path))
-    assert os.path.exists(marker)
+    marker = Path(release.marker_path(str(tmp_path)))
+    released_at, _ = marker.read_text().split()
+    assert abs(float(released_at) - time.time()) < 60
     assert release.settle(str(tmp_path), 0) == 0  # no rest configured: no wait
     waited = release.settle(str(tmp_path), 0.2)
     assert 0 < waited <= 0.2
-    os.utime(marker, (os.stat(marker).st_atime, os.stat(marker).st_mtime - 60))  # a removal a minute ago
+    _, free = marker.read_text().split()
+    marker.write_text(f"{time.time() - 60} {free}\n")  # a removal a minute ago
     assert release.settle(str(tmp_path), 5.0) == 0
-    before = os.stat(marker).st_mtime
+    before = marker.read_text()
     release.remove_and_mark([str(tmp_path / "absent")], str(tmp_path))  # nothing removed: not dated
-    assert os.stat(marker).st_mtime == before
+    assert marker.read_text() == before
+
+
+def test_space_released_by_others_counts_as_a_release(tmp_path):
+    """Snakemake removing a temporary store does not date it: the grown free space does."""
+    big = tmp_path / "other.bin"
+    big.write_bytes(np.ones(3 * release.UNSEEN_RELEASE_BYTES // 8, dtype=np.float64).tobytes())
+    os.sync()
+    assert release.settle(str(tmp_path), 0.2) == 0  # first look: free bytes noted, nothing released
+    os.remove(big)  # not through remove_and_mark
+    assert 0 < release.settle(str(tmp_path), 0.2) <= 0.2
+    # the release is dated now, so a later look without one finds the rest already over
+    marker = Path(release.marker_path(str(tmp_path)))
+    _, free = marker.read_text().split()
+    marker.write_text(f"{time.time() - 60} {free}\n")
+    assert release.settle(str(tmp_path), 0.2) == 0
 
 
 def test_the_rest_by_default_follows_the_discard_mount_option(tmp_path):

@@ -8,10 +8,11 @@ every write went to released space. A write case that removes one repeat's file 
 the next at once measures the first state for some writes and the second for others, and a
 converter writing a new file meets the second.
 
-So the sweep's own removals on a filesystem are marked (a node-local file whose mtime is the
-moment of the last removal, after a ``sync`` that makes the filesystem issue its discards
-now), and a timed write first waits, inside its window and before its clock, until the
-filesystem's ``settle_s`` has passed since then. Each write row records the wait
+So the sweep's own removals on a filesystem are dated (a node-local file holds the moment of
+the last removal, after a ``sync`` that makes the filesystem issue its discards now, and the
+free bytes then; removals by others show as free space that grew), and a timed write first
+waits, inside its window and before its clock, until the filesystem's ``settle_s`` has
+passed since then. Each write row records the wait
 (``settle_wait_s``). ``settle_s`` is a filesystem setting; by default 2 s where the
 filesystem is mounted with ``discard`` and 0 elsewhere (tmpfs, network and parallel
 filesystems: nothing to wait for).
@@ -28,6 +29,8 @@ from h5sweep.filesystems import mount_info
 from h5sweep.windows import lock_dir
 
 DISCARD_SETTLE_S = 2.0
+# Free space that grew by more than this between two looks was released by someone.
+UNSEEN_RELEASE_BYTES = 64 * 2**20
 
 
 def default_settle_s(directory: str) -> float:
@@ -49,8 +52,34 @@ def _device_of(directory: str) -> int:
 
 
 def marker_path(directory: str) -> str:
-    """The node-local file that dates the sweep's last removal on ``directory``'s device."""
+    """The node-local file that dates the last release of space seen on ``directory``'s
+    device, with the device's free bytes then."""
     return os.path.join(lock_dir(), f"h5sweep-{os.getuid()}.released-{_device_of(directory)}")
+
+
+def _free_bytes(directory: str) -> int:
+    path = os.path.abspath(directory)
+    while not os.path.exists(path):
+        path = os.path.dirname(path)
+    stat = os.statvfs(path)
+    return stat.f_bfree * stat.f_frsize
+
+
+def _read_marker(directory: str) -> tuple[float, int] | None:
+    try:
+        with open(marker_path(directory), encoding="ascii") as marker:
+            released_at, free = marker.read().split()
+        return float(released_at), int(free)
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _write_marker(directory: str, released_at: float, free: int) -> None:
+    path = marker_path(directory)
+    partial = f"{path}.{os.getpid()}"
+    with open(partial, "w", encoding="ascii") as marker:
+        marker.write(f"{released_at!r} {free}\n")
+    os.replace(partial, path)  # another job reads it whole or not at all
 
 
 def remove_and_mark(paths: Iterable[str], directory: str) -> None:
@@ -66,21 +95,25 @@ def remove_and_mark(paths: Iterable[str], directory: str) -> None:
             removed = True
     if removed:
         os.sync()
-        with open(marker_path(directory), "a"):
-            pass
-        os.utime(marker_path(directory))
+        _write_marker(directory, time.time(), _free_bytes(directory))
 
 
 def settle(directory: str, settle_s: float) -> float:
-    """Wait until ``settle_s`` has passed since the sweep last released space on
-    ``directory``'s device; return the seconds waited (0 where nothing was released)."""
+    """Wait until ``settle_s`` has passed since space was last released on ``directory``'s
+    device; return the seconds waited. A release the sweep's code did not date (Snakemake
+    removing a temporary store, another program) shows as free space that grew by more than
+    ``UNSEEN_RELEASE_BYTES`` since the last look, after a ``sync`` that makes the
+    filesystem free it now; it counts as a release at this moment."""
     if settle_s <= 0:
         return 0.0
-    try:
-        released_at = os.stat(marker_path(directory)).st_mtime
-    except FileNotFoundError:
-        return 0.0
-    wait = released_at + settle_s - time.time()
+    os.sync()
+    now, free = time.time(), _free_bytes(directory)
+    marker = _read_marker(directory)
+    released_at, seen_free = (float("-inf"), free) if marker is None else marker
+    if free > seen_free + UNSEEN_RELEASE_BYTES:
+        released_at = now
+    _write_marker(directory, released_at if released_at > float("-inf") else 0.0, free)
+    wait = min(settle_s, released_at + settle_s - now)
     if wait <= 0:
         return 0.0
     time.sleep(wait)
