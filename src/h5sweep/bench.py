@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from h5py import h5s
 
+from h5sweep import release
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import read_cases_from_config
@@ -86,13 +87,9 @@ def raw_write_seconds(path: str, data: np.ndarray) -> float:
 
 
 def settled_removal(path: str, settle_s: float) -> None:
-    """Remove the previous contender's file or directory, sync, and leave the device idle
-    for ``settle_s`` so that the blocks it released are released (see SETTLE_S)."""
-    if os.path.isdir(path):
-        shutil.rmtree(path)
-    elif os.path.exists(path):
-        os.remove(path)
-    os.sync()
+    """Remove the previous contender's file or directory (synced), and leave the device
+    idle for ``settle_s`` so that the blocks it released are released (see SETTLE_S)."""
+    release.remove_and_mark([path], os.path.dirname(os.path.abspath(path)))
     time.sleep(settle_s)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +79,24 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
     if not found:
         raise ConfigError("filesystems", entries, "no usable filesystem")
     return found
+
+
+def nearest_existing(directory: str) -> Path:
+    """``directory``, or its nearest ancestor that exists (a sweep's directories may not yet)."""
+    path = Path(directory).absolute()
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def free_bytes(directory: str) -> int:
+    """Bytes free for this user on the filesystem that holds (or will hold) ``directory``."""
+    return shutil.disk_usage(nearest_existing(directory)).free
+
+
+def device_of(directory: str) -> int:
+    """The device number of the filesystem that holds (or will hold) ``directory``."""
+    return os.stat(nearest_existing(directory)).st_dev
 
 
 @dataclass(frozen=True)

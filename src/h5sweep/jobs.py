@@ -26,6 +26,7 @@ from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.compression import Compression, parse_compression
 from h5sweep.config import config_hash
 from h5sweep.datasources import fill_name
+from h5sweep.filesystems import Filesystem
 from h5sweep.layouts import Layout
 
 # The config keys of the cases a query job runs.
@@ -143,8 +144,7 @@ class JobSettings:
     def settle_s(self) -> float:
         """The filesystem's rest after a removal before a timed write, as configured or
         else by how it is mounted on the node the job runs on (:mod:`h5sweep.release`)."""
-        configured = self.settings["filesystem"].get("settle_s")
-        return release.default_settle_s(self.directory) if configured is None else float(configured)
+        return release.settle_seconds(Filesystem(**self.settings["filesystem"]))
 
     @property
     def backend(self) -> str:

@@ -9,14 +9,11 @@ test file, and a file is removed as soon as it has been queried.
 from __future__ import annotations
 
 import math
-import os
-import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from h5sweep import release
 from h5sweep.cases import CASE_SPECS
-from h5sweep.filesystems import mount_info
+from h5sweep.filesystems import device_of, free_bytes, mount_info
 from h5sweep.layouts import Layout
 
 CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
@@ -107,13 +104,6 @@ class Plan:
         return "\n".join(lines)
 
 
-def free_bytes(directory: str) -> int:
-    path = Path(directory).absolute()
-    while not path.exists():
-        path = path.parent
-    return shutil.disk_usage(path).free
-
-
 def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     """Jobs, job time and timed time of every case the sweep runs (from the case specs and
     their cost models), and the peak disk of every filesystem."""
@@ -134,7 +124,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             jobs -= len(places) - len(sweep.filesystems)
     results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
-    results_dev = _device(results_dir)
+    results_dev = device_of(results_dir)
     plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
@@ -146,19 +136,12 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
             peak = running * largest + scratch_bytes(sweep)
         if release.settle_seconds(fs) > 0:  # a generate job keeps a variant's repeats (h5sweep.release)
             peak += running * (sweep.write_case.repeats - 1) * largest
-        if _device(fs.directory) == results_dev:
+        if device_of(fs.directory) == results_dev:
             peak += results_bytes
         plan.filesystems.append(
             FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory))
         )
     return plan
-
-
-def _device(directory: str) -> int:
-    path = Path(directory).absolute()
-    while not path.exists():
-        path = path.parent
-    return os.stat(path).st_dev
 
 
 def _size(n: float) -> str:

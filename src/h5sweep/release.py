@@ -25,7 +25,7 @@ import shutil
 import time
 from collections.abc import Iterable
 
-from h5sweep.filesystems import mount_info
+from h5sweep.filesystems import Filesystem, device_of, free_bytes, mount_info
 from h5sweep.windows import lock_dir
 
 DISCARD_SETTLE_S = 2.0
@@ -39,30 +39,16 @@ def default_settle_s(directory: str) -> float:
     return DISCARD_SETTLE_S if "discard" in options else 0.0
 
 
-def settle_seconds(filesystem) -> float:
-    """A filesystem's rest: as configured (``settle_s``), else by how it is mounted here."""
+def settle_seconds(filesystem: Filesystem) -> float:
+    """A filesystem's rest: as configured (its ``settle_s``), else by how it is mounted on
+    this node."""
     return default_settle_s(filesystem.directory) if filesystem.settle_s is None else float(filesystem.settle_s)
-
-
-def _device_of(directory: str) -> int:
-    path = os.path.abspath(directory)
-    while not os.path.exists(path):
-        path = os.path.dirname(path)
-    return os.stat(path).st_dev
 
 
 def marker_path(directory: str) -> str:
     """The node-local file that dates the last release of space seen on ``directory``'s
     device, with the device's free bytes then."""
-    return os.path.join(lock_dir(), f"h5sweep-{os.getuid()}.released-{_device_of(directory)}")
-
-
-def _free_bytes(directory: str) -> int:
-    path = os.path.abspath(directory)
-    while not os.path.exists(path):
-        path = os.path.dirname(path)
-    stat = os.statvfs(path)
-    return stat.f_bfree * stat.f_frsize
+    return os.path.join(lock_dir(), f"h5sweep-{os.getuid()}.released-{device_of(directory)}")
 
 
 def _read_marker(directory: str) -> tuple[float, int] | None:
@@ -95,7 +81,7 @@ def remove_and_mark(paths: Iterable[str], directory: str) -> None:
             removed = True
     if removed:
         os.sync()
-        _write_marker(directory, time.time(), _free_bytes(directory))
+        _write_marker(directory, time.time(), free_bytes(directory))
 
 
 def settle(directory: str, settle_s: float) -> float:
@@ -107,7 +93,7 @@ def settle(directory: str, settle_s: float) -> float:
     if settle_s <= 0:
         return 0.0
     os.sync()
-    now, free = time.time(), _free_bytes(directory)
+    now, free = time.time(), free_bytes(directory)
     marker = _read_marker(directory)
     released_at, seen_free = (float("-inf"), free) if marker is None else marker
     if free > seen_free + UNSEEN_RELEASE_BYTES:
