@@ -12,10 +12,9 @@ So the sweep's own removals on a filesystem are dated (a node-local file holds t
 the last removal, after a ``sync`` that makes the filesystem issue its discards now, and the
 free bytes then; removals by others show as free space that grew), and a timed write first
 waits, inside its window and before its clock, until the filesystem's ``settle_s`` has
-passed since then. Each write row records the wait
-(``settle_wait_s``). ``settle_s`` is a filesystem setting; by default 2 s where the
-filesystem is mounted with ``discard`` and 0 elsewhere (tmpfs, network and parallel
-filesystems: nothing to wait for).
+passed since then. Each write row records the wait (``settle_wait_s``). ``settle_s`` is a
+filesystem setting; by default 2 s where the filesystem is mounted with ``discard`` and 0
+elsewhere (tmpfs, network and parallel filesystems: nothing to wait for).
 """
 
 from __future__ import annotations
@@ -95,10 +94,10 @@ def settle(directory: str, settle_s: float) -> float:
     os.sync()
     now, free = time.time(), free_bytes(directory)
     marker = _read_marker(directory)
-    released_at, seen_free = (float("-inf"), free) if marker is None else marker
+    released_at, seen_free = (0.0, free) if marker is None else marker  # none seen: the epoch
     if free > seen_free + UNSEEN_RELEASE_BYTES:
         released_at = now
-    _write_marker(directory, released_at if released_at > float("-inf") else 0.0, free)
+    _write_marker(directory, released_at, free)
     wait = min(settle_s, released_at + settle_s - now)
     if wait <= 0:
         return 0.0
