@@ -109,6 +109,7 @@ def test_write_repeats_are_kept_until_the_last_so_only_a_variants_first_write_wa
         ("block", 1, False),
         ("block", 2, False),
     ]
-    assert all(0 <= r["settle_wait_s"] <= 0.3 for r in rows)
+    # only the first writes wait (how long is release.settle's own test); the others not at all
+    assert [r["settle_wait_s"] for r in rows if r["repeat"] > 0] == [0.0] * 4
     assert sorted(os.listdir(directory)) == ["store.h5"]  # the kept repeats are gone
     assert {r["query_file_method"] for r in rows} == {"write-case"}
