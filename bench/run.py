@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         tables = [pd.read_csv(run["recommendation_csv"]) for run in runs]
         results["reproducibility"].update(bench.recommendations_agree(*tables))
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
-    lines = bench.verdicts(results)
+    lines = bench.verdicts(results) + bench.drift_lines(results)
     results["verdicts"] = lines
     print("\n".join(lines))
     out = (

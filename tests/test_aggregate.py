@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from h5sweep.aggregate import summarize
+from h5sweep.aggregate import aggregate, summarize
 from h5sweep.scoring import score, threshold_s
 from h5sweep.stats import median_ci, median_ci_ranks, spearman
 
@@ -144,3 +144,22 @@ def test_another_backend_pairs_with_the_configs_first_chunk_cache_not_the_first_
     assert zarr["ratio_to_contiguous"] == pytest.approx(0.5)  # 10 s against the 64 MiB cache's 20 s
     assert zarr["ratio_to_hdf5"] == pytest.approx(0.5)
     assert zarr["ratio_to_hdf5_pairs"] == 3
+
+
+def test_measurements_keep_whole_numbers_as_integers_where_rows_lack_them(tmp_path):
+    """Rows of cases without a setting (a scaling row's ``processes`` beside read rows) leave
+    it empty, not a float: counts and settings stay integers in measurements.parquet."""
+    reads = pd.DataFrame(rows("", "none", "slice", [0.2, 0.3], 1001))
+    scaling = pd.DataFrame(rows("", "none", "scaling", [0.4], 1001)).drop(columns="device_read_bytes")
+    scaling = scaling.assign(processes=2, z_slices=10, seconds_fraction=0.5)
+    reads.to_parquet(tmp_path / "reads.parquet")
+    scaling.to_parquet(tmp_path / "scaling.parquet")
+    out = {name: str(tmp_path / name) for name in ("m.parquet", "s.parquet", "s.csv")}
+    aggregate([str(tmp_path / "reads.parquet"), str(tmp_path / "scaling.parquet")], *out.values(), THRESHOLDS)
+    measured = pd.read_parquet(out["m.parquet"])
+    for column in ("processes", "z_slices", "device_read_bytes", "file_bytes"):
+        assert str(measured[column].dtype) == "Int64", column
+    scaling_row = measured[measured["case"] == "scaling"].iloc[0]
+    assert scaling_row["processes"] == 2 and pd.isna(scaling_row["device_read_bytes"])
+    assert measured.loc[measured["case"] == "slice", "processes"].isna().all()
+    assert measured["seconds_fraction"].dtype == "float64"  # not a whole-number column

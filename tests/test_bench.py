@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
-from h5sweep.bench import GOALS, reproducibility, verdicts
+from h5sweep.bench import GOALS, drift_lines, reproducibility, verdicts
 
 
 def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
@@ -103,6 +103,28 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
     assert same["median_deviation_of_ratios"] == pytest.approx(expected)
     flipped = reproducibility(a, summary({"contiguous": 1.0, "chunked-4x4x256": 0.80, "chunked-2x2x256": 0.50}))
     assert flipped["groups_best_agree"] == 0 and flipped["min_spearman_spread_groups"] == pytest.approx(0.5)
+    # a second run 20% faster in every layout: the deviation goal misses, the ranks agree, and
+    # the drift line says the filesystem moved as a whole (nothing left once the shift is out)
+    faster = reproducibility(a, summary({"contiguous": 0.8, "chunked-4x4x256": 0.40, "chunked-2x2x256": 0.64}))
+    assert faster["median_deviation_of_medians"] == pytest.approx(0.2 / 0.9)
+    assert faster["min_spearman_spread_groups"] == 1.0
+    assert faster["run_shift_by_filesystem"] == {"disk": pytest.approx(0.8)}
+    assert faster["median_deviation_after_run_shift"] == pytest.approx(0.0)
+    line = drift_lines(
+        {
+            "reproducibility": faster,
+            "sweep": {"window_steal_s_total": 1.4},
+            "sweep_second_run": {"window_steal_s_total": 0.11},
+        }
+    )
+    assert line == [
+        "      (not a goal) second run / first, median per filesystem: disk 0.800; median deviation with that"
+        " shift taken out: 0.000; CPU time stolen by the hypervisor inside timed windows: 1.40 s and 0.11 s"
+    ]
+    assert drift_lines({"dag": {}}) == []  # --quick: no second run, nothing to say
+    # layouts moving apart stay visible once the shift is out
+    assert flipped["run_shift_by_filesystem"] == {"disk": 1.0}
+    assert flipped["median_deviation_after_run_shift"] == pytest.approx(0.3 / 0.65)
 
 
 def test_recommendations_agree_when_each_choice_is_tied_with_the_others_fastest():

@@ -287,15 +287,40 @@ def _natural(column: pd.Series) -> pd.Series:
     return column.map(lambda s: tuple(int(v) for v in s.split("x")) if s else ())
 
 
+# Whole numbers a raw row may lack (another case's setting, a count the kernel does not
+# give): stored as nullable integers, not as floats with NaN.
+MEASUREMENT_INTEGER_COLUMNS = [
+    "file_bytes",
+    "interleaved_stores",
+    "visit_position",
+    "reads_since_open",
+    "files_touched",
+    "query_file_bytes",
+    "rank_nodes",
+    "slurm_tasks",
+    *INTEGER_COLUMNS,
+    *COUNT_COLUMNS,
+]
+
+
+def whole_numbers(measurements: pd.DataFrame) -> pd.DataFrame:
+    """Columns of whole numbers as nullable integers (``Int64``), empty where a row has
+    none; a column holding a fraction stays as it is."""
+    for column in MEASUREMENT_INTEGER_COLUMNS:
+        if column not in measurements or not pd.api.types.is_numeric_dtype(measurements[column]):
+            continue
+        values = measurements[column].dropna()
+        if (values == values.round()).all():
+            measurements[column] = measurements[column].astype("Int64")
+    return measurements
+
+
 def aggregate(
     record_paths: list[str], measurements_out: str, summary_out: str, summary_csv_out: str, thresholds: dict
 ) -> pd.DataFrame:
     """All records into ``measurements_out``; the summary as a typed table (Parquet,
     ``summary_out``) and as CSV for spreadsheets (``summary_csv_out``)."""
-    measurements = read_tables(sorted(record_paths))
-    for column in ("file_bytes", "interleaved_stores", "visit_position", "codec_level"):
-        if column in measurements:  # whole numbers, empty where a row has none
-            measurements[column] = measurements[column].astype("Int64")
+    measurements = whole_numbers(read_tables(sorted(record_paths)))
     summary = summarize(measurements, thresholds)
     write_table(measurements, measurements_out)
     write_table(summary, summary_out)

@@ -365,6 +365,7 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
     they spread by at least 1.5x."""
     b_groups = dict(_groups(summary_b))
     same_best, groups, deviations, correlations, detail, ratio_deviations = 0, 0, [], [], [], []
+    second_over_first: dict[str, dict] = {}  # per filesystem and (case, layout): second run / first
     for key, a in _groups(summary_a):
         b = b_groups.get(key)
         if b is None:
@@ -388,6 +389,8 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
         same_best += agree
         deviation = (a["median_s"] - b["median_s"]).abs() / ((a["median_s"] + b["median_s"]) / 2)
         deviations += list(deviation)
+        moved = b["median_s"] / a["median_s"]
+        second_over_first.setdefault(key[0], {}).update({(key[1], layout): r for layout, r in moved.items()})
         ratios = a["ratio_to_contiguous"], b["ratio_to_contiguous"]
         chunked = a["layout"] != "contiguous"
         ratio_deviations += list(((ratios[0] - ratios[1]).abs() / ((ratios[0] + ratios[1]) / 2))[chunked])
@@ -404,8 +407,41 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
         # the same for the paired ratios to contiguous (what the recommendation ranks by)
         "median_deviation_of_ratios": float(np.median(ratio_deviations)) if ratio_deviations else float("nan"),
         "min_spearman_spread_groups": min(correlations) if correlations else float("nan"),
+        **run_shift(second_over_first),
         "detail": detail,
     }
+
+
+def run_shift(second_over_first: dict[str, dict]) -> dict:
+    """Not a goal, what explains a missed one: how much a filesystem's medians moved together
+    from one run to the other (the median of second / first over its rows: the machine or its
+    disk faster or slower in one run), and the median deviation once that run-wide factor is
+    taken out of each filesystem's medians (what is left: layouts moving apart)."""
+    shift, left = {}, []
+    for filesystem, by_row in sorted(second_over_first.items()):
+        ratios = np.array(list(by_row.values()))  # contiguous once, though in every group
+        shift[filesystem] = float(np.median(ratios))
+        rescaled = ratios / shift[filesystem]
+        left += list(np.abs(rescaled - 1) / ((rescaled + 1) / 2))
+    return {
+        "run_shift_by_filesystem": shift,
+        "median_deviation_after_run_shift": float(np.median(left)) if left else float("nan"),
+    }
+
+
+def drift_lines(results: dict) -> list[str]:
+    """The two runs' drift beside their goals: each filesystem's run-wide shift, the deviation
+    without it, and the CPU time the hypervisor took inside each run's timed windows."""
+    repro = results.get("reproducibility", {})
+    if "run_shift_by_filesystem" not in repro:
+        return []
+    shifts = ", ".join(f"{fs} {factor:.3f}" for fs, factor in repro["run_shift_by_filesystem"].items())
+    stolen = [results.get(run, {}).get("window_steal_s_total", float("nan")) for run in ("sweep", "sweep_second_run")]
+    return [
+        f"      (not a goal) second run / first, median per filesystem: {shifts}; median deviation with that"
+        f" shift taken out: {repro['median_deviation_after_run_shift']:.3f}; CPU time stolen by the hypervisor"
+        f" inside timed windows: {stolen[0]:.2f} s and {stolen[1]:.2f} s"
+    ]
 
 
 def recommendations_agree(table_a: pd.DataFrame, table_b: pd.DataFrame) -> dict:
