@@ -8,7 +8,7 @@ import yaml
 from h5sweep import release
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.grid import load_sweep
-from h5sweep.plan import file_bytes_bound, make_plan
+from h5sweep.plan import file_bytes_bound, make_plan, scratch_bytes
 from h5sweep.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
 
 REPO = Path(__file__).resolve().parents[1]
@@ -102,3 +102,18 @@ def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each
         mine = [tf for tf in interleaved.test_files() if tf.filesystem.name == fs_b.name]
         everything = sum(file_bytes_bound(interleaved, tf.layout) for tf in mine)
         assert fs_b.peak_bytes - fs_a.peak_bytes == everything - 2 * fs_a.largest_file_bytes
+
+
+def test_stores_that_wait_for_a_job_of_their_own_count_in_the_peak_when_read_one_at_a_time():
+    """A store a scaling or MPI job reads is kept after its query job until that job has run:
+    one store per running job is not a bound then; every such store at once is."""
+    config = yaml.safe_load((REPO / "tests" / "configs" / "scaling.yaml").read_text())
+    # in memory: no rest after removals, and not on the results' device
+    config.update(interleave=False, filesystems={"memory": "/dev/shm/h5sweep-plan"})
+    with_scaling = load_sweep(config)
+    without = load_sweep({**config, "cases": {k: v for k, v in config["cases"].items() if k != "scaling"}})
+    assert with_scaling.scaling is not None and without.scaling is None
+    (fs,), (fs_base,) = make_plan(with_scaling, 1).filesystems, make_plan(without, 1).filesystems
+    waiting = sum(file_bytes_bound(with_scaling, tf.layout) for tf in with_scaling.test_files())
+    assert len(with_scaling.test_files()) == 3 and fs.largest_file_bytes == fs_base.largest_file_bytes
+    assert fs.peak_bytes - scratch_bytes(with_scaling) == fs_base.peak_bytes - scratch_bytes(without) + waiting

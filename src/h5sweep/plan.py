@@ -134,6 +134,10 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
             peak = sum(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine) + scratch_bytes(sweep)
         else:  # a store is removed once queried: at most one per running job
             peak = running * largest + scratch_bytes(sweep)
+            # ... unless a job of its own reads it too (an MPI case's allocation, or any such
+            # job where Snakemake does not group it with the generation: locally): then it can
+            # wait on disk after its query job, at worst every such store at once
+            peak += sum(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in _read_again(sweep, mine))
         if release.settle_seconds(fs) > 0:  # a generate job keeps a variant's repeats (h5sweep.release)
             peak += running * (sweep.write_case.repeats - 1) * largest
         if device_of(fs.directory) == results_dev:
@@ -142,6 +146,12 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
             FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory))
         )
     return plan
+
+
+def _read_again(sweep, stores: list) -> list:
+    """The stores a case with a job of its own reads after their query job (store scope)."""
+    cases = [spec for spec in CASE_SPECS if spec.scope == "store" and spec.has_own_job and spec.enabled(sweep)]
+    return [tf for tf in stores if any(spec.runs_on(tf) for spec in cases)]
 
 
 def _size(n: float) -> str:
