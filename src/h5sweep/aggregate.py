@@ -304,8 +304,9 @@ MEASUREMENT_INTEGER_COLUMNS = [
 
 
 def whole_numbers(measurements: pd.DataFrame) -> pd.DataFrame:
-    """Columns of whole numbers as nullable integers (``Int64``), empty where a row has
-    none; a column holding a fraction stays as it is."""
+    """A copy with the columns of whole numbers as nullable integers (``Int64``), empty
+    where a row has none; a column holding a fraction stays as it is."""
+    measurements = measurements.copy()
     for column in MEASUREMENT_INTEGER_COLUMNS:
         if column not in measurements or not pd.api.types.is_numeric_dtype(measurements[column]):
             continue
@@ -320,9 +321,12 @@ def aggregate(
 ) -> pd.DataFrame:
     """All records into ``measurements_out``; the summary as a typed table (Parquet,
     ``summary_out``) and as CSV for spreadsheets (``summary_csv_out``)."""
-    measurements = whole_numbers(read_tables(sorted(record_paths)))
+    measurements = read_tables(sorted(record_paths))
+    for column in ("file_bytes", "interleaved_stores", "visit_position", "codec_level"):
+        if column in measurements:  # carried into the summary as whole numbers
+            measurements[column] = measurements[column].astype("Int64")
     summary = summarize(measurements, thresholds)
-    write_table(measurements, measurements_out)
+    write_table(whole_numbers(measurements), measurements_out)
     write_table(summary, summary_out)
     write_table(summary, summary_csv_out)
     return summary
