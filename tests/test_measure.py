@@ -20,6 +20,7 @@ from h5sweep.layouts import Layout
 from h5sweep.plan import CHUNK_INDEX_BYTES
 from h5sweep.query import run_case, run_queries
 from h5sweep.selections import Selection
+from h5sweep.timing import touched_empty
 
 SHAPE = (12, 10, 4000)
 CASES = {"slice": {"repeats": 4, "depth": 25}, "spectra": {"repeats": 4, "size": 5}, "subcube": {"repeats": 4}}
@@ -202,3 +203,20 @@ def test_chunk_cache_thrashing_shows_in_the_bytes_hdf5_reads_again(tmp_path, dat
         read[cache.nbytes] = sum(r["library_read_bytes"] for r in rows[1:])
     assert read[64 * 2**20] == 0  # after the first slab, every chunk comes from the cache
     assert read[16 * 1024] > 0
+
+
+def test_a_timed_reads_buffer_is_faulted_in_before_the_clock():
+    """A new array's pages are mapped at their first write: a buffer from ``touched_empty``
+    takes no page fault when a read writes into it, a bare ``np.empty`` takes one per page."""
+    import resource
+
+    def faults_while_writing(buffer):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        buffer.fill(7)
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+    # 64 MiB: above malloc's largest mmap threshold (32 MiB), so new pages every time; at
+    # least one fault per 2 MiB even where the kernel maps huge pages
+    size = 64 * 2**20
+    assert faults_while_writing(np.empty(size, dtype=np.uint8)) >= size // 2**21
+    assert faults_while_writing(touched_empty(size, np.uint8)) == 0

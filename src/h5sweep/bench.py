@@ -47,7 +47,7 @@ from h5sweep.filesystems import mount_info
 from h5sweep.layouts import Layout
 from h5sweep.query import run_case
 from h5sweep.stats import intervals_overlap, spearman
-from h5sweep.timing import gc_paused
+from h5sweep.timing import gc_paused, touched_empty
 
 MB = 1_000_000
 SAMPLES = 5  # interleaved samples behind every ratio
@@ -164,7 +164,7 @@ def _bare_reads(path: str, selections, repeats_dtype) -> float:
     """Median of bare ``H5Dread`` calls of the selections (dataspaces built beforehand)."""
     with h5py.File(path, "r") as f:
         dset = f["data"]
-        buffer = np.empty(selections[0].size, dtype=repeats_dtype)
+        buffer = touched_empty(selections[0].size, repeats_dtype)
         mem_space, space = h5s.create_simple(buffer.shape), dset.id.get_space()
         times = []
         with gc_paused():

@@ -31,7 +31,7 @@ from h5sweep.datasources import DataSource
 from h5sweep.layouts import Layout
 from h5sweep.query import OpenedForReads, TimedRead, check_all, measurement_row, timed_read
 from h5sweep.resources import VERIFY_BUDGET_BYTES
-from h5sweep.timing import gc_paused
+from h5sweep.timing import gc_paused, touched_empty
 from h5sweep.windows import timed_window, untimed_work
 
 
@@ -124,7 +124,7 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, seed,
     whole pass rather than a stretch of it in which the machine may be faster or slower."""
     buffers = [
         [
-            np.empty(s.layout.to_storage(sel[0].size), dtype=s.source.dtype)
+            touched_empty(s.layout.to_storage(sel[0].size), s.source.dtype)
             for s, sel in zip(stores, v.selections, strict=True)
         ]
         for v in variants

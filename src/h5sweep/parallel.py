@@ -40,6 +40,7 @@ from h5sweep import pagecache
 from h5sweep.datasources import make_source
 from h5sweep.layouts import Layout
 from h5sweep.selections import Selection
+from h5sweep.timing import touched_empty
 
 MODES = ("serial", "independent", "collective")
 
@@ -101,7 +102,7 @@ def run(settings: dict, path: str, comm) -> list[dict]:
                     handle = h5py.File(path, "r") if rank == 0 else None
                 else:
                     handle = h5py.File(path, "r", driver="mpio", comm=comm)
-                buffer = np.empty(selection.size, dtype=np.dtype(dataset["dtype"]))
+                buffer = touched_empty(selection.size, np.dtype(dataset["dtype"]))  # not faulted in on the clock
                 read = _prepared_read(handle[dataset["name"]], selection, buffer, mode) if reading else None
                 before = pagecache.io_counters()
                 comm.Barrier()

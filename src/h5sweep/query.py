@@ -8,8 +8,8 @@ The protocol of every read case (see config/README.md, "What a measurement means
   of an open file. ``cold: every``: the file is closed, dropped and reopened before every
   selection, outside the timer, so every read is a first access;
 - only HDF5's read is timed: the file and memory dataspaces are built before the clock and
-  the clock covers ``H5Dread`` into a preallocated buffer, with Python's garbage collector
-  paused; h5py's own per-call cost is measured once per file and recorded beside;
+  the clock covers ``H5Dread`` into a preallocated buffer (its pages written once before,
+  so that none is mapped on the clock), with Python's garbage collector paused; h5py's own per-call cost is measured once per file and recorded beside;
 - the timed reads run inside the node's exclusive measurement window
   (:mod:`h5sweep.windows`); checking the values read against the data source happens after
   the window closes;
@@ -36,7 +36,7 @@ from h5sweep.layouts import Layout
 from h5sweep.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.resources import VERIFY_BUDGET_BYTES
 from h5sweep.selections import Selection
-from h5sweep.timing import gc_paused
+from h5sweep.timing import gc_paused, touched_empty
 from h5sweep.windows import timed_window, untimed_work
 
 
@@ -145,7 +145,7 @@ def run_case(
         with untimed_work():
             stored = backend.stored_chunks(path, layout, dataset_name)
     itemsize = source.dtype.itemsize
-    buffer = np.empty(layout.to_storage(selections[0].size), dtype=source.dtype)
+    buffer = touched_empty(layout.to_storage(selections[0].size), source.dtype)
     rows: list[dict] = []
     opened: OpenedForReads | None = None
     try:

@@ -10,8 +10,19 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from h5sweep.pagecache import IOCounters, io_counters
 from h5sweep.windows import Window, timed_window
+
+
+def touched_empty(shape, dtype) -> np.ndarray:
+    """An array for a timed read to land in, every page of it written once: the kernel maps
+    a new array's pages at their first write, which would otherwise happen inside the read's
+    clock (on a virtual machine that reports free pages to its host, at the host's cost too)."""
+    buffer = np.empty(shape, dtype=dtype)
+    buffer.fill(0)
+    return buffer
 
 
 @contextmanager
