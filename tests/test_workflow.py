@@ -484,7 +484,9 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     (``filter_family``, ``codec``, ``codec_level``, ``shuffle``) to both, ``hdf5plugin_version``
     to the measurements; ``reader`` (the read option's library) and ``shard_shape`` to both, ``store_files``,
     ``store_directories``, ``files_touched``, ``storage_s`` and ``decode_copy_s`` to the
-    measurements; ``window_steal_s`` to the measurements; ``settle_wait_s`` to the measurements."""
+    measurements; ``window_steal_s`` to the measurements; ``settle_wait_s`` to the measurements; the counts
+    and whole-number settings that some rows lack retyped from float64 to Int64 in the
+    measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

@@ -304,11 +304,12 @@ MEASUREMENT_INTEGER_COLUMNS = [
 
 
 def whole_numbers(measurements: pd.DataFrame) -> pd.DataFrame:
-    """A copy with the columns of whole numbers as nullable integers (``Int64``), empty
-    where a row has none; a column holding a fraction stays as it is."""
+    """A copy with the columns of whole numbers that some rows lack (floats, NaN there) as
+    nullable integers (``Int64``), empty there; a column holding a fraction stays as it is,
+    one that every row has stays ``int64``."""
     measurements = measurements.copy()
     for column in MEASUREMENT_INTEGER_COLUMNS:
-        if column not in measurements or not pd.api.types.is_numeric_dtype(measurements[column]):
+        if column not in measurements or not pd.api.types.is_float_dtype(measurements[column]):
             continue
         values = measurements[column].dropna()
         if (values == values.round()).all():

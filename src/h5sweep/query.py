@@ -9,7 +9,8 @@ The protocol of every read case (see config/README.md, "What a measurement means
   selection, outside the timer, so every read is a first access;
 - only HDF5's read is timed: the file and memory dataspaces are built before the clock and
   the clock covers ``H5Dread`` into a preallocated buffer (its pages written once before,
-  so that none is mapped on the clock), with Python's garbage collector paused; h5py's own per-call cost is measured once per file and recorded beside;
+  so that none is mapped on the clock), with Python's garbage collector paused; h5py's own
+  per-call cost is measured once per file and recorded beside;
 - the timed reads run inside the node's exclusive measurement window
   (:mod:`h5sweep.windows`); checking the values read against the data source happens after
   the window closes;
