@@ -207,7 +207,8 @@ def test_chunk_cache_thrashing_shows_in_the_bytes_hdf5_reads_again(tmp_path, dat
 
 def test_a_timed_reads_buffer_is_faulted_in_before_the_clock():
     """A new array's pages are mapped at their first write: a buffer from ``touched_empty``
-    takes no page fault when a read writes into it, a bare ``np.empty`` takes one per page."""
+    takes no page fault when a read writes into it, a bare ``np.empty`` takes one per page
+    (or per huge page)."""
     import resource
 
     def faults_while_writing(buffer):

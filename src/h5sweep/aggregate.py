@@ -288,11 +288,9 @@ def _natural(column: pd.Series) -> pd.Series:
 
 
 # Whole numbers a raw row may lack (another case's setting, a count the kernel does not
-# give): stored as nullable integers, not as floats with NaN.
+# give): stored as nullable integers, not as floats with NaN (beside the ones ``aggregate``
+# types before the summary is made).
 MEASUREMENT_INTEGER_COLUMNS = [
-    "file_bytes",
-    "interleaved_stores",
-    "visit_position",
     "reads_since_open",
     "files_touched",
     "query_file_bytes",
