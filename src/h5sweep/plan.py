@@ -128,16 +128,18 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
-        largest = max(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine)
+        bounds = [file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine]
+        largest = max(bounds)
         running = min(plan.parallel_jobs, len(mine))
         if sweep.interleave:  # every store of the filesystem exists while it is queried
-            peak = sum(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine) + scratch_bytes(sweep)
+            peak = sum(bounds) + scratch_bytes(sweep)
         else:  # a store is removed once queried: at most one per running job
             peak = running * largest + scratch_bytes(sweep)
             # ... unless a job of its own reads it too (an MPI case's allocation, or any such
             # job where Snakemake does not group it with the generation: locally): then it can
             # wait on disk after its query job, at worst every such store at once
-            peak += sum(file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in _read_again(sweep, mine))
+            read_again = _read_again(sweep)
+            peak += sum(bound for tf, bound in zip(mine, bounds, strict=True) if read_again(tf))
         if release.settle_seconds(fs) > 0:  # a generate job keeps a variant's repeats (h5sweep.release)
             peak += running * (sweep.write_case.repeats - 1) * largest
         if device_of(fs.directory) == results_dev:
@@ -148,10 +150,10 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     return plan
 
 
-def _read_again(sweep, stores: list) -> list:
-    """The stores a case with a job of its own reads after their query job (store scope)."""
+def _read_again(sweep):
+    """Whether a case with a job of its own (store scope) reads a store after its query job."""
     cases = [spec for spec in CASE_SPECS if spec.scope == "store" and spec.has_own_job and spec.enabled(sweep)]
-    return [tf for tf in stores if any(spec.runs_on(tf) for spec in cases)]
+    return lambda store: any(spec.runs_on(store) for spec in cases)
 
 
 def _size(n: float) -> str:
