@@ -115,3 +115,9 @@ def filesystem_job(timed_seconds, timed_writes=lambda sweep: 0):
         return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed, timed
 
     return cost
+
+
+def cube_and_copy_mb(sweep) -> int:
+    """Memory of a job that holds the cube and the copy it reads back to check it, plus the
+    interpreter and its packages: a case spec's ``mem_mb``."""
+    return -(-2 * sweep.raw_bytes // MB) + 256  # rounded up

@@ -50,11 +50,6 @@ def timed_seconds(sweep) -> float:
     return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * rates.SECONDS_PER_WRITTEN_CHUNK)
 
 
-def memory_mb(sweep) -> int:
-    """The cube, and the copy read back to check it."""
-    return -(-2 * sweep.raw_bytes // rates.MB) + 256  # rounded up
-
-
 SPEC = CaseSpec(
     name="iosize",
     scope="filesystem",
@@ -64,6 +59,6 @@ SPEC = CaseSpec(
     figures=lambda sweep: ["iosize-{filesystem}"],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: 2 * len(sweep.iosize.sizes) * sweep.iosize.repeats),
     runner="h5sweep.iosize:run_iosize",
-    mem_mb=memory_mb,
+    mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
 )

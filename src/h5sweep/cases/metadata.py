@@ -40,11 +40,6 @@ def timed_seconds(sweep) -> float:
     return sum(case.repeats * (per + 2 * n * rates.SECONDS_PER_DATASET) for n in case.datasets)
 
 
-def memory_mb(sweep) -> int:
-    """The cube, and the copy read back to check it."""
-    return -(-2 * sweep.raw_bytes // rates.MB) + 256  # rounded up
-
-
 SPEC = CaseSpec(
     name="metadata",
     scope="filesystem",
@@ -54,6 +49,6 @@ SPEC = CaseSpec(
     figures=lambda sweep: ["metadata-{filesystem}"],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: len(sweep.metadata.datasets) * sweep.metadata.repeats),
     runner="h5sweep.metadata:run_metadata",
-    mem_mb=memory_mb,
+    mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: sweep.raw_bytes + 64 * 1024,  # its file, beside the test stores
 )
