@@ -54,11 +54,22 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quick:
         results["dag"] = bench.bench_dag(REPO)
         print(json.dumps(results["dag"], indent=2), flush=True)
-        # the default sweep twice, on a quiet machine: the second run checks the first
-        runs = [
-            bench.bench_sweep(REPO, Path(args.dir) / f"sweep-{k}", Path(args.config), args.cores, f"bench-{k}")
-            for k in ("a", "b")
-        ]
+        # the default sweep twice, on a quiet machine: the second run checks the first; a
+        # fixed piece of work timed before, between and after them says how the machine moved
+        probes = results["machine_probe"] = {}
+
+        def probe(point: str) -> None:
+            probes[point] = [bench.machine_probe(args.dir) for _ in range(bench.PROBES_PER_POINT)]
+
+        runs = []
+        for k, point in zip(("a", "b"), bench.PROBE_POINTS[:2], strict=True):
+            probe(point)
+            runs.append(
+                bench.bench_sweep(REPO, Path(args.dir) / f"sweep-{k}", Path(args.config), args.cores, f"bench-{k}")
+            )
+        probe(bench.PROBE_POINTS[-1])
+        results["machine_probe_figures"] = bench.probe_figures(probes)
+        print(json.dumps(results["machine_probe_figures"], indent=2), flush=True)
         results["sweep"], results["sweep_second_run"] = runs
         print(json.dumps(runs, indent=2), flush=True)
         summaries = [pd.read_csv(run["summary_csv"], keep_default_na=False, na_values=[""]) for run in runs]
@@ -66,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         tables = [pd.read_csv(run["recommendation_csv"]) for run in runs]
         results["reproducibility"].update(bench.recommendations_agree(*tables))
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
+    else:  # the probe once, small, so that the smoke test runs it
+        results["machine_probe"] = {"before_first_run": [bench.machine_probe(args.dir, samples=args.samples)]}
+    bench.remove_probe_file(args.dir)
     lines = bench.verdicts(results) + bench.drift_lines(results)
     results["verdicts"] = lines
     print("\n".join(lines))

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
-from h5sweep.bench import GOALS, drift_lines, reproducibility, verdicts
+from h5sweep.bench import GOALS, PROBE_BYTES, drift_lines, reproducibility, verdicts
 
 
 def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
@@ -53,6 +53,15 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
     assert harness["cold_cache_states"] in (["cold"], ["memory"])  # every read a first access
     assert len(results["verdicts"]) == 6 and all(v.startswith(("PASS", "MISS")) for v in results["verdicts"])
     assert "2 samples" in proc.stdout and "written" in proc.stdout
+    # the machine probe ran once: its cold read fetched the whole file from the device (or,
+    # on a filesystem that cannot evict, nothing), and its file is gone
+    (probe,) = results["machine_probe"]["before_first_run"]
+    assert probe["samples"] == 2 and probe["probe_bytes"] == PROBE_BYTES
+    if probe["cold_read_cache_states"] == ["cold"]:
+        assert PROBE_BYTES <= probe["cold_read_device_bytes"] <= 1.1 * PROBE_BYTES
+    else:
+        assert probe["cold_read_cache_states"] == ["memory"] and probe["cold_read_device_bytes"] == 0
+    assert not (tmp_path / "machine-probe.bin").exists()
 
 
 def test_verdicts_compare_each_ratio_with_its_goal():
@@ -122,6 +131,23 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
         " shift taken out: 0.000; CPU time stolen by the hypervisor inside timed windows: 1.40 s and 0.11 s"
     ]
     assert drift_lines({"dag": {}}) == []  # --quick: no second run, nothing to say
+
+    # with the machine probe around the runs: memory 10% slower after the second run, so the
+    # second run saw (1.0 + 1.1) / (1.0 + 1.0); one back-to-back probe 20% slower than another
+    def probed(memory, spread=1.0):
+        return [
+            {"memory_copy_s": memory, "inflate_s": 1.0, "cold_read_s": 1.0},
+            {"memory_copy_s": memory * spread, "inflate_s": 1.0, "cold_read_s": 1.0},
+            {"memory_copy_s": memory, "inflate_s": 1.0, "cold_read_s": 1.0},
+        ]
+
+    probes = {"before_first_run": probed(1.0), "between_runs": probed(1.0, 1.2), "after_second_run": probed(1.1)}
+    lines = drift_lines({"reproducibility": faster, "machine_probe": probes})
+    assert len(lines) == 2 and lines[1] == (
+        "      (not a goal) fixed work timed before, between and after the runs, second / first: memory copy"
+        " 1.050, inflate 1.000, disk cold read 1.000; widest max / min of probes taken back to back:"
+        " memory copy 1.200, inflate 1.000, disk cold read 1.000"
+    )
     # layouts moving apart stay visible once the shift is out
     assert flipped["run_shift_by_filesystem"] == {"disk": 1.0}
     assert flipped["median_deviation_after_run_shift"] == pytest.approx(0.3 / 0.65)
