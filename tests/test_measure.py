@@ -221,3 +221,23 @@ def test_a_timed_reads_buffer_is_faulted_in_before_the_clock():
     size = 64 * 2**20
     assert faults_while_writing(np.empty(size, dtype=np.uint8)) >= size // 2**21
     assert faults_while_writing(touched_empty(size, np.uint8)) == 0
+
+
+def test_page_faults_count_what_the_library_maps_on_the_clock(tmp_path):
+    """``page_faults``: pages mapped during the timed read only. Inflating a chunk larger
+    than malloc's largest mmap threshold (32 MiB) maps new pages in every read; a contiguous
+    read into the pre-touched buffer maps none (the copy of the values after it is not counted)."""
+    shape = (64, 64, 5120)  # one 42 MB chunk
+    source = SyntheticSource(shape, np.uint16, seed=3)
+    data = source.materialize()
+    (case,) = read_cases_from_config({"spectra": {"repeats": 3, "size": 2}}, shape)
+    selections = case.selections(shape, 0)
+    faults = {}
+    for layout, compression in [(Layout(shape), "gzip-1"), (Layout(None), "none")]:
+        path = os.path.join(tmp_path, f"{layout.id}.h5")
+        generate(HDF5, path, data, layout, parse_compression(compression), WriteCase({"repeats": 1}))
+        rows = run_case(HDF5, path, case, selections, source, layout, evict=False, cold="first")
+        faults[compression] = [r["page_faults"] for r in rows]
+        os.remove(path)
+    assert all(n >= 42_000_000 // 2**21 for n in faults["gzip-1"]), faults
+    assert sorted(faults["none"])[1] == 0, faults  # the median of three

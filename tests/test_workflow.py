@@ -486,7 +486,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     ``store_directories``, ``files_touched``, ``storage_s`` and ``decode_copy_s`` to the
     measurements; ``window_steal_s`` to the measurements; ``settle_wait_s`` to the measurements; the counts
     and whole-number settings that some rows lack retyped from float64 to Int64 in the
-    measurements."""
+    measurements; ``page_faults`` added to the measurements, ``page_faults_median`` to the
+    summary."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

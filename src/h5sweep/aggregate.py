@@ -39,6 +39,7 @@ COUNT_COLUMNS = [
     "device_read_bytes",
     "library_read_bytes",
     "read_calls",
+    "page_faults",
     "library_write_bytes",
     "write_calls",
     "chunk_bytes_touched",

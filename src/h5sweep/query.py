@@ -37,7 +37,7 @@ from h5sweep.layouts import Layout
 from h5sweep.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.resources import VERIFY_BUDGET_BYTES
 from h5sweep.selections import Selection
-from h5sweep.timing import gc_paused, touched_empty
+from h5sweep.timing import gc_paused, minor_faults, touched_empty
 from h5sweep.windows import timed_window, untimed_work
 
 
@@ -107,6 +107,7 @@ class TimedRead(NamedTuple):
     reads_before: int  # reads of this handle before this one (0: a first access)
     values: np.ndarray
     storage_ns: int | None = None  # the storage part alone (split reads), where measured
+    page_faults: int = -1  # minor page faults taken during the timed read
 
 
 def _batches(selections: list[Selection], nbytes: int) -> Iterator[list[tuple[int, Selection]]]:
@@ -180,8 +181,10 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     """One timed read of ``selection`` from the open store into ``buffer``: only the library's
     read is timed. ``counters`` is the I/O counters' snapshot at the read's start; the
     snapshot after it is returned as the next read's start (nothing between two reads reads
-    a file), so each read costs one system call for its evidence."""
+    a file), so each read costs one system call for its I/O evidence. Page faults are counted
+    just around the read (the copy of the values after it maps pages of its own)."""
     read = opened.store.prepare(opened.layout.to_storage(selection.start), buffer)
+    faults = minor_faults()
     start = time.perf_counter_ns()
     try:
         result = read()
@@ -191,12 +194,13 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
             f"read the selection: {err}"
         ) from err
     elapsed = time.perf_counter_ns() - start
+    faults = minor_faults() - faults
     after = pagecache.io_counters()
     values = buffer.copy() if result is None else np.asarray(result)
     storage_ns = None
     if opened.split:
         storage_ns, after = timed_storage_read(opened, selection, buffer.shape, after)
-    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, values, storage_ns)
+    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, values, storage_ns, faults)
     opened.reads += 1
     return record, after
 
@@ -239,6 +243,7 @@ def measurement_row(
         "device_read_bytes": t.io.device_read,
         "library_read_bytes": t.io.requested_read,
         "read_calls": t.io.read_calls,
+        "page_faults": t.page_faults,
         "cache_state": cache_state(t.io.device_read, t.handle.evictable),
         "cold_mode": cold,
         "reads_since_open": t.reads_before,
