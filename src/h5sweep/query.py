@@ -182,7 +182,8 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     read is timed. ``counters`` is the I/O counters' snapshot at the read's start; the
     snapshot after it is returned as the next read's start (nothing between two reads reads
     a file), so each read costs one system call for its I/O evidence. Page faults are counted
-    just around the read (the copy of the values after it maps pages of its own)."""
+    from before the read's preparation (selecting its dataspace) to just after the read; the
+    copy of the values after it, which maps pages of its own, is left out."""
     faults = minor_faults()  # a system call: kept away from the clock by the preparation below
     read = opened.store.prepare(opened.layout.to_storage(selection.start), buffer)
     start = time.perf_counter_ns()
