@@ -20,7 +20,7 @@ from h5sweep.layouts import Layout
 from h5sweep.plan import CHUNK_INDEX_BYTES
 from h5sweep.query import run_case, run_queries
 from h5sweep.selections import Selection
-from h5sweep.timing import touched_empty
+from h5sweep.timing import minor_faults, touched_empty
 
 SHAPE = (12, 10, 4000)
 CASES = {"slice": {"repeats": 4, "depth": 25}, "spectra": {"repeats": 4, "size": 5}, "subcube": {"repeats": 4}}
@@ -209,12 +209,11 @@ def test_a_timed_reads_buffer_is_faulted_in_before_the_clock():
     """A new array's pages are mapped at their first write: a buffer from ``touched_empty``
     takes no page fault when a read writes into it, a bare ``np.empty`` takes one per page
     (or per huge page)."""
-    import resource
 
     def faults_while_writing(buffer):
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        before = minor_faults()
         buffer.fill(7)
-        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        return minor_faults() - before
 
     # 64 MiB: above malloc's largest mmap threshold (32 MiB), so new pages every time; at
     # least one fault per 2 MiB even where the kernel maps huge pages
