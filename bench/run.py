@@ -10,6 +10,7 @@ the DAG and the two runs of the default sweep (for the smoke test).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from h5sweep import bench
+from h5sweep import bench, hostmemory
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,9 +39,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--settle-s", type=float, default=bench.SETTLE_S, help="idle seconds between one write contender and the next"
     )
+    parser.add_argument(
+        "--keep-page-reporting",
+        action="store_true",
+        help="leave the machine's free page reporting as it is (default: delay it during the bench, if root)",
+    )
     parser.add_argument("--out", default=None, help="JSON file (default bench/results/<host>-<date>.json)")
     args = parser.parse_args(argv)
 
+    if args.keep_page_reporting:
+        held = contextlib.nullcontext({"changed": False, "kept": True})
+    else:
+        held = hostmemory.reporting_delayed()
+    with held as reporting:
+        if reporting["changed"]:
+            print(
+                f"free page reporting held for {reporting['during_ms']} ms during the bench "
+                f"(was {reporting['before_ms']} ms; restored afterwards; see h5sweep.hostmemory)",
+                flush=True,
+            )
+        results = measure(args)
+    results["environment"]["free_page_reporting"] = reporting
+    out = (
+        Path(args.out)
+        if args.out
+        else REPO / "bench" / "results" / f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, default=str))
+    print(f"written {out}")
+    return 0
+
+
+def measure(args) -> dict:
+    """Every goal's samples and verdicts."""
     os.makedirs(args.dir, exist_ok=True)
     shape = tuple(args.shape)
     results: dict = {"environment": bench.environment(), "shape": list(shape)}
@@ -83,15 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = bench.verdicts(results) + bench.drift_lines(results)
     results["verdicts"] = lines
     print("\n".join(lines))
-    out = (
-        Path(args.out)
-        if args.out
-        else REPO / "bench" / "results" / f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2, default=str))
-    print(f"written {out}")
-    return 0
+    return results
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ def check_plan(sweep):
     """Say what the sweep will cost; refuse one whose test files cannot fit on a disk."""
     the_plan = plan.make_plan(sweep, parallel_jobs())
     logger.info(the_plan.describe())
+    for warning in the_plan.warnings:
+        logger.warning(warning)
     short = [fs for fs in the_plan.filesystems if not fs.fits]
     if short and sweep.config.get("check_disk", True):
         fs = short[0]

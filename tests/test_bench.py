@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from conftest import REPO
 
+from h5sweep import hostmemory
 from h5sweep.bench import GOALS, PROBE_BYTES, drift_lines, reproducibility, verdicts
 
 
@@ -53,6 +54,11 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
     assert harness["cold_cache_states"] in (["cold"], ["memory"])  # every read a first access
     assert len(results["verdicts"]) == 6 and all(v.startswith(("PASS", "MISS")) for v in results["verdicts"])
     assert "2 samples" in proc.stdout and "written" in proc.stdout
+    # freed pages were held for the bench where this machine reports them sooner, and the
+    # delay was put back afterwards (h5sweep.hostmemory)
+    reporting = results["environment"]["free_page_reporting"]
+    assert reporting["before_ms"] == hostmemory.delay_ms()
+    assert reporting["during_ms"] == (hostmemory.STEADY_DELAY_MS if reporting["changed"] else reporting["before_ms"])
     # the machine probe ran once: its cold read fetched the whole file from the device (or,
     # on a filesystem that cannot evict, nothing), and its file is gone
     (probe,) = results["machine_probe"]["before_first_run"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from h5sweep import release
+from h5sweep import hostmemory, release
 from h5sweep.cases import CASE_SPECS
 from h5sweep.filesystems import device_of, free_bytes, mount_info
 from h5sweep.layouts import Layout
@@ -82,6 +82,7 @@ class Plan:
     job_seconds: float
     timed_seconds: float = 0.0  # inside measurement windows, which never overlap on a node
     filesystems: list[FilesystemPlan] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what would make the measurements unsteady
 
     @property
     def wall_seconds(self) -> float:
@@ -126,6 +127,9 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = device_of(results_dir)
     plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
+    on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
+    reporting = hostmemory.plan_warning(hostmemory.free_page_reporting(), on_device)
+    plan.warnings += [reporting] if reporting else []
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
         bounds = [file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine]

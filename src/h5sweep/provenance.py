@@ -8,6 +8,7 @@ import socket
 import time
 from functools import cache
 
+from h5sweep import hostmemory
 from h5sweep.filesystems import block_size, mount_info, read_ahead_kb
 
 
@@ -34,6 +35,7 @@ def provenance(filesystem_dir: str, settings_hash: str, library_versions: dict) 
         "fs_mount_options": mount.options,
         "fs_block_bytes": block_size(probe),
         "read_ahead_kb": read_ahead_kb(probe),
+        "free_page_reporting_ms": hostmemory.delay_ms(),
         "h5sweep_version": software()["h5sweep_version"],
         **library_versions,
         "numpy_version": software()["numpy_version"],

@@ -1,0 +1,119 @@
+"""Whether this machine hands memory it frees back to a hypervisor (free page reporting).
+
+A virtual machine whose balloon device reports free pages gives the host the memory behind
+every page that stays free for a while; the next use of such a page waits for the host to
+supply it again. Evicting a file frees its page-cache pages, so a cold read that starts
+after they were reported pays the host's faults on top of the device's transfer. On the
+reference machine (2 cores, a virtio balloon that reports), an 82 MB file read cold took
+0.04 s when its evicted pages had not been reported yet and 0.10–0.17 s when they had
+(reports came within about 2 s of the eviction); with the report delayed to 100 s, every
+read took 0.04 s. Cold reads then fall into two speed modes that the guest's own
+counters (device bytes, page faults) cannot tell apart.
+
+The kernel reports a freed page only after it has stayed free for a delay: 2 s upstream
+(``PAGE_REPORTING_DELAY``), or the ``min_free_ms`` parameter where the kernel has one.
+:func:`free_page_reporting` says which applies; every measurement row records the delay
+(``free_page_reporting_ms``), and the plan warns where it is shorter than a sweep's reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+VIRTIO_BALLOON_DEVICE = 0x0005
+VIRTIO_BALLOON_F_REPORTING = 5  # feature bit: the balloon reports free pages
+UPSTREAM_DELAY_MS = 2000  # mm/page_reporting.c reports pages free for 2 s
+DELAY_PARAMETER = "module/page_reporting/parameters/min_free_ms"
+# long enough that the pages a cold read's eviction frees are still the guest's when the
+# read that follows allocates page cache again (a sweep reads within milliseconds)
+STEADY_DELAY_MS = 100_000
+
+
+@dataclass(frozen=True)
+class FreePageReporting:
+    active: bool  # a balloon device reports freed pages to the hypervisor
+    delay_ms: int  # how long a page stays free before it is reported; -1 when not active
+    setting: str | None  # the file that sets the delay, where the kernel has one
+
+    @property
+    def short(self) -> bool:
+        """Freed pages go back to the host sooner than the memory of a sweep's evicted files
+        is used again (so cold reads fall into two speed modes)."""
+        return self.active and self.delay_ms < STEADY_DELAY_MS
+
+
+def free_page_reporting(sys_root: str = "/sys") -> FreePageReporting:
+    """Whether a virtio balloon reports freed pages on this machine, and after how long."""
+    if not any(_reports(device) for device in _virtio_devices(sys_root)):
+        return FreePageReporting(active=False, delay_ms=-1, setting=None)
+    setting = Path(sys_root, DELAY_PARAMETER)
+    try:
+        return FreePageReporting(True, int(setting.read_text().strip()), str(setting))
+    except (OSError, ValueError):
+        return FreePageReporting(True, UPSTREAM_DELAY_MS, None)
+
+
+def delay_ms() -> int:
+    """The provenance column ``free_page_reporting_ms``: the delay, or -1 where freed
+    memory stays with this machine."""
+    return free_page_reporting().delay_ms
+
+
+def plan_warning(reporting: FreePageReporting, evictable_filesystems: list[str]) -> str | None:
+    """What the plan says where cold reads on ``evictable_filesystems`` would fall into two
+    speed modes, or None."""
+    if not reporting.short or not evictable_filesystems:
+        return None
+    fix = (
+        f"as root, `echo {STEADY_DELAY_MS} > {reporting.setting}` for the sweep's duration"
+        if reporting.setting
+        else "run where no balloon reports free pages (this kernel's delay cannot be changed)"
+    )
+    return (
+        f"h5sweep: this virtual machine hands memory freed for {reporting.delay_ms} ms back to its "
+        "hypervisor (free page reporting), so cold reads on "
+        + ", ".join(evictable_filesystems)
+        + " pay the host for the page cache they fill whenever a report came first: the same read "
+        f"took 0.04 s or 0.10-0.17 s on the reference machine. For repeatable cold reads, {fix}."
+    )
+
+
+@contextlib.contextmanager
+def reporting_delayed(delay: int = STEADY_DELAY_MS, sys_root: str = "/sys") -> Iterator[dict]:
+    """Hold freed pages for ``delay`` ms before they are reported, where this machine reports
+    them sooner and the delay can be set (root); the previous delay is restored on exit.
+    Yields what was done: ``{"before_ms", "during_ms", "changed"}``."""
+    reporting = free_page_reporting(sys_root)
+    state = {"before_ms": reporting.delay_ms, "during_ms": reporting.delay_ms, "changed": False}
+    if reporting.active and reporting.setting and reporting.delay_ms < delay:
+        try:
+            Path(reporting.setting).write_text(f"{delay}\n")
+            state.update(during_ms=delay, changed=True)
+        except OSError as err:
+            state["error"] = str(err)
+    try:
+        yield state
+    finally:
+        if state["changed"]:
+            Path(reporting.setting).write_text(f"{reporting.delay_ms}\n")
+
+
+def _virtio_devices(sys_root: str) -> list[Path]:
+    root = Path(sys_root, "bus", "virtio", "devices")
+    try:
+        return sorted(root.iterdir())
+    except OSError:
+        return []
+
+
+def _reports(device: Path) -> bool:
+    try:
+        kind = int((device / "device").read_text().strip(), 16)
+        features = (device / "features").read_text().strip()
+    except (OSError, ValueError):
+        return False
+    bit = VIRTIO_BALLOON_F_REPORTING
+    return kind == VIRTIO_BALLOON_DEVICE and len(features) > bit and features[bit] == "1"

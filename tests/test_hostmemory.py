@@ -1,0 +1,87 @@
+"""Free page reporting: read from a sysfs tree laid out as the kernel lays it out (a copy
+under tmp_path, since the real one's answer depends on the machine), and from the real one."""
+
+from pathlib import Path
+
+from h5sweep import hostmemory
+from h5sweep.hostmemory import STEADY_DELAY_MS, free_page_reporting, plan_warning, reporting_delayed
+
+BALLOON_REPORTING = "01100101" + "0" * 56  # bits 1, 2, 5 (reporting) and 7, as a balloon here shows them
+BALLOON_NO_REPORTING = "01100001" + "0" * 56
+
+
+def sysfs(root: Path, devices: dict[str, tuple[str, str]], delay_ms: str | None = None) -> str:
+    for name, (kind, features) in devices.items():
+        device = root / "bus" / "virtio" / "devices" / name
+        device.mkdir(parents=True)
+        (device / "device").write_text(kind + "\n")
+        (device / "features").write_text(features + "\n")
+    if delay_ms is not None:
+        parameter = root / hostmemory.DELAY_PARAMETER
+        parameter.parent.mkdir(parents=True)
+        parameter.write_text(delay_ms + "\n")
+    return str(root)
+
+
+def test_a_reporting_balloon_is_found_by_its_feature_bit(tmp_path):
+    network = ("0x0001", "1" * 64)  # every bit set, but not a balloon
+    root = sysfs(tmp_path / "a", {"virtio0": ("0x0005", BALLOON_REPORTING), "virtio1": network}, "0")
+    assert free_page_reporting(root) == hostmemory.FreePageReporting(True, 0, f"{root}/{hostmemory.DELAY_PARAMETER}")
+    assert free_page_reporting(root).short
+    # a balloon without the reporting feature, or only other devices: nothing goes back
+    quiet = sysfs(tmp_path / "b", {"virtio0": ("0x0005", BALLOON_NO_REPORTING), "virtio1": network}, "0")
+    assert free_page_reporting(quiet) == hostmemory.FreePageReporting(False, -1, None)
+    assert not free_page_reporting(quiet).short
+    assert free_page_reporting(str(tmp_path / "no-sysfs")).delay_ms == -1
+
+
+def test_a_kernel_without_the_delay_setting_reports_after_two_seconds(tmp_path):
+    root = sysfs(tmp_path, {"virtio0": ("0x0005", BALLOON_REPORTING)})
+    reporting = free_page_reporting(root)
+    assert (reporting.delay_ms, reporting.setting, reporting.short) == (2000, None, True)
+    assert "cannot be changed" in plan_warning(reporting, ["disk"])
+
+
+def test_the_plan_warns_only_for_filesystems_read_from_a_device(tmp_path):
+    root = sysfs(tmp_path / "a", {"virtio0": ("0x0005", BALLOON_REPORTING)}, "0")
+    warning = plan_warning(free_page_reporting(root), ["disk", "scratch"])
+    assert "disk, scratch" in warning and f"echo {STEADY_DELAY_MS} > {root}/{hostmemory.DELAY_PARAMETER}" in warning
+    assert plan_warning(free_page_reporting(root), []) is None  # tmpfs only: nothing is evicted
+    held = sysfs(tmp_path / "b", {"virtio0": ("0x0005", BALLOON_REPORTING)}, str(STEADY_DELAY_MS))
+    assert plan_warning(free_page_reporting(held), ["disk"]) is None
+
+
+def test_the_bench_holds_freed_pages_and_restores_the_delay(tmp_path):
+    root = sysfs(tmp_path, {"virtio0": ("0x0005", BALLOON_REPORTING)}, "0")
+    parameter = Path(root, hostmemory.DELAY_PARAMETER)
+    with reporting_delayed(sys_root=root) as state:
+        assert parameter.read_text().strip() == str(STEADY_DELAY_MS)
+        assert state == {"before_ms": 0, "during_ms": STEADY_DELAY_MS, "changed": True}
+    assert parameter.read_text().strip() == "0"
+    # already long enough, or not writable: left as it is
+    parameter.write_text("200000\n")
+    with reporting_delayed(sys_root=root) as state:
+        assert not state["changed"]
+    parameter.write_text("0\n")
+    parameter.chmod(0o444)
+    parameter.parent.chmod(0o555)
+    try:
+        with reporting_delayed(sys_root=root) as state:
+            writable = state["changed"]  # root may write anyway
+        assert parameter.read_text().strip() == "0"
+        assert writable or "error" in state
+    finally:
+        parameter.parent.chmod(0o755)
+        parameter.chmod(0o644)
+
+
+def test_on_this_machine_the_delay_is_held_and_restored():
+    before = free_page_reporting()
+    assert hostmemory.delay_ms() == before.delay_ms and (before.delay_ms == -1) == (not before.active)
+    with reporting_delayed() as state:
+        during = free_page_reporting().delay_ms
+    assert free_page_reporting() == before
+    if state["changed"]:  # a reporting balloon, a delay to set, and root
+        assert during == STEADY_DELAY_MS > before.delay_ms
+    else:
+        assert during == before.delay_ms
