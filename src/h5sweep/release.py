@@ -15,6 +15,15 @@ waits, inside its window and before its clock, until the filesystem's ``settle_s
 passed since then. Each write row records the wait (``settle_wait_s``). ``settle_s`` is a
 filesystem setting; by default 2 s where the filesystem is mounted with ``discard`` and 0
 elsewhere (tmpfs, network and parallel filesystems: nothing to wait for).
+
+Measured since (h5sweep.hostmemory): on the reference machine the two states were its memory,
+not its disk. Removing a file frees its page cache, the machine's balloon hands freed pages
+back to the hypervisor about 2 s later, and a write that fills page cache after that waits
+for the host: with the hand-back delayed to 100 s, the same 1 GB write took 0.46-0.63 s
+whether it followed the removal at once or after 3 s or 10 s. The rest is kept for disks
+whose discards do cost (it makes every write wait the same), and costs the sweep seconds,
+not accuracy; on a machine that reports free pages quickly it does not give writes one state
+(0.49-0.71 s at once, 1.58-1.77 s after 3 s, 2.71-3.11 s after 10 s), and the plan says so.
 """
 
 from __future__ import annotations
