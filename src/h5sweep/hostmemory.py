@@ -71,13 +71,14 @@ def plan_warning(reporting: FreePageReporting, evictable_filesystems: list[str])
     if not reporting.short or not evictable_filesystems:
         return None
     fix = (
-        f"as root, `echo {STEADY_DELAY_MS} > {reporting.setting}` for the sweep's duration"
+        f"as root, `echo {STEADY_DELAY_MS} > {reporting.setting}` for the sweep's duration "
+        f"(and {reporting.delay_ms} back afterwards)"
         if reporting.setting
         else "run where no balloon reports free pages (this kernel's delay cannot be changed)"
     )
     return (
-        f"h5sweep: this virtual machine hands memory freed for {reporting.delay_ms} ms back to its "
-        "hypervisor (free page reporting), so cold reads on "
+        "h5sweep: this virtual machine hands memory back to its hypervisor once it has been free for "
+        f"{reporting.delay_ms} ms (free page reporting), so cold reads on "
         + ", ".join(evictable_filesystems)
         + " and writes after a removal pay the host for the page cache they fill whenever a report came "
         "first: the same cold read took 0.04 s or 0.10-0.17 s on the reference machine, the same 1 GB "
