@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -46,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", default=None, help="JSON file (default bench/results/<host>-<date>.json)")
     args = parser.parse_args(argv)
+    # a stopped bench (SIGTERM: a batch system's time limit, `kill`) leaves through `finally`,
+    # which puts the machine's free page reporting back
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
     if args.keep_page_reporting:
         held = contextlib.nullcontext({"changed": False, "kept": True})

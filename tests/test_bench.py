@@ -1,6 +1,7 @@
 """A small run of the benchmark code (the real one is `make bench`, too slow for tests)."""
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -68,6 +69,31 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
     else:
         assert probe["cold_read_cache_states"] == ["memory"] and probe["cold_read_device_bytes"] == 0
     assert not (tmp_path / "machine-probe.bin").exists()
+
+
+def test_a_bench_stopped_by_sigterm_puts_the_delay_back(tmp_path):
+    before = hostmemory.delay_ms()
+    bench = subprocess.Popen(
+        [sys.executable, "bench/run.py", "--quick", "--dir", str(tmp_path), "--out", str(tmp_path / "b.json")],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        lines = []
+        while not (lines and lines[-1].startswith("h5sweep bench on")):  # measuring, delay held
+            lines.append(bench.stdout.readline())
+            assert lines[-1], "".join(lines)
+        held = hostmemory.delay_ms()
+        bench.terminate()
+        assert bench.wait(timeout=120) == 128 + signal.SIGTERM
+    finally:
+        bench.kill()
+    assert hostmemory.delay_ms() == before and not hostmemory.held_record().exists()
+    if any(line.startswith("free page reporting held") for line in lines):
+        assert held == hostmemory.STEADY_DELAY_MS != before
+    assert not (tmp_path / "b.json").exists()
 
 
 def test_verdicts_compare_each_ratio_with_its_goal():

@@ -1,6 +1,10 @@
 """Free page reporting: read from a sysfs tree laid out as the kernel lays it out (a copy
 under tmp_path, since the real one's answer depends on the machine), and from the real one."""
 
+import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from h5sweep import hostmemory
@@ -54,25 +58,63 @@ def test_the_plan_warns_only_for_filesystems_read_from_a_device(tmp_path):
 def test_the_bench_holds_freed_pages_and_restores_the_delay(tmp_path):
     root = sysfs(tmp_path, {"virtio0": ("0x0005", BALLOON_REPORTING)}, "0")
     parameter = Path(root, hostmemory.DELAY_PARAMETER)
-    with reporting_delayed(sys_root=root) as state:
+    record = tmp_path / "held.json"
+    with reporting_delayed(sys_root=root, record=record) as state:
         assert parameter.read_text().strip() == str(STEADY_DELAY_MS)
         assert state == {"before_ms": 0, "during_ms": STEADY_DELAY_MS, "changed": True}
-    assert parameter.read_text().strip() == "0"
+        assert json.loads(record.read_text())["before_ms"] == 0
+    assert parameter.read_text().strip() == "0" and not record.exists()
     # already long enough, or not writable: left as it is
     parameter.write_text("200000\n")
-    with reporting_delayed(sys_root=root) as state:
+    with reporting_delayed(sys_root=root, record=record) as state:
         assert not state["changed"]
     parameter.write_text("0\n")
     parameter.chmod(0o444)
     parameter.parent.chmod(0o555)
     try:
-        with reporting_delayed(sys_root=root) as state:
+        with reporting_delayed(sys_root=root, record=record) as state:
             writable = state["changed"]  # root may write anyway
         assert parameter.read_text().strip() == "0"
         assert writable or "error" in state
     finally:
         parameter.parent.chmod(0o755)
         parameter.chmod(0o644)
+
+
+HOLD_AND_WAIT = """
+import sys, time
+from h5sweep.hostmemory import reporting_delayed
+with reporting_delayed(sys_root=sys.argv[1], record=sys.argv[2]) as state:
+    print(state["changed"], flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_holder_killed_before_it_restored_is_mended_by_the_next(tmp_path):
+    root = sysfs(tmp_path, {"virtio0": ("0x0005", BALLOON_REPORTING)}, "1500")
+    parameter = Path(root, hostmemory.DELAY_PARAMETER)
+    record = tmp_path / "held.json"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_AND_WAIT, root, str(record)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "True"
+        # while it runs, a second holder leaves the delay to it
+        with reporting_delayed(sys_root=root, record=record) as state:
+            assert not state["changed"] and state["held_by_pid"] == holder.pid
+        assert parameter.read_text().strip() == str(STEADY_DELAY_MS)
+    finally:
+        holder.send_signal(signal.SIGKILL)  # no `finally` runs: the delay stays held
+        holder.wait()
+    assert parameter.read_text().strip() == str(STEADY_DELAY_MS) and record.exists()
+    with reporting_delayed(sys_root=root, record=record) as state:
+        assert state["changed"] and state["left_by_pid"] == holder.pid and state["before_ms"] == 1500
+    assert parameter.read_text().strip() == "1500" and not record.exists()
+    # a record the machine no longer matches (rebooted, or set by hand since) is ignored
+    record.write_text(json.dumps({"before_ms": 7, "during_ms": STEADY_DELAY_MS, "pid": holder.pid, "setting": root}))
+    with reporting_delayed(sys_root=root, record=record) as state:
+        assert state["before_ms"] == 1500
+    assert parameter.read_text().strip() == "1500"
 
 
 def test_on_this_machine_the_delay_is_held_and_restored():

@@ -22,9 +22,13 @@ The kernel reports a freed page only after it has stayed free for a delay: 2 s u
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from h5sweep.windows import lock_dir
 
 VIRTIO_BALLOON_DEVICE = 0x0005
 VIRTIO_BALLOON_F_REPORTING = 5  # feature bit: the balloon reports free pages
@@ -86,24 +90,69 @@ def plan_warning(reporting: FreePageReporting, evictable_filesystems: list[str])
     )
 
 
+def held_record() -> Path:
+    """Where a holder of the delay notes the value it will restore (node-local memory, like
+    the sweep's locks: it is gone after a reboot, as the kernel's setting is)."""
+    return Path(lock_dir(), "h5sweep.free-page-reporting-held.json")
+
+
+def _left_held(record: Path, reporting: FreePageReporting) -> dict | None:
+    """The record of a holder that ended without restoring the delay (killed), where the
+    machine still has the delay it set; None where there is none, or its holder still runs."""
+    try:
+        held = json.loads(record.read_text())
+        before, during, pid = int(held["before_ms"]), int(held["during_ms"]), int(held["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if during != reporting.delay_ms or held.get("setting") != reporting.setting:
+        return None  # the machine was rebooted or set by hand since: the record is stale
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return {"before_ms": before, "pid": pid}
+    except PermissionError:
+        pass
+    return {"before_ms": before, "pid": pid, "running": True}
+
+
 @contextlib.contextmanager
-def reporting_delayed(delay: int = STEADY_DELAY_MS, sys_root: str = "/sys") -> Iterator[dict]:
+def reporting_delayed(
+    delay: int = STEADY_DELAY_MS, sys_root: str = "/sys", record: str | Path | None = None
+) -> Iterator[dict]:
     """Hold freed pages for ``delay`` ms before they are reported, where this machine reports
     them sooner and the delay can be set (root); the previous delay is restored on exit.
-    Yields what was done: ``{"before_ms", "during_ms", "changed"}``."""
+
+    While it holds, ``record`` (default :func:`held_record`) names the delay to restore, so
+    that a holder killed before it could restore (SIGKILL) is mended by the next one: that one
+    restores the delay the machine had before the killed holder changed it.
+    Yields what was done: ``{"before_ms", "during_ms", "changed"}``, and ``"left_by_pid"``
+    where a killed holder's delay was found."""
+    record = Path(record) if record is not None else held_record()
     reporting = free_page_reporting(sys_root)
-    state = {"before_ms": reporting.delay_ms, "during_ms": reporting.delay_ms, "changed": False}
-    if reporting.active and reporting.setting and reporting.delay_ms < delay:
+    before = reporting.delay_ms
+    state = {"before_ms": before, "during_ms": before, "changed": False}
+    left = _left_held(record, reporting) if reporting.setting else None
+    if left and left.get("running"):
+        state["held_by_pid"] = left["pid"]  # another holder: it restores the delay, not this one
+    elif reporting.active and reporting.setting and (before < delay or left):
+        if left:
+            before = state["before_ms"] = left["before_ms"]
+            state["left_by_pid"] = left["pid"]
         try:
+            record.write_text(
+                json.dumps({"before_ms": before, "during_ms": delay, "pid": os.getpid(), "setting": reporting.setting})
+            )
             Path(reporting.setting).write_text(f"{delay}\n")
             state.update(during_ms=delay, changed=True)
         except OSError as err:
             state["error"] = str(err)
+            record.unlink(missing_ok=True)
     try:
         yield state
     finally:
         if state["changed"]:
-            Path(reporting.setting).write_text(f"{reporting.delay_ms}\n")
+            Path(reporting.setting).write_text(f"{before}\n")
+            record.unlink(missing_ok=True)
 
 
 def _virtio_devices(sys_root: str) -> list[Path]:
