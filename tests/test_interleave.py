@@ -13,7 +13,7 @@ from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import VerificationError
 from h5sweep.generate import generate
-from h5sweep.interleave import StoreUnderTest, rounds, run_interleaved, visiting_order
+from h5sweep.interleave import StoreUnderTest, rounds, run_interleaved, run_queries, visiting_order
 from h5sweep.layouts import Layout
 
 SHAPE = (12, 10, 3000)
@@ -116,3 +116,29 @@ def test_cases_read_cold_every_take_turns_and_a_case_read_from_an_open_file_runs
         turns = [r for r in store.rows if r["cold_mode"] == "every"]
         assert {r["cache_state"] for r in turns} == {"cold"} and {r["reads_since_open"] for r in turns} == {0}
         assert [r["repeat"] for r in turns if r["case"] == "subcube"] == [0, 1, 2]
+
+
+def test_one_store_queried_alone_takes_the_same_turns(stores):
+    """`interleave: false` queries each store in its own job (run_queries): cases read cold
+    every time still take turns, and every row says it was read alone."""
+    config = {
+        "spectra": {"repeats": 4, "size": 3, "cold": "every"},
+        "subcube": {"repeats": 2, "size": [2, 2, 50], "cold": "every"},
+        "slice": {"repeats": 2, "depth": 5, "cold": "first"},
+    }
+    cases = read_cases_from_config(config, SHAPE)
+    path, layout, source = stores[2]
+    rows = run_queries(HDF5, path, cases, SHAPE, 2, source, layout)
+    assert [r["case"] for r in rows] == [
+        "spectra",
+        "subcube",
+        "spectra",
+        "spectra",
+        "subcube",
+        "spectra",
+        "slice",
+        "slice",
+    ]
+    assert {(r["interleaved_stores"], r["visit_position"]) for r in rows} == {(1, 0)}
+    assert [r["reads_since_open"] for r in rows if r["case"] == "slice"] == [0, 1]
+    assert all(np.isfinite(r["h5py_call_overhead_s"]) for r in rows)

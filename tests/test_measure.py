@@ -16,9 +16,10 @@ from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import VerificationError
 from h5sweep.generate import generate
+from h5sweep.interleave import run_queries
 from h5sweep.layouts import Layout
 from h5sweep.plan import CHUNK_INDEX_BYTES
-from h5sweep.query import run_case, run_queries
+from h5sweep.query import run_case
 from h5sweep.selections import Selection
 from h5sweep.timing import minor_faults, touched_empty
 

@@ -15,8 +15,8 @@ from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import ConfigError
 from h5sweep.fastwrite import write_fast
+from h5sweep.interleave import run_queries
 from h5sweep.layouts import Layout, layouts_from_config
-from h5sweep.query import run_queries
 
 SHAPE = (16, 12, 3000)
 

@@ -24,9 +24,9 @@ from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.generate import generate
 from h5sweep.grid import load_sweep
-from h5sweep.interleave import StoreUnderTest, run_interleaved
+from h5sweep.interleave import StoreUnderTest, run_interleaved, run_queries
 from h5sweep.layouts import Layout, storage_order
-from h5sweep.query import OpenedForReads, run_queries
+from h5sweep.query import OpenedForReads
 
 SHAPE = (23, 17, 301)  # edge chunks along every axis of the layouts below
 LAYOUT = Layout((5, 4, 64))

@@ -12,7 +12,8 @@ alike rather than shifting one case's medians. A case read from an open file (``
 first``) keeps the store to itself and runs alone. The protocol of each read is :mod:`h5sweep.query`'s:
 the same cold modes, only the library's read timed inside the node's measurement window,
 every value checked afterwards. The price is disk: every store of the filesystem exists at
-once (the plan counts it).
+once (the plan counts it). A store queried alone (``interleave: false``, :func:`run_queries`)
+is a pass over one store: its cases take the same turns.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from h5sweep import pagecache
 from h5sweep.backends.base import Backend, StoredChunks
 from h5sweep.cases import ReadCase
-from h5sweep.chunkcache import DEFAULT_CACHE
+from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.datasources import DataSource
 from h5sweep.layouts import Layout
 from h5sweep.query import OpenedForReads, TimedRead, check_all, measurement_row, timed_read
@@ -94,6 +95,29 @@ def run_interleaved(
         for row in store.rows:
             row["h5py_call_overhead_s"] = store.call_overhead_s
     return stores
+
+
+def run_queries(
+    backend: Backend,
+    path: str,
+    cases: list[ReadCase],
+    shape: tuple,
+    seed: int,
+    source: DataSource,
+    layout: Layout,
+    caches: list[ChunkCache] | None = None,
+    policies: list[str] | None = None,
+    dataset_name: str = "data",
+    tolerance: float = 0.0,
+    split: bool = False,
+) -> list[dict]:
+    """Every read case, for every visiting policy, read option and cold mode; ``split``: each
+    read's storage part timed too (:func:`h5sweep.query.timed_storage_read`). The reads follow the
+    interleaved protocol with this one store (:func:`run_interleaved`):
+    cases whose every read starts cold take turns round by round, so that each case's reads
+    span the whole job rather than one stretch of it; a ``cold: first`` case runs alone."""
+    store = StoreUnderTest(backend, path, layout, source, dataset_name, tolerance, list(caches or [DEFAULT_CACHE]))
+    return run_interleaved([store], cases, shape, seed, policies, split)[0].rows
 
 
 @dataclass

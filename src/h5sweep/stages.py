@@ -71,7 +71,7 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
 
 def run_query(settings: dict, store_path: str, record: str) -> None:
     """Time every read case on one test store and record one row per selection."""
-    from h5sweep.query import run_queries
+    from h5sweep.interleave import run_queries
 
     def measure(job, backend, source):
         return run_queries(
