@@ -89,28 +89,22 @@ def test_rounds_spread_each_variants_repeats_over_the_whole_pass():
         assert [j for r in plan for u, j in r if u == v] == list(range(m))
 
 
+# two cases read cold every time, and one read from a file opened once
+TAKING_TURNS = {
+    "spectra": {"repeats": 6, "size": 3, "cold": "every"},
+    "subcube": {"repeats": 3, "size": [2, 2, 50], "cold": "every"},
+    "slice": {"repeats": 2, "depth": 5, "cold": "first"},
+}
+# spectra and subcube alternate (subcube's three reads at rounds 0, 2, 4 of six), then slice alone
+TURNS = ["spectra", "subcube", "spectra", "spectra", "subcube", "spectra", "spectra", "subcube", "spectra"]
+
+
 def test_cases_read_cold_every_take_turns_and_a_case_read_from_an_open_file_runs_alone(stores):
-    config = {
-        "spectra": {"repeats": 6, "size": 3, "cold": "every"},
-        "subcube": {"repeats": 3, "size": [2, 2, 50], "cold": "every"},
-        "slice": {"repeats": 2, "depth": 5, "cold": "first"},
-    }
-    cases = read_cases_from_config(config, SHAPE)
+    cases = read_cases_from_config(TAKING_TURNS, SHAPE)
     measured = run_interleaved(under_test(stores), cases, SHAPE, seed=2)
     for store in measured:
         order = [r["case"] for r in store.rows]
-        # spectra and subcube alternate (subcube's three reads at rounds 0, 2, 4 of six)
-        assert order[:9] == [
-            "spectra",
-            "subcube",
-            "spectra",
-            "spectra",
-            "subcube",
-            "spectra",
-            "spectra",
-            "subcube",
-            "spectra",
-        ]
+        assert order[:9] == TURNS
         assert order[9:] == ["slice", "slice"]  # alone, from a file opened once
         assert [r["reads_since_open"] for r in store.rows[9:]] == [0, 1]
         turns = [r for r in store.rows if r["cold_mode"] == "every"]
@@ -121,24 +115,10 @@ def test_cases_read_cold_every_take_turns_and_a_case_read_from_an_open_file_runs
 def test_one_store_queried_alone_takes_the_same_turns(stores):
     """`interleave: false` queries each store in its own job (run_queries): cases read cold
     every time still take turns, and every row says it was read alone."""
-    config = {
-        "spectra": {"repeats": 4, "size": 3, "cold": "every"},
-        "subcube": {"repeats": 2, "size": [2, 2, 50], "cold": "every"},
-        "slice": {"repeats": 2, "depth": 5, "cold": "first"},
-    }
-    cases = read_cases_from_config(config, SHAPE)
+    cases = read_cases_from_config(TAKING_TURNS, SHAPE)
     path, layout, source = stores[2]
     rows = run_queries(HDF5, path, cases, SHAPE, 2, source, layout)
-    assert [r["case"] for r in rows] == [
-        "spectra",
-        "subcube",
-        "spectra",
-        "spectra",
-        "subcube",
-        "spectra",
-        "slice",
-        "slice",
-    ]
+    assert [r["case"] for r in rows] == [*TURNS, "slice", "slice"]
     assert {(r["interleaved_stores"], r["visit_position"]) for r in rows} == {(1, 0)}
     assert [r["reads_since_open"] for r in rows if r["case"] == "slice"] == [0, 1]
     assert all(np.isfinite(r["h5py_call_overhead_s"]) for r in rows)
