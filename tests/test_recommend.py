@@ -8,7 +8,7 @@ import pytest
 
 from h5sweep.errors import ConfigError
 from h5sweep.grid import recommend_from_config
-from h5sweep.recommend import evidence, markdown, rank_layouts, selected_reads
+from h5sweep.recommend import evidence, machine_caveat, markdown, rank_layouts, selected_reads
 
 CACHE = {"chunk_cache_bytes": 1048576, "chunk_cache_slots": 521, "chunk_cache_w0": 0.75}
 REPEATS = 20
@@ -175,6 +175,25 @@ def test_the_verdict_cites_the_model_and_the_device():
     assert why.startswith("Why, per read (medians): slice: chunked-16x16x512 with gzip-4 touches 4 chunks holding 3 MB")
     assert "contiguous selects 0.5 MB, the device delivered 4 MB" in why
     assert why in markdown(table, settings(), {"disk": why})
+
+
+def test_cold_reads_on_a_node_that_reports_freed_pages_soon_carry_a_caveat():
+    """The caveat comes from what each row recorded of the node that read it."""
+    table = rank_layouts(MEASURED, SUMMARY, settings())
+
+    def measured_on(delays):  # delay per host, the reads alternating between the hosts
+        hosts = list(delays)
+        rows = MEASURED.assign(cache_state="cold", host=[hosts[i % len(hosts)] for i in range(len(MEASURED))])
+        return rows.assign(free_page_reporting_ms=rows["host"].map(delays))
+
+    caveat = machine_caveat(measured_on({"node7": 0, "node8": 100_000}))
+    assert "free page reporting: disk on node7 (0 ms))" in caveat and "node8" not in caveat
+    assert caveat in markdown(table, settings(), caveat=caveat).split("\n\n")[1:-1]
+    held, no_balloon = measured_on({"node7": 100_000}), measured_on({"node7": -1})
+    assert machine_caveat(held) is None and machine_caveat(no_balloon) is None
+    from_memory = measured_on({"node7": 0}).assign(cache_state="memory")  # tmpfs: nothing evicted
+    assert machine_caveat(from_memory) is None
+    assert machine_caveat(MEASURED) is None  # rows from before the columns existed
 
 
 def zarr_reads(layout_id, compression, factors, reader="zarr-python"):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +87,27 @@ def plan_warning(reporting: FreePageReporting, evictable_filesystems: list[str])
         + " and writes after a removal pay the host for the page cache they fill whenever a report came "
         "first: the same cold read took 0.04 s or 0.10-0.17 s on the reference machine, the same 1 GB "
         f"write 0.5 s or 1.6-3.1 s. For repeatable reads and writes, {fix}."
+    )
+
+
+def measured_caveat(cold_reads: Iterable[tuple[str, str, int]]) -> str | None:
+    """What a result says where its cold reads were measured while freed pages went back to
+    the hypervisor sooner than a sweep's reads use them again, or None. ``cold_reads``:
+    (filesystem, host, ``free_page_reporting_ms``) of each read that fetched from the device,
+    as the node that measured it recorded (under SLURM not the host that planned the sweep)."""
+    short: dict[str, set[str]] = {}
+    for filesystem, host, delay in cold_reads:
+        if 0 <= delay < STEADY_DELAY_MS:
+            short.setdefault(filesystem, set()).add(f"{host} ({delay} ms)")
+    if not short:
+        return None
+    where = "; ".join(f"{fs} on {', '.join(sorted(hosts))}" for fs, hosts in sorted(short.items()))
+    return (
+        "Caveat: cold reads were measured on a virtual machine that hands memory back to its hypervisor "
+        f"soon after it is freed (free page reporting: {where}). Such reads fall into two speed modes that "
+        "the rows cannot tell apart (the same cold read took 0.04 s or 0.10-0.17 s on the reference machine), "
+        "so close rankings may not reproduce. Measure again with the delay held "
+        f"(`min_free_ms` {STEADY_DELAY_MS}; see the README)."
     )
 
 

@@ -21,6 +21,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from h5sweep.hostmemory import measured_caveat
 from h5sweep.layouts import AUTO_LAYOUT_NAME
 
 BASELINE_LAYOUT_ID = "contiguous"
@@ -348,8 +349,21 @@ def verdict(group: pd.DataFrame) -> str:
     return text
 
 
-def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None) -> str:
-    """``recommendation.md``: the verdicts first, then each filesystem's ranking."""
+def machine_caveat(reads: pd.DataFrame) -> str | None:
+    """The caveat where the reads ranked were cold on a machine whose memory is unsteady
+    (:func:`h5sweep.hostmemory.measured_caveat`), from each row's own record of its node."""
+    needed = {"filesystem", "host", "free_page_reporting_ms", "cache_state"}
+    if not needed <= set(reads.columns):
+        return None
+    cold = reads[reads["cache_state"] == "cold"]
+    return measured_caveat(
+        zip(cold["filesystem"], cold["host"], cold["free_page_reporting_ms"].astype(int), strict=True)
+    )
+
+
+def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:
+    """``recommendation.md``: the verdicts first (and a ``caveat`` on the machine, where there
+    is one), then each filesystem's ranking."""
     lines = ["# Recommendation", ""]
     if table.empty:
         return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
@@ -362,6 +376,7 @@ def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None) -> st
     groups = list(table.groupby("filesystem", sort=True))
     for keys, group in groups:
         lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
+    lines += [caveat, ""] if caveat else []
     lines += [
         "Ratios are times relative to the contiguous layout on the same selections (below 1 is faster), "
         "combined over the read cases as a weighted geometric mean; intervals are 95% (paired bootstrap over "
@@ -398,7 +413,7 @@ def _cells(row, with_backend: bool = False) -> list[str]:
     ]
 
 
-def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -> str:
+def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:
     """The same as :func:`markdown` in reStructuredText, for the report's first page."""
     lines = ["Recommendation", "==============", ""]
     if table.empty:
@@ -407,6 +422,7 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None) -
     for keys, group in groups:
         text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
         lines += [text.replace("*", "\\*"), ""]
+    lines += [caveat, ""] if caveat else []
     lines += [
         "Ratios: time relative to contiguous on the same selections, weighted geometric mean over the read "
         "cases, 95% interval from a paired bootstrap; *tied*: cannot be told apart from the fastest. The full "
@@ -486,13 +502,14 @@ def recommend(
     reads = selected_reads(measurements, settings)
     table = rank_selected_reads(reads, summary, settings)
     why = evidence(reads, table)
+    caveat = machine_caveat(reads)
     write_table(table, csv_out)
     with open(md_out, "w") as out:
-        out.write(markdown(table, settings, why) + parallel_markdown(summary))
+        out.write(markdown(table, settings, why, caveat) + parallel_markdown(summary))
     if rst_out:
         with open(rst_out, "w") as out:
             section = parallel_markdown(summary).replace(
                 "## MPI-IO reads (cases.parallel)", "MPI-IO reads\n" + "-" * 12
             )
-            out.write(restructured(table, settings, why) + section)
+            out.write(restructured(table, settings, why, caveat) + section)
     return table
