@@ -112,6 +112,8 @@ def measure(args) -> dict:
         results["reproducibility"] = bench.reproducibility(*summaries)
         tables = [pd.read_csv(run["recommendation_csv"]) for run in runs]
         results["reproducibility"].update(bench.recommendations_agree(*tables))
+        reads = [pd.read_parquet(run["measurements_parquet"]) for run in runs]
+        results["reproducibility"].update(bench.shift_along_the_pass(*reads))
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
     else:  # the probe once, small, so that the smoke test runs it
         results["machine_probe"] = {"before_first_run": [bench.machine_probe(args.dir, samples=args.samples)]}

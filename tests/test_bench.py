@@ -11,7 +11,7 @@ import pytest
 from conftest import REPO
 
 from h5sweep import hostmemory
-from h5sweep.bench import GOALS, PROBE_BYTES, drift_lines, reproducibility, verdicts
+from h5sweep.bench import GOALS, PROBE_BYTES, drift_lines, reproducibility, shift_along_the_pass, verdicts
 
 
 def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
@@ -208,3 +208,31 @@ def test_recommendations_agree_when_each_choice_is_tied_with_the_others_fastest(
     assert agree["share_recommendations_agree"] == 1.0 and agree["recommendation_groups"] == 1
     differ = recommendations_agree(a, table("chunked-2x2x256", {"chunked-2x2x256"}))
     assert differ["share_recommendations_agree"] == 0.0
+
+
+def test_the_shift_along_the_pass_tells_runs_that_differ_as_wholes_from_drift_within_them():
+    def reads(factor_at):  # one read per selection and layout, in reading order; writes ignored
+        rows = [{"filesystem": "disk", "case": "write", "layout_id": "contiguous", "repeat": 0, "seconds": 9.0}]
+        for i in range(40):
+            for layout_id in ("contiguous", "chunked-4x4x256"):
+                seconds = (1 + i % 7) * 0.01 * factor_at(i)  # selections differ, each paired
+                rows.append({"filesystem": "disk", "case": "spectra", "layout_id": layout_id, "repeat": i})
+                rows[-1].update(seconds=seconds, window_opened_at=100.0 + i // 20)
+        return pd.DataFrame(rows)
+
+    first = reads(lambda i: 1.0)
+    level = shift_along_the_pass(first, reads(lambda i: 1.05))["shift_along_the_pass"]["disk"]
+    assert level == {"blocks": 10, "min": pytest.approx(1.05), "max": pytest.approx(1.05)}
+    # the second run slowing down along its pass: stretches of 4 selections, 1.0075 up to 1.1875
+    ramp = shift_along_the_pass(first, reads(lambda i: 1.0 + 0.005 * i))["shift_along_the_pass"]["disk"]
+    assert (ramp["min"], ramp["max"]) == (pytest.approx(1.0075, abs=0.001), pytest.approx(1.1875, abs=0.001))
+    lines = drift_lines(
+        {
+            "reproducibility": {
+                "run_shift_by_filesystem": {"disk": 1.05},
+                "median_deviation_after_run_shift": 0.0,
+                "shift_along_the_pass": {"disk": level},
+            }
+        }
+    )
+    assert lines[1].endswith("lowest-highest: disk 1.050-1.050")

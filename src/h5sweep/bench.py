@@ -413,6 +413,7 @@ def bench_sweep(repo: Path, workdir: Path, config: Path, cores: int, name: str =
         "ratio_peak_disk_vs_plan": max(ratios.values(), default=float("nan")),
         **windows,
         "summary_csv": str(results / "summary.csv"),
+        "measurements_parquet": str(results / "measurements.parquet"),
         "recommendation_csv": str(results / "recommendation.csv"),
     }
 
@@ -526,6 +527,31 @@ def run_shift(second_over_first: dict[str, dict]) -> dict:
     }
 
 
+PASS_BLOCKS = 10
+PAIR_KEYS = ["filesystem", "backend", "layout_id", "compression", "case", "variant", "repeat"]
+
+
+def shift_along_the_pass(reads_a: pd.DataFrame, reads_b: pd.DataFrame, blocks: int = PASS_BLOCKS) -> dict:
+    """Not a goal, where a run-wide shift comes from: every read of the second run over the
+    same read of the first (same store, case, variant and selection), in the first run's
+    order of reading, cut into ``blocks`` consecutive stretches; per filesystem, the lowest and
+    highest stretch median. A narrow range around the run-wide shift says the runs differed as
+    wholes (the machine's state for minutes); a wide one, that the machine moved within a pass
+    (which more, or more spread, reads would average out)."""
+    keys = [k for k in PAIR_KEYS if k in reads_a.columns and k in reads_b.columns]
+    ordered = [
+        df[df["case"] != "write"].assign(order=np.arange(len(df))[df["case"] != "write"]) for df in (reads_a, reads_b)
+    ]
+    pairs = ordered[0].merge(ordered[1], on=keys, suffixes=("_a", "_b"))
+    out = {}
+    for filesystem, run in pairs.groupby("filesystem", sort=True):
+        run = run.sort_values(["window_opened_at_a", "order_a"])
+        logs = np.log(run["seconds_b"].to_numpy() / run["seconds_a"].to_numpy())
+        stretches = [np.exp(np.median(part)) for part in np.array_split(logs, min(blocks, len(logs))) if len(part)]
+        out[filesystem] = {"blocks": len(stretches), "min": float(min(stretches)), "max": float(max(stretches))}
+    return {"shift_along_the_pass": out}
+
+
 def drift_lines(results: dict) -> list[str]:
     """The two runs' drift beside their goals: each filesystem's run-wide shift, the deviation
     without it, and the CPU time the hypervisor took inside each run's timed windows; and the
@@ -540,6 +566,13 @@ def drift_lines(results: dict) -> list[str]:
         f" shift taken out: {repro['median_deviation_after_run_shift']:.3f}; CPU time stolen by the hypervisor"
         f" inside timed windows: {stolen[0]:.2f} s and {stolen[1]:.2f} s"
     ]
+    along = repro.get("shift_along_the_pass")
+    if along:
+        ranges = ", ".join(f"{fs} {r['min']:.3f}-{r['max']:.3f}" for fs, r in along.items())
+        lines.append(
+            f"      (not a goal) second run / first read by read, medians of {PASS_BLOCKS} consecutive stretches"
+            f" of each filesystem's reads, lowest-highest: {ranges}"
+        )
     probes = results.get("machine_probe", {})
     if all(point in probes for point in PROBE_POINTS):
         figures = probe_figures(probes)
