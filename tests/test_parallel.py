@@ -187,5 +187,6 @@ def test_the_study_size_config_plans_one_twelve_task_allocation_per_test_file(wo
         assert (fields["tasks"], fields["cpus_per_task"], fields["mpi"]) == ("12", "1", "srun")
         assert int(fields["mem_mb_per_cpu"]) * 12 <= int(fields["mem_mb"]) + 12
         assert int(fields["mem_mb_per_cpu"]) > 16384 * 525 * 12 * 2 * 3 / 1e6  # rank 0's serial block, 3 copies
-        runtime["contiguous" if "contiguous" in block else "chunked"] = int(fields["runtime"])
+        layout = re.search(r"wildcards: .*\blayout=([^,\s]+)", block).group(1)  # this job's own line
+        runtime["contiguous" if layout == "contiguous" else "chunked"] = int(fields["runtime"])
     assert runtime["contiguous"] > runtime["chunked"]
