@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install install-mpi sweep test lint format dry-run report bench plan
+.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench plan
 
 install: $(STAMP)
 
@@ -43,6 +43,11 @@ $(MPI_STAMP): requirements.txt requirements.lock requirements-mpi.txt pyproject.
 
 sweep: install
 	$(BIN)/snakemake --cores $(CORES)
+
+# the same, with a virtual machine's freed pages held while it runs (root; the delay is put
+# back afterwards, see h5sweep.hostmemory and the plan's warning)
+sweep-held: install
+	$(BIN)/python -m h5sweep.hostmemory $(BIN)/snakemake --cores $(CORES)
 
 dry-run: install
 	$(BIN)/snakemake -n --cores $(CORES)

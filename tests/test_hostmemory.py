@@ -2,6 +2,7 @@
 under tmp_path, since the real one's answer depends on the machine), and from the real one."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -127,3 +128,47 @@ def test_on_this_machine_the_delay_is_held_and_restored():
         assert during == STEADY_DELAY_MS > before.delay_ms
     else:
         assert during == before.delay_ms
+
+
+WAIT_STOPPED = """
+import signal, sys, time
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(7))  # a sweep stopping cleanly
+print(open(sys.argv[1]).read().strip(), flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_command_run_with_freed_pages_held_sees_them_held_and_the_machine_gets_its_delay_back(tmp_path):
+    """`python -m h5sweep.hostmemory COMMAND`: a real command run under the holder, with a
+    copy of sysfs; its exit status is the command's, also when the holder is stopped."""
+    root = sysfs(tmp_path / "sys", {"virtio0": ("0x0005", BALLOON_REPORTING)}, "0")
+    parameter = Path(root, hostmemory.DELAY_PARAMETER)
+    env = {**os.environ, "H5SWEEP_LOCK_DIR": str(tmp_path)}  # the holder's record goes there
+    holder = [sys.executable, "-m", "h5sweep.hostmemory", "--sys-root", root, "--"]
+    seen = "import sys; print(open(sys.argv[1]).read().strip()); sys.exit(3)"
+    done = subprocess.run(
+        [*holder, sys.executable, "-c", seen, str(parameter)], env=env, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout.strip()) == (3, str(STEADY_DELAY_MS))
+    assert "held for 100000 ms" in done.stderr and parameter.read_text().strip() == "0"
+    assert list(tmp_path.glob("*.json")) == []
+    # stopped (SIGTERM, as a batch system's time limit stops it): passed on, then put back
+    running = subprocess.Popen(
+        [*holder, sys.executable, "-c", WAIT_STOPPED, str(parameter)], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert running.stdout.readline().strip() == str(STEADY_DELAY_MS)
+        running.send_signal(signal.SIGTERM)
+        assert running.wait(timeout=60) == 7
+    finally:
+        running.kill()
+    assert parameter.read_text().strip() == "0"
+    # nothing to hold: the command runs all the same, and the holder says why
+    quiet = sysfs(tmp_path / "quiet", {"virtio0": ("0x0005", BALLOON_NO_REPORTING)}, "0")
+    done = subprocess.run(
+        [sys.executable, "-m", "h5sweep.hostmemory", "--sys-root", quiet, "true"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0 and "nothing to hold" in done.stderr

@@ -17,13 +17,21 @@ The kernel reports a freed page only after it has stayed free for a delay: 2 s u
 (``PAGE_REPORTING_DELAY``), or the ``min_free_ms`` parameter where the kernel has one.
 :func:`free_page_reporting` says which applies; every measurement row records the delay
 (``free_page_reporting_ms``), and the plan warns where it is shorter than a sweep's reads.
+
+``python -m h5sweep.hostmemory COMMAND...`` (``make sweep-held``) runs a command, a sweep,
+with freed pages held (:func:`reporting_delayed`) and puts the machine's delay back when the
+command ends, fails or is stopped.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,8 +83,9 @@ def plan_warning(reporting: FreePageReporting, evictable_filesystems: list[str])
     if not reporting.short or not evictable_filesystems:
         return None
     fix = (
-        f"as root, `echo {STEADY_DELAY_MS} > {reporting.setting}` for the sweep's duration "
-        f"(and {reporting.delay_ms} back afterwards)"
+        "as root, run the sweep with freed pages held: `python -m h5sweep.hostmemory snakemake ...` "
+        f"(`make sweep-held`; or `echo {STEADY_DELAY_MS} > {reporting.setting}` for the sweep's duration "
+        f"and {reporting.delay_ms} back afterwards)"
         if reporting.setting
         else "run where no balloon reports free pages (this kernel's delay cannot be changed)"
     )
@@ -106,8 +115,8 @@ def measured_caveat(cold_reads: Iterable[tuple[str, str, int]]) -> str | None:
         "Caveat: cold reads were measured on a virtual machine that hands memory back to its hypervisor "
         f"soon after it is freed (free page reporting: {where}). Such reads fall into two speed modes that "
         "the rows cannot tell apart (the same cold read took 0.04 s or 0.10-0.17 s on the reference machine), "
-        "so close rankings may not reproduce. Measure again with the delay held "
-        f"(`min_free_ms` {STEADY_DELAY_MS}; see the README)."
+        "so close rankings may not reproduce. Measure again with freed pages held: as root, "
+        "`python -m h5sweep.hostmemory snakemake ...` (`make sweep-held`; README)."
     )
 
 
@@ -192,3 +201,54 @@ def _reports(device: Path) -> bool:
         return False
     bit = VIRTIO_BALLOON_F_REPORTING
     return kind == VIRTIO_BALLOON_DEVICE and len(features) > bit and features[bit] == "1"
+
+
+def _said(state: dict, reporting: FreePageReporting) -> str:
+    """What the holder says before it runs the command."""
+    if state["changed"]:
+        return (
+            f"h5sweep: freed pages held for {state['during_ms']} ms while the command runs "
+            f"(the machine had {state['before_ms']} ms; put back when it ends)"
+        )
+    if "held_by_pid" in state:
+        return f"h5sweep: freed pages are already held by process {state['held_by_pid']}, which puts them back"
+    if "error" in state:
+        return f"h5sweep: could not hold freed pages ({state['error']}); as root it can"
+    if not reporting.short:
+        return "h5sweep: this machine keeps freed memory long enough (no free page reporting sooner): nothing to hold"
+    return (
+        "h5sweep: this kernel's free page reporting delay cannot be changed: cold reads may fall into two speed modes"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a command with freed pages held (where that is needed and possible) and return its
+    exit status; SIGTERM is passed on to the command, and the delay is put back after it."""
+    parser = argparse.ArgumentParser(
+        prog="python -m h5sweep.hostmemory",
+        description="Run COMMAND (a sweep) with this machine's freed pages held for "
+        f"{STEADY_DELAY_MS} ms, and put the machine's delay back when it ends or is stopped.",
+    )
+    parser.add_argument("--sys-root", default="/sys", help=argparse.SUPPRESS)  # a copy of sysfs, for tests
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="e.g. snakemake --cores all")
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("name the command to run, e.g. snakemake --cores all")
+    child: subprocess.Popen | None = None
+
+    def pass_on(signum, frame) -> None:  # the command stops; this process waits for it, then restores
+        if child is not None and child.poll() is None:
+            child.send_signal(signum)
+
+    signal.signal(signal.SIGTERM, pass_on)
+    signal.signal(signal.SIGINT, lambda signum, frame: None)  # Ctrl-C reaches the command from the terminal
+    with reporting_delayed(sys_root=args.sys_root) as state:
+        print(_said(state, free_page_reporting(args.sys_root)), file=sys.stderr, flush=True)
+        child = subprocess.Popen(command)
+        status = child.wait()
+    return 128 - status if status < 0 else status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
