@@ -236,8 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     if not command:
         parser.error("name the command to run, e.g. snakemake --cores all")
     child: subprocess.Popen | None = None
+    stopped: list[int] = []  # a SIGTERM that came before the command started
 
     def pass_on(signum, frame) -> None:  # the command stops; this process waits for it, then restores
+        stopped.append(signum)
         if child is not None and child.poll() is None:
             child.send_signal(signum)
 
@@ -245,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, lambda signum, frame: None)  # Ctrl-C reaches the command from the terminal
     with reporting_delayed(sys_root=args.sys_root) as state:
         print(_said(state, free_page_reporting(args.sys_root)), file=sys.stderr, flush=True)
+        if stopped:  # stopped while holding: the command never starts
+            return 128 + stopped[0]
         child = subprocess.Popen(command)
         status = child.wait()
     return 128 - status if status < 0 else status
