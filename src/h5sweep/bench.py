@@ -539,15 +539,13 @@ def shift_along_the_pass(reads_a: pd.DataFrame, reads_b: pd.DataFrame, blocks: i
     wholes (the machine's state for minutes); a wide one, that the machine moved within a pass
     (which more, or more spread, reads would average out)."""
     keys = [k for k in PAIR_KEYS if k in reads_a.columns and k in reads_b.columns]
-    ordered = [
-        df[df["case"] != "write"].assign(order=np.arange(len(df))[df["case"] != "write"]) for df in (reads_a, reads_b)
-    ]
+    ordered = [df.assign(order=np.arange(len(df))).query("case != 'write'") for df in (reads_a, reads_b)]
     pairs = ordered[0].merge(ordered[1], on=keys, suffixes=("_a", "_b"))
     out = {}
     for filesystem, run in pairs.groupby("filesystem", sort=True):
         run = run.sort_values(["window_opened_at_a", "order_a"])
         logs = np.log(run["seconds_b"].to_numpy() / run["seconds_a"].to_numpy())
-        stretches = [np.exp(np.median(part)) for part in np.array_split(logs, min(blocks, len(logs))) if len(part)]
+        stretches = [np.exp(np.median(part)) for part in np.array_split(logs, min(blocks, len(logs)))]
         out[filesystem] = {"blocks": len(stretches), "min": float(min(stretches)), "max": float(max(stretches))}
     return {"shift_along_the_pass": out}
 
