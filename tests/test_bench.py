@@ -112,7 +112,11 @@ def test_verdicts_compare_each_ratio_with_its_goal():
         " (min 6.000, max 7.000, 3 samples) (goal in [0.9, 1.5])",
         "PASS  paper.yaml dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
-    assert len(GOALS) == 15  # the recommendation agreement, then the fast Zarr path's goal added
+    # the recommendation agreement, the fast Zarr path's goal, then the side-by-side windows' added
+    assert len(GOALS) == 16
+    assert verdicts({"side_by_side": {"overlapping_timed_windows": 1}}) == [
+        "MISS  timed windows of two default sweeps run side by side overlapping another: 1.000 (goal in [0, 0])"
+    ]
 
 
 def test_reproducibility_compares_best_layouts_medians_and_ranks():
@@ -153,9 +157,7 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
     assert faster["median_deviation_after_run_shift"] == pytest.approx(0.0)
     line = drift_lines(
         {
-            "reproducibility": faster,
-            "sweep": {"window_steal_s_total": 1.4},
-            "sweep_second_run": {"window_steal_s_total": 0.11},
+            "reproducibility": {**faster, "window_steal_s_total": [1.4, 0.11]},
         }
     )
     assert line == [
@@ -180,6 +182,14 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
         " 1.050, inflate 1.000, disk cold read 1.000; widest max / min of probes taken back to back:"
         " memory copy 1.200, inflate 1.000, disk cold read 1.000"
     )
+    # the sweep run alone against one of the pair run side by side: said, not judged
+    lines = drift_lines({"reproducibility": faster, "reproducibility_in_sequence": flipped})
+    assert len(lines) == 2 and lines[1].startswith(
+        "      (not a goal) the sweep run alone against the first of the pair, minutes apart: best layouts"
+        " agree in 0 of 1 groups, median deviation "
+    )
+    assert lines[1].endswith(f"; second / first per filesystem: disk {flipped['run_shift_by_filesystem']['disk']:.3f}")
+    assert not any("alone" in line for line in verdicts({"reproducibility_in_sequence": flipped}))
     # layouts moving apart stay visible once the shift is out
     assert flipped["run_shift_by_filesystem"] == {"disk": 1.0}
     assert flipped["median_deviation_after_run_shift"] == pytest.approx(0.3 / 0.65)

@@ -142,3 +142,33 @@ def test_a_process_that_rereads_a_checked_sweep_skips_the_checks_and_the_probes(
     with pytest.raises(ConfigError):
         load_sweep(copy.deepcopy(config))
     assert load_sweep(copy.deepcopy(config), probe=False).filesystems[0].name == "disk"  # not probed
+
+
+@pytest.mark.parametrize("copies", [0, -1, 2.5, "3", True])
+def test_read_copies_other_than_a_whole_number_of_one_or_more_are_refused_by_name(tmp_path, copies):
+    fs = {"disk": {"path": str(tmp_path / "disk"), "read_copies": copies}}
+    with pytest.raises(ConfigError, match=r"filesystems\.disk\.read_copies"):
+        load_sweep(with_(base(tmp_path), ("filesystems",), fs))
+    assert not (tmp_path / "disk").exists()
+
+
+def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path):
+    from h5sweep import jobs
+    from h5sweep.plan import file_bytes_bound, make_plan
+
+    def sweep_with(copies):
+        fs = {"disk": {"path": str(tmp_path / "disk"), "read_copies": copies}}
+        return load_sweep(with_(base(tmp_path), ("filesystems",), fs))
+
+    one, three = sweep_with(1), sweep_with(3)
+    assert three.filesystems[0].read_copies == 3
+    tf = three.test_files()[0]
+    settings = jobs.query_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
+    assert settings["read_copies"] == 3 and jobs.JobSettings(settings).read_copies == 3
+    generate = jobs.generate_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
+    assert "read_copies" not in generate and "read_copies" not in generate["filesystem"]
+    # the copies exist while the stores are queried: all stores at once when interleaved, else
+    # the one store of the one running job
+    peak_one, peak_three = (make_plan(s, 1).filesystems[0].peak_bytes for s in (one, three))
+    bounds = [file_bytes_bound(one, tf.layout, tf.backend.name) for tf in one.test_files()]
+    assert peak_three - peak_one == 2 * (sum(bounds) if one.interleave else max(bounds))

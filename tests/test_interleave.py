@@ -15,6 +15,7 @@ from h5sweep.errors import VerificationError
 from h5sweep.generate import generate
 from h5sweep.interleave import StoreUnderTest, rounds, run_interleaved, run_queries, visiting_order
 from h5sweep.layouts import Layout
+from h5sweep.readcopies import copy_path, read_copies, read_copies_of_all
 
 SHAPE = (12, 10, 3000)
 STORES = [(Layout(None), "none"), (Layout((5, 3, 700)), "none"), (Layout((5, 3, 700)), "gzip-4")]
@@ -122,3 +123,55 @@ def test_one_store_queried_alone_takes_the_same_turns(stores):
     assert {(r["interleaved_stores"], r["visit_position"]) for r in rows} == {(1, 0)}
     assert [r["reads_since_open"] for r in rows if r["case"] == "slice"] == [0, 1]
     assert all(np.isfinite(r["h5py_call_overhead_s"]) for r in rows)
+
+
+def test_cold_reads_take_the_stores_copies_in_turn_and_the_copies_go_afterwards(stores):
+    """`read_copies: 3`: selection i of a case read cold every time comes from copy i mod 3
+    (each copy really read from the device: written out, then evicted), a case read from an
+    open file reads the store itself, and the copies are removed when the reads end."""
+    cases = read_cases_from_config(
+        {
+            "spectra": {"repeats": 5, "size": 3, "cold": "every"},
+            "subcube": {"repeats": 2, "size": [2, 2, 50], "cold": "first"},
+        },
+        SHAPE,
+    )
+    with read_copies_of_all([path for path, _, _ in stores], 3) as copies:
+        assert [len(paths) for paths in copies] == [3, 3, 3]
+        for paths in copies:  # byte-identical, beside the store
+            assert paths[1:] == [copy_path(paths[0], 1), copy_path(paths[0], 2)]
+            assert len({Path(p).read_bytes() for p in paths}) == 1
+        measured = under_test(stores)
+        for store, paths in zip(measured, copies, strict=True):
+            store.copies = paths
+        run_interleaved(measured, cases, SHAPE, seed=4)
+    for store, (path, _, _) in zip(measured, stores, strict=True):
+        spectra = [r for r in store.rows if r["case"] == "spectra"]
+        assert [r["store_copy"] for r in spectra] == [0, 1, 2, 0, 1]
+        assert {r["cache_state"] for r in spectra} == {"cold"} and min(r["device_read_bytes"] for r in spectra) > 0
+        assert [r["store_copy"] for r in store.rows if r["case"] == "subcube"] == [0, 0]
+        assert os.path.exists(path) and not any(os.path.exists(copy_path(path, n)) for n in (1, 2))
+
+
+def test_a_copy_whose_values_differ_fails_naming_the_copy(stores, tmp_path):
+    path, layout, source = stores[1]
+    broken = tmp_path / "broken-copy.h5"
+    broken.write_bytes(Path(path).read_bytes())
+    with h5py.File(broken, "r+") as f:
+        f["data"][:, :, 0] = f["data"][:, :, 0] + 1  # in every spectrum
+    cases = read_cases_from_config({"spectra": {"repeats": 4, "size": 3, "cold": "every"}}, SHAPE)
+    # repeats 1 and 3 read the second copy: it is named, the store itself is not
+    with pytest.raises(VerificationError, match=r"broken-copy\.h5 case spectra repeat [13]"):
+        run_queries(HDF5, path, cases, SHAPE, 2, source, layout, copies=[path, str(broken)])
+
+
+def test_read_copies_leaves_nothing_when_the_reads_fail_and_one_copy_is_the_store_alone(stores):
+    path = stores[0][0]
+    with pytest.raises(RuntimeError, match="reads failed"), read_copies(path, 2) as paths:
+        assert os.path.exists(paths[1])
+        raise RuntimeError("reads failed")
+    assert not os.path.exists(copy_path(path, 1))
+    with read_copies(path, 1) as paths:
+        assert paths == [path]
+    with pytest.raises(ValueError, match="read_copies must be 1 or more, not 0"), read_copies(path, 0):
+        pass

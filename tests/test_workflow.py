@@ -236,9 +236,10 @@ def params_changed(dry_run_output: str) -> dict[str, set[str]]:
 
 def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
     """Every job gets its own settings as params (the rerun trigger): a read case's repeats
-    change the queries' only; the chunk cache the writes' too (the write case writes with the
-    first one); renaming a chunk shape, that shape's jobs. (A generate job reruns its query,
-    whose store is temporary; Snakemake then gives that as the query's reason.)"""
+    change the queries' only; a filesystem's read copies its queries' only; the chunk cache the
+    writes' too (the write case writes with the first one); renaming a chunk shape, that shape's
+    jobs. (A generate job reruns its query, whose store is temporary; Snakemake then gives that
+    as the query's reason.)"""
     wf, config, _ = finished
     filesystems = len(config["filesystems"])
     files = filesystems * (1 + 5 * 2)
@@ -254,6 +255,14 @@ def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
     assert len(more_slices["query"]) == files and not more_slices["generate"]
     cache, counts = changed({"chunk_cache": [{"bytes": 2**21, "slots": 521, "w0": 0.75}]}, "cache.yaml")
     assert len(cache["generate"]) == files // filesystems and counts["query"] == files  # a rule per filesystem
+    # read copies are the queries' alone, on their own filesystem
+    name, entry = next(iter(config["filesystems"].items()))
+    entry = {"path": entry} if isinstance(entry, str) else entry
+    copied, counts = changed(
+        {"filesystems": {**config["filesystems"], name: {**entry, "read_copies": 2}}}, "copies.yaml"
+    )
+    assert len(copied["query"]) == files // filesystems and not copied["generate"]
+    assert all(f"filesystem={name}" in w for w in copied["query"])
     renamed = dict(config["layouts"], shapes=[{"name": "odder", "chunk": [3, 7, 100]}])
     rename, counts = changed({"layouts": renamed}, "renamed.yaml")
     assert len(rename["generate"]) == 2 and counts["query"] == 2 * filesystems  # the shape, none and gzip-1
@@ -304,9 +313,11 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
 
 def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
     """interleave: true reads every store of a filesystem in one job, selection by selection;
-    every row says so, the stores are removed afterwards and the recommendation is made."""
+    every row says so, the stores (and their read copies) are removed afterwards and the
+    recommendation is made."""
     config = tiny_config(tmp_path, interleave=True)
     config["cases"] = {**config["cases"], "slice": {"repeats": 3, "depth": 25}}
+    config["filesystems"]["disk"] = {"path": config["filesystems"]["disk"], "read_copies": 2}
     path = workflow.write_config(config, "interleaved.yaml")
     run = workflow.run("--cores", "2", "--configfile", str(path), check=True)
     counts = job_counts(run.stdout + run.stderr)
@@ -318,9 +329,17 @@ def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
     assert set(reads["interleaved_stores"]) == {stores}
     assert (reads.groupby(["filesystem", "case", "repeat"])["layout_id"].count() == stores).all()
     assert sorted(set(reads["visit_position"])) == list(range(stores))
+    # on disk, reads that each start cold take the store and its one copy in turn
+    every = reads["cold_mode"] == "every"
+    on_disk = reads["filesystem"] == "disk"
+    assert every[on_disk].any()
+    assert (reads.loc[on_disk & every, "store_copy"] == reads.loc[on_disk & every, "repeat"] % 2).all()
+    assert set(reads.loc[~on_disk | ~every, "store_copy"]) == {0}
+    assert set(reads.loc[on_disk & every, "cache_state"]) == {"cold"}  # the copy written out, then evicted
     for fs in config["filesystems"].values():
         directory = Path(fs if isinstance(fs, str) else fs["path"])
         assert not list(directory.rglob("*.hdf5"))  # temporary stores, removed once read
+        assert not list(directory.rglob("*.read-copy-*"))  # and their copies
     assert (workflow.root / "results" / "tiny" / "recommendation.md").exists()
 
 
@@ -488,7 +507,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     measurements; ``window_steal_s`` to the measurements; ``settle_wait_s`` to the measurements; the counts
     and whole-number settings that some rows lack retyped from float64 to Int64 in the
     measurements; ``page_faults`` added to the measurements, ``page_faults_median`` to the
-    summary; ``free_page_reporting_ms`` (provenance) to the measurements."""
+    summary; ``free_page_reporting_ms`` (provenance) to the measurements; ``store_copy`` to the
+    measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

@@ -297,6 +297,7 @@ MEASUREMENT_INTEGER_COLUMNS = [
     "query_file_bytes",
     "rank_nodes",
     "slurm_tasks",
+    "store_copy",
     *INTEGER_COLUMNS,
     *COUNT_COLUMNS,
 ]

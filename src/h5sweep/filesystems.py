@@ -24,6 +24,7 @@ class Filesystem:
     directory: str  # as configured (may be relative to the working directory)
     required: bool = True
     settle_s: float | None = None  # rest of a timed write after a removal; None: by the mount (h5sweep.release)
+    read_copies: int = 1  # byte-identical copies of each store read in turn by its queries (h5sweep.readcopies)
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -63,8 +64,15 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
             number = isinstance(settle_s, int | float) and not isinstance(settle_s, bool)
             if settle_s is not None and (not number or settle_s < 0):
                 raise ConfigError(f"{key}.settle_s", settle_s, "must be a number of seconds, 0 or more (or null)")
+            copies = entry.get("read_copies", 1)
+            if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
+                raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
             fs = Filesystem(
-                name, entry["path"], bool(entry.get("required", True)), None if settle_s is None else float(settle_s)
+                name,
+                entry["path"],
+                bool(entry.get("required", True)),
+                None if settle_s is None else float(settle_s),
+                copies,
             )
         reason = fs.usable() if probe else None
         if reason is not None:

@@ -11,8 +11,10 @@ instead of a stretch of it: a faster or slower minute of the machine then weighs
 alike rather than shifting one case's medians. A case read from an open file (``cold:
 first``) keeps the store to itself and runs alone. The protocol of each read is :mod:`h5sweep.query`'s:
 the same cold modes, only the library's read timed inside the node's measurement window,
-every value checked afterwards. The price is disk: every store of the filesystem exists at
-once (the plan counts it). A store queried alone (``interleave: false``, :func:`run_queries`)
+every value checked afterwards; with a filesystem's ``read_copies``, each store's cold reads
+take its byte-identical copies in turn (:mod:`h5sweep.readcopies`). The price is disk: every
+store of the filesystem exists at once (the plan counts it, copies too). A store queried alone
+(``interleave: false``, :func:`run_queries`)
 is a pass over one store: its cases take the same turns.
 """
 
@@ -50,6 +52,14 @@ class StoreUnderTest:
     stored: StoredChunks | None = None
     call_overhead_s: float = math.nan
     rows: list[dict] = field(default_factory=list)
+    # byte-identical copies read in turn by reads that each start cold (h5sweep.readcopies);
+    # empty: the store alone
+    copies: list[str] = field(default_factory=list)
+
+    def copy_for(self, repeat: int) -> tuple[int, str]:
+        """Which copy selection ``repeat`` is read from (0: the store itself), and its path."""
+        paths = self.copies or [self.path]
+        return repeat % len(paths), paths[repeat % len(paths)]
 
 
 def visiting_order(n_stores: int, seed: int, case: str, repeat: int) -> list[int]:
@@ -110,13 +120,17 @@ def run_queries(
     dataset_name: str = "data",
     tolerance: float = 0.0,
     split: bool = False,
+    copies: list[str] | None = None,
 ) -> list[dict]:
     """Every read case, for every visiting policy, read option and cold mode; ``split``: each
     read's storage part timed too (:func:`h5sweep.query.timed_storage_read`). The reads follow the
     interleaved protocol with this one store (:func:`run_interleaved`):
     cases whose every read starts cold take turns round by round, so that each case's reads
-    span the whole job rather than one stretch of it; a ``cold: first`` case runs alone."""
-    store = StoreUnderTest(backend, path, layout, source, dataset_name, tolerance, list(caches or [DEFAULT_CACHE]))
+    span the whole job rather than one stretch of it; a ``cold: first`` case runs alone.
+    ``copies``: the store and its byte-identical copies, read in turn (h5sweep.readcopies)."""
+    store = StoreUnderTest(
+        backend, path, layout, source, dataset_name, tolerance, list(caches or [DEFAULT_CACHE]), copies=copies or []
+    )
     return run_interleaved([store], cases, shape, seed, policies, split)[0].rows
 
 
@@ -159,18 +173,21 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, seed,
     opened: dict[tuple[int, int], OpenedForReads] = {}
     try:
         for first in range(0, len(plan), per_batch):
-            timed: list[tuple[int, int, TimedRead, int]] = []  # variant, store, read, its place in the visit
+            # variant, store, read, its place in the visit, the copy it read
+            timed: list[tuple[int, int, TimedRead, int, int]] = []
             with timed_window() as window, gc_paused():
                 for v, repeat in (item for r in plan[first : first + per_batch] for item in r):
                     variant = variants[v]
                     for place, k in enumerate(visiting_order(len(stores), seed, variant.case.name, repeat)):
                         store = stores[k]
+                        # a read that starts cold reads its copy; an open file is the store itself
+                        copy, path = store.copy_for(repeat) if variant.cold == "every" else (0, store.path)
                         if (v, k) not in opened or variant.cold == "every":
                             if (v, k) in opened:
                                 opened[(v, k)].close()
                             opened[(v, k)] = OpenedForReads(
                                 store.backend,
-                                store.path,
+                                path,
                                 store.dataset_name,
                                 options[k],
                                 True,
@@ -181,7 +198,7 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, seed,
                             counters = pagecache.io_counters()
                         read, counters = timed_read(
                             store.backend,
-                            store.path,
+                            path,
                             variant.case,
                             repeat,
                             variant.selections[k][repeat],
@@ -191,20 +208,27 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, seed,
                         )
                         if variant.cold == "every":  # closed before another store's read
                             opened.pop((v, k)).close()
-                        timed.append((v, k, read, place))
-            for v, k, read, place in timed:
+                        timed.append((v, k, read, place, copy))
+            for v, k, read, place, copy in timed:
                 store, variant = stores[k], variants[v]
                 size = store.source.dtype.itemsize
                 row = measurement_row(
                     read, variant.case, store.layout, store.stored, options[k], policy, variant.cold, window, size
                 )
-                store.rows.append({**row, "interleaved_stores": len(stores), "visit_position": place})
-            with untimed_work():
+                store.rows.append(
+                    {**row, "interleaved_stores": len(stores), "visit_position": place, "store_copy": copy}
+                )
+            with untimed_work():  # every value against the source, per store and copy read
                 for v, variant in enumerate(variants):
                     for k, store in enumerate(stores):
-                        mine = [(t.repeat, t.selection, t.values) for u, j, t, _ in timed if (u, j) == (v, k)]
-                        if mine:
-                            check_all(store.path, variant.case, mine, store.source, store.layout, store.tolerance)
+                        for copy, path in enumerate(store.copies or [store.path]):
+                            mine = [
+                                (t.repeat, t.selection, t.values)
+                                for u, j, t, _, c in timed
+                                if (u, j, c) == (v, k, copy)
+                            ]
+                            if mine:
+                                check_all(path, variant.case, mine, store.source, store.layout, store.tolerance)
     finally:
         for handle in opened.values():
             handle.close()

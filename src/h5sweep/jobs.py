@@ -73,6 +73,7 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
         "policies": list(sweep.policies),
         **_read_options(sweep, backend),
         "split_read_time": sweep.split_read_time,
+        "read_copies": filesystem.read_copies,
     }
 
 
@@ -145,6 +146,11 @@ class JobSettings:
         """The filesystem's rest after a removal before a timed write, as configured or
         else by how it is mounted on the node the job runs on (:mod:`h5sweep.release`)."""
         return release.settle_seconds(Filesystem(**self.settings["filesystem"]))
+
+    @property
+    def read_copies(self) -> int:
+        """How many byte-identical copies of the store a query reads in turn (h5sweep.readcopies)."""
+        return int(self.settings.get("read_copies", 1))
 
     @property
     def backend(self) -> str:

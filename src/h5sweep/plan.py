@@ -135,10 +135,11 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         bounds = [file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine]
         largest = max(bounds)
         running = min(plan.parallel_jobs, len(mine))
+        copies = fs.read_copies  # a query job copies its stores to read them in turn
         if sweep.interleave:  # every store of the filesystem exists while it is queried
-            peak = sum(bounds) + scratch_bytes(sweep)
+            peak = copies * sum(bounds) + scratch_bytes(sweep)
         else:  # a store is removed once queried: at most one per running job
-            peak = running * largest + scratch_bytes(sweep)
+            peak = running * copies * largest + scratch_bytes(sweep)
             # ... unless a job of its own reads it too (an MPI case's allocation, or any such
             # job where Snakemake does not group it with the generation: locally): then it can
             # wait on disk after its query job, at worst every such store at once

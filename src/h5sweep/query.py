@@ -93,7 +93,7 @@ class OpenedForReads:
 
 
 # Reads of one store at a time (h5sweep.interleave reads several, selection by selection).
-ONE_STORE = {"interleaved_stores": 1, "visit_position": 0}
+ONE_STORE = {"interleaved_stores": 1, "visit_position": 0, "store_copy": 0}
 
 
 class TimedRead(NamedTuple):

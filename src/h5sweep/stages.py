@@ -18,6 +18,7 @@ from h5sweep.datasources import make_source
 from h5sweep.generate import generate
 from h5sweep.jobs import JobSettings
 from h5sweep.provenance import provenance
+from h5sweep.readcopies import read_copies, read_copies_of_all
 from h5sweep.records import write_table
 from h5sweep.windows import untimed_work
 
@@ -74,20 +75,22 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
     from h5sweep.interleave import run_queries
 
     def measure(job, backend, source):
-        return run_queries(
-            backend,
-            store_path,
-            job.read_cases,
-            job.shape,
-            job.seed,
-            source,
-            job.layout,
-            caches=job.read_options,
-            policies=job.policies,
-            dataset_name=job.dataset_name,
-            tolerance=job.compression.tolerance(partial(largest_magnitude, source)),
-            split=job.split_read_time,
-        )
+        with read_copies(store_path, job.read_copies) as copies:
+            return run_queries(
+                backend,
+                store_path,
+                job.read_cases,
+                job.shape,
+                job.seed,
+                source,
+                job.layout,
+                caches=job.read_options,
+                policies=job.policies,
+                dataset_name=job.dataset_name,
+                tolerance=job.compression.tolerance(partial(largest_magnitude, source)),
+                split=job.split_read_time,
+                copies=copies,
+            )
 
     _measure_store(settings, store_path, record, measure)
 
@@ -105,7 +108,10 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
         backend = backends.load(job.backend)
         stores.append(StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options))
     first = jobs[0]
-    run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies, first.split_read_time)
+    with read_copies_of_all(store_paths, first.read_copies) as copies:
+        for store, paths in zip(stores, copies, strict=True):
+            store.copies = paths
+        run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies, first.split_read_time)
     rows = []
     for job, store in zip(jobs, stores, strict=True):
         shared = {

@@ -1,0 +1,74 @@
+"""Byte-identical copies of a test store, read in turn (a filesystem's ``read_copies``).
+
+Where a store's bytes lie changes how fast it reads: in memory (tmpfs), one copy of a file
+read 5-20% slower than another copy of the same bytes, for as long as the file existed, and a
+second run of a sweep meets other copies. Such a factor belongs to the copy, not to the
+layout, and the intervals (taken over the selections of one copy) cannot show it. With
+``read_copies: n`` a query job copies every store n - 1 times before its reads (untimed, in
+the job's shared section), reads selection i of a case whose every read starts cold from copy
+i mod n, and removes the copies afterwards; a copy's own factor then weighs 1/n on each
+median. Every row says which copy it read (column ``store_copy``, 0 being the store itself).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator
+
+COPY_SUFFIX = ".read-copy-"
+
+
+def copy_path(path: str, number: int) -> str:
+    """Where copy ``number`` (1, 2, ...) of the store at ``path`` goes: beside it."""
+    return f"{path}{COPY_SUFFIX}{number}"
+
+
+def _flushed_copy(source: str, target: str) -> None:
+    """Copy a store (a file or a directory of files) and write it to its device, so that
+    evicting it from the page cache before a cold read really empties the cache."""
+    _remove(target)  # what a killed job left
+    if os.path.isdir(source):
+        shutil.copytree(source, target)
+        files = [os.path.join(d, name) for d, _, names in os.walk(target) for name in names]
+    else:
+        shutil.copyfile(source, target)
+        files = [target]
+    for name in files:
+        fd = os.open(name, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+@contextlib.contextmanager
+def read_copies(path: str, count: int) -> Iterator[list[str]]:
+    """The store at ``path`` and ``count - 1`` copies of it, removed again on leaving."""
+    if count < 1:
+        raise ValueError(f"read_copies must be 1 or more, not {count}")
+    paths = [path]
+    try:
+        for number in range(1, count):
+            paths.append(copy_path(path, number))
+            _flushed_copy(path, paths[-1])
+        yield paths
+    finally:
+        for copy in paths[1:]:
+            _remove(copy)
+
+
+@contextlib.contextmanager
+def read_copies_of_all(paths: list[str], count: int) -> Iterator[list[list[str]]]:
+    """:func:`read_copies` of every store in ``paths``: per store, itself and its copies."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(read_copies(path, count)) for path in paths]
