@@ -153,8 +153,9 @@ def test_read_copies_other_than_a_whole_number_of_one_or_more_are_refused_by_nam
 
 
 def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path):
-    from h5sweep import jobs
-    from h5sweep.plan import file_bytes_bound, make_plan
+    from h5sweep import jobs, rates
+    from h5sweep.filesystems import mount_info
+    from h5sweep.plan import MEMORY_FILESYSTEMS, file_bytes_bound, make_plan
 
     def sweep_with(copies):
         fs = {"disk": {"path": str(tmp_path / "disk"), "read_copies": copies}}
@@ -172,3 +173,9 @@ def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path
     peak_one, peak_three = (make_plan(s, 1).filesystems[0].peak_bytes for s in (one, three))
     bounds = [file_bytes_bound(one, tf.layout, tf.backend.name) for tf in one.test_files()]
     assert peak_three - peak_one == 2 * (sum(bounds) if one.interleave else max(bounds))
+    # and their making counts in the query jobs' time (untimed work: not in the windows)
+    plans = make_plan(one, 1), make_plan(three, 1)
+    from_device = mount_info(str(tmp_path)).fs_type not in MEMORY_FILESYSTEMS
+    copying = sum(rates.read_copies_seconds(one, tf.layout, 3, from_device) for tf in one.test_files())
+    assert copying > 0 and plans[1].job_seconds - plans[0].job_seconds == pytest.approx(copying)
+    assert plans[1].timed_seconds == plans[0].timed_seconds

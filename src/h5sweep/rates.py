@@ -94,6 +94,16 @@ def query_seconds(sweep, layout, compression, from_device: bool = True, backend:
     return SECONDS_PER_JOB + timed + check
 
 
+COPY_BYTES_PER_S = {"device": 600 * MB, "memory": 2000 * MB}  # a store's read copy, written out
+
+
+def read_copies_seconds(sweep, layout, copies: int, from_device: bool = True) -> float:
+    """Making a query job's read copies of its store (untimed; h5sweep.readcopies): at most
+    its allocated bytes, ``copies - 1`` times."""
+    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+    return (copies - 1) * allocated / COPY_BYTES_PER_S["device" if from_device else "memory"]
+
+
 def store_job(timed_seconds):
     """A job cost for a case with its own job per test store, from the seconds of its timed
     work: ``(job seconds, timed seconds)`` as a spec's ``job_cost`` returns them."""
