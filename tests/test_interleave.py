@@ -70,12 +70,17 @@ def test_cold_first_opens_each_store_once_and_reads_the_rest_warm(stores):
         assert store.rows[0]["cache_state"] == "cold"
 
 
+def broken_copy(path: str, target: Path) -> Path:
+    """A copy of the store at ``path`` whose every spectrum's first value is off by one."""
+    target.write_bytes(Path(path).read_bytes())
+    with h5py.File(target, "r+") as f:
+        f["data"][:, :, 0] = f["data"][:, :, 0] + 1
+    return target
+
+
 def test_a_store_whose_values_differ_fails_naming_it(stores, tmp_path):
     path, layout, source = stores[1]
-    broken = tmp_path / "broken.h5"
-    broken.write_bytes(Path(path).read_bytes())
-    with h5py.File(broken, "r+") as f:
-        f["data"][:, :, 0] = f["data"][:, :, 0] + 1  # in every spectrum
+    broken = broken_copy(path, tmp_path / "broken.h5")
     bad = [*under_test(stores)[:1], StoreUnderTest(HDF5, str(broken), layout, source)]
     cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 3, "cold": "every"}}, SHAPE)
     with pytest.raises(VerificationError, match=r"broken\.h5 case spectra repeat \d+"):
@@ -136,7 +141,7 @@ def test_cold_reads_take_the_stores_copies_in_turn_and_the_copies_go_afterwards(
         },
         SHAPE,
     )
-    with read_copies_of_all([path for path, _, _ in stores], 3) as copies:
+    with read_copies_of_all([(HDF5, path) for path, _, _ in stores], 3) as copies:
         assert [len(paths) for paths in copies] == [3, 3, 3]
         for paths in copies:  # byte-identical, beside the store
             assert paths[1:] == [copy_path(paths[0], 1), copy_path(paths[0], 2)]
@@ -155,10 +160,7 @@ def test_cold_reads_take_the_stores_copies_in_turn_and_the_copies_go_afterwards(
 
 def test_a_copy_whose_values_differ_fails_naming_the_copy(stores, tmp_path):
     path, layout, source = stores[1]
-    broken = tmp_path / "broken-copy.h5"
-    broken.write_bytes(Path(path).read_bytes())
-    with h5py.File(broken, "r+") as f:
-        f["data"][:, :, 0] = f["data"][:, :, 0] + 1  # in every spectrum
+    broken = broken_copy(path, tmp_path / "broken-copy.h5")
     cases = read_cases_from_config({"spectra": {"repeats": 4, "size": 3, "cold": "every"}}, SHAPE)
     # repeats 1 and 3 read the second copy: it is named, the store itself is not
     with pytest.raises(VerificationError, match=r"broken-copy\.h5 case spectra repeat [13]"):
@@ -167,11 +169,11 @@ def test_a_copy_whose_values_differ_fails_naming_the_copy(stores, tmp_path):
 
 def test_read_copies_leaves_nothing_when_the_reads_fail_and_one_copy_is_the_store_alone(stores):
     path = stores[0][0]
-    with pytest.raises(RuntimeError, match="reads failed"), read_copies(path, 2) as paths:
+    with pytest.raises(RuntimeError, match="reads failed"), read_copies(HDF5, path, 2) as paths:
         assert os.path.exists(paths[1])
         raise RuntimeError("reads failed")
     assert not os.path.exists(copy_path(path, 1))
-    with read_copies(path, 1) as paths:
+    with read_copies(HDF5, path, 1) as paths:
         assert paths == [path]
-    with pytest.raises(ValueError, match="read_copies must be 1 or more, not 0"), read_copies(path, 0):
+    with pytest.raises(ValueError, match="read_copies must be 1 or more, not 0"), read_copies(HDF5, path, 0):
         pass

@@ -17,6 +17,9 @@ import os
 import shutil
 from collections.abc import Iterator
 
+from h5sweep.backends.base import Backend
+from h5sweep.pagecache import fsync_path
+
 COPY_SUFFIX = ".read-copy-"
 
 
@@ -25,34 +28,22 @@ def copy_path(path: str, number: int) -> str:
     return f"{path}{COPY_SUFFIX}{number}"
 
 
-def _flushed_copy(source: str, target: str) -> None:
+def _flushed_copy(backend: Backend, source: str, target: str) -> None:
     """Copy a store (a file or a directory of files) and write it to its device, so that
     evicting it from the page cache before a cold read really empties the cache."""
-    _remove(target)  # what a killed job left
-    if os.path.isdir(source):
-        shutil.copytree(source, target)
-        files = [os.path.join(d, name) for d, _, names in os.walk(target) for name in names]
-    else:
-        shutil.copyfile(source, target)
-        files = [target]
-    for name in files:
-        fd = os.open(name, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    _remove(backend, target)  # what a killed job left
+    (shutil.copytree if os.path.isdir(source) else shutil.copyfile)(source, target)
+    for name in backend.paths_to_evict(target):
+        fsync_path(name)
 
 
-def _remove(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(path)
+def _remove(backend: Backend, path: str) -> None:
+    if os.path.lexists(path):
+        backend.remove(path)
 
 
 @contextlib.contextmanager
-def read_copies(path: str, count: int) -> Iterator[list[str]]:
+def read_copies(backend: Backend, path: str, count: int) -> Iterator[list[str]]:
     """The store at ``path`` and ``count - 1`` copies of it, removed again on leaving."""
     if count < 1:
         raise ValueError(f"read_copies must be 1 or more, not {count}")
@@ -60,15 +51,15 @@ def read_copies(path: str, count: int) -> Iterator[list[str]]:
     try:
         for number in range(1, count):
             paths.append(copy_path(path, number))
-            _flushed_copy(path, paths[-1])
+            _flushed_copy(backend, path, paths[-1])
         yield paths
     finally:
         for copy in paths[1:]:
-            _remove(copy)
+            _remove(backend, copy)
 
 
 @contextlib.contextmanager
-def read_copies_of_all(paths: list[str], count: int) -> Iterator[list[list[str]]]:
-    """:func:`read_copies` of every store in ``paths``: per store, itself and its copies."""
+def read_copies_of_all(stores: list[tuple[Backend, str]], count: int) -> Iterator[list[list[str]]]:
+    """:func:`read_copies` of every store (its backend and path): per store, itself and its copies."""
     with contextlib.ExitStack() as stack:
-        yield [stack.enter_context(read_copies(path, count)) for path in paths]
+        yield [stack.enter_context(read_copies(backend, path, count)) for backend, path in stores]

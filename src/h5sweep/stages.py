@@ -75,7 +75,7 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
     from h5sweep.interleave import run_queries
 
     def measure(job, backend, source):
-        with read_copies(store_path, job.read_copies) as copies:
+        with read_copies(backend, store_path, job.read_copies) as copies:
             return run_queries(
                 backend,
                 store_path,
@@ -108,7 +108,7 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
         backend = backends.load(job.backend)
         stores.append(StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options))
     first = jobs[0]
-    with read_copies_of_all(store_paths, first.read_copies) as copies:
+    with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
         for store, paths in zip(stores, copies, strict=True):
             store.copies = paths
         run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies, first.split_read_time)
