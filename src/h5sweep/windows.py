@@ -181,3 +181,22 @@ def untimed_work():
         if _untimed_depth == 0 and _shared_fd is not None:
             _unlock(_shared_fd)
             _shared_fd = None
+
+
+@contextlib.contextmanager
+def handed_over():
+    """Give up this process's shared lock while another process does its work (a read
+    process of :mod:`h5sweep.readprocesses`, which takes the locks itself): holding it, this
+    process would keep that process's timed windows from ever opening. Taken back after."""
+    global _shared_fd
+    if _in_window:
+        raise RuntimeError("work cannot be handed over inside a timed window")
+    resume = _shared_fd is not None
+    if resume:
+        _unlock(_shared_fd)
+        _shared_fd = None
+    try:
+        yield
+    finally:
+        if resume:
+            _shared_fd = _take_shared()
