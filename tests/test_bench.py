@@ -11,15 +11,7 @@ import pytest
 from conftest import REPO
 
 from h5sweep import hostmemory
-from h5sweep.bench import (
-    GOALS,
-    PROBE_BYTES,
-    drift_lines,
-    reproducibility,
-    shift_along_the_pass,
-    shift_by_read_process,
-    verdicts,
-)
+from h5sweep.bench import GOALS, PROBE_BYTES, drift_lines, reproducibility, shift_along_the_pass, verdicts
 
 
 def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
@@ -254,33 +246,3 @@ def test_the_shift_along_the_pass_tells_runs_that_differ_as_wholes_from_drift_wi
         }
     )
     assert lines[1].endswith("lowest-highest: disk 1.050-1.050")
-
-
-def test_the_shift_by_read_process_finds_a_factor_that_belongs_to_one_process():
-    def reads(factor_of_process):  # three processes in turn; each read paired across the runs
-        rows = []
-        for filesystem in ("disk", "tmpfs"):
-            for i in range(30):
-                process = i % 3
-                seconds = (1 + i % 7) * 0.01 * factor_of_process(filesystem, process)
-                rows.append({"filesystem": filesystem, "case": "spectra", "layout_id": "contiguous", "repeat": i})
-                rows[-1].update(seconds=seconds, read_process=process, window_opened_at=100.0)
-        return pd.DataFrame(rows)
-
-    first = reads(lambda fs, k: 1.0)
-    second = reads(lambda fs, k: 1.12 if (fs, k) == ("disk", 1) else 1.0)
-    by_process = shift_by_read_process(first, second)["shift_by_read_process"]
-    assert by_process["disk"] == {0: pytest.approx(1.0), 1: pytest.approx(1.12), 2: pytest.approx(1.0)}
-    assert by_process["tmpfs"] == {k: pytest.approx(1.0) for k in range(3)}
-    lines = drift_lines(
-        {
-            "reproducibility": {
-                "run_shift_by_filesystem": {"disk": 1.04, "tmpfs": 1.0},
-                "median_deviation_after_run_shift": 0.0,
-                "shift_by_read_process": by_process,
-            }
-        }
-    )
-    assert lines[1].endswith("in order): disk 1.000, 1.120, 1.000; tmpfs 1.000, 1.000, 1.000")
-    # records without read processes (older runs) print no such line
-    assert shift_by_read_process(first.drop(columns="read_process"), second.drop(columns="read_process")) == {}

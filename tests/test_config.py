@@ -179,31 +179,3 @@ def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path
     copying = sum(rates.read_copies_seconds(one, tf.layout, 3, from_device) for tf in one.test_files())
     assert copying > 0 and plans[1].job_seconds - plans[0].job_seconds == pytest.approx(copying)
     assert plans[1].timed_seconds == plans[0].timed_seconds
-
-
-@pytest.mark.parametrize("processes", [0, -1, 1.5, True, "3"])
-def test_read_processes_other_than_a_whole_number_of_one_or_more_are_refused_by_name(tmp_path, processes):
-    with pytest.raises(ConfigError, match=r"read_processes"):
-        load_sweep(with_(base(tmp_path), ("read_processes",), processes))
-
-
-def test_read_processes_reach_only_the_query_jobs_and_count_in_their_time(tmp_path):
-    from h5sweep import jobs, rates
-    from h5sweep.plan import make_plan
-
-    one = load_sweep(base(tmp_path))
-    three = load_sweep(with_(base(tmp_path), ("read_processes",), 3))
-    assert (one.read_processes, three.read_processes) == (1, 3)
-    tf = three.test_files()[0]
-    settings = jobs.query_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
-    assert jobs.JobSettings(settings).read_processes == 3
-    assert (
-        jobs.JobSettings(jobs.query_settings(one, one.filesystems[0], "hdf5", tf.layout.id, "none")).read_processes == 1
-    )
-    generate = jobs.generate_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
-    assert "read_processes" not in generate
-    # each query job starts two more Pythons (untimed work: not in the windows)
-    plans = make_plan(one, 1), make_plan(three, 1)
-    started = 2 * rates.SECONDS_PER_JOB * len(one.test_files())
-    assert plans[1].job_seconds - plans[0].job_seconds == pytest.approx(started)
-    assert plans[1].timed_seconds == pytest.approx(plans[0].timed_seconds)

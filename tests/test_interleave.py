@@ -177,39 +177,3 @@ def test_read_copies_leaves_nothing_when_the_reads_fail_and_one_copy_is_the_stor
         assert paths == [path]
     with pytest.raises(ValueError, match="read_copies must be 1 or more, not 0"), read_copies(HDF5, path, 0):
         pass
-
-
-def test_read_processes_share_the_cold_reads_and_each_reads_every_copy(stores):
-    """Two read processes, three copies: process 0 reads the cold selections 0-2 and 6, process
-    1 reads 3-5, together every selection once from every store, each process from every copy;
-    a case read from an open file is process 0's alone, whole."""
-    cases = read_cases_from_config(
-        {
-            "spectra": {"repeats": 7, "size": 3, "cold": "every"},
-            "subcube": {"repeats": 2, "size": [2, 2, 50], "cold": "first"},
-        },
-        SHAPE,
-    )
-    with read_copies_of_all([(HDF5, path) for path, _, _ in stores], 3) as copies:
-        shares = []
-        for k in range(2):
-            measured = under_test(stores)
-            for store, paths in zip(measured, copies, strict=True):
-                store.copies = paths
-            shares.append(run_interleaved(measured, cases, SHAPE, seed=4, share=(k, 2)))
-    for k, expected in enumerate([[0, 1, 2, 6], [3, 4, 5]]):
-        for store in shares[k]:
-            spectra = [r for r in store.rows if r["case"] == "spectra"]
-            assert [r["repeat"] for r in spectra] == expected
-            assert [r["store_copy"] for r in spectra] == [r % 3 for r in expected]
-            assert {r["read_process"] for r in store.rows} == {k}
-            assert {r["cache_state"] for r in spectra} == {"cold"}
-    assert [r["repeat"] for r in shares[0][0].rows if r["case"] == "subcube"] == [0, 1]
-    assert not [r for r in shares[1][0].rows if r["case"] == "subcube"]
-    # the same selection, whichever process read it
-    alone = run_interleaved(under_test(stores), cases, SHAPE, seed=4)
-
-    def spectra_of(rows):
-        return {r["repeat"]: r["selection"] for r in rows if r["case"] == "spectra"}
-
-    assert spectra_of(alone[1].rows) == spectra_of(shares[0][1].rows + shares[1][1].rows)

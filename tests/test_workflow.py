@@ -236,8 +236,7 @@ def params_changed(dry_run_output: str) -> dict[str, set[str]]:
 
 def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
     """Every job gets its own settings as params (the rerun trigger): a read case's repeats
-    change the queries' only; a filesystem's read copies its queries' only, read processes every
-    query's only; the chunk cache the
+    change the queries' only; a filesystem's read copies its queries' only; the chunk cache the
     writes' too (the write case writes with the first one); renaming a chunk shape, that shape's
     jobs. (A generate job reruns its query, whose store is temporary; Snakemake then gives that
     as the query's reason.)"""
@@ -264,8 +263,6 @@ def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
     )
     assert len(copied["query"]) == files // filesystems and not copied["generate"]
     assert all(f"filesystem={name}" in w for w in copied["query"])
-    processes, counts = changed({"read_processes": 2}, "processes.yaml")  # every query, nothing else
-    assert len(processes["query"]) == files and not processes["generate"]
     renamed = dict(config["layouts"], shapes=[{"name": "odder", "chunk": [3, 7, 100]}])
     rename, counts = changed({"layouts": renamed}, "renamed.yaml")
     assert len(rename["generate"]) == 2 and counts["query"] == 2 * filesystems  # the shape, none and gzip-1
@@ -316,10 +313,10 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
 
 def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
     """interleave: true reads every store of a filesystem in one job, selection by selection;
-    every row says so, the reads are shared by the job's two read processes, the stores (and
-    their read copies) are removed afterwards and the recommendation is made."""
-    config = tiny_config(tmp_path, interleave=True, read_processes=2)
-    config["cases"] = {**config["cases"], "slice": {"repeats": 3, "depth": 25, "cold": "first"}}
+    every row says so, the stores (and their read copies) are removed afterwards and the
+    recommendation is made."""
+    config = tiny_config(tmp_path, interleave=True)
+    config["cases"] = {**config["cases"], "slice": {"repeats": 3, "depth": 25}}
     config["filesystems"]["disk"] = {"path": config["filesystems"]["disk"], "read_copies": 2}
     path = workflow.write_config(config, "interleaved.yaml")
     run = workflow.run("--cores", "2", "--configfile", str(path), check=True)
@@ -339,12 +336,6 @@ def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
     assert (reads.loc[on_disk & every, "store_copy"] == reads.loc[on_disk & every, "repeat"] % 2).all()
     assert set(reads.loc[~on_disk | ~every, "store_copy"]) == {0}
     assert set(reads.loc[on_disk & every, "cache_state"]) == {"cold"}  # the copy written out, then evicted
-    # process k reads blocks of read_copies cold selections in turn; a case read from an open
-    # file is process 0's alone
-    copies = reads["filesystem"].map(lambda fs: 2 if fs == "disk" else 1)
-    assert (reads.loc[every, "read_process"] == (reads.loc[every, "repeat"] // copies[every]) % 2).all()
-    assert set(reads.loc[~every, "read_process"]) == {0}
-    assert set(reads.loc[every, "read_process"]) == {0, 1}
     for fs in config["filesystems"].values():
         directory = Path(fs if isinstance(fs, str) else fs["path"])
         assert not list(directory.rglob("*.hdf5"))  # temporary stores, removed once read
@@ -517,7 +508,7 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     and whole-number settings that some rows lack retyped from float64 to Int64 in the
     measurements; ``page_faults`` added to the measurements, ``page_faults_median`` to the
     summary; ``free_page_reporting_ms`` (provenance) to the measurements; ``store_copy`` to the
-    measurements; ``read_process`` to the measurements."""
+    measurements."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

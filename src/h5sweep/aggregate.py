@@ -298,7 +298,6 @@ MEASUREMENT_INTEGER_COLUMNS = [
     "rank_nodes",
     "slurm_tasks",
     "store_copy",
-    "read_process",
     *INTEGER_COLUMNS,
     *COUNT_COLUMNS,
 ]

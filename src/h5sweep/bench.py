@@ -581,30 +581,6 @@ PASS_BLOCKS = 10
 PAIR_KEYS = ["filesystem", "backend", "layout_id", "compression", "case", "variant", "repeat"]
 
 
-def _paired_reads(reads_a: pd.DataFrame, reads_b: pd.DataFrame) -> pd.DataFrame:
-    """Every read of the first run beside the same read of the second (same store, case,
-    variant and selection; columns suffixed ``_a`` and ``_b``), with its place in its run's
-    record (``order``); writes left out."""
-    keys = [k for k in PAIR_KEYS if k in reads_a.columns and k in reads_b.columns]
-    ordered = [df.assign(order=np.arange(len(df))).query("case != 'write'") for df in (reads_a, reads_b)]
-    return ordered[0].merge(ordered[1], on=keys, suffixes=("_a", "_b"))
-
-
-def shift_by_read_process(reads_a: pd.DataFrame, reads_b: pd.DataFrame) -> dict:
-    """Not a goal, whether a run-wide shift is a process's: every read of the second run over
-    the same read of the first, per filesystem and read process (h5sweep.readprocesses; the
-    same selections are the same process's share in both runs), the median. Factors that
-    differ from process to process are the processes' own; their mix is the run-wide shift."""
-    pairs = _paired_reads(reads_a, reads_b)
-    if "read_process_a" not in pairs:
-        return {}
-    out: dict[str, dict[int, float]] = {}
-    for (filesystem, process), share in pairs.groupby(["filesystem", "read_process_a"], sort=True):
-        logs = np.log(share["seconds_b"].to_numpy() / share["seconds_a"].to_numpy())
-        out.setdefault(str(filesystem), {})[int(process)] = float(np.exp(np.median(logs)))
-    return {"shift_by_read_process": out}
-
-
 def shift_along_the_pass(reads_a: pd.DataFrame, reads_b: pd.DataFrame, blocks: int = PASS_BLOCKS) -> dict:
     """Not a goal, where a run-wide shift comes from: every read of the second run over the
     same read of the first (same store, case, variant and selection), in the first run's
@@ -612,8 +588,11 @@ def shift_along_the_pass(reads_a: pd.DataFrame, reads_b: pd.DataFrame, blocks: i
     highest stretch median. A narrow range around the run-wide shift says the runs differed as
     wholes (the machine's state for minutes); a wide one, that the machine moved within a pass
     (which more, or more spread, reads would average out)."""
+    keys = [k for k in PAIR_KEYS if k in reads_a.columns and k in reads_b.columns]
+    ordered = [df.assign(order=np.arange(len(df))).query("case != 'write'") for df in (reads_a, reads_b)]
+    pairs = ordered[0].merge(ordered[1], on=keys, suffixes=("_a", "_b"))
     out = {}
-    for filesystem, run in _paired_reads(reads_a, reads_b).groupby("filesystem", sort=True):
+    for filesystem, run in pairs.groupby("filesystem", sort=True):
         run = run.sort_values(["window_opened_at_a", "order_a"])
         logs = np.log(run["seconds_b"].to_numpy() / run["seconds_a"].to_numpy())
         stretches = [np.exp(np.median(part)) for part in np.array_split(logs, min(blocks, len(logs)))]
@@ -631,7 +610,6 @@ def runs_agree(run_a: dict, run_b: dict) -> dict:
         **reproducibility(*summaries),
         **recommendations_agree(*tables),
         **shift_along_the_pass(*reads),
-        **shift_by_read_process(*reads),
         "window_steal_s_total": [run["window_steal_s_total"] for run in (run_a, run_b)],
     }
 
@@ -656,15 +634,6 @@ def drift_lines(results: dict) -> list[str]:
         lines.append(
             f"      (not a goal) second run / first read by read, medians of {PASS_BLOCKS} consecutive stretches"
             f" of each filesystem's reads, lowest-highest: {ranges}"
-        )
-    by_process = repro.get("shift_by_read_process")
-    if by_process and max(len(factors) for factors in by_process.values()) > 1:
-        factors = "; ".join(
-            f"{fs} " + ", ".join(f"{factor:.3f}" for _, factor in sorted(per.items())) for fs, per in by_process.items()
-        )
-        lines.append(
-            "      (not a goal) second run / first by read process (each process's share of the reads, in order):"
-            f" {factors}"
         )
     in_sequence = results.get("reproducibility_in_sequence")
     if in_sequence:

@@ -61,13 +61,6 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     return out
 
 
-def _read_processes(value) -> int:
-    """The config's ``read_processes`` (h5sweep.readprocesses): a whole number, 1 or more."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ConfigError("read_processes", value, "must be a whole number, 1 or more")
-    return value
-
-
 def policies_from_config(names: list[str]) -> list[str]:
     for i, name in enumerate(names):
         if name not in POLICIES:
@@ -108,7 +101,6 @@ class Sweep:
     recommend: dict
     interleave: bool
     split_read_time: bool
-    read_processes: int
     config: dict = field(repr=False)
 
     @classmethod
@@ -163,7 +155,6 @@ class Sweep:
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),
             split_read_time=bool(config.get("split_read_time", False)),
-            read_processes=_read_processes(config.get("read_processes", 1)),
             config=config,
         )
 

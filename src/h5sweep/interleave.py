@@ -12,9 +12,7 @@ alike rather than shifting one case's medians. A case read from an open file (``
 first``) keeps the store to itself and runs alone. The protocol of each read is :mod:`h5sweep.query`'s:
 the same cold modes, only the library's read timed inside the node's measurement window,
 every value checked afterwards; with a filesystem's ``read_copies``, each store's cold reads
-take its byte-identical copies in turn (:mod:`h5sweep.readcopies`), and with the config's
-``read_processes`` each process of the job reads its share of them (``share``,
-:mod:`h5sweep.readprocesses`). The price is disk: every
+take its byte-identical copies in turn (:mod:`h5sweep.readcopies`). The price is disk: every
 store of the filesystem exists at once (the plan counts it, copies too). A store queried alone
 (``interleave: false``, :func:`run_queries`)
 is a pass over one store: its cases take the same turns.
@@ -35,7 +33,6 @@ from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.datasources import DataSource
 from h5sweep.layouts import Layout
 from h5sweep.query import OpenedForReads, TimedRead, check_all, measurement_row, timed_read
-from h5sweep.readprocesses import share_of
 from h5sweep.resources import VERIFY_BUDGET_BYTES
 from h5sweep.timing import gc_paused, touched_empty
 from h5sweep.windows import timed_window, untimed_work
@@ -79,14 +76,11 @@ def run_interleaved(
     seed: int,
     policies: list[str] | None = None,
     split: bool = False,
-    share: tuple[int, int] = (0, 1),
 ) -> list[StoreUnderTest]:
     """Every read case, visiting policy, read option and cold mode, interleaved over
     ``stores``; each store's rows end up in its ``rows``. Read option k of every store (HDF5's
     k-th chunk cache, Zarr's k-th reader) is read in the same pass; a store with fewer options
-    sits out the passes beyond its own. ``share`` (k, n): this process reads share k of n
-    (:mod:`h5sweep.readprocesses`): of each case read cold every time, the selections
-    :func:`~h5sweep.readprocesses.share_of` gives it; a ``cold: first`` case whole in share 0."""
+    sits out the passes beyond its own."""
     with untimed_work():
         for store in stores:
             store.stored = store.backend.stored_chunks(store.path, store.layout, store.dataset_name)
@@ -105,13 +99,11 @@ def run_interleaved(
             # reads that each start cold (cold: every) share one pass; a case read from an
             # open file (cold: first) keeps the file to itself, so it runs alone
             every = [v for v in variants if v.cold == "every"]
-            first = [[v] for v in variants if v.cold != "every"] if share[0] == 0 else []
-            for group in ([every] if every else []) + first:
-                _interleave_variants(taking_part, group, options, policy, seed, split, share)
+            for group in ([every] if every else []) + [[v] for v in variants if v.cold != "every"]:
+                _interleave_variants(taking_part, group, options, policy, seed, split)
     for store in stores:
         for row in store.rows:
             row["h5py_call_overhead_s"] = store.call_overhead_s
-            row["read_process"] = share[0]
     return stores
 
 
@@ -129,19 +121,17 @@ def run_queries(
     tolerance: float = 0.0,
     split: bool = False,
     copies: list[str] | None = None,
-    share: tuple[int, int] = (0, 1),
 ) -> list[dict]:
     """Every read case, for every visiting policy, read option and cold mode; ``split``: each
     read's storage part timed too (:func:`h5sweep.query.timed_storage_read`). The reads follow the
     interleaved protocol with this one store (:func:`run_interleaved`):
     cases whose every read starts cold take turns round by round, so that each case's reads
     span the whole job rather than one stretch of it; a ``cold: first`` case runs alone.
-    ``copies``: the store and its byte-identical copies, read in turn (h5sweep.readcopies);
-    ``share``: the reads of this process (h5sweep.readprocesses)."""
+    ``copies``: the store and its byte-identical copies, read in turn (h5sweep.readcopies)."""
     store = StoreUnderTest(
         backend, path, layout, source, dataset_name, tolerance, list(caches or [DEFAULT_CACHE]), copies=copies or []
     )
-    return run_interleaved([store], cases, shape, seed, policies, split, share)[0].rows
+    return run_interleaved([store], cases, shape, seed, policies, split)[0].rows
 
 
 @dataclass
@@ -165,7 +155,7 @@ def rounds(repeats: list[int]) -> list[list[tuple[int, int]]]:
     return out
 
 
-def _interleave_variants(stores, variants: list[Variant], options, policy, seed, split=False, share=(0, 1)) -> None:
+def _interleave_variants(stores, variants: list[Variant], options, policy, seed, split=False) -> None:
     """Variants read in one pass: round by round (:func:`rounds`), each variant's next
     selection from every store in its visiting order. A single variant is read selection by
     selection; several (each cold: every) take turns, so that a case's medians span the
@@ -177,12 +167,7 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, seed,
         ]
         for v in variants
     ]
-    copies = max(len(s.copies) or 1 for s in stores)
-    mine = [
-        [(v, r) for v, r in items if variants[v].cold != "every" or share_of(r, copies, share[1]) == share[0]]
-        for items in rounds([len(v.selections[0]) for v in variants])
-    ]
-    plan = [items for items in mine if items]
+    plan = rounds([len(v.selections[0]) for v in variants])
     per_round = sum(b.nbytes for per_variant in buffers for b in per_variant)
     per_batch = max(1, VERIFY_BUDGET_BYTES // max(1, per_round))
     opened: dict[tuple[int, int], OpenedForReads] = {}

@@ -74,7 +74,6 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
         **_read_options(sweep, backend),
         "split_read_time": sweep.split_read_time,
         "read_copies": filesystem.read_copies,
-        "read_processes": sweep.read_processes,
     }
 
 
@@ -152,11 +151,6 @@ class JobSettings:
     def read_copies(self) -> int:
         """How many byte-identical copies of the store a query reads in turn (h5sweep.readcopies)."""
         return int(self.settings.get("read_copies", 1))
-
-    @property
-    def read_processes(self) -> int:
-        """How many fresh processes share a query's reads, one after another (h5sweep.readprocesses)."""
-        return int(self.settings.get("read_processes", 1))
 
     @property
     def backend(self) -> str:

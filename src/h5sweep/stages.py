@@ -19,7 +19,6 @@ from h5sweep.generate import generate
 from h5sweep.jobs import JobSettings
 from h5sweep.provenance import provenance
 from h5sweep.readcopies import read_copies, read_copies_of_all
-from h5sweep.readprocesses import run_shares
 from h5sweep.records import write_table
 from h5sweep.windows import untimed_work
 
@@ -71,90 +70,56 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
     write_table(rows, record)
 
 
-def store_share(settings: dict, store_path: str, copies: list[str], share: tuple[int, int]) -> list[dict]:
-    """One read process's share of the read cases on one test store (h5sweep.readprocesses)."""
-    from h5sweep.interleave import run_queries
-
-    job = JobSettings(settings)
-    backend = backends.load(job.backend)
-    source = make_source(job.dataset, job.layout)
-    return run_queries(
-        backend,
-        store_path,
-        job.read_cases,
-        job.shape,
-        job.seed,
-        source,
-        job.layout,
-        caches=job.read_options,
-        policies=job.policies,
-        dataset_name=job.dataset_name,
-        tolerance=job.compression.tolerance(partial(largest_magnitude, source)),
-        split=job.split_read_time,
-        copies=copies,
-        share=share,
-    )
-
-
 def run_query(settings: dict, store_path: str, record: str) -> None:
-    """Time every read case on one test store and record one row per selection: from the
-    store's read copies, by its read processes in turn."""
+    """Time every read case on one test store and record one row per selection."""
+    from h5sweep.interleave import run_queries
 
     def measure(job, backend, source):
         with read_copies(backend, store_path, job.read_copies) as copies:
-            shares = run_shares(job.read_processes, "h5sweep.stages:store_share", settings, store_path, copies)
-        return [row for rows in shares for row in rows]
+            return run_queries(
+                backend,
+                store_path,
+                job.read_cases,
+                job.shape,
+                job.seed,
+                source,
+                job.layout,
+                caches=job.read_options,
+                policies=job.policies,
+                dataset_name=job.dataset_name,
+                tolerance=job.compression.tolerance(partial(largest_magnitude, source)),
+                split=job.split_read_time,
+                copies=copies,
+            )
 
     _measure_store(settings, store_path, record, measure)
 
 
-def _stores_under_test(settings: dict, store_paths: list[str]) -> list:
-    """The interleaved job's stores: each with its layout, data source, value tolerance and
-    read options."""
-    from h5sweep.interleave import StoreUnderTest
+def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -> None:
+    """Time every read case interleaved over all test stores of one filesystem
+    (:mod:`h5sweep.interleave`); one row per store and selection, in one record."""
+    from h5sweep.interleave import StoreUnderTest, run_interleaved
 
+    jobs = [JobSettings(each) for each in settings["stores"]]
     stores = []
-    for each, path in zip(settings["stores"], store_paths, strict=True):
-        job = JobSettings(each)
+    for job, path in zip(jobs, store_paths, strict=True):
         source = make_source(job.dataset, job.layout)  # one source checks and bounds the values
         tolerance = job.compression.tolerance(partial(largest_magnitude, source))
         backend = backends.load(job.backend)
         stores.append(StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options))
-    return stores
-
-
-def interleaved_share(
-    settings: dict, store_paths: list[str], copies: list[list[str]], share: tuple[int, int]
-) -> list[list[dict]]:
-    """One read process's share of a filesystem's interleaved reads (h5sweep.readprocesses):
-    each store's rows."""
-    from h5sweep.interleave import run_interleaved
-
-    stores = _stores_under_test(settings, store_paths)
-    for store, paths in zip(stores, copies, strict=True):
-        store.copies = paths
-    first = JobSettings(settings["stores"][0])
-    run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies, first.split_read_time, share)
-    return [store.rows for store in stores]
-
-
-def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -> None:
-    """Time every read case interleaved over all test stores of one filesystem
-    (:mod:`h5sweep.interleave`), from the stores' read copies, by the job's read processes in
-    turn; one row per store and selection, in one record."""
-    jobs = [JobSettings(each) for each in settings["stores"]]
-    stores = [(backends.load(job.backend), path) for job, path in zip(jobs, store_paths, strict=True)]
     first = jobs[0]
-    with read_copies_of_all(stores, first.read_copies) as copies:
-        shares = run_shares(first.read_processes, "h5sweep.stages:interleaved_share", settings, store_paths, copies)
+    with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
+        for store, paths in zip(stores, copies, strict=True):
+            store.copies = paths
+        run_interleaved(stores, first.read_cases, first.shape, first.seed, first.policies, first.split_read_time)
     rows = []
-    for k, (job, (backend, path)) in enumerate(zip(jobs, stores, strict=True)):
+    for job, store in zip(jobs, stores, strict=True):
         shared = {
-            **_shared_columns(job, backend),
-            "file_bytes": backend.footprint_bytes(path),
-            **backend.store_counts(path),
+            **_shared_columns(job, store.backend),
+            "file_bytes": store.backend.footprint_bytes(store.path),
+            **store.backend.store_counts(store.path),
         }
-        rows += [{**row, **shared} for rows_of_share in shares for row in rows_of_share[k]]
+        rows += [{**row, **shared} for row in store.rows]
     write_table(rows, record)
 
 

@@ -131,33 +131,22 @@ def _take_shared() -> int:
 
 
 @contextlib.contextmanager
-def _shared_lock_given_up():
-    """This process's shared lock (if it holds one) given up for the block, taken back after."""
-    global _shared_fd
-    resume = _shared_fd is not None
-    if resume:
-        _unlock(_shared_fd)
-        _shared_fd = None
-    try:
-        yield
-    finally:
-        if resume:
-            _shared_fd = _take_shared()
-
-
-@contextlib.contextmanager
 def timed_window():
     """Hold the node's measurement lock exclusively; yields the :class:`Window`.
 
     Inside untimed work of the same process (a whole job is untimed work, see
     :func:`h5sweep.scripting.logged`), the shared lock is given up for the window and taken
     back after it. Windows do not nest."""
-    global _in_window
+    global _shared_fd, _in_window
     if _in_window:
         raise RuntimeError("a timed window cannot open inside another timed window")
+    resume = _shared_fd is not None
+    if resume:
+        _unlock(_shared_fd)
+        _shared_fd = None
     window = Window()
-    with _shared_lock_given_up():
-        asked = time.perf_counter()
+    asked = time.perf_counter()
+    try:
         with _flock("turnstile", fcntl.LOCK_EX), _flock("measure", fcntl.LOCK_EX):
             window.wait_s = time.perf_counter() - asked
             window.opened_at = time.time()
@@ -170,6 +159,9 @@ def timed_window():
                 _in_window = False
                 window.closed_at = time.time()
                 window.steal_s = steal_seconds() - stolen_before
+    finally:
+        if resume:
+            _shared_fd = _take_shared()
 
 
 @contextlib.contextmanager
@@ -189,14 +181,3 @@ def untimed_work():
         if _untimed_depth == 0 and _shared_fd is not None:
             _unlock(_shared_fd)
             _shared_fd = None
-
-
-@contextlib.contextmanager
-def handed_over():
-    """Give up this process's shared lock while another process does its work (a read
-    process of :mod:`h5sweep.readprocesses`, which takes the locks itself): holding it, this
-    process would keep that process's timed windows from ever opening. Taken back after."""
-    if _in_window:
-        raise RuntimeError("work cannot be handed over inside a timed window")
-    with _shared_lock_given_up():
-        yield

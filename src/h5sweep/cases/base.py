@@ -102,13 +102,11 @@ def _read_figures(sweep) -> list[str]:
 
 # Every read case (built in or a box) runs in the query job of each test store.
 def _query_job(sweep, store, from_device):
-    """The query job: its read copies, its read processes' start, every read case's timed reads
-    and their checking."""
+    """The query job: its read copies, every read case's timed reads and their checking."""
     layout, compression, backend = store.layout, store.compression, store.backend.name
     timed, _ = rates.read_seconds(sweep, layout, compression, from_device, backend)
     copies = rates.read_copies_seconds(sweep, layout, store.filesystem.read_copies, from_device)
-    processes = (sweep.read_processes - 1) * rates.SECONDS_PER_JOB  # each starts Python and the packages
-    return rates.query_seconds(sweep, layout, compression, from_device, backend) + copies + processes, timed
+    return rates.query_seconds(sweep, layout, compression, from_device, backend) + copies, timed
 
 
 SPEC = CaseSpec(
