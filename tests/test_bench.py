@@ -148,6 +148,19 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
     assert same["median_deviation_of_ratios"] == pytest.approx(expected)
     flipped = reproducibility(a, summary({"contiguous": 1.0, "chunked-4x4x256": 0.80, "chunked-2x2x256": 0.50}))
     assert flipped["groups_best_agree"] == 0 and flipped["min_spearman_spread_groups"] == pytest.approx(0.5)
+    # the flip reverses a difference both runs called clear (intervals 0.49-0.51 and 0.79-0.81)
+    assert (flipped["pairs_spread_groups"], flipped["discordant_pairs_spread_groups"]) == (3, 1)
+    assert flipped["contradicted_pairs_spread_groups"] == 1
+    assert same["discordant_pairs_spread_groups"] == same["contradicted_pairs_spread_groups"] == 0
+    # two layouts 1% apart with overlapping intervals swap: ordered differently, not contradicted
+    near = summary({"contiguous": 1.0, "chunked-4x4x256": 0.50, "chunked-2x2x256": 0.505})
+    swapped = reproducibility(near, summary({"contiguous": 1.0, "chunked-4x4x256": 0.505, "chunked-2x2x256": 0.50}))
+    assert swapped["detail"][0]["discordant_pairs"] == 1 and swapped["detail"][0]["contradicted_pairs"] == 0
+    assert drift_lines({"reproducibility": {**swapped, "window_steal_s_total": [0.0, 0.0]}})[1] == (
+        "      (not a goal) layouts ordered differently by the two runs, in the groups Spearman is computed"
+        " for: 1 of 3 pairs, 0 of them with disjoint median intervals in either run; lowest-Spearman group"
+        " disk / slice / none: 1 of 3 pairs, 0 with disjoint intervals"
+    )
     # a second run 20% faster in every layout: the deviation goal misses, the ranks agree, and
     # the drift line says the filesystem moved as a whole (nothing left once the shift is out)
     faster = reproducibility(a, summary({"contiguous": 0.8, "chunked-4x4x256": 0.40, "chunked-2x2x256": 0.64}))
@@ -162,7 +175,10 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
     )
     assert line == [
         "      (not a goal) second run / first, median per filesystem: disk 0.800; median deviation with that"
-        " shift taken out: 0.000; CPU time stolen by the hypervisor inside timed windows: 1.40 s and 0.11 s"
+        " shift taken out: 0.000; CPU time stolen by the hypervisor inside timed windows: 1.40 s and 0.11 s",
+        "      (not a goal) layouts ordered differently by the two runs, in the groups Spearman is computed"
+        " for: 0 of 3 pairs, 0 of them with disjoint median intervals in either run; lowest-Spearman group"
+        " disk / slice / none: 0 of 3 pairs, 0 with disjoint intervals",
     ]
     assert drift_lines({"dag": {}}) == []  # --quick: no second run, nothing to say
 
@@ -177,18 +193,18 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
 
     probes = {"before_first_run": probed(1.0), "between_runs": probed(1.0, 1.2), "after_second_run": probed(1.1)}
     lines = drift_lines({"reproducibility": faster, "machine_probe": probes})
-    assert len(lines) == 2 and lines[1] == (
+    assert len(lines) == 3 and lines[2] == (
         "      (not a goal) fixed work timed before, between and after the runs, second / first: memory copy"
         " 1.050, inflate 1.000, disk cold read 1.000; widest max / min of probes taken back to back:"
         " memory copy 1.200, inflate 1.000, disk cold read 1.000"
     )
     # the sweep run alone against one of the pair run side by side: said, not judged
     lines = drift_lines({"reproducibility": faster, "reproducibility_in_sequence": flipped})
-    assert len(lines) == 2 and lines[1].startswith(
+    assert len(lines) == 3 and lines[2].startswith(
         "      (not a goal) the sweep run alone against the first of the pair, minutes apart: best layouts"
         " agree in 0 of 1 groups, median deviation "
     )
-    assert lines[1].endswith(f"; second / first per filesystem: disk {flipped['run_shift_by_filesystem']['disk']:.3f}")
+    assert lines[2].endswith(f"; second / first per filesystem: disk {flipped['run_shift_by_filesystem']['disk']:.3f}")
     assert not any("alone" in line for line in verdicts({"reproducibility_in_sequence": flipped}))
     # layouts moving apart stay visible once the shift is out
     assert flipped["run_shift_by_filesystem"] == {"disk": 1.0}

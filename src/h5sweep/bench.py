@@ -513,6 +513,7 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
     they spread by at least 1.5x."""
     b_groups = dict(_groups(summary_b))
     same_best, groups, deviations, correlations, detail, ratio_deviations = 0, 0, [], [], [], []
+    order_totals = dict.fromkeys(["pairs", "discordant_pairs", "contradicted_pairs"], 0)
     second_over_first: dict[str, dict] = {}  # per filesystem and (case, layout): second run / first
     for key, a in _groups(summary_a):
         b = b_groups.get(key)
@@ -544,9 +545,13 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
         ratio_deviations += list(((ratios[0] - ratios[1]).abs() / ((ratios[0] + ratios[1]) / 2))[chunked])
         spread_ratio = max(a["median_s"].max() / a["median_s"].min(), b["median_s"].max() / b["median_s"].min())
         rho = spearman(a["median_s"], b["median_s"]) if spread_ratio >= 1.5 else float("nan")
+        entry = {"group": " / ".join(key), "best": [best_a, best_b], "agree": bool(agree), "spearman": rho}
         if not np.isnan(rho):
             correlations.append(rho)
-        detail.append({"group": " / ".join(key), "best": [best_a, best_b], "agree": bool(agree), "spearman": rho})
+            entry.update(order_disagreements(a, b))
+            for name in order_totals:
+                order_totals[name] += entry[name]
+        detail.append(entry)
     return {
         "groups": groups,
         "groups_best_agree": same_best,
@@ -555,9 +560,37 @@ def reproducibility(summary_a: pd.DataFrame, summary_b: pd.DataFrame) -> dict:
         # the same for the paired ratios to contiguous (what the recommendation ranks by)
         "median_deviation_of_ratios": float(np.median(ratio_deviations)) if ratio_deviations else float("nan"),
         "min_spearman_spread_groups": min(correlations) if correlations else float("nan"),
+        # not a goal, what a low Spearman is made of, over the groups it is computed for
+        **{f"{name}_spread_groups": count for name, count in order_totals.items()},
         **run_shift(second_over_first),
         "detail": detail,
     }
+
+
+def order_disagreements(a: pd.DataFrame, b: pd.DataFrame) -> dict:
+    """Not a goal, what a Spearman below 1 is made of: of every pair of layouts in a group,
+    those the two runs order differently (``discordant_pairs``), and of these, those whose
+    median intervals were disjoint in at least one run (``contradicted_pairs``: a difference
+    one run called clear and the other reversed). Discordant pairs that are not contradicted
+    are layouts both runs measured as indistinguishable, ordered by noise."""
+    layouts = list(a.index)
+    pairs, discordant, contradicted = 0, 0, 0
+    for i, first in enumerate(layouts):
+        for second in layouts[i + 1 :]:
+            pairs += 1
+            gap_a = a.loc[first, "median_s"] - a.loc[second, "median_s"]
+            gap_b = b.loc[first, "median_s"] - b.loc[second, "median_s"]
+            if gap_a * gap_b >= 0:
+                continue
+            discordant += 1
+            contradicted += any(
+                not intervals_overlap(
+                    (run.loc[first, "median_ci_low_s"], run.loc[first, "median_ci_high_s"]),
+                    (run.loc[second, "median_ci_low_s"], run.loc[second, "median_ci_high_s"]),
+                )
+                for run in (a, b)
+            )
+    return {"pairs": pairs, "discordant_pairs": discordant, "contradicted_pairs": contradicted}
 
 
 def run_shift(second_over_first: dict[str, dict]) -> dict:
@@ -628,6 +661,17 @@ def drift_lines(results: dict) -> list[str]:
         f" shift taken out: {repro['median_deviation_after_run_shift']:.3f}; CPU time stolen by the hypervisor"
         f" inside timed windows: {stolen[0]:.2f} s and {stolen[1]:.2f} s"
     ]
+    if "discordant_pairs_spread_groups" in repro:
+        lowest = min(
+            (entry for entry in repro["detail"] if "discordant_pairs" in entry), key=lambda entry: entry["spearman"]
+        )
+        lines.append(
+            "      (not a goal) layouts ordered differently by the two runs, in the groups Spearman is computed"
+            f" for: {repro['discordant_pairs_spread_groups']} of {repro['pairs_spread_groups']} pairs,"
+            f" {repro['contradicted_pairs_spread_groups']} of them with disjoint median intervals in either run;"
+            f" lowest-Spearman group {lowest['group']}: {lowest['discordant_pairs']} of {lowest['pairs']}"
+            f" pairs, {lowest['contradicted_pairs']} with disjoint intervals"
+        )
     along = repro.get("shift_along_the_pass")
     if along:
         ranges = ", ".join(f"{fs} {r['min']:.3f}-{r['max']:.3f}" for fs, r in along.items())
