@@ -52,6 +52,10 @@ def test_every_selection_is_read_from_every_store_in_a_seeded_order(stores):
             r["device_read_bytes"] for r in store.rows
         ) > 0
         assert store.call_overhead_s > 0
+        # every store was primed (untimed) before its first eviction, so that eviction freed the
+        # store's own pages, as every later one frees what the read before pulled in
+        assert store.rows[0]["resident_fraction_before_evict"] == 1.0
+        assert min(r["resident_fraction_before_evict"] for r in store.rows) > 0
     orders = [visiting_order(3, 9, "spectra", repeat) for repeat in range(5)]
     assert orders == [visiting_order(3, 9, "spectra", repeat) for repeat in range(5)]  # seeded
     assert len({tuple(o) for o in orders}) > 1 and all(sorted(o) == [0, 1, 2] for o in orders)

@@ -9,6 +9,7 @@ import h5py
 import numpy as np
 import pytest
 
+from h5sweep import pagecache
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
 from h5sweep.chunkcache import ChunkCache
@@ -139,9 +140,15 @@ def test_cold_every_evicts_and_reopens_before_each_read(disk_dir, data, source):
     path, _ = make_file(disk_dir, data, layout)
     case = read_cases_from_config({"slice": {"repeats": 3}}, SHAPE)[0]
     assert case.cold_modes == ["every"]  # the default
+    pagecache.evict(path)
+    assert pagecache.resident_fraction(path) == 0
     rows = run_case(HDF5, path, case, [case.selections(SHAPE, 0)[0]] * 3, source, layout, cold="every")
+    # primed before the first eviction: it freed the whole store, as later ones free what the
+    # read before pulled in
+    assert rows[0]["resident_fraction_before_evict"] == 1.0
     for row in rows:
         assert row["cache_state"] == "cold" and row["resident_fraction_at_open"] < 0.01
+        assert row["resident_fraction_before_evict"] > 0.01
         assert row["device_read_bytes"] >= row["stored_bytes_touched"] * 0.9
         assert row["reads_since_open"] == 0 and row["open_s"] > 0 and row["cold_mode"] == "every"
     # the three reads were one timed window (one batch of values to check)
@@ -150,6 +157,20 @@ def test_cold_every_evicts_and_reopens_before_each_read(disk_dir, data, source):
     # the hypervisor's share of the window, from /proc/stat (0 on bare metal)
     stolen = rows[0]["window_steal_s"]
     assert 0 <= stolen <= (rows[0]["window_closed_at"] - rows[0]["window_opened_at"]) * os.cpu_count() + 0.02
+
+
+def test_priming_reads_what_is_not_cached_and_nothing_else(disk_dir):
+    path = os.path.join(disk_dir, "primed.bin")
+    size = 3 * (8 << 20) + 12345  # more than one priming block, not a whole number of pages
+    with open(path, "wb") as f:
+        f.write(np.arange(size // 8 + 1, dtype=np.uint64).tobytes()[:size])
+    empty = os.path.join(disk_dir, "empty.bin")
+    open(empty, "wb").close()
+    pagecache.evict(path)
+    assert pagecache.resident_fraction(path) == 0
+    assert pagecache.prime([path, empty]) == size
+    assert pagecache.resident_fraction(path) == 1.0
+    assert pagecache.prime([path, empty]) == 0  # wholly cached already
 
 
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")
@@ -161,6 +182,7 @@ def test_tmpfs_cannot_be_evicted_and_the_record_says_so(data, source):
         case = read_cases_from_config({"slice": {"repeats": 2}}, SHAPE)[0]
         rows = run_case(HDF5, path, case, case.selections(SHAPE, 0), source, layout, cold="every")
         assert all(r["cache_state"] == "memory" and r["resident_fraction_at_open"] > 0.99 for r in rows)
+        assert pagecache.prime([path]) == 0  # tmpfs files are always wholly in memory: nothing to read
         assert rows[0]["device_read_bytes"] == 0
     finally:
         for name in os.listdir(directory):

@@ -6,7 +6,10 @@ The protocol of every read case (see config/README.md, "What a measurement means
 - ``cold: first`` (the study's): the file is flushed, dropped from the page cache and
   reopened before the case; the first read is a first access, the rest is sustained reading
   of an open file. ``cold: every``: the file is closed, dropped and reopened before every
-  selection, outside the timer, so every read is a first access;
+  selection, outside the timer, so every read is a first access. Before its first drop the
+  store is read once into the page cache, untimed (:func:`h5sweep.pagecache.prime`), so that
+  every drop frees the store's own pages just before its read takes pages again: the first
+  read meets the machine's memory as every later one does;
 - only HDF5's read is timed: the file and memory dataspaces are built before the clock and
   the clock covers ``H5Dread`` into a preallocated buffer (its pages written once before,
   so that none is mapped on the clock), with Python's garbage collector paused; h5py's own
@@ -61,6 +64,12 @@ def verify(values: np.ndarray, expected: np.ndarray, where: str, tolerance: floa
         )
 
 
+def prime_store(backend: Backend, path: str) -> int:
+    """Untimed, before a store's first cold read: every page of the store in the page cache
+    (see :func:`h5sweep.pagecache.prime`); the bytes read."""
+    return pagecache.prime(backend.paths_to_evict(path))
+
+
 class OpenedForReads:
     """A test store dropped from the page cache (``evict``), then opened by its backend."""
 
@@ -79,6 +88,9 @@ class OpenedForReads:
         self.paths = paths = backend.paths_to_evict(path)
         self.evict = evict
         self.split = split  # also time the storage part of every read (see timed_read)
+        # how much of the store the drop below frees (1.0 after priming; a store's previous
+        # read leaves what it pulled in); NaN when nothing is dropped
+        self.resident_before = pagecache.resident_fraction_of(paths) if evict else float("nan")
         if evict:
             for each in paths:
                 pagecache.evict(each)
@@ -143,9 +155,11 @@ def run_case(
     codec's error bound values are checked against (0: exactly)."""
     if cold not in COLD_MODES:
         raise ValueError(f"cold must be one of {COLD_MODES}, not {cold!r}")
-    if stored is None:
-        with untimed_work():
+    with untimed_work():
+        if stored is None:
             stored = backend.stored_chunks(path, layout, dataset_name)
+        if evict:
+            prime_store(backend, path)
     itemsize = source.dtype.itemsize
     buffer = touched_empty(layout.to_storage(selections[0].size), source.dtype)
     rows: list[dict] = []
@@ -250,6 +264,7 @@ def measurement_row(
         "reads_since_open": t.reads_before,
         "open_s": t.handle.open_s if t.reads_before == 0 else float("nan"),
         "resident_fraction_at_open": t.handle.resident,
+        "resident_fraction_before_evict": t.handle.resident_before,
         **cache.columns(),
         "cache_holds_chunk": cache.holds_chunk(layout.chunk_bytes(itemsize)),
         "policy": policy,
