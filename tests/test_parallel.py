@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from h5sweep import pagecache
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.compression import parse_compression
 from h5sweep.datasources import make_source
@@ -75,6 +76,7 @@ def test_parallel_reads_run_under_mpirun_cold_and_checked_on_every_rank(images, 
     directory, made = images
     for layout in LAYOUTS:
         out = directory / f"{layout.id}-{processes}.parquet"
+        pagecache.evict(made[layout.id])
         proc = mpirun(processes, settings_file(directory, layout), made[layout.id], str(out))
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         rows = pd.read_parquet(out)
@@ -92,6 +94,9 @@ def test_parallel_reads_run_under_mpirun_cold_and_checked_on_every_rank(images, 
         assert by_mode["serial"] == by_mode["independent"] == by_mode["collective"]
         # cold: every access fetched from the device
         assert (rows["device_read_bytes"] > 0).all()
+        # the store was primed before its first eviction, which so freed all of it
+        assert rows["resident_fraction_before_evict"].iloc[0] == 1.0
+        assert (rows["resident_fraction_before_evict"] > 0).all()
         if layout.chunk_shape:  # a block of k columns touches k / 32 + 1 column chunks at most
             assert rows["chunks_touched"].between(1, 2 * processes + 1).all()
 

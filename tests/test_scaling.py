@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from conftest import run_test_config
 
+from h5sweep import pagecache
 from h5sweep.cases import ScalingCase
 from h5sweep.compression import parse_compression
 from h5sweep.datasources import SyntheticSource
@@ -44,8 +45,13 @@ def test_every_process_count_computes_the_variance_of_the_data(tmp_path):
     path = str(tmp_path / "f.h5")
     write_fast(path, source.materialize(), Layout((4, 4, 500)), parse_compression("gzip-1"))
     case = ScalingCase({"processes": [1, 2, 3], "slices": [25], "repeats": 2})
+    pagecache.evict(path)
     rows = run_scaling(path, case, SHAPE, 0, source)
     assert [(r["processes"], r["repeat"]) for r in rows] == [(p, k) for p in (1, 2, 3) for k in (0, 1)]
+    # primed (untimed) before the first eviction, which so freed the whole store; the later
+    # process counts' evictions free what the reads before them pulled in
+    assert [r["resident_fraction_before_evict"] for r in rows[:2]] == [1.0, 1.0]
+    assert all(r["resident_fraction_before_evict"] > 0 for r in rows[2:])
     assert all(r["verified"] for r in rows)  # small selections: every result is checked
     # the same z0 and any split: the same variance, up to rounding
     assert rows[0]["variance"] == pytest.approx(rows[2]["variance"], rel=1e-12)

@@ -82,13 +82,17 @@ def run_scaling(
     rows = []
     context = multiprocessing.get_context("fork")
     itemsize = source.dtype.itemsize
+    paths = backends.load(backend).paths_to_evict(path)
+    with untimed_work():  # the first eviction frees the store's own pages, as later ones do
+        pagecache.prime(paths)
     for slices in case.slices:
         selections = case.selections(shape, seed, slices)
         for processes in case.processes:
             # workers start before the clock; they drop the job's inherited lock (windows.py)
             with context.Pool(processes) as pool:
                 pool.map(int, range(processes))  # workers are up before the clock starts
-                for each in backends.load(backend).paths_to_evict(path):  # every process count starts cold
+                resident_before = pagecache.resident_fraction_of(paths)
+                for each in paths:  # every process count starts cold
                     pagecache.evict(each)
                 for repeat, selection in enumerate(selections):
                     (x0, y0, z0), (sx, sy, sz) = selection.start, selection.size
@@ -119,6 +123,7 @@ def run_scaling(
                             "scaling_slices": case.label(slices),
                             "variance": variance,
                             "verified": True,
+                            "resident_fraction_before_evict": resident_before,
                             **cache.columns(),
                             "variant": f"{case.label(slices)}, {processes} processes",
                             **window.columns(),
