@@ -7,6 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
+from h5sweep import pagecache
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
 from h5sweep.compression import parse_compression
@@ -41,6 +42,9 @@ def under_test(stores):
 
 def test_every_selection_is_read_from_every_store_in_a_seeded_order(stores):
     cases = read_cases_from_config({"spectra": {"repeats": 5, "size": 3, "cold": "every"}}, SHAPE)
+    for path, _, _ in stores:  # nothing cached before the run: only priming can cache it all
+        pagecache.evict(path)
+        assert pagecache.resident_fraction(path) == 0
     measured = run_interleaved(under_test(stores), cases, SHAPE, seed=9)
     for store in measured:
         assert [r["repeat"] for r in store.rows] == list(range(5))
