@@ -173,6 +173,26 @@ def test_priming_reads_what_is_not_cached_and_nothing_else(disk_dir):
     assert pagecache.prime([path, empty]) == 0  # wholly cached already
 
 
+def test_priming_stops_at_its_memory_budget(disk_dir):
+    # stores that together would not fit in memory are primed only as far as they fit
+    sizes = (5 << 20, 3 << 20, 1 << 20)
+    paths = []
+    for k, size in enumerate(sizes):
+        paths.append(os.path.join(disk_dir, f"budget-{k}.bin"))
+        with open(paths[-1], "wb") as f:
+            f.write(np.full(size, k + 1, dtype=np.uint8).tobytes())
+        pagecache.evict(paths[-1])
+    assert pagecache.prime(paths, budget_bytes=sizes[0] + sizes[1] + 10) == sizes[0] + sizes[1]
+    assert [pagecache.resident_fraction(p) for p in paths] == [1.0, 1.0, 0.0]
+    # the budget counts files already cached too, and nothing after the first that overflows it
+    assert pagecache.prime(paths, budget_bytes=sizes[0]) == 0
+    assert pagecache.resident_fraction(paths[2]) == 0.0
+    # by default half of the memory the kernel reports available: these few MiB fit
+    assert 0 < pagecache.memory_available() <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert pagecache.prime(paths) == sizes[2]
+    assert pagecache.resident_fraction(paths[2]) == 1.0
+
+
 @pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm on this machine")
 def test_tmpfs_cannot_be_evicted_and_the_record_says_so(data, source):
     directory = tempfile.mkdtemp(dir="/dev/shm")

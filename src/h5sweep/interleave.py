@@ -32,7 +32,7 @@ from h5sweep.cases import ReadCase
 from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
 from h5sweep.datasources import DataSource
 from h5sweep.layouts import Layout
-from h5sweep.query import OpenedForReads, TimedRead, check_all, measurement_row, prime_store, timed_read
+from h5sweep.query import OpenedForReads, TimedRead, check_all, measurement_row, prime_stores, timed_read
 from h5sweep.resources import VERIFY_BUDGET_BYTES
 from h5sweep.timing import gc_paused, touched_empty
 from h5sweep.windows import timed_window, untimed_work
@@ -170,9 +170,13 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, seed,
     # the first round's drops then free each store's own pages, as every later round's do
     every = any(v.cold == "every" for v in variants)
     with untimed_work():
-        for store in stores:
-            for path in dict.fromkeys([store.path, *(store.copies if every else [])]):
-                prime_store(store.backend, path)
+        prime_stores(
+            [
+                (store.backend, path)
+                for store in stores
+                for path in dict.fromkeys([store.path, *(store.copies if every else [])])
+            ]
+        )
     plan = rounds([len(v.selections[0]) for v in variants])
     per_round = sum(b.nbytes for per_variant in buffers for b in per_variant)
     per_batch = max(1, VERIFY_BUDGET_BYTES // max(1, per_round))

@@ -83,18 +83,44 @@ COLD_RESIDENT_FRACTION = 0.01
 _PRIME_BLOCK = 8 << 20  # bytes per read call while priming
 
 
-def prime(paths: list[str]) -> int:
+def memory_available() -> int:
+    """Bytes the kernel estimates can be allocated without swapping (``MemAvailable``)."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("/proc/meminfo has no MemAvailable line")
+
+
+# Priming reads stores into the page cache while they add up to at most this share of the
+# memory available when it starts: beyond it the later files would push out the earlier ones
+# before their reads, so priming would cost a whole read of every store and achieve nothing.
+PRIME_MEMORY_SHARE = 0.5
+
+
+def prime(paths: list[str], budget_bytes: int | None = None) -> int:
     """Bring every page of ``paths`` (a store's files) into the page cache, by reading each file
     that is not wholly cached from start to end; returns the bytes read (0 on tmpfs, whose
     files always are). Untimed work before a store's first cold read: that read's eviction then
     frees the store's own pages just before the read takes pages again, as the eviction before
     every later read does. Without it the first round of cold reads takes pages that have lain
     free for long, and a virtual machine whose balloon handed those to its host waits for the
-    host to back each one (2-5x slower reads of the same bytes, only in the first round)."""
-    read = 0
+    host to back each one (2-5x slower reads of the same bytes, only in the first round).
+
+    Files are primed in order while their sizes (cached or not) add up to at most
+    ``budget_bytes``, by default :data:`PRIME_MEMORY_SHARE` of :func:`memory_available`; the
+    rest are left as they are (stores that do not fit in memory together gain nothing from
+    it), and their first read's ``resident_fraction_before_evict`` shows it."""
+    if budget_bytes is None:
+        budget_bytes = int(memory_available() * PRIME_MEMORY_SHARE)
+    read, counted = 0, 0
     block = bytearray(_PRIME_BLOCK)
     for path in paths:
-        if os.stat(path).st_size == 0 or resident_fraction(path) >= 1.0:
+        size = os.stat(path).st_size
+        counted += size
+        if counted > budget_bytes:
+            break
+        if size == 0 or resident_fraction(path) >= 1.0:
             continue
         fd = os.open(path, os.O_RDONLY)
         try:

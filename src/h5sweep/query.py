@@ -9,7 +9,8 @@ The protocol of every read case (see config/README.md, "What a measurement means
   selection, outside the timer, so every read is a first access. Before its first drop the
   store is read once into the page cache, untimed (:func:`h5sweep.pagecache.prime`), so that
   every drop frees the store's own pages just before its read takes pages again: the first
-  read meets the machine's memory as every later one does;
+  read meets the machine's memory as every later one does (stores beyond half of the
+  available memory are left unprimed, and their rows say so);
 - only HDF5's read is timed: the file and memory dataspaces are built before the clock and
   the clock covers ``H5Dread`` into a preallocated buffer (its pages written once before,
   so that none is mapped on the clock), with Python's garbage collector paused; h5py's own
@@ -64,10 +65,11 @@ def verify(values: np.ndarray, expected: np.ndarray, where: str, tolerance: floa
         )
 
 
-def prime_store(backend: Backend, path: str) -> int:
-    """Untimed, before a store's first cold read: every page of the store in the page cache
+def prime_stores(stores: list[tuple[Backend, str]]) -> int:
+    """Untimed, before the stores' first cold reads: every page of each store (a backend and
+    its path) in the page cache, in order, while they fit in half of the available memory
     (see :func:`h5sweep.pagecache.prime`); the bytes read."""
-    return pagecache.prime(backend.paths_to_evict(path))
+    return pagecache.prime([p for backend, path in stores for p in backend.paths_to_evict(path)])
 
 
 class OpenedForReads:
@@ -159,7 +161,7 @@ def run_case(
         if stored is None:
             stored = backend.stored_chunks(path, layout, dataset_name)
         if evict:
-            prime_store(backend, path)
+            prime_stores([(backend, path)])
     itemsize = source.dtype.itemsize
     buffer = touched_empty(layout.to_storage(selections[0].size), source.dtype)
     rows: list[dict] = []
