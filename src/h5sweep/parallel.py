@@ -90,8 +90,10 @@ def run(settings: dict, path: str, comm) -> list[dict]:
     out: list[dict] = []
     # untimed: one rank per node reads the store into its page cache, so that the first
     # eviction frees the store's own pages just before the first read, as later ones do
-    if comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank() == 0:
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    if node.Get_rank() == 0:
         pagecache.prime([path])
+    node.Free()
     comm.Barrier()
     for k in settings["columns_per_access"]:
         width = k * processes
@@ -102,8 +104,9 @@ def run(settings: dict, path: str, comm) -> list[dict]:
             reading = mode != "serial" or rank == 0
             for repeat, start in enumerate(starts):
                 selection = rank_selection(rows, start, k, rank, mode, processes)
-                resident_before = pagecache.resident_fraction(path)
-                comm.Barrier()  # measured before any rank of the node evicts
+                # only rank 0's is recorded; measured before any rank of its node evicts
+                resident_before = pagecache.resident_fraction(path) if rank == 0 else None
+                comm.Barrier()
                 pagecache.evict(path)  # cold on every rank's node
                 if mode == "serial":
                     handle = h5py.File(path, "r") if rank == 0 else None
