@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench plan
+.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench plan docs
 
 install: $(STAMP)
 
@@ -45,9 +45,9 @@ sweep: install
 	$(BIN)/snakemake --cores $(CORES)
 
 # the same, with a virtual machine's freed pages held while it runs (root; the delay is put
-# back afterwards, see h5sweep.hostmemory and the plan's warning)
+# back afterwards, see h5sweep.host and the plan's warning)
 sweep-held: install
-	$(BIN)/python -m h5sweep.hostmemory $(BIN)/snakemake --cores $(CORES)
+	$(BIN)/python -m h5sweep.host run $(BIN)/snakemake --cores $(CORES)
 
 dry-run: install
 	$(BIN)/snakemake -n --cores $(CORES)
@@ -73,3 +73,7 @@ bench: install
 
 plan: install
 	$(BIN)/snakemake -n -q --configfile $(or $(CONFIG),config/config.yaml)
+
+# regenerate config/README.md's key table from config/schema.yaml
+docs: install
+	$(BIN)/python -m h5sweep.sweep.config config/README.md

@@ -19,7 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from h5sweep import bench, hostmemory
+import harness as bench  # bench/harness.py, beside this script
+
+from h5sweep import host
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -52,12 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep_page_reporting:
         held = contextlib.nullcontext({"changed": False, "kept": True})
     else:
-        held = hostmemory.reporting_delayed()
+        held = host.reporting_delayed()
     with held as reporting:
         if reporting["changed"]:
             print(
                 f"free page reporting held for {reporting['during_ms']} ms during the bench "
-                f"(was {reporting['before_ms']} ms; restored afterwards; see h5sweep.hostmemory)",
+                f"(was {reporting['before_ms']} ms; restored afterwards; see h5sweep.host)",
                 flush=True,
             )
         results = measure(args)

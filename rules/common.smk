@@ -1,6 +1,6 @@
 # Config loading, validation and grid expansion. Everything the rules need comes from
-# SWEEP, the validated and expanded config (see h5sweep.grid.Sweep); every job gets its
-# own settings from h5sweep.jobs as params.settings.
+# SWEEP, the validated and expanded config (see h5sweep.sweep.model.Sweep); every job gets its
+# own settings from h5sweep.sweep.settings as params.settings.
 
 import os
 from types import SimpleNamespace
@@ -8,11 +8,14 @@ from types import SimpleNamespace
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
-from h5sweep import backends, cluster, compression, jobs, plan, resources
+from h5sweep import backends
+from h5sweep.storage import codecs
+from h5sweep.sweep import cluster, plan, resources
+from h5sweep.sweep import settings as job_settings
 from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, case_spec
-from h5sweep.config import load_schema
+from h5sweep.sweep.config import load_schema
 from h5sweep.errors import ConfigError
-from h5sweep.grid import load_sweep
+from h5sweep.sweep.model import load_sweep
 
 
 def checked_sweep(config):
@@ -72,7 +75,7 @@ wildcard_constraints:
     filesystem=r"[A-Za-z][A-Za-z0-9_]*",
     backend=backends.WILDCARD,
     layout=r"contiguous(-zxy)?|chunked(-zxy)?-\d+(x\d+)*(-shards-\d+(x\d+)*)?",
-    compression=compression.WILDCARD,
+    compression=codecs.WILDCARD,
     case=r"[a-z][a-z0-9_]*",
 
 
@@ -100,7 +103,7 @@ def donor():
     return [fill["donor"]["path"]] if isinstance(fill, dict) else []
 
 
-# Each job's exact settings (h5sweep.jobs), also its rerun trigger.
+# Each job's exact settings (h5sweep.sweep.settings), also its rerun trigger.
 
 
 def _job_settings(make, fs=None, backend=None):
@@ -118,13 +121,13 @@ def _job_settings(make, fs=None, backend=None):
 
 
 def generate_settings(fs, backend):
-    return _job_settings(jobs.generate_settings, fs, backend)
+    return _job_settings(job_settings.generate_settings, fs, backend)
 
 
 def generate_rule_name(fs, entry):
     """generate_on_<fs> for HDF5 (the name --set-threads uses), generate_<backend>_on_<fs>
     for the others."""
-    if entry.name == "hdf5":
+    if entry.name == backends.REFERENCE:
         return f"generate_on_{fs.name}"
     return f"generate_{entry.name}_on_{fs.name}"
 
@@ -132,14 +135,14 @@ def generate_rule_name(fs, entry):
 def store_output(fs, entry):
     """The generated store as an output: a file, or a directory (Zarr)."""
     path = store_path(fs, entry.name)
-    return directory(path) if entry.store_is_directory else path
+    return directory(path) if entry.capabilities.directory_store else path
 
 
-query_settings = _job_settings(jobs.query_settings)
+query_settings = _job_settings(job_settings.query_settings)
 
 
 def interleaved_query_settings(wildcards):
-    return jobs.interleaved_query_settings(
+    return job_settings.interleaved_query_settings(
         SWEEP, SWEEP.filesystem(wildcards.filesystem)
     )
 
@@ -155,7 +158,7 @@ def stores_on_filesystem(wildcards):
 
 
 def store_case_settings(wildcards):
-    return jobs.store_case_settings(
+    return job_settings.store_case_settings(
         SWEEP,
         SWEEP.filesystem(wildcards.filesystem),
         wildcards.backend,
@@ -166,7 +169,7 @@ def store_case_settings(wildcards):
 
 
 def filesystem_case_settings(wildcards):
-    return jobs.filesystem_case_settings(
+    return job_settings.filesystem_case_settings(
         SWEEP, SWEEP.filesystem(wildcards.filesystem), wildcards.case
     )
 
@@ -315,14 +318,15 @@ def case_runtime(wildcards, attempt):
 
 
 def file_axes(wildcards):
-    return SWEEP.layout(wildcards.layout), compression.parse_compression(
+    return SWEEP.layout(wildcards.layout), codecs.parse_compression(
         wildcards.compression
     )
 
 
 def check_cluster_before_submitting():
     """On a SLURM run, refuse to submit where job status could not be followed (see
-    h5sweep.cluster); runs after the DAG is built, before the first job is submitted."""
+    h5sweep.sweep.cluster); runs after the DAG is built, before the first job is submitted.
+    """
     plugin = workflow.executor_plugin
     if plugin is None or plugin.name != "slurm":
         return

@@ -26,6 +26,6 @@ rule recommend:
         mem_mb=aggregate_mem_mb,
         runtime=aggregate_runtime,
     params:
-        settings=jobs.recommend_settings(SWEEP),
+        settings=job_settings.recommend_settings(SWEEP),
     script:
         "../workflow/scripts/recommend.py"

@@ -112,3 +112,34 @@ def job_counts(dry_run_output: str) -> dict[str, int]:
             break
         counts[parts[0]] = int(parts[1])
     return counts
+
+
+class ColdAs:
+    """A read case read in one given cold mode (the engine asks a case only for its name,
+    cold modes and selections)."""
+
+    def __init__(self, case, cold: str):
+        self.case, self.name, self.cold_modes = case, case.name, [cold]
+
+    def selections(self, *args, **kwargs):
+        return self.case.selections(*args, **kwargs)
+
+
+def read_selections(
+    backend, path, case, selections, source, layout, options=None, cold=None, evict=True, readahead=True
+) -> list[dict]:
+    """Chosen selections of one case read from one store through the workflow's read engine."""
+    from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store
+
+    case = ColdAs(case, cold) if cold else case
+    plan = ReadPlan([case], source.shape, 0, selections={case.name: selections}, evict=evict, readahead=readahead)
+    store = StoreUnderTest(backend, path, layout, source, read_options=[options] if options else None)
+    return read_store(store, plan)
+
+
+def read_cases(backend, path, cases, shape, seed, source, layout, options=None, split=False, copies=None):
+    """Every read case on one store through the workflow's read engine, as a query job reads."""
+    from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store
+
+    store = StoreUnderTest(backend, path, layout, source, read_options=options, copies=copies or [])
+    return read_store(store, ReadPlan(cases, shape, seed, split=split))

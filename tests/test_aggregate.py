@@ -5,9 +5,9 @@ import math
 import pandas as pd
 import pytest
 
-from h5sweep.aggregate import aggregate, summarize
-from h5sweep.scoring import score, threshold_s
-from h5sweep.stats import median_ci, median_ci_ranks, spearman
+from h5sweep.analyze.aggregate import aggregate, summarize
+from h5sweep.analyze.scoring import score, threshold_s
+from h5sweep.analyze.stats import median_ci, median_ci_ranks, spearman
 
 THRESHOLDS = {
     "slice_median_s": 0.1,

@@ -8,13 +8,14 @@ import h5py
 import numpy as np
 import pytest
 
-from h5sweep import backends, compression
+from h5sweep import backends
+from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.backends.hdf5 import BACKEND as HDF5
-from h5sweep.chunkcache import DEFAULT_CACHE
-from h5sweep.compression import CODECS, Codec, compressions_from_config, parse_compression
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Layout, storage_order
-from h5sweep.selections import Selection
+from h5sweep.storage import codecs
+from h5sweep.storage.codecs import CODECS, Codec, compressions_from_config, parse_compression
+from h5sweep.storage.layouts import Layout, storage_order
+from h5sweep.storage.selections import Selection
 
 DATA = np.arange(12 * 10 * 300, dtype=np.uint16).reshape(12, 10, 300) % 977
 
@@ -50,24 +51,24 @@ def test_hdf5_backend_writes_opens_and_reads_a_store(tmp_path, layout):
 
 
 def test_the_backend_registry_names_stores_and_refuses_unknown_backends():
-    entry = backends.BACKENDS["hdf5"]
-    assert entry.store_path("/data", "demo", "chunked-4x4x64", "gzip-2") == "/data/demo/chunked-4x4x64/gzip-2.hdf5"
+    path = backends.store_path("/data", "demo", "hdf5", "chunked-4x4x64", "gzip-2")
+    assert path == "/data/demo/chunked-4x4x64/gzip-2.hdf5"
     assert backends.load("hdf5") is HDF5 and set(HDF5.versions()) == {
         "h5py_version",
         "hdf5_version",
         "hdf5plugin_version",
     }
     with pytest.raises(ConfigError, match=r"backends\[1\]='zarr2'.*unknown storage backend"):
-        backends.backends_from_config(["hdf5", "zarr2"])
+        backends.specs_from_config(["hdf5", "zarr2"])
 
 
 def test_the_compression_wildcard_comes_from_the_codec_table():
     names = ["none", "gzip-0", "gzip-9"]
     assert [c.name for c in compressions_from_config(names)] == names
     for name in names:
-        assert re.fullmatch(compression.WILDCARD, name)
+        assert re.fullmatch(codecs.WILDCARD, name)
     for name in ["gzip-10x", "gzip-04", "nonex", "gzip"]:
-        assert not re.fullmatch(compression.WILDCARD, name)
+        assert not re.fullmatch(codecs.WILDCARD, name)
 
 
 def test_a_codec_added_to_the_table_is_parsed_written_and_read_back(tmp_path, monkeypatch):

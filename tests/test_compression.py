@@ -1,7 +1,7 @@
 import pytest
 
-from h5sweep.compression import compressions_from_config, parse_compression
 from h5sweep.errors import ConfigError
+from h5sweep.storage.codecs import compressions_from_config, parse_compression
 
 
 def test_none_and_gzip_levels_parse_to_h5py_arguments():

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.config import config_hash, validate_schema
 from h5sweep.errors import ConfigError
-from h5sweep.grid import load_sweep
+from h5sweep.sweep.config import config_hash, validate_schema
+from h5sweep.sweep.model import load_sweep
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -153,9 +153,10 @@ def test_read_copies_other_than_a_whole_number_of_one_or_more_are_refused_by_nam
 
 
 def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path):
-    from h5sweep import jobs, rates
-    from h5sweep.filesystems import mount_info
-    from h5sweep.plan import MEMORY_FILESYSTEMS, file_bytes_bound, make_plan
+    from h5sweep.measure import rates
+    from h5sweep.storage.filesystems import mount_info
+    from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep.plan import MEMORY_FILESYSTEMS, file_bytes_bound, make_plan
 
     def sweep_with(copies):
         fs = {"disk": {"path": str(tmp_path / "disk"), "read_copies": copies}}
@@ -164,9 +165,9 @@ def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path
     one, three = sweep_with(1), sweep_with(3)
     assert three.filesystems[0].read_copies == 3
     tf = three.test_files()[0]
-    settings = jobs.query_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
-    assert settings["read_copies"] == 3 and jobs.JobSettings(settings).read_copies == 3
-    generate = jobs.generate_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
+    settings = job_settings.query_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
+    assert settings["read_copies"] == 3 and job_settings.JobSettings(settings).read_copies == 3
+    generate = job_settings.generate_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
     assert "read_copies" not in generate and "read_copies" not in generate["filesystem"]
     # the copies exist while the stores are queried: all stores at once when interleaved, else
     # the one store of the one running job
@@ -179,3 +180,15 @@ def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path
     copying = sum(rates.read_copies_seconds(one, tf.layout, 3, from_device) for tf in one.test_files())
     assert copying > 0 and plans[1].job_seconds - plans[0].job_seconds == pytest.approx(copying)
     assert plans[1].timed_seconds == plans[0].timed_seconds
+
+
+def test_the_key_table_of_config_readme_is_generated_from_the_schema():
+    """Each key is described once, in the schema: the README's table is `make docs`'s output."""
+    from h5sweep.sweep.config import KEY_TABLE_BEGIN, KEY_TABLE_END, key_table, load_schema
+
+    readme = (Path(__file__).resolve().parents[1] / "config" / "README.md").read_text()
+    table = readme[readme.index(KEY_TABLE_BEGIN) : readme.index(KEY_TABLE_END) + len(KEY_TABLE_END)]
+    assert table == key_table(), "config/README.md's key table is stale: run `make docs`"
+    schema = load_schema()
+    schema["properties"]["sweep"]["description"] = "A changed description."
+    assert "A changed description." in key_table(schema) and key_table(schema) != table

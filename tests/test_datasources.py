@@ -6,9 +6,9 @@ import h5py
 import numpy as np
 import pytest
 
-from h5sweep.datasources import ChunkIndexSource, SyntheticSource, make_source
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Layout
+from h5sweep.storage.datasources import ChunkIndexSource, SyntheticSource, make_source
+from h5sweep.storage.layouts import Layout
 
 
 def random_regions(shape, count, seed=0):

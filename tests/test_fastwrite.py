@@ -6,11 +6,11 @@ import h5py
 import numpy as np
 import pytest
 
+from h5sweep.backends.fastwrite import chunk_rows, write_fast
 from h5sweep.backends.hdf5 import write_file
-from h5sweep.compression import parse_compression
-from h5sweep.datasources import SyntheticSource
-from h5sweep.fastwrite import chunk_rows, write_fast
-from h5sweep.layouts import Layout
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.layouts import Layout
 
 SHAPE = (23, 17, 3001)  # divisible by none of the chunk shapes below: edge chunks everywhere
 

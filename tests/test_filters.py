@@ -9,15 +9,15 @@ import pandas as pd
 import pytest
 import yaml
 
+from h5sweep.backends.chunk_cache import DEFAULT_CACHE
+from h5sweep.backends.fastwrite import write_fast
 from h5sweep.backends.hdf5 import BACKEND as HDF5
-from h5sweep.chunkcache import DEFAULT_CACHE
-from h5sweep.compression import CODECS, compressions_from_config, parse_compression
 from h5sweep.errors import ConfigError, VerificationError
-from h5sweep.fastwrite import write_fast
-from h5sweep.grid import load_sweep
-from h5sweep.layouts import Layout
-from h5sweep.query import verify
-from h5sweep.selections import Selection
+from h5sweep.measure.engine import verify
+from h5sweep.storage.codecs import CODECS, compressions_from_config, parse_compression
+from h5sweep.storage.layouts import Layout
+from h5sweep.storage.selections import Selection
+from h5sweep.sweep.model import load_sweep
 
 # MSI-like: smooth spectra with a little noise, so that every filter has something to gain
 RNG = np.random.default_rng(5)

@@ -6,17 +6,18 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
+from conftest import read_cases
 
-from h5sweep import pagecache
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.compression import parse_compression
-from h5sweep.datasources import SyntheticSource
+from h5sweep.cases.write_run import generate
 from h5sweep.errors import VerificationError
-from h5sweep.generate import generate
-from h5sweep.interleave import StoreUnderTest, rounds, run_interleaved, run_queries, visiting_order
-from h5sweep.layouts import Layout
-from h5sweep.readcopies import copy_path, read_copies, read_copies_of_all
+from h5sweep.measure import pagecache
+from h5sweep.measure.copies import copy_path, read_copies, read_copies_of_all
+from h5sweep.measure.engine import ReadPlan, StoreUnderTest, rounds, run_reads, visiting_order
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.layouts import Layout
 
 SHAPE = (12, 10, 3000)
 STORES = [(Layout(None), "none"), (Layout((5, 3, 700)), "none"), (Layout((5, 3, 700)), "gzip-4")]
@@ -45,7 +46,7 @@ def test_every_selection_is_read_from_every_store_in_a_seeded_order(stores):
     for path, _, _ in stores:  # nothing cached before the run: only priming can cache it all
         pagecache.evict(path)
         assert pagecache.resident_fraction(path) == 0
-    measured = run_interleaved(under_test(stores), cases, SHAPE, seed=9)
+    measured = run_reads(under_test(stores), ReadPlan(cases, SHAPE, 9))
     for store in measured:
         assert [r["repeat"] for r in store.rows] == list(range(5))
         assert {r["interleaved_stores"] for r in store.rows} == {3}
@@ -72,7 +73,7 @@ def test_every_selection_is_read_from_every_store_in_a_seeded_order(stores):
 
 def test_cold_first_opens_each_store_once_and_reads_the_rest_warm(stores):
     cases = read_cases_from_config({"subcube": {"repeats": 4, "size": [2, 2, 50], "cold": "first"}}, SHAPE)
-    measured = run_interleaved(under_test(stores), cases, SHAPE, seed=1)
+    measured = run_reads(under_test(stores), ReadPlan(cases, SHAPE, 1))
     for store in measured:
         assert [r["reads_since_open"] for r in store.rows] == [0, 1, 2, 3]
         assert store.rows[0]["cache_state"] == "cold"
@@ -92,7 +93,7 @@ def test_a_store_whose_values_differ_fails_naming_it(stores, tmp_path):
     bad = [*under_test(stores)[:1], StoreUnderTest(HDF5, str(broken), layout, source)]
     cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 3, "cold": "every"}}, SHAPE)
     with pytest.raises(VerificationError, match=r"broken\.h5 case spectra repeat \d+"):
-        run_interleaved(bad, cases, SHAPE, seed=2)
+        run_reads(bad, ReadPlan(cases, SHAPE, 2))
 
 
 def test_rounds_spread_each_variants_repeats_over_the_whole_pass():
@@ -115,7 +116,7 @@ TURNS = ["spectra", "subcube", "spectra", "spectra", "subcube", "spectra", "spec
 
 def test_cases_read_cold_every_take_turns_and_a_case_read_from_an_open_file_runs_alone(stores):
     cases = read_cases_from_config(TAKING_TURNS, SHAPE)
-    measured = run_interleaved(under_test(stores), cases, SHAPE, seed=2)
+    measured = run_reads(under_test(stores), ReadPlan(cases, SHAPE, 2))
     for store in measured:
         order = [r["case"] for r in store.rows]
         assert order[:9] == TURNS
@@ -131,7 +132,7 @@ def test_one_store_queried_alone_takes_the_same_turns(stores):
     every time still take turns, and every row says it was read alone."""
     cases = read_cases_from_config(TAKING_TURNS, SHAPE)
     path, layout, source = stores[2]
-    rows = run_queries(HDF5, path, cases, SHAPE, 2, source, layout)
+    rows = read_cases(HDF5, path, cases, SHAPE, 2, source, layout)
     assert [r["case"] for r in rows] == [*TURNS, "slice", "slice"]
     assert {(r["interleaved_stores"], r["visit_position"]) for r in rows} == {(1, 0)}
     assert [r["reads_since_open"] for r in rows if r["case"] == "slice"] == [0, 1]
@@ -157,7 +158,7 @@ def test_cold_reads_take_the_stores_copies_in_turn_and_the_copies_go_afterwards(
         measured = under_test(stores)
         for store, paths in zip(measured, copies, strict=True):
             store.copies = paths
-        run_interleaved(measured, cases, SHAPE, seed=4)
+        run_reads(measured, ReadPlan(cases, SHAPE, 4))
     for store, (path, _, _) in zip(measured, stores, strict=True):
         spectra = [r for r in store.rows if r["case"] == "spectra"]
         assert [r["store_copy"] for r in spectra] == [0, 1, 2, 0, 1]
@@ -172,7 +173,7 @@ def test_a_copy_whose_values_differ_fails_naming_the_copy(stores, tmp_path):
     cases = read_cases_from_config({"spectra": {"repeats": 4, "size": 3, "cold": "every"}}, SHAPE)
     # repeats 1 and 3 read the second copy: it is named, the store itself is not
     with pytest.raises(VerificationError, match=r"broken-copy\.h5 case spectra repeat [13]"):
-        run_queries(HDF5, path, cases, SHAPE, 2, source, layout, copies=[path, str(broken)])
+        read_cases(HDF5, path, cases, SHAPE, 2, source, layout, copies=[path, str(broken)])
 
 
 def test_read_copies_leaves_nothing_when_the_reads_fail_and_one_copy_is_the_store_alone(stores):

@@ -7,9 +7,9 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases import IOSizeCase
-from h5sweep.datasources import SyntheticSource
+from h5sweep.cases.iosize_run import run_iosize
 from h5sweep.errors import ConfigError
-from h5sweep.iosize import run_iosize
+from h5sweep.storage.datasources import SyntheticSource
 
 
 def test_every_size_api_and_operation_is_timed_and_checked(tmp_path):

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep import jobs
-from h5sweep.grid import load_sweep
-from h5sweep.jobs import JobSettings
+from h5sweep.sweep import settings as job_settings
+from h5sweep.sweep.model import load_sweep
+from h5sweep.sweep.settings import JobSettings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,8 +24,8 @@ def _sweep(tmp_path):
 def test_each_job_gets_the_settings_it_uses_and_no_others(tmp_path):
     sweep = _sweep(tmp_path)
     fs = sweep.filesystems[0]
-    generate = jobs.generate_settings(sweep, fs, "hdf5", "chunked-3x7x100", "gzip-1")
-    query = jobs.query_settings(sweep, fs, "hdf5", "chunked-3x7x100", "gzip-1")
+    generate = job_settings.generate_settings(sweep, fs, "hdf5", "chunked-3x7x100", "gzip-1")
+    query = job_settings.query_settings(sweep, fs, "hdf5", "chunked-3x7x100", "gzip-1")
     assert set(generate["cases"]) == {"write"} and len(generate["chunk_cache"]) == 1  # writes with the first
     assert set(query["cases"]) == {"slice", "spectra", "subcube"} and len(query["chunk_cache"]) == 2
     assert "score" not in query and "filesystems" not in query and query["layout"]["name"] == "odd"
@@ -33,7 +33,7 @@ def test_each_job_gets_the_settings_it_uses_and_no_others(tmp_path):
 
 def test_a_job_rebuilds_its_store_and_cases_from_its_settings_alone(tmp_path):
     sweep = _sweep(tmp_path)
-    settings = jobs.query_settings(sweep, sweep.filesystems[0], "hdf5", "chunked-3x7x100", "gzip-1")
+    settings = job_settings.query_settings(sweep, sweep.filesystems[0], "hdf5", "chunked-3x7x100", "gzip-1")
     job = JobSettings(yaml.safe_load(yaml.safe_dump(settings)))  # as a cluster job receives it
     assert job.layout == sweep.layout("chunked-3x7x100") and job.layout.name == "odd"
     assert job.compression.name == "gzip-1" and job.shape == sweep.shape and job.dtype == sweep.dtype
@@ -41,7 +41,7 @@ def test_a_job_rebuilds_its_store_and_cases_from_its_settings_alone(tmp_path):
     assert job.chunk_caches == sweep.chunk_caches
     columns = job.store_columns()
     assert (columns["backend"], columns["layout_id"], columns["layout_name"]) == ("hdf5", "chunked-3x7x100", "odd")
-    other = jobs.query_settings(sweep, sweep.filesystems[0], "hdf5", "chunked-2x2x64", "gzip-1")
+    other = job_settings.query_settings(sweep, sweep.filesystems[0], "hdf5", "chunked-2x2x64", "gzip-1")
     assert JobSettings(other).hash != job.hash
 
 

@@ -10,7 +10,32 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "h5sweep"
 # What rules/common.smk and the Snakefile import while the workflow is parsed.
-PARSE_TIME = ["h5sweep.grid", "h5sweep.jobs", "h5sweep.plan", "h5sweep.resources", "h5sweep.config"]
+PARSE_TIME = [
+    "h5sweep.sweep.model",
+    "h5sweep.sweep.settings",
+    "h5sweep.sweep.plan",
+    "h5sweep.sweep.resources",
+    "h5sweep.sweep.config",
+    "h5sweep.backends",
+    "h5sweep.cases",
+]
+# The package's layers, bottom up: a module imports only from its own layer or those below.
+# Imports made for type annotations only (under ``if TYPE_CHECKING:``) do not count.
+LAYERS = [
+    ["h5sweep", "h5sweep.errors"],
+    ["h5sweep.storage"],  # layouts, codecs, selections, filesystems, data sources
+    ["h5sweep.measure"],  # the lock, the page cache, timing, the read engine, records
+    ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
+    ["h5sweep.cases"],  # access cases: definition and runner together
+    ["h5sweep.sweep"],  # the sweep's definition and plan (parse time)
+    ["h5sweep.analyze", "h5sweep.jobs", "h5sweep.joblog"],  # analysis; what workflow scripts call
+    ["h5sweep.report"],  # figures
+]
+# Backend names still held outside backends/: the codec table's ``filter_family`` column value
+# for filters built into HDF5 (an output value kept as it is).
+KNOWN_CONSTANTS = ["storage/codecs.py:31 'hdf5'", "storage/codecs.py:48 'hdf5'"]
+# The measuring path never imports host tuning.
+MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.jobs", "h5sweep.joblog"]
 IO_LIBRARIES = ["h5py", "zarr", "tensorstore", "hdf5plugin", "numcodecs", "mpi4py"]
 
 
@@ -24,10 +49,23 @@ def test_parse_time_modules_import_no_io_library():
     assert loaded == ""
 
 
-def _imports(path: Path) -> set[str]:
+def _type_only(tree) -> set[int]:
+    """ids of the import nodes under ``if TYPE_CHECKING:``."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            found |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
+    return found
+
+
+def _imports(path: Path, runtime_only: bool = False) -> set[str]:
     """The h5sweep modules a module imports, anywhere in it (function-level imports too)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_only(tree) if runtime_only else set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("h5sweep"):
             found.add(node.module)
             found.update(f"{node.module}.{a.name}" for a in node.names)
@@ -60,3 +98,47 @@ def test_no_import_cycles_in_the_package():
 
     cycles = [c for c in (cycle_from(m) for m in sorted(graph)) if c]
     assert cycles == [], " -> ".join(cycles[0]) if cycles else ""
+
+
+def _layer(module: str) -> int:
+    best = None
+    for rank, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            inside = module == prefix or module.startswith(prefix + ".")
+            if inside and (best is None or len(prefix) > best[1]):
+                best = (rank, len(prefix))
+    assert best is not None, f"{module} is in no layer of LAYERS"
+    return best[0]
+
+
+def test_each_layer_imports_only_itself_and_those_below():
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    upward = []
+    for name, path in sorted(modules.items()):
+        for imported in sorted(m for m in _imports(path, runtime_only=True) if m in modules):
+            if _layer(imported) > _layer(name):
+                upward.append(f"{name} -> {imported}")
+    assert upward == []
+
+
+def test_the_measuring_path_never_imports_host_tuning():
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    offenders = [
+        name
+        for name, path in modules.items()
+        if any(name == m or name.startswith(m + ".") for m in MEASURING)
+        and any(i == "h5sweep.host" or i.startswith("h5sweep.host.") for i in _imports(path))
+    ]
+    assert offenders == []
+
+
+def test_the_package_top_level_stays_small_and_names_no_backend_outside_backends():
+    assert len([p for p in PACKAGE.iterdir() if p.name != "__pycache__"]) <= 12
+    constants = []
+    for path in PACKAGE.rglob("*.py"):
+        if "backends" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in ("hdf5", "zarr", "raw"):
+                constants.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value!r}")
+    assert constants == KNOWN_CONSTANTS

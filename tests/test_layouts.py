@@ -5,7 +5,7 @@ import math
 import pytest
 
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Layout, layouts_from_config
+from h5sweep.storage.layouts import Layout, layouts_from_config
 
 REFERENCE = (100, 100, 100_000)  # the study's test cube, uint16
 UINT16 = 2
@@ -114,7 +114,7 @@ def test_auto_layout_is_the_chunk_shape_h5py_picks_itself(tmp_path):
     import h5py
     import numpy as np
 
-    from h5sweep.layouts import AUTO_LAYOUT_NAME, auto_chunk_shape
+    from h5sweep.storage.layouts import AUTO_LAYOUT_NAME, auto_chunk_shape
 
     for shape, dtype in [
         ((100, 100, 2000), "uint16"),

@@ -8,21 +8,20 @@ from pathlib import Path
 import h5py
 import numpy as np
 import pytest
+from conftest import read_cases, read_selections
 
-from h5sweep import pagecache
+from h5sweep.backends.chunk_cache import ChunkCache
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.chunkcache import ChunkCache
-from h5sweep.compression import parse_compression
-from h5sweep.datasources import SyntheticSource
+from h5sweep.cases.write_run import generate
 from h5sweep.errors import VerificationError
-from h5sweep.generate import generate
-from h5sweep.interleave import run_queries
-from h5sweep.layouts import Layout
-from h5sweep.plan import CHUNK_INDEX_BYTES
-from h5sweep.query import run_case
-from h5sweep.selections import Selection
-from h5sweep.timing import minor_faults, touched_empty
+from h5sweep.measure import pagecache
+from h5sweep.measure.timing import minor_faults, touched_empty
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.layouts import Layout
+from h5sweep.storage.selections import Selection
+from h5sweep.sweep.plan import CHUNK_INDEX_BYTES
 
 SHAPE = (12, 10, 4000)
 CASES = {"slice": {"repeats": 4, "depth": 25}, "spectra": {"repeats": 4, "size": 5}, "subcube": {"repeats": 4}}
@@ -81,7 +80,7 @@ def test_every_layout_is_queried_with_the_same_selections(tmp_path, data, source
     seen = []
     for layout, comp in [(Layout(None), "none"), (Layout((4, 4, 512)), "gzip-1"), (Layout((1, 1, 64)), "none")]:
         path, _ = make_file(tmp_path, data, layout, comp)
-        rows = run_queries(HDF5, path, cases, SHAPE, 42, source, layout)
+        rows = read_cases(HDF5, path, cases, SHAPE, 42, source, layout)
         seen.append([(r["case"], r["selection"]) for r in rows])
         assert len(rows) == 12
     assert seen[0] == seen[1] == seen[2]
@@ -94,14 +93,14 @@ def test_a_flipped_value_fails_the_query_with_a_clear_message(tmp_path, data, so
     with h5py.File(path, "r+") as f:
         f["data"][3, 2, 1234] += 1
     with pytest.raises(VerificationError, match=r"case subcube repeat 0 \[0:12, 0:10, 0:4000\]: 1 of 480000 values"):
-        run_case(HDF5, path, case, case.selections(SHAPE, 0), source, layout)
+        read_selections(HDF5, path, case, case.selections(SHAPE, 0), source, layout)
 
 
 @pytest.fixture
 def disk_dir():
     """A directory on the checkout's own disk (not tmpfs), removed afterwards."""
     directory = Path(tempfile.mkdtemp(dir=Path(__file__).parent))
-    from h5sweep.filesystems import mount_info
+    from h5sweep.storage.filesystems import mount_info
 
     if mount_info(str(directory)).fs_type in ("tmpfs", "ramfs", "overlay"):
         directory.rmdir()
@@ -119,7 +118,7 @@ def test_cold_first_reads_the_device_once_then_sustains_from_caches(disk_dir, da
         f["data"][...]
     case = read_cases_from_config({"slice": {"repeats": 3, "cold": "first"}}, SHAPE)[0]
     same = [case.selections(SHAPE, 0)[0]] * 3  # the same nine chunks three times
-    rows = run_case(HDF5, path, case, same, source, layout, cold="first")
+    rows = read_selections(HDF5, path, case, same, source, layout, cold="first")
     assert rows[0]["resident_fraction_at_open"] < 0.01 and rows[0]["cache_state"] == "cold"
     assert rows[0]["device_read_bytes"] >= rows[0]["stored_bytes_touched"] * 0.9
     assert rows[0]["library_read_bytes"] >= rows[0]["stored_bytes_touched"]
@@ -142,7 +141,7 @@ def test_cold_every_evicts_and_reopens_before_each_read(disk_dir, data, source):
     assert case.cold_modes == ["every"]  # the default
     pagecache.evict(path)
     assert pagecache.resident_fraction(path) == 0
-    rows = run_case(HDF5, path, case, [case.selections(SHAPE, 0)[0]] * 3, source, layout, cold="every")
+    rows = read_selections(HDF5, path, case, [case.selections(SHAPE, 0)[0]] * 3, source, layout, cold="every")
     # primed before the first eviction: it freed the whole store, as later ones free what the
     # read before pulled in
     assert rows[0]["resident_fraction_before_evict"] == 1.0
@@ -200,7 +199,7 @@ def test_tmpfs_cannot_be_evicted_and_the_record_says_so(data, source):
         layout = Layout((4, 4, 512))
         path, _ = make_file(directory, data, layout)
         case = read_cases_from_config({"slice": {"repeats": 2}}, SHAPE)[0]
-        rows = run_case(HDF5, path, case, case.selections(SHAPE, 0), source, layout, cold="every")
+        rows = read_selections(HDF5, path, case, case.selections(SHAPE, 0), source, layout, cold="every")
         assert all(r["cache_state"] == "memory" and r["resident_fraction_at_open"] > 0.99 for r in rows)
         assert pagecache.prime([path]) == 0  # tmpfs files are always wholly in memory: nothing to read
         assert rows[0]["device_read_bytes"] == 0
@@ -221,13 +220,13 @@ def test_a_corrupt_chunk_fails_naming_file_case_repeat_and_selection(tmp_path, d
     case = read_cases_from_config({"subcube": {"repeats": 2, "size": [2, 2, 10]}}, SHAPE)[0]
     origin = Selection((0, 0, 0), (2, 2, 10))
     with pytest.raises(VerificationError, match=r"case subcube repeat 0 \[0:2, 0:2, 0:10\]: HDF5 could not read"):
-        run_case(HDF5, path, case, [origin], source, layout)
+        read_selections(HDF5, path, case, [origin], source, layout)
 
 
 def test_h5py_call_overhead_is_measured_apart_from_the_timed_read(tmp_path, data, source):
     path, _ = make_file(tmp_path, data, Layout((4, 4, 512)))
     cases = read_cases_from_config({"subcube": {"repeats": 2, "size": [1, 1, 1]}}, SHAPE)
-    rows = run_queries(HDF5, path, cases, SHAPE, 0, source, Layout((4, 4, 512)))
+    rows = read_cases(HDF5, path, cases, SHAPE, 0, source, Layout((4, 4, 512)))
     overheads = {r["h5py_call_overhead_s"] for r in rows}
     assert len(overheads) == 1 and 0 < overheads.pop() < 1e-3  # one figure per file, microseconds
 
@@ -242,7 +241,7 @@ def test_chunk_cache_thrashing_shows_in_the_bytes_hdf5_reads_again(tmp_path, dat
     slabs = case.selections(SHAPE, 0, "sweep", layout.chunk_shape)
     read = {}
     for cache in (ChunkCache(16 * 1024, 521, 0.75), ChunkCache(64 * 2**20, 521, 0.75)):
-        rows = run_case(HDF5, path, case, slabs, source, layout, cache, cold="first")
+        rows = read_selections(HDF5, path, case, slabs, source, layout, cache, cold="first")
         read[cache.nbytes] = sum(r["library_read_bytes"] for r in rows[1:])
     assert read[64 * 2**20] == 0  # after the first slab, every chunk comes from the cache
     assert read[16 * 1024] > 0
@@ -278,7 +277,7 @@ def test_page_faults_count_what_the_library_maps_on_the_clock(tmp_path):
     for layout, compression in [(Layout(shape), "gzip-1"), (Layout(None), "none")]:
         path = os.path.join(tmp_path, f"{layout.id}.h5")
         generate(HDF5, path, data, layout, parse_compression(compression), WriteCase({"repeats": 1}))
-        rows = run_case(HDF5, path, case, selections, source, layout, evict=False, cold="first")
+        rows = read_selections(HDF5, path, case, selections, source, layout, evict=False, cold="first")
         faults[compression] = [r["page_faults"] for r in rows]
         os.remove(path)
     assert all(n >= 42_000_000 // 2**21 for n in faults["gzip-1"]), faults

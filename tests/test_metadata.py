@@ -7,9 +7,9 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases import MetadataCase
-from h5sweep.datasources import SyntheticSource
+from h5sweep.cases.metadata_run import _groups, run_metadata
 from h5sweep.errors import ConfigError
-from h5sweep.metadata import _groups, run_metadata
+from h5sweep.storage.datasources import SyntheticSource
 
 
 def test_spectra_are_split_into_n_consecutive_groups():

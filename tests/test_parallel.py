@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from h5sweep import pagecache
 from h5sweep.backends.hdf5 import write_file
-from h5sweep.compression import parse_compression
-from h5sweep.datasources import make_source
-from h5sweep.layouts import Layout
-from h5sweep.parallel import block_starts, rank_selection
+from h5sweep.cases.parallel_run import block_starts, rank_selection
+from h5sweep.measure import pagecache
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.datasources import make_source
+from h5sweep.storage.layouts import Layout
 
 REPO = Path(__file__).resolve().parents[1]
 MPI_PYTHON = REPO / ".venv-mpi" / "bin" / "python"
@@ -40,7 +40,10 @@ def mpirun(processes: int, *args: str) -> subprocess.CompletedProcess:
     if os.geteuid() == 0:
         command.insert(1, "--allow-run-as-root")
     return subprocess.run(
-        [*command, str(MPI_PYTHON), "-m", "h5sweep.parallel", *args], capture_output=True, text=True, timeout=300
+        [*command, str(MPI_PYTHON), "-m", "h5sweep.cases.parallel_run", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -162,7 +165,7 @@ def test_a_parallel_case_that_cannot_run_is_refused_before_any_job(monkeypatch, 
     import yaml
 
     from h5sweep.errors import ConfigError
-    from h5sweep.grid import load_sweep
+    from h5sweep.sweep.model import load_sweep
 
     monkeypatch.setenv("H5SWEEP_MPI_PYTHON", changes.get("env", sys.executable))
     config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep import release
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
-from h5sweep.grid import load_sweep
-from h5sweep.plan import file_bytes_bound, make_plan, scratch_bytes
-from h5sweep.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
+from h5sweep.measure import settle
+from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
+from h5sweep.sweep.model import load_sweep
+from h5sweep.sweep.plan import file_bytes_bound, make_plan, scratch_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ def test_peak_disk_is_jobs_at_once_times_the_largest_file_and_its_kept_repeats()
     # case's earlier repeats it keeps until its last
     assert sweep.write_case.repeats == 3
     for fs, configured in zip(plan.filesystems, sweep.filesystems, strict=True):
-        at_once = 4 * (sweep.write_case.repeats if release.settle_seconds(configured) > 0 else 1)
+        at_once = 4 * (sweep.write_case.repeats if settle.settle_seconds(configured) > 0 else 1)
         assert fs.largest_file_bytes == largest
         assert at_once * largest <= fs.peak_bytes < at_once * largest + 1e9
     assert plan.jobs == 2 * len(sweep.test_files())
@@ -54,8 +54,8 @@ def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
     plan, base = make_plan(with_iosize, 1), make_plan(without, 1)
     assert plan.jobs == base.jobs + 1  # one I/O size job on the one filesystem
     # the model's estimate of its timed work, not a measurement; each write after the disk's rest
-    rest = release.settle_seconds(with_iosize.filesystems[0])
-    assert rest == release.default_settle_s(str(tmp_path))
+    rest = settle.settle_seconds(with_iosize.filesystems[0])
+    assert rest == settle.default_settle_s(str(tmp_path))
     iosize = iosize_seconds(with_iosize) + 2 * len(with_iosize.iosize.sizes) * with_iosize.iosize.repeats * rest
     assert iosize and plan.timed_seconds == pytest.approx(base.timed_seconds + iosize)
     setup = SECONDS_PER_JOB + with_iosize.raw_bytes / MAKE_DATA_BYTES_PER_S

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from h5sweep.analyze.recommend import evidence, machine_caveat, markdown, rank_layouts, selected_reads
 from h5sweep.errors import ConfigError
-from h5sweep.grid import recommend_from_config
-from h5sweep.recommend import evidence, machine_caveat, markdown, rank_layouts, selected_reads
+from h5sweep.sweep.model import recommend_from_config
 
 CACHE = {"chunk_cache_bytes": 1048576, "chunk_cache_slots": 521, "chunk_cache_w0": 0.75}
 REPEATS = 20
@@ -234,7 +234,7 @@ def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_fi
 
 
 def test_the_mpi_io_section_names_the_fastest_way_and_the_studys_ratios():
-    from h5sweep.recommend import parallel_markdown, parallel_verdicts
+    from h5sweep.analyze.recommend import parallel_markdown, parallel_verdicts
 
     rows = [
         {

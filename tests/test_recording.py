@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from h5sweep.cases import read_cases_from_config
-from h5sweep.datasources import ChunkIndexSource, RecordingSource, make_source
 from h5sweep.errors import ConfigError
-from h5sweep.grid import load_sweep
-from h5sweep.layouts import Layout
+from h5sweep.storage.datasources import ChunkIndexSource, RecordingSource, make_source
+from h5sweep.storage.layouts import Layout
+from h5sweep.sweep.model import load_sweep
 
 REPO = Path(__file__).resolve().parents[1]
 SHAPE = (40000, 16)

@@ -7,14 +7,14 @@ import pandas as pd
 import pytest
 from conftest import run_test_config
 
-from h5sweep import pagecache
+from h5sweep.backends.fastwrite import write_fast
 from h5sweep.cases import ScalingCase
-from h5sweep.compression import parse_compression
-from h5sweep.datasources import SyntheticSource
+from h5sweep.cases.scaling_run import combine, run_scaling, split_x
 from h5sweep.errors import ConfigError, VerificationError
-from h5sweep.fastwrite import write_fast
-from h5sweep.layouts import Layout
-from h5sweep.scaling import combine, run_scaling, split_x
+from h5sweep.measure import pagecache
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.layouts import Layout
 
 SHAPE = (16, 16, 4000)
 

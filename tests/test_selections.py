@@ -1,7 +1,7 @@
 """Selections are seeded per case and never depend on the layout being measured."""
 
 from h5sweep.cases import READ_CASES, read_cases_from_config
-from h5sweep.selections import case_rng, random_boxes
+from h5sweep.storage.selections import case_rng, random_boxes
 
 SHAPE = (100, 100, 20_000)
 CASES = {"slice": {"repeats": 50, "depth": 25}, "spectra": {"repeats": 50, "size": 5}, "subcube": {"repeats": 50}}

@@ -6,17 +6,16 @@ from __future__ import annotations
 import h5py
 import numpy as np
 import pytest
-from conftest import run_test_config
+from conftest import read_cases, run_test_config
 
+from h5sweep.backends.fastwrite import write_fast
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import read_cases_from_config
-from h5sweep.compression import parse_compression
-from h5sweep.datasources import SyntheticSource
 from h5sweep.errors import ConfigError
-from h5sweep.fastwrite import write_fast
-from h5sweep.interleave import run_queries
-from h5sweep.layouts import Layout, layouts_from_config
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.layouts import Layout, layouts_from_config
 
 SHAPE = (16, 12, 3000)
 
@@ -78,7 +77,7 @@ def test_cases_keep_their_meaning_and_selections_in_the_transposed_order(tmp_pat
         layout = Layout((4, 4, 500), order=order)
         path = str(tmp_path / f"{order}.h5")
         write_fast(path, data, layout, parse_compression("gzip-2"))
-        rows[order] = run_queries(HDF5, path, cases, SHAPE, 0, source, layout)  # values are checked
+        rows[order] = read_cases(HDF5, path, cases, SHAPE, 0, source, layout)  # values are checked
     for a, b in zip(rows["xyz"], rows["zxy"], strict=True):
         assert (a["case"], a["selection"], a["bytes_selected"]) == (b["case"], b["selection"], b["bytes_selected"])
         assert a["chunks_touched"] == b["chunks_touched"]

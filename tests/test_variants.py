@@ -8,8 +8,8 @@ from conftest import run_test_config
 
 from h5sweep.cases import read_cases_from_config
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Layout
-from h5sweep.selections import case_rng, visit
+from h5sweep.storage.layouts import Layout
+from h5sweep.storage.selections import case_rng, visit
 
 pytestmark = pytest.mark.workflow
 
@@ -102,7 +102,7 @@ def test_selections_of_a_policy_do_not_depend_on_the_layout():
 def test_unknown_policies_strategies_and_fill_times_are_refused(tmp_path):
     from test_config import base, with_
 
-    from h5sweep.grid import load_sweep
+    from h5sweep.sweep.model import load_sweep
 
     bad = [
         (("policies",), ["random", "zigzag"], "policies[1]='zigzag': unknown visiting policy"),

@@ -10,28 +10,28 @@ import time
 
 import pytest
 
-from h5sweep import windows
+from h5sweep.measure import lock
 
 
 @pytest.fixture(autouse=True)
 def own_lock_dir(tmp_path, monkeypatch):
     """Each test its own lock, so a sweep running on this machine is not disturbed."""
-    monkeypatch.setenv(windows.LOCK_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(lock.LOCK_DIR_ENV, str(tmp_path))
 
 
 def _worker(kind: str, sections: int, hold_s: float, queue) -> None:
     for _ in range(sections):
         if kind == "timed":  # as a job does: untimed work around its timed window
-            with windows.untimed_work():
+            with lock.untimed_work():
                 time.sleep(hold_s / 2)
-                with windows.timed_window() as window:
+                with lock.timed_window() as window:
                     start = time.time()
                     time.sleep(hold_s)
                     end = time.time()
                 time.sleep(hold_s / 2)
             queue.put((kind, start, end, window.opened_at, window.closed_at, window.wait_s))
         else:
-            with windows.untimed_work():
+            with lock.untimed_work():
                 start = time.time()
                 time.sleep(hold_s)
                 end = time.time()
@@ -75,34 +75,34 @@ def test_untimed_work_may_run_side_by_side():
 
 def test_windows_do_not_nest_and_give_up_the_jobs_shared_lock_meanwhile():
     nested = pytest.raises(RuntimeError, match="inside another timed window")
-    with windows.timed_window(), nested, windows.timed_window():
+    with lock.timed_window(), nested, lock.timed_window():
         pass
     untimed_inside = pytest.raises(RuntimeError, match="untimed work cannot run inside")
-    with windows.timed_window(), untimed_inside, windows.untimed_work():
+    with lock.timed_window(), untimed_inside, lock.untimed_work():
         pass
-    with windows.untimed_work(), windows.untimed_work():  # untimed work nests: one shared lock
-        assert len(windows._lock_fds) == 1
-        with windows.timed_window() as window:  # the shared lock is given up, the window taken
-            assert len(windows._lock_fds) == 2 and window.load_1min >= 0
-        assert len(windows._lock_fds) == 1  # and taken back
-    assert not windows._lock_fds and window.closed_at >= window.opened_at
+    with lock.untimed_work(), lock.untimed_work():  # untimed work nests: one shared lock
+        assert len(lock._lock_fds) == 1
+        with lock.timed_window() as window:  # the shared lock is given up, the window taken
+            assert len(lock._lock_fds) == 2 and window.load_1min >= 0
+        assert len(lock._lock_fds) == 1  # and taken back
+    assert not lock._lock_fds and window.closed_at >= window.opened_at
 
 
 def _child_waits(queue, done) -> None:
-    queue.put(sorted(windows._lock_fds))
+    queue.put(sorted(lock._lock_fds))
     done.wait(30)
 
 
 def test_a_forked_child_does_not_keep_the_jobs_lock():
     context = multiprocessing.get_context("fork")
     queue, done = context.Queue(), context.Event()
-    with windows.untimed_work():
+    with lock.untimed_work():
         child = context.Process(target=_child_waits, args=(queue, done))
         child.start()
         assert queue.get(timeout=30) == []  # the child dropped its copy of the shared lock
     try:
         # the parent released it while the child lives: nobody holds the lock now
-        fd = os.open(windows._lock_path("measure"), os.O_RDWR)
+        fd = os.open(lock._lock_path("measure"), os.O_RDWR)
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         os.close(fd)
     finally:

@@ -17,7 +17,8 @@ import pytest
 import yaml
 from conftest import REPO, Workflow, job_counts, tiny_config
 
-from h5sweep import hostmemory, release
+from h5sweep import host
+from h5sweep.measure import settle
 
 pytestmark = pytest.mark.workflow
 
@@ -43,9 +44,9 @@ def test_dry_runs_of_the_shipped_configs_plan_the_whole_grid(workflow):
     default = workflow.run("-n", "--configfile", "config/config.yaml", check=True)
     counts = job_counts(default.stdout)
     # the plan warns where this machine hands freed memory back to a hypervisor before the
-    # sweep reads again (h5sweep.hostmemory), and only there
+    # sweep reads again (h5sweep.host), and only there
     warned = "free page reporting" in default.stdout + default.stderr
-    assert warned == hostmemory.free_page_reporting().short
+    assert warned == host.free_page_reporting().short
     filesystems = 2 if os.path.isdir("/dev/shm") else 1
     assert counts["generate_on_disk"] == 1 + 9 * 2
     assert counts["query_interleaved"] == filesystems and "query" not in counts  # interleave: true
@@ -121,13 +122,13 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
         assert (rows["reads_since_open"] == 0).all() and (rows["open_s"] > 0).all()
         assert rows["read_ahead_kb"].iloc[0] == (-1 if expected == "memory" else rows["read_ahead_kb"].max())
         assert rows["fs_block_bytes"].min() > 0 and rows["fs_mount_options"].str.len().min() > 0
-        assert set(rows["free_page_reporting_ms"]) == {hostmemory.delay_ms()}, fs
+        assert set(rows["free_page_reporting_ms"]) == {host.delay_ms()}, fs
     # the write case's own file was queried; every timed section had a window of its own
     assert set(measurements.loc[measurements["case"] == "write", "query_file_method"]) == {"write-case"}
     # every write says how long it waited for released space (within the filesystem's rest); reads do not
     writes = measurements[measurements["case"] == "write"]
     for fs, rows in writes.groupby("filesystem"):
-        rest = release.default_settle_s(rows["fs_path"].iloc[0])
+        rest = settle.default_settle_s(rows["fs_path"].iloc[0])
         assert rows["settle_wait_s"].between(0, rest).all(), fs
     assert reads["settle_wait_s"].isna().all()
     windows = measurements[["window_opened_at", "window_closed_at"]].drop_duplicates().sort_values("window_opened_at")

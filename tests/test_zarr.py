@@ -9,24 +9,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 import zarr
+from conftest import read_cases
 
-from h5sweep import pagecache
-from h5sweep.backends import BACKENDS, load
+from h5sweep.backends import REGISTRY, load
+from h5sweep.backends.chunk_cache import DEFAULT_CACHE as HDF5_CACHE
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.backends.zarr import BACKEND as ZARR
 from h5sweep.backends.zarr import chunk_file, store_files
-from h5sweep.backends.zarr_options import ZarrReader
+from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.chunkcache import DEFAULT_CACHE as HDF5_CACHE
-from h5sweep.compression import parse_compression
-from h5sweep.config import read_config_file
-from h5sweep.datasources import SyntheticSource
+from h5sweep.cases.write_run import generate
 from h5sweep.errors import ConfigError, VerificationError
-from h5sweep.generate import generate
-from h5sweep.grid import load_sweep
-from h5sweep.interleave import StoreUnderTest, run_interleaved, run_queries
-from h5sweep.layouts import Layout, storage_order
-from h5sweep.query import OpenedForReads
+from h5sweep.measure import pagecache
+from h5sweep.measure.engine import OpenedForReads, ReadPlan, StoreUnderTest, run_reads
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.layouts import Layout, storage_order
+from h5sweep.sweep.config import read_config_file
+from h5sweep.sweep.model import load_sweep
 
 SHAPE = (23, 17, 301)  # edge chunks along every axis of the layouts below
 LAYOUT = Layout((5, 4, 64))
@@ -121,7 +121,7 @@ def test_each_zarr_reader_reads_cold_checks_values_and_counts_evidence(stores, s
         {"spectra": {"repeats": 4, "size": 3, "cold": "every"}, "slice": {"repeats": 2, "cold": "first"}}, SHAPE
     )
     path = stores[("zarr", LAYOUT.id)]
-    rows = run_queries(ZARR, path, cases, SHAPE, 7, source, LAYOUT, caches=READERS)
+    rows = read_cases(ZARR, path, cases, SHAPE, 7, source, LAYOUT, options=READERS)
     assert {r["reader"] for r in rows} == {"zarr-python", "tensorstore"}
     assert {r["zarr_concurrency"] for r in rows if r["reader"] == "tensorstore"} == {None}
     assert {r["variant"].split(", ")[1] for r in rows} == {"zarr-python concurrency 10", "tensorstore"}
@@ -155,7 +155,7 @@ def test_a_corrupt_zarr_chunk_is_named_by_store_case_and_selection(tmp_path, dat
     cases = read_cases_from_config({"slice": {"repeats": 1}}, SHAPE)
     for reader in READERS:
         with pytest.raises(VerificationError, match=r"bad\.zarr case slice repeat 0 .*Zarr could not read"):
-            run_queries(ZARR, path, cases, SHAPE, 1, source, LAYOUT, caches=[reader])
+            read_cases(ZARR, path, cases, SHAPE, 1, source, LAYOUT, options=[reader])
 
 
 def test_values_that_differ_from_the_source_fail_the_check(tmp_path, data, source):
@@ -163,7 +163,7 @@ def test_values_that_differ_from_the_source_fail_the_check(tmp_path, data, sourc
     ZARR.write_fast(path, data + 1, LAYOUT, parse_compression("none"), "data", 1)
     cases = read_cases_from_config({"spectra": {"repeats": 1, "size": 2}}, SHAPE)
     with pytest.raises(VerificationError, match="values differ from the data source"):
-        run_queries(ZARR, path, cases, SHAPE, 1, source, LAYOUT, caches=READERS[1:])
+        read_cases(ZARR, path, cases, SHAPE, 1, source, LAYOUT, options=READERS[1:])
 
 
 def test_interleaved_reads_pair_zarr_readers_with_hdf5_stores(stores, source):
@@ -173,7 +173,7 @@ def test_interleaved_reads_pair_zarr_readers_with_hdf5_stores(stores, source):
         for options in [READERS if name == "zarr" else [HDF5_CACHE]]
     ]
     cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 2, "cold": "every"}}, SHAPE)
-    run_interleaved(under_test, cases, SHAPE, seed=2)
+    run_reads(under_test, ReadPlan(cases, SHAPE, 2))
     hdf5, zarr_store = under_test[0], under_test[2]
     assert [r["reader"] for r in hdf5.rows] == ["h5py"] * 3  # one read option: one pass
     assert [r["reader"] for r in zarr_store.rows] == ["zarr-python"] * 3 + ["tensorstore"] * 3
@@ -197,7 +197,7 @@ def test_a_zarr_sweep_stores_chunked_layouts_in_the_codecs_zarr_shares():
     hdf5_stores = [tf for tf in sweep.test_files() if tf.backend.name == "hdf5"]
     assert "lzf" in {tf.compression.name for tf in hdf5_stores}
     assert [r.label for r in sweep.read_options("zarr")] == ["zarr-python concurrency 10", "tensorstore"]
-    assert BACKENDS["zarr"].store_is_directory and not BACKENDS["hdf5"].store_is_directory
+    assert REGISTRY["zarr"].capabilities.directory_store and not REGISTRY["hdf5"].capabilities.directory_store
 
 
 @pytest.mark.parametrize(
@@ -289,7 +289,7 @@ def test_a_sweep_of_hdf5_and_zarr_runs_end_to_end_and_compares_them(workflow, tm
 def test_figures_put_each_backends_store_of_a_shape_side_by_side():
     import pandas as pd
 
-    from h5sweep.plots import _layout_order
+    from h5sweep.report.figures import _layout_order
 
     rows = pd.DataFrame(
         [
@@ -316,7 +316,7 @@ def test_sharded_layouts_come_from_the_config_and_are_checked():
     with pytest.raises(ConfigError, match=r"layouts.shards\[0\].shard=\[3, 10, 512\]: must be a multiple"):
         load_sweep(bad, probe=False)
     hdf5_only = config_with(layouts={"contiguous": True, "shards": [{"chunk": [2, 5, 64], "shard": [4, 10, 512]}]})
-    with pytest.raises(ConfigError, match="only Zarr stores shards"):
+    with pytest.raises(ConfigError, match="no configured backend stores shards"):
         load_sweep(hdf5_only, probe=False)
 
 
@@ -333,7 +333,7 @@ def test_a_sharded_store_opens_a_file_per_shard_and_knows_each_chunks_bytes(tmp_
     shard_files = [f for f in store_files(path) if not f.endswith("zarr.json")]
     assert int(stored.sizes.sum()) == sum(os.path.getsize(f) - index_bytes for f in shard_files)
     cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 3, "cold": "every"}}, SHAPE)
-    rows = run_queries(ZARR, path, cases, SHAPE, 5, source, SHARDED, caches=READERS)
+    rows = read_cases(ZARR, path, cases, SHAPE, 5, source, SHARDED, options=READERS)
     for row in rows:  # values checked by run_queries; files opened per shard, not per chunk
         start, size = _start_size(row["selection"])
         assert row["files_touched"] == SHARDED.shards_touched(start, size) < row["chunks_touched"]
@@ -348,7 +348,7 @@ def test_a_split_read_times_its_storage_part_alone_from_the_same_cache_state(sto
     for (name, layout_id), path in stores.items():
         layout = Layout.from_id(layout_id)
         options = READERS if name == "zarr" else [HDF5_CACHE]
-        rows = run_queries(load(name), path, cases, SHAPE, 3, source, layout, caches=options, split=True)
+        rows = read_cases(load(name), path, cases, SHAPE, 3, source, layout, options=options, split=True)
         if layout.chunk_shape is None:
             assert all(np.isnan(r["storage_s"]) and np.isnan(r["decode_copy_s"]) for r in rows)
             continue
@@ -358,7 +358,7 @@ def test_a_split_read_times_its_storage_part_alone_from_the_same_cache_state(sto
         every = [r for r in rows if r["cold_mode"] == "every"]
         assert {r["cache_state"] for r in every} == {"cold"}  # the storage pass did not warm the next read
         assert min(r["device_read_bytes"] for r in every) >= min(r["stored_bytes_touched"] for r in every)
-    unsplit = run_queries(ZARR, stores[("zarr", LAYOUT.id)], cases, SHAPE, 3, source, LAYOUT, caches=READERS[:1])
+    unsplit = read_cases(ZARR, stores[("zarr", LAYOUT.id)], cases, SHAPE, 3, source, LAYOUT, options=READERS[:1])
     assert all(np.isnan(r["storage_s"]) for r in unsplit)
 
 
@@ -367,7 +367,7 @@ def test_the_plans_disk_bound_holds_a_zarr_stores_blocks(tmp_path, data, layout)
     """Tiny chunks cost a filesystem block per file: the plan's bound counts blocks, not bytes."""
     from types import SimpleNamespace
 
-    from h5sweep.plan import file_bytes_bound
+    from h5sweep.sweep.plan import file_bytes_bound
 
     path = str(tmp_path / "bound.zarr")
     ZARR.write_fast(path, data, layout, parse_compression("none"), "data", 2)

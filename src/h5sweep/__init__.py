@@ -2,14 +2,14 @@
 
 The package holds the logic of the Snakemake workflow; one module per axis of the sweep:
 
-- :mod:`h5sweep.layouts`      contiguous and chunked layouts, chunk arithmetic
-- :mod:`h5sweep.compression`  filters applied to chunked layouts
-- :mod:`h5sweep.filesystems`  where test files live, and what that storage is
-- :mod:`h5sweep.datasources`  the values written (synthetic spectra, chunk index, donor)
+- :mod:`h5sweep.storage.layouts`      contiguous and chunked layouts, chunk arithmetic
+- :mod:`h5sweep.storage.codecs`  filters applied to chunked layouts
+- :mod:`h5sweep.storage.filesystems`  where test files live, and what that storage is
+- :mod:`h5sweep.storage.datasources`  the values written (synthetic spectra, chunk index, donor)
 - :mod:`h5sweep.cases`        access cases (write, slice, spectra, subcube)
 
-and the stages of the workflow: :mod:`h5sweep.generate`, :mod:`h5sweep.query`,
-:mod:`h5sweep.aggregate`, :mod:`h5sweep.plots`.
+and the stages of the workflow: :mod:`h5sweep.cases.write_run`, :mod:`h5sweep.measure.engine`,
+:mod:`h5sweep.analyze.aggregate`, :mod:`h5sweep.report.figures`.
 """
 
 __version__ = "0.1.0"

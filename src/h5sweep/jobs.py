@@ -1,256 +1,145 @@
-"""Exactly the settings each job uses, and nothing else.
+"""The workflow's stages as plain functions: what each ``workflow/scripts/*.py`` calls.
 
-The workflow validates and expands the config once (:class:`h5sweep.grid.Sweep`), then gives
-each job its own settings as the rule's ``params.settings``: the same object is Snakemake's
-rerun trigger and the job's only input besides its files, so what a job depends on and what it
-uses cannot drift apart. A change of a setting reruns exactly the jobs that use it.
-
-:class:`JobSettings` is the job's side: it rebuilds the few objects a job needs from its
-settings, without validating the whole config or probing any filesystem again. Nothing here
-imports an I/O library.
+Each takes the job's own settings (the rule's ``params.settings``, see :mod:`h5sweep.sweep.settings`)
+and the job's paths; none reads the whole config.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from functools import cached_property
+import importlib
+import os
+from functools import partial
 
 import numpy as np
 
-from h5sweep import release
-from h5sweep.backends import BACKENDS
-from h5sweep.backends.zarr_options import ZarrReader
-from h5sweep.cases import READ_CASES, optional_case_from_config, read_cases_from_config, write_case_from_config
-from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
-from h5sweep.compression import Compression, parse_compression
-from h5sweep.config import config_hash
-from h5sweep.datasources import fill_name
-from h5sweep.filesystems import Filesystem
-from h5sweep.layouts import Layout
-
-# The config keys of the cases a query job runs.
-READ_CASE_KEYS = (*READ_CASES, "boxes")
+from h5sweep import backends
+from h5sweep.cases import case_spec
+from h5sweep.cases.write_run import generate
+from h5sweep.measure.copies import read_copies, read_copies_of_all
+from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store, run_reads
+from h5sweep.measure.lock import untimed_work
+from h5sweep.measure.provenance import provenance
+from h5sweep.measure.records import write_table
+from h5sweep.storage.datasources import make_source
+from h5sweep.sweep.settings import JobSettings
 
 
-def _filesystem(filesystem) -> dict:
-    return {"name": filesystem.name, "directory": filesystem.directory, "settle_s": filesystem.settle_s}
+def largest_magnitude(source) -> float:
+    """The data's largest absolute value (for a lossy codec's error bound; computed in the
+    job's untimed part, only when a codec asks)."""
+    with untimed_work():
+        return float(np.abs(source.materialize()).max())
 
 
-def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) -> dict:
-    return {
-        "sweep": sweep.name,
-        "filesystem": _filesystem(filesystem),
-        "backend": backend,
-        "dataset": sweep.dataset,
-        "layout": {"id": layout.id, "name": layout.name},
-        "compression": compression,
+def _shared_columns(job: JobSettings, backend) -> dict:
+    """The store's columns and the provenance, common to every row a job writes."""
+    return {**job.store_columns(), **provenance(job.directory, job.hash, backend.versions())}
+
+
+def run_generate(settings: dict, store_path: str, record: str, threads: int = 1) -> None:
+    """Generate one test store (the write case) and record its timings."""
+    job = JobSettings(settings)
+    backend = backends.load(job.backend)
+    layout, comp = job.layout, job.compression
+    with untimed_work():
+        data = make_source(job.dataset, layout).materialize()
+    cache, settle_s = job.write_option, job.settle_s
+    rows = generate(backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s)
+    shared = {**_shared_columns(job, backend), **backend.store_counts(store_path)}
+    full = "[" + ", ".join(f"0:{n}" for n in job.shape) + "]"
+    for row in rows:
+        row.update(shared)
+        row.update(
+            case="write", selection=full, bytes_selected=job.raw_bytes, chunks_touched=layout.n_chunks(job.shape)
+        )
+    write_table(rows, record)
+
+
+def _measure_store(settings: dict, store_path: str, record: str, measure) -> None:
+    """Run ``measure(job, backend, source)`` on one test store; record its rows with the
+    store's columns and the provenance."""
+    job = JobSettings(settings)
+    backend = backends.load(job.backend)
+    rows = measure(job, backend, make_source(job.dataset, job.layout))
+    shared = {
+        **_shared_columns(job, backend),
+        "file_bytes": backend.footprint_bytes(store_path),
+        **backend.store_counts(store_path),
     }
+    for row in rows:  # what a row measured itself (the MPI run's HDF5 version) is kept
+        row.update({key: value for key, value in shared.items() if key not in row})
+    write_table(rows, record)
 
 
-def _read_options(sweep, backend: str, first_only: bool = False) -> dict:
-    """A backend's read options as a job receives them: HDF5's chunk caches (``chunk_cache``)
-    or Zarr's readers (``zarr_readers``)."""
-    options = sweep.read_options(backend)[: 1 if first_only else None]
-    return {BACKENDS[backend].read_options_key: [option.settings() for option in options]}
+def _store_under_test(job: JobSettings, backend, path: str) -> StoreUnderTest:
+    """The store of a query job as the read engine takes it."""
+    source = make_source(job.dataset, job.layout)  # one source checks and bounds the values
+    tolerance = job.compression.tolerance(partial(largest_magnitude, source))
+    return StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options)
 
 
-def generate_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
-    """A generate job: its store and the write case (HDF5: with the chunk cache it writes with)."""
-    return {
-        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
-        "cases": {"write": sweep.config["cases"].get("write") or {}},
-        **(_read_options(sweep, backend, first_only=True) if backend == "hdf5" else {}),
-    }
+def _read_plan(job: JobSettings) -> ReadPlan:
+    return ReadPlan(job.read_cases, job.shape, job.seed, tuple(job.policies), job.split_read_time)
 
 
-def query_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
-    """A query job: its store, the read cases, visiting policies and the backend's read options."""
-    cases = {name: entry for name, entry in sweep.config["cases"].items() if name in READ_CASE_KEYS}
-    return {
-        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
-        "cases": cases,
-        "policies": list(sweep.policies),
-        **_read_options(sweep, backend),
-        "split_read_time": sweep.split_read_time,
-        "read_copies": filesystem.read_copies,
-    }
+def run_query(settings: dict, store_path: str, record: str) -> None:
+    """Time every read case on one test store and record one row per selection."""
+
+    def measure(job, backend, source):
+        store = _store_under_test(job, backend, store_path)
+        with read_copies(backend, store_path, job.read_copies) as copies:
+            store.copies = copies
+            return read_store(store, _read_plan(job))
+
+    _measure_store(settings, store_path, record, measure)
 
 
-def interleaved_query_settings(sweep, filesystem) -> dict:
-    """The interleaved query job of a filesystem: every store's query settings, in the
-    order of its input stores."""
-    return {
-        "stores": [
-            query_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name)
-            for tf in sweep.test_files()
-            if tf.filesystem.name == filesystem.name
-        ]
-    }
-
-
-def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:
-    """The job of a case run on one test store in a job of its own (scaling): its store, its
-    case entry and the chunk cache it reads with."""
-    return {
-        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
-        "cases": {case: sweep.config["cases"][case] or {}},
-        "chunk_cache": [sweep.chunk_caches[0].settings()],
-    }
-
-
-def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
-    """The job of a case run once per filesystem (metadata, iosize): no store of the grid."""
-    return {
-        "sweep": sweep.name,
-        "filesystem": _filesystem(filesystem),
-        "backend": "hdf5",
-        "dataset": sweep.dataset,
-        "layout": {"id": "contiguous", "name": ""},
-        "compression": "none",
-        "cases": {case: sweep.config["cases"][case] or {}},
-    }
-
-
-def recommend_settings(sweep) -> dict:
-    """The recommend job: the read mix and limits, and which reads are the sweep's primary
-    ones (its first visiting policy and each backend's first read option)."""
-    return {
-        "recommend": sweep.recommend,
-        "read_cases": [case.name for case in sweep.read_cases],
-        "policy": sweep.policies[0],
-        "read_options": {b.name: sweep.read_options(b.name)[0].columns() for b in sweep.backends},
-    }
-
-
-@dataclass
-class JobSettings:
-    """What a job rebuilds from its ``params.settings``."""
-
-    settings: dict
-
-    @property
-    def sweep(self) -> str:
-        return self.settings["sweep"]
-
-    @property
-    def filesystem(self) -> str:
-        return self.settings["filesystem"]["name"]
-
-    @property
-    def directory(self) -> str:
-        return self.settings["filesystem"]["directory"]
-
-    @property
-    def settle_s(self) -> float:
-        """The filesystem's rest after a removal before a timed write, as configured or
-        else by how it is mounted on the node the job runs on (:mod:`h5sweep.release`)."""
-        return release.settle_seconds(Filesystem(**self.settings["filesystem"]))
-
-    @property
-    def read_copies(self) -> int:
-        """How many byte-identical copies of the store a query reads in turn (h5sweep.readcopies)."""
-        return int(self.settings.get("read_copies", 1))
-
-    @property
-    def backend(self) -> str:
-        return self.settings["backend"]
-
-    @property
-    def dataset(self) -> dict:
-        return self.settings["dataset"]
-
-    @property
-    def dataset_name(self) -> str:
-        return self.dataset["name"]
-
-    @cached_property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(int(n) for n in self.dataset["shape"])
-
-    @cached_property
-    def dtype(self) -> np.dtype:
-        return np.dtype(self.dataset["dtype"])
-
-    @property
-    def seed(self) -> int:
-        return int(self.dataset["seed"])
-
-    @property
-    def raw_bytes(self) -> int:
-        return math.prod(self.shape) * self.dtype.itemsize
-
-    @cached_property
-    def layout(self) -> Layout:
-        entry = self.settings["layout"]
-        found = Layout.from_id(entry["id"])
-        return Layout(found.chunk_shape, entry["name"], found.order, found.shard_shape)
-
-    @cached_property
-    def compression(self) -> Compression:
-        return parse_compression(self.settings["compression"])
-
-    @cached_property
-    def chunk_caches(self) -> list[ChunkCache]:
-        entries = self.settings.get("chunk_cache")
-        return [ChunkCache.from_config(entry) for entry in entries] if entries else [DEFAULT_CACHE]
-
-    @cached_property
-    def read_options(self) -> list:
-        """The backend's read options, each measured separately (HDF5: chunk caches)."""
-        if self.backend == "zarr":
-            return [ZarrReader.from_settings(entry) for entry in self.settings["zarr_readers"]]
-        return self.chunk_caches
-
-    @property
-    def write_cache(self) -> ChunkCache | None:
-        """The HDF5 chunk cache the write case writes with (None: a backend without one)."""
-        return self.chunk_caches[0] if self.backend == "hdf5" else None
-
-    @property
-    def split_read_time(self) -> bool:
-        return bool(self.settings.get("split_read_time", False))
-
-    @property
-    def policies(self) -> list[str]:
-        return self.settings.get("policies", ["random"])
-
-    @cached_property
-    def read_cases(self):
-        return read_cases_from_config(self.settings["cases"], self.shape)
-
-    @cached_property
-    def write_case(self):
-        return write_case_from_config(self.settings["cases"])
-
-    def optional_case(self, name: str):
-        return optional_case_from_config(self.settings["cases"], name, self.shape, self.dtype.itemsize)
-
-    @property
-    def hash(self) -> str:
-        """The settings' hash: rows with the same hash were measured with the same settings."""
-        return config_hash(self.settings)
-
-    def store_columns(self) -> dict:
-        """The columns that say which store of the grid a row measured."""
-        layout = self.layout
-        return {
-            "sweep": self.sweep,
-            "filesystem": self.filesystem,
-            "backend": self.backend,
-            "layout": layout.kind,
-            "chunk_shape": layout.chunk_label,
-            "shard_shape": layout.shard_label,
-            "layout_id": layout.id,
-            "layout_name": layout.name,
-            "order": layout.order,
-            "compression": self.compression.name,
-            **self.compression.columns(),
-            "dataset_shape": "x".join(map(str, self.shape)),
-            "dtype": self.dtype.name,
-            "fill": fill_name(self.dataset),
-            "seed": self.seed,
-            "raw_bytes": self.raw_bytes,
-            "n_chunks": layout.n_chunks(self.shape),
-            "padding_bytes": layout.padding_bytes(self.shape, self.dtype.itemsize),
+def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -> None:
+    """Time every read case interleaved over all test stores of one filesystem
+    (:func:`h5sweep.measure.engine.run_reads`); one row per store and selection, in one record."""
+    jobs = [JobSettings(each) for each in settings["stores"]]
+    stores = [
+        _store_under_test(job, backends.load(job.backend), path) for job, path in zip(jobs, store_paths, strict=True)
+    ]
+    first = jobs[0]
+    with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
+        for store, paths in zip(stores, copies, strict=True):
+            store.copies = paths
+        run_reads(stores, _read_plan(first))
+    rows = []
+    for job, store in zip(jobs, stores, strict=True):
+        shared = {
+            **_shared_columns(job, store.backend),
+            "file_bytes": store.backend.footprint_bytes(store.path),
+            **store.backend.store_counts(store.path),
         }
+        rows += [{**row, **shared} for row in store.rows]
+    write_table(rows, record)
+
+
+def _runner(spec):
+    """The function that measures a case with a job of its own, imported now (in the job)."""
+    module, function = spec.runner.split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def run_case(case: str, settings: dict, record: str, store_path: str | None = None) -> None:
+    """A case with a job of its own (its spec's ``runner``): once per test store
+    (``store_path``), or once per filesystem in ``<filesystem dir>/<sweep>/<case>`` with the
+    dataset's values in memory."""
+    spec = case_spec(case)
+    measure = _runner(spec)
+    if spec.scope == "store":
+        _measure_store(
+            settings, store_path, record, lambda job, backend, source: measure(job, backend, store_path, source)
+        )
+        return
+    job = JobSettings(settings)
+    backend = backends.load(job.backend)
+    with untimed_work():
+        data = make_source(job.dataset, job.layout).materialize()
+    rows = measure(os.path.join(job.directory, job.sweep, case), job.optional_case(case), data, job.settle_s)
+    shared = _shared_columns(job, backend)
+    for row in rows:
+        row.update(shared)
+    write_table(rows, record)

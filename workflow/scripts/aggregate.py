@@ -1,10 +1,10 @@
 """Collect every job's records into measurements.parquet and the summary (Parquet and CSV)."""
 
-from h5sweep.scripting import logged
+from h5sweep.joblog import logged
 
 with logged(snakemake.log[0]):
-    # heavy imports inside the job's untimed section (h5sweep.scripting.logged)
-    from h5sweep.aggregate import aggregate
+    # heavy imports inside the job's untimed section (h5sweep.joblog.logged)
+    from h5sweep.analyze.aggregate import aggregate
 
     out = snakemake.output
     aggregate(list(snakemake.input), out.measurements, out.summary, out.summary_csv, snakemake.params.thresholds)

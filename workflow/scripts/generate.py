@@ -1,10 +1,10 @@
 """Generate one test store and time it (the write case)."""
 
-from h5sweep.scripting import logged
+from h5sweep.joblog import logged
 
 with logged(snakemake.log[0]) as log:
-    # heavy imports inside the job's untimed section (h5sweep.scripting.logged)
-    from h5sweep.stages import run_generate
+    # heavy imports inside the job's untimed section (h5sweep.joblog.logged)
+    from h5sweep.jobs import run_generate
 
     log.info("generating %s", snakemake.output.store)
     run_generate(snakemake.params.settings, snakemake.output.store, snakemake.output.record, snakemake.threads)

@@ -1,9 +1,9 @@
 """Rank the layouts for the user's read mix and write the verdict."""
 
-from h5sweep.scripting import logged
+from h5sweep.joblog import logged
 
 with logged(snakemake.log[0]):
-    from h5sweep.recommend import recommend
+    from h5sweep.analyze.recommend import recommend
 
     recommend(
         snakemake.input.measurements,

@@ -1,11 +1,9 @@
-"""Storage backends: how a test store is written, opened for timed reads and measured.
+"""Storage backends: the registry that maps a config's backend name to its implementation.
 
-A backend is one module of this package (``hdf5.py``, ``zarr.py``) with a class that has the
-methods of :class:`h5sweep.backends.base.Backend`, and one entry in ``BACKENDS`` below. The
-entry is all the workflow needs at parse time (the name, which is also the store's suffix,
-whether a store is a file or a directory, which layouts and codecs it stores, the config key of
-its read options); the module, with its I/O library, is imported only inside the jobs, by
-:func:`load`.
+Each entry is a :class:`h5sweep.backends.base.BackendSpec`: what the workflow needs at parse
+time (name, label, capabilities, how read options are configured). The implementation module,
+with its I/O library, is imported only inside jobs, by :func:`load`. Validation, the plan, the
+figures and the recommendation ask the registry, never a backend's name.
 """
 
 from __future__ import annotations
@@ -13,33 +11,95 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from dataclasses import dataclass
 
-from h5sweep.backends.zarr_options import ZARR_CODEC_FAMILIES
+from h5sweep.backends.base import BackendSpec, Capabilities
+from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
+from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
 from h5sweep.errors import ConfigError
 
+# The names of the built-in backends, for the cases that measure one library's own API.
+HDF5, ZARR, RAW = "hdf5", "zarr", "raw"
 
-@dataclass(frozen=True)
-class BackendEntry:
-    name: str  # the config's name, the ``backend`` column and the store's suffix
-    module: str  # the implementation, imported by jobs only
-    store_is_directory: bool  # a directory store (Zarr) or one file (HDF5)
-    description: str
-    read_options_key: str  # the job setting that holds its read options (one row set each)
-    codec_families: tuple[str, ...] | None = None  # codecs of the table it stores (None: all)
-    chunked_only: bool = False  # no contiguous layout
-    shards: bool = False  # stores sharded layouts (chunks grouped in shard files)
+REGISTRY: dict[str, BackendSpec] = {
+    spec.name: spec
+    for spec in (
+        BackendSpec(
+            HDF5,
+            "HDF5",
+            "h5sweep.backends.hdf5",
+            "HDF5 through h5py (one file per store)",
+            Capabilities(
+                contiguous=True,
+                chunks=True,
+                parallel_read=True,
+                parallel_write=True,
+                fill_times=("ifset", "never", "alloc"),
+                writes_with_read_option=True,
+            ),
+            options_key="chunk_cache",
+            options_from_config=lambda config: caches_from_config(
+                config.get("chunk_cache") or [DEFAULT_CACHE.settings()]
+            ),
+            option_from_settings=ChunkCache.from_config,
+        ),
+        BackendSpec(
+            ZARR,
+            "Zarr",
+            "h5sweep.backends.zarr",
+            "Zarr v3 directory stores (one file per chunk), read by zarr-python and tensorstore",
+            Capabilities(
+                contiguous=False,
+                chunks=True,
+                shards=True,
+                codec_families=ZARR_CODEC_FAMILIES,
+                directory_store=True,
+                file_per_chunk=True,
+                parallel_read=True,
+                parallel_write=True,
+            ),
+            options_key="zarr_readers",
+            options_from_config=lambda config: readers_from_config(config.get("zarr")),
+            option_from_settings=ZarrReader.from_settings,
+        ),
+        BackendSpec(
+            RAW,
+            "raw binary",
+            "h5sweep.backends.raw",
+            "the array as a plain .npy file, read with one pread per contiguous run (no library)",
+            Capabilities(contiguous=True, chunks=False, codec_families=("none",)),
+        ),
+    )
+}
+# Every ratio of a sweep is to this backend's contiguous store, on the same selections.
+REFERENCE = HDF5
+DEFAULT_BACKENDS = [REFERENCE]
+# The wildcard a rule's paths use for a backend name.
+WILDCARD = "|".join(re.escape(name) for name in REGISTRY)
 
-    def stores(self, layout, compression) -> bool:
-        """Whether this backend stores a layout with a compression setting."""
-        if self.chunked_only and layout.chunk_shape is None:
-            return False
-        if layout.shard_shape is not None and not self.shards:
-            return False
-        return self.codec_families is None or compression.family in self.codec_families
 
-    def store_path(self, directory: str, sweep: str, layout_id: str, compression: str) -> str:
-        return store_path(directory, sweep, self.name, layout_id, compression)
+def spec(name: str) -> BackendSpec:
+    return REGISTRY[name]
+
+
+def label(name: str) -> str:
+    """A backend's label for a name found in a table (the name itself if unknown)."""
+    return REGISTRY[name].label if name in REGISTRY else str(name)
+
+
+def specs_from_config(names: list[str]) -> list[BackendSpec]:
+    for i, name in enumerate(names):
+        if name not in REGISTRY:
+            raise ConfigError(f"backends[{i}]", name, f"unknown storage backend (known: {', '.join(REGISTRY)})")
+    if not names:
+        raise ConfigError("backends", names, "names no storage backend")
+    if REFERENCE not in names:
+        raise ConfigError(
+            "backends",
+            names,
+            f"needs {REFERENCE} beside the others: every ratio is to the contiguous {label(REFERENCE)} store "
+            "on the same selections",
+        )
+    return [REGISTRY[name] for name in dict.fromkeys(names)]
 
 
 def store_path(directory: str, sweep: str, backend: str, layout_id: str, compression: str) -> str:
@@ -49,43 +109,6 @@ def store_path(directory: str, sweep: str, backend: str, layout_id: str, compres
     return os.path.join(directory, sweep, layout_id, f"{compression}.{backend}")
 
 
-BACKENDS: dict[str, BackendEntry] = {
-    "hdf5": BackendEntry(
-        "hdf5", "h5sweep.backends.hdf5", False, "HDF5 through h5py (one file per store)", "chunk_cache"
-    ),
-    "zarr": BackendEntry(
-        "zarr",
-        "h5sweep.backends.zarr",
-        True,
-        "Zarr v3 directory stores (one file per chunk), read by zarr-python and tensorstore",
-        "zarr_readers",
-        codec_families=ZARR_CODEC_FAMILIES,
-        chunked_only=True,
-        shards=True,
-    ),
-}
-DEFAULT_BACKENDS = ["hdf5"]
-
-# The wildcard a rule's paths use for a backend name.
-WILDCARD = "|".join(re.escape(name) for name in BACKENDS)
-
-
-def backends_from_config(names: list[str]) -> list[BackendEntry]:
-    for i, name in enumerate(names):
-        if name not in BACKENDS:
-            raise ConfigError(f"backends[{i}]", name, f"unknown storage backend (known: {', '.join(BACKENDS)})")
-    if not names:
-        raise ConfigError("backends", names, "names no storage backend")
-    if "hdf5" not in names:
-        raise ConfigError(
-            "backends",
-            names,
-            "needs hdf5 beside the others: every ratio is to the contiguous HDF5 file on the same "
-            "selections (Zarr has no contiguous layout)",
-        )
-    return [BACKENDS[name] for name in dict.fromkeys(names)]
-
-
 def load(name: str):
     """The backend ``name`` (its module imported now, with its I/O library)."""
-    return importlib.import_module(BACKENDS[name].module).BACKEND
+    return importlib.import_module(REGISTRY[name].module).BACKEND

@@ -1,23 +1,129 @@
-"""What every storage backend provides (a new backend implements these and registers an
-entry in :data:`h5sweep.backends.BACKENDS`). Nothing here imports an I/O library."""
+"""What a storage backend is: everything the rest of h5sweep may ask of one.
+
+A backend has two parts, so that the workflow can plan a sweep without loading any I/O
+library:
+
+- its :class:`BackendSpec`, read at parse time: name and label, :class:`Capabilities`
+  (layouts, codecs, store kind, parallel I/O), and how its read options are configured;
+- its :class:`Backend`, loaded inside jobs only (:func:`h5sweep.backends.load`): the
+  standard and the fast write, opening for timed reads, the stored bytes a selection
+  touches, the footprint, the paths to evict, and the library versions.
+
+A new backend is one module with a :class:`Backend` subclass bound to ``BACKEND``, and one
+:class:`BackendSpec` entry in :data:`h5sweep.backends.REGISTRY`. Every backend passes the
+shared contract suite in ``tests/test_backend_contract.py``. Nothing here imports an I/O
+library.
+"""
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
 
 import numpy as np
 
-from h5sweep.compression import Compression
-from h5sweep.layouts import Layout
-from h5sweep.selections import Selection
+from h5sweep.storage.codecs import Compression
+from h5sweep.storage.layouts import Layout
+from h5sweep.storage.selections import Selection
 
 
-class OpenedStore(Protocol):
-    """A test store opened for timed reads (after the caller evicted it)."""
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can store and how (validation and the plan ask these, never a name)."""
+
+    contiguous: bool  # stores a contiguous (unchunked) layout
+    chunks: bool  # stores chunked layouts
+    shards: bool = False  # stores chunks grouped in shard files
+    codec_families: tuple[str, ...] | None = None  # the codec table's families it stores (None: all)
+    directory_store: bool = False  # a store is a directory (else one file)
+    file_per_chunk: bool = False  # a read opens one file per chunk it touches
+    parallel_read: bool = False  # ranks read one store at once (MPI-IO or each rank its part)
+    parallel_write: bool = False  # ranks write one store at once
+    fill_times: tuple[str, ...] = ("ifset",)  # the write case's fill times it has (others are skipped)
+    writes_with_read_option: bool = False  # the write case opens the store with the first read option
+
+    def stores(self, layout: Layout, compression: Compression) -> bool:
+        """Whether a layout with a compression setting can be stored."""
+        if layout.chunk_shape is None and not self.contiguous:
+            return False
+        if layout.chunk_shape is not None and not self.chunks:
+            return False
+        if layout.shard_shape is not None and not self.shards:
+            return False
+        return self.codec_families is None or compression.family in self.codec_families
+
+
+class ReadOption(Protocol):
+    """One way a store is read, measured as its own rows (HDF5: a chunk cache; Zarr: a reader)."""
+
+    @property
+    def label(self) -> str: ...
+
+    def columns(self) -> dict:
+        """The columns every row read with this option carries."""
+
+    def holds_chunk(self, chunk_bytes: int) -> bool | None:
+        """Whether a cache of this option holds one chunk (None: no chunk cache)."""
+
+    def settings(self) -> dict:
+        """The option as a job's settings carry it (see :attr:`BackendSpec.option_from_settings`)."""
+
+
+@dataclass(frozen=True)
+class PlainRead:
+    """The read option of a backend that has none to vary."""
+
+    reader: str = "pread"  # the ``reader`` column
+
+    @property
+    def label(self) -> str:
+        return self.reader
+
+    def columns(self) -> dict:
+        return {"reader": self.reader}
+
+    def holds_chunk(self, chunk_bytes: int) -> bool | None:
+        return None
+
+    def settings(self) -> dict:
+        return {}
+
+
+def _no_options(config: dict) -> list:
+    return [PlainRead()]
+
+
+def _plain_option(entry: dict) -> PlainRead:
+    return PlainRead()
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """A backend as the workflow sees it at parse time (its registry entry)."""
+
+    name: str  # the config's name, the ``backend`` column and the store's suffix
+    label: str  # in messages, figures and the recommendation
+    module: str  # the implementation, imported by jobs only
+    description: str
+    capabilities: Capabilities
+    # the job setting that carries its read options, and how they are read from the sweep's
+    # config and from a job's settings (each option is measured as its own rows)
+    options_key: str = "read_options"
+    options_from_config: Callable[[dict], list] = field(default=_no_options, repr=False)
+    option_from_settings: Callable[[dict], ReadOption] = field(default=_plain_option, repr=False)
+
+    def stores(self, layout: Layout, compression: Compression) -> bool:
+        return self.capabilities.stores(layout, compression)
+
+
+class OpenedStore(abc.ABC):
+    """A test store opened for timed reads (after the engine evicted it)."""
 
     open_s: float  # seconds the open took
 
+    @abc.abstractmethod
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray) -> Callable[[], object]:
         """Everything a read of ``buffer.shape`` elements at ``start`` (storage axes) needs,
         built now; returns the call the clock covers, which fills ``buffer`` (returning None)
@@ -26,23 +132,44 @@ class OpenedStore(Protocol):
     def prepare_storage(self, start: tuple[int, ...], shape: tuple[int, ...]) -> Callable[[], object] | None:
         """The storage part of a read of ``shape`` at ``start`` (stored chunk bytes fetched,
         nothing decoded), built now; None where the library cannot fetch it on its own."""
+        return None
 
+    @abc.abstractmethod
     def close(self) -> None: ...
 
 
-class StoredChunks(Protocol):
+class StoredChunks(abc.ABC):
+    """The stored bytes of a store, by what a selection touches."""
+
+    @abc.abstractmethod
     def touched(self, selection: Selection) -> int:
         """Stored (after the codec) bytes of the chunks a selection touches."""
 
+    @abc.abstractmethod
     def files_touched(self, selection: Selection) -> int:
-        """Files of the store a read of the selection opens (HDF5: its one file)."""
+        """Files of the store a read of the selection opens."""
 
 
-class Backend(Protocol):
-    name: str  # as in the config and the backend column
-    label: str  # as in messages
-    fill_times: tuple[str, ...]  # the write case's fill times it has (others are skipped)
+class Backend(abc.ABC):
+    """A backend's I/O, loaded in jobs only."""
 
+    name: ClassVar[str]  # as in its spec
+    label: ClassVar[str]
+
+    @property
+    def fill_times(self) -> tuple[str, ...]:
+        from h5sweep.backends import spec
+
+        return spec(self.name).capabilities.fill_times
+
+    @property
+    def default_read_option(self) -> ReadOption:
+        """The read option a store is read with where none is given."""
+        from h5sweep.backends import spec
+
+        return spec(self.name).options_from_config({})[0]
+
+    @abc.abstractmethod
     def write(
         self,
         path: str,
@@ -52,34 +179,46 @@ class Backend(Protocol):
         dataset_name: str,
         strategy: str,
         fill_time: str,
-        options,
+        option: ReadOption | None,
     ) -> int:
         """The standard write path (what a user's converter does); ``stored`` is the array in
         the layout's storage order; returns the number of write calls."""
 
+    @abc.abstractmethod
     def write_fast(
         self, path: str, data: np.ndarray, layout: Layout, compression: Compression, dataset_name: str, threads: int
     ) -> str:
         """A store with the same bytes, at the storage's speed; returns the method used."""
 
-    def open_for_reads(self, path: str, dataset_name: str, options, readahead: bool = True) -> OpenedStore: ...
+    @abc.abstractmethod
+    def open_for_reads(self, path: str, dataset_name: str, option: ReadOption, readahead: bool = True) -> OpenedStore:
+        """The store opened for timed reads with a read option (``readahead=False``: the
+        kernel is told the reads are random)."""
 
+    @abc.abstractmethod
     def stored_chunks(self, path: str, layout: Layout, dataset_name: str) -> StoredChunks: ...
 
+    @abc.abstractmethod
     def footprint_bytes(self, path: str) -> int:
         """Bytes the store takes on disk, metadata included."""
 
+    @abc.abstractmethod
     def store_counts(self, path: str) -> dict:
         """``store_files`` and ``store_directories`` of the store."""
 
+    @abc.abstractmethod
     def remove(self, path: str) -> None:
         """Delete a (partial) store."""
 
+    @abc.abstractmethod
     def paths_to_evict(self, path: str) -> list[str]:
         """Every file of the store, to drop from the page cache before a cold read."""
 
     def call_overhead_s(self, path: str, dataset_name: str) -> float:
-        """The Python binding's own cost per read call, outside the timed region."""
+        """The Python binding's own cost per read call, outside the timed region (NaN: the
+        binding is the library, nothing to separate)."""
+        return float("nan")
 
+    @abc.abstractmethod
     def versions(self) -> dict:
         """The library versions every row records."""

@@ -1,7 +1,7 @@
 """The HDF5 backend: one file per test store, written and read through h5py.
 
 Timed reads call ``H5Dread`` with dataspaces built before the clock; the read option is
-HDF5's chunk cache (:class:`h5sweep.chunkcache.ChunkCache`), set when the file is opened.
+HDF5's chunk cache (:class:`h5sweep.backends.chunk_cache.ChunkCache`), set when the file is opened.
 """
 
 from __future__ import annotations
@@ -14,21 +14,22 @@ import h5py
 import numpy as np
 from h5py import h5s
 
-from h5sweep import fastwrite
+from h5sweep.backends import HDF5, base, fastwrite
+from h5sweep.backends.base import Backend, OpenedStore
 
 try:  # registers the hdf5plugin filters (Blosc, Zstd, LZ4, ...) with HDF5 in every process
     import hdf5plugin  # that loads this backend, before it writes or reads a store
 except ImportError:  # pragma: no cover - codecs that need it are refused at validation
     hdf5plugin = None
-from h5sweep.chunkcache import DEFAULT_CACHE, ChunkCache
-from h5sweep.compression import Compression
-from h5sweep.layouts import Layout, storage_order
-from h5sweep.pagecache import fsync_path
-from h5sweep.selections import Selection
-from h5sweep.timing import gc_paused
+from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
+from h5sweep.measure.pagecache import fsync_path
+from h5sweep.measure.timing import gc_paused
+from h5sweep.storage.codecs import Compression
+from h5sweep.storage.layouts import Layout, storage_order
+from h5sweep.storage.selections import Selection
 
 
-class OpenedFile:
+class OpenedFile(OpenedStore):
     """A test file opened for timed reads."""
 
     def __init__(self, path: str, dataset_name: str, cache: ChunkCache, readahead: bool = True):
@@ -71,7 +72,7 @@ class OpenedFile:
         self.file.close()
 
 
-class StoredChunks:
+class StoredChunks(base.StoredChunks):
     """Stored (after filtering) size of every chunk, to say how many bytes a selection
     needs from storage. Contiguous: the selection's own bytes."""
 
@@ -180,10 +181,9 @@ def call_overhead_s(path: str, dataset_name: str = "data", calls: int = 200) -> 
     return max(0.0, (float(np.median(wrapped)) - float(np.median(bare))) / 1e9)
 
 
-class HDF5Backend:
-    name = "hdf5"
+class HDF5Backend(Backend):
+    name = HDF5
     label = "HDF5"  # in messages
-    fill_times = ("ifset", "never", "alloc")  # HDF5's fill times, each a write variant
 
     def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options) -> int:
         return write_stored(path, stored, layout, compression, dataset_name, strategy, fill_time, options)

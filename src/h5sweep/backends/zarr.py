@@ -30,12 +30,14 @@ import zarr
 from zarr.codecs import BloscCodec, BloscShuffle, GzipCodec, ZstdCodec
 from zarr.storage import LocalStore
 
-from h5sweep.backends.zarr_options import ZARR_CODEC_FAMILIES, ZarrReader
-from h5sweep.compression import Compression
-from h5sweep.fastwrite import prefetched
-from h5sweep.layouts import Layout, storage_order
-from h5sweep.pagecache import fsync_path
-from h5sweep.selections import Selection
+from h5sweep.backends import ZARR, base
+from h5sweep.backends.base import Backend, OpenedStore
+from h5sweep.backends.fastwrite import prefetched
+from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader
+from h5sweep.measure.pagecache import fsync_path
+from h5sweep.storage.codecs import Compression
+from h5sweep.storage.layouts import Layout, storage_order
+from h5sweep.storage.selections import Selection
 
 # the table's shuffle -> (zarr-python's Blosc shuffle, numcodecs' Blosc shuffle)
 _SHUFFLES = {
@@ -187,7 +189,7 @@ def shard_chunk_sizes(path: str, chunks_per_shard: tuple[int, ...]) -> np.ndarra
     return np.where(index[..., 1] == MISSING, 0, sizes).astype(np.int64)
 
 
-class StoredChunks:
+class StoredChunks(base.StoredChunks):
     """Stored (encoded) size of every chunk (its file, or its range in a shard file), to say
     how many bytes a selection needs and how many files it opens."""
 
@@ -248,7 +250,7 @@ class _ChunkFiles:
         return fetch
 
 
-class ZarrPythonStore:
+class ZarrPythonStore(OpenedStore):
     """A store opened by zarr-python for timed reads."""
 
     def __init__(self, path: str, reader: ZarrReader):
@@ -266,7 +268,7 @@ class ZarrPythonStore:
         self.array = None
 
 
-class TensorstoreStore:
+class TensorstoreStore(OpenedStore):
     """A store opened by tensorstore (Zarr v3 driver, chunk cache off) for timed reads."""
 
     def __init__(self, path: str, reader: ZarrReader):
@@ -289,10 +291,9 @@ class TensorstoreStore:
         self.array = None
 
 
-class ZarrBackend:
-    name = "zarr"
+class ZarrBackend(Backend):
+    name = ZARR
     label = "Zarr"
-    fill_times = ("ifset",)  # Zarr writes no fill values: a chunk is stored when data arrives
 
     def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options) -> int:
         if fill_time not in self.fill_times:
@@ -321,9 +322,6 @@ class ZarrBackend:
 
     def paths_to_evict(self, path) -> list[str]:
         return store_files(path)
-
-    def call_overhead_s(self, path, dataset_name) -> float:
-        return float("nan")  # the binding is the library: nothing to separate
 
     def versions(self) -> dict:
         return {

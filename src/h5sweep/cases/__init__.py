@@ -23,7 +23,7 @@ from h5sweep.cases.subcube import SubcubeCase
 from h5sweep.cases.whole import WholeCase
 from h5sweep.cases.write import WriteCase
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Shape
+from h5sweep.storage.layouts import Shape
 
 READ_CASES: dict[str, type[ReadCase]] = {
     case.name: case for case in (SliceCase, SpectraCase, SubcubeCase, WholeCase, RowsCase, ColumnCase)

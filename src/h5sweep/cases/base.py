@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Shape
-from h5sweep.selections import Selection, case_rng, visit
+from h5sweep.measure import rates
+from h5sweep.storage.layouts import Shape
+from h5sweep.storage.selections import Selection, case_rng, visit
 
 # How a read case meets the page cache: ``first`` evicts and reopens the file before the
 # case (the study's: a first access, then sustained reads of an open file); ``every`` before

@@ -12,7 +12,7 @@ import re
 
 from h5sweep.cases.base import ReadCase
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Shape
+from h5sweep.storage.layouts import Shape
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
+from h5sweep.measure import rates
 
 DEFAULT_SIZES = [4 * 1024 * 4**k for k in range(9)]  # 4 KiB ... 256 MiB
 
@@ -58,7 +58,7 @@ SPEC = CaseSpec(
     enabled=lambda sweep: sweep.iosize is not None,
     figures=lambda sweep: ["iosize-{filesystem}"],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: 2 * len(sweep.iosize.sizes) * sweep.iosize.repeats),
-    runner="h5sweep.iosize:run_iosize",
+    runner="h5sweep.cases.iosize_run:run_iosize",
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
 )

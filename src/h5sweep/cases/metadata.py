@@ -7,10 +7,10 @@ dataset ``(spectra, z)``. N = 1 is the consolidated layout.
 
 from __future__ import annotations
 
-from h5sweep import rates
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Shape
+from h5sweep.measure import rates
+from h5sweep.storage.layouts import Shape
 
 
 class MetadataCase:
@@ -48,7 +48,7 @@ SPEC = CaseSpec(
     enabled=lambda sweep: sweep.metadata is not None,
     figures=lambda sweep: ["metadata-{filesystem}"],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: len(sweep.metadata.datasets) * sweep.metadata.repeats),
-    runner="h5sweep.metadata:run_metadata",
+    runner="h5sweep.cases.metadata_run:run_metadata",
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: sweep.raw_bytes + 64 * 1024,  # its file, beside the test stores
 )

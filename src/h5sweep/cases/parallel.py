@@ -1,6 +1,6 @@
 """Serial against independent and collective MPI-IO reads (Folk & Choi's TeraGrid study) on
 a 2-D image ``[rows, columns]``: each access reads a block of whole columns, ``k`` per rank,
-in every mode, for every process count; run by :mod:`h5sweep.parallel` under ``mpirun``
+in every mode, for every process count; run by :mod:`h5sweep.cases.parallel_run` under ``mpirun``
 (locally) or ``srun --mpi=pmix`` (in a SLURM job) with the parallel h5py of ``.venv-mpi``.
 
 Settings: ``processes`` (MPI ranks of each run), ``columns_per_access`` (k), ``modes``,
@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from h5sweep import rates
+from h5sweep.backends import HDF5
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Shape
+from h5sweep.measure import rates
+from h5sweep.storage.layouts import Shape
 
 MODES = ("serial", "independent", "collective")
 # The MPI environment's Python (make install-mpi); H5SWEEP_MPI_PYTHON overrides it.
@@ -62,7 +63,7 @@ class ParallelCase:
             raise ConfigError(key, self.settings, f"needs the MPI environment {mpi_python()}: run `make install-mpi`")
 
     def settings_for(self, job) -> dict:
-        """What one run of :mod:`h5sweep.parallel` receives."""
+        """What one run of :mod:`h5sweep.cases.parallel_run` receives."""
         return {
             "dataset": job.dataset,
             "layout": job.settings["layout"],
@@ -134,9 +135,9 @@ SPEC = CaseSpec(
     enabled=lambda sweep: getattr(sweep, "parallel", None) is not None,
     figures=lambda sweep: ["parallel-{filesystem}"],
     job_cost=rates.store_job(timed_seconds),
-    runner="h5sweep.parallel:measure",
+    runner="h5sweep.cases.parallel_run:measure",
     mem_mb=memory_mb,
     threads=tasks,  # locally: the cores mpirun's ranks take; on SLURM, tasks of one CPU each
-    backends=("hdf5",),  # MPI-IO through parallel HDF5
+    backends=(HDF5,),  # MPI-IO through parallel HDF5
     mpi_tasks=tasks,
 )

@@ -8,11 +8,12 @@ seed, the same for every layout.
 
 from __future__ import annotations
 
-from h5sweep import rates
+from h5sweep.backends import HDF5
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import Shape
-from h5sweep.selections import Selection, case_rng, random_boxes
+from h5sweep.measure import rates
+from h5sweep.storage.layouts import Shape
+from h5sweep.storage.selections import Selection, case_rng, random_boxes
 
 
 class ScalingCase:
@@ -90,8 +91,8 @@ SPEC = CaseSpec(
     enabled=lambda sweep: sweep.scaling is not None,
     figures=lambda sweep: ["scaling-{filesystem}"],
     job_cost=rates.store_job(timed_seconds),
-    runner="h5sweep.scaling:measure",
+    runner="h5sweep.cases.scaling_run:measure",
     mem_mb=memory_mb,
     threads=lambda sweep: max(sweep.scaling.processes),
-    backends=("hdf5",),  # its workers read through h5py
+    backends=(HDF5,),  # its workers read through h5py
 )

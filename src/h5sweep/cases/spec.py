@@ -6,7 +6,7 @@ A case that runs in a job of its own (``runner``) needs no rule or script of its
 workflow's ``measure_store_case`` and ``measure_filesystem_case`` rules run any such case by
 name, and ``measure_mpi_case`` any MPI case (``mpi_tasks``). Adding one is its module (case,
 ``SPEC``, runner), its registration, its test config, test and docs; a figure of its own is
-a function in :mod:`h5sweep.plots` and a plot rule.
+a function in :mod:`h5sweep.report.figures` and a plot rule.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ class CaseSpec:
     figures: Callable[[object], list[str]]  # its figures' names (with {filesystem}) for a sweep
     # (job seconds, timed seconds) of one of its jobs, for a test store (store scope: an object
     # with .layout and .compression) or a filesystem; from_device is false on a filesystem that
-    # keeps its files in memory. Built from h5sweep.rates.
+    # keeps its files in memory. Built from h5sweep.measure.rates.
     job_cost: Callable[[object, object, bool], tuple[float, float]]
     # Cases with a job of their own: "module:function" that measures, imported only in the job;
     # store scope: function(job, backend, store_path, source) -> rows; filesystem scope:
     # function(directory, case, data, settle_s) -> rows (settle_s: the filesystem's rest before a
-    # timed write, h5sweep.release). None: the case runs inside generate or query.
+    # timed write, h5sweep.measure.settle). None: the case runs inside generate or query.
     runner: str | None = None
     mem_mb: Callable[[object], int] | None = None  # its job's memory at the first attempt
     threads: Callable[[object], int] = _one_thread  # its job's threads

@@ -8,10 +8,10 @@ included in the time.
 
 from __future__ import annotations
 
-from h5sweep import rates, release
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
-from h5sweep.layouts import WRITE_STRATEGIES
+from h5sweep.measure import rates, settle
+from h5sweep.storage.layouts import WRITE_STRATEGIES
 
 FILL_TIMES = ("ifset", "never", "alloc")
 # The variant whose file the read cases query: what a converter writing chunk by chunk, with
@@ -58,11 +58,11 @@ class WriteCase:
 
 def _generate_job(sweep, store, from_device):
     """The generate job: making the data, the timed writes, the query file, and the rest
-    before each variant's first write (inside its window, h5sweep.release)."""
+    before each variant's first write (inside its window, h5sweep.measure.settle)."""
     layout, compression = store.layout, store.compression
-    settle = release.settle_seconds(store.filesystem) * len(sweep.write_case.variants())
-    job = rates.generate_seconds(sweep, layout, compression) + settle
-    return job, rates.write_case_seconds(sweep, layout, compression) + settle
+    settle_s = settle.settle_seconds(store.filesystem) * len(sweep.write_case.variants())
+    job = rates.generate_seconds(sweep, layout, compression) + settle_s
+    return job, rates.write_case_seconds(sweep, layout, compression) + settle_s
 
 
 SPEC = CaseSpec(

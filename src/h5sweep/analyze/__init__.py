@@ -1,0 +1,1 @@
+"""Analysis: aggregation, statistics, the score and the recommendation."""

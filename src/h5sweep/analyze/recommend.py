@@ -1,0 +1,517 @@
+"""From measurements to a decision: which layout to choose for the user's read mix.
+
+Per filesystem (and backend), every layout and compression of the grid is ranked by the
+weighted geometric mean of its paired time ratios to the contiguous layout: per read case,
+the median over selections of (this layout's time / contiguous's time on the same selection);
+then ``exp(sum_c w_c log median_c / sum_c w_c)`` with the read mix's weights ``w_c``. Its 95%
+interval comes from a paired bootstrap over selections (every layout resampled with the same
+selections, as they were measured), with a fixed seed so that the same measurements give the
+same table. Layouts whose interval overlaps the fastest one's are tied with it: the
+measurements cannot tell them apart, and the verdict says so instead of picking by noise.
+
+Layouts beyond the user's limits (file size relative to the raw data, write time) are listed
+but not chosen. Nothing here imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from h5sweep.backends import REFERENCE
+from h5sweep.backends import label as _backend_label
+from h5sweep.host import measured_caveat
+from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
+
+BASELINE_LAYOUT_ID = "contiguous"
+STATISTICS = ("first-access", "sustained")
+STATISTIC_WORDS = {
+    "first-access": "first access after the file was evicted and reopened",
+    "sustained": "sustained reads of an open file",
+}
+BOOTSTRAP_SAMPLES = 2000
+BOOTSTRAP_SEED = 20_261_122
+CONFIDENCE = 0.95
+CANDIDATE_KEYS = ["filesystem", "backend", "layout_id", "compression"]
+COLUMNS = [
+    "filesystem",
+    "fs_type",
+    "backend",
+    "rank",
+    "layout_id",
+    "layout_name",
+    "chunk_shape",
+    "compression",
+    "weighted_ratio",
+    "weighted_ratio_ci_low",
+    "weighted_ratio_ci_high",
+    "tied_with_best",
+    "recommended",
+    "meets_limits",
+    "excluded_by",
+    "file_bytes",
+    "file_ratio",
+    "write_median_s",
+    "statistic",
+    "weights",
+    "selections",
+]
+
+
+def weights_of(settings: dict) -> dict[str, float]:
+    """The read mix: the configured weights, or every read case weighted equally."""
+    configured = settings["recommend"].get("weights") or {}
+    if not configured:
+        return {case: 1.0 for case in settings["read_cases"]}
+    return {case: float(configured.get(case, 0.0)) for case in settings["read_cases"] if configured.get(case, 0)}
+
+
+def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """The timed reads the recommendation compares: the read mix's cases, in the sweep's
+    first visiting policy and chunk cache, of the statistic's kind (``first-access``: reads
+    after eviction and reopening, i.e. ``cold: every``, else each case's first read of the
+    file; ``sustained``: the reads of an open file after its first under ``cold: first``)."""
+    weights = weights_of(settings)
+    reads = measurements[measurements["case"].isin(list(weights))] if "case" in measurements else measurements
+    if reads.empty or "cold_mode" not in reads:  # no read case measured
+        return reads.iloc[0:0]
+    if "policy" in reads:
+        reads = reads[reads["policy"] == settings["policy"]]
+    reads = reads[_in_first_read_option(reads, settings["read_options"])]
+    if settings["recommend"]["statistic"] == "sustained":
+        return reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] > 0)]
+    every = reads[reads["cold_mode"] == "every"]
+    first = reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] == 0)]
+    return pd.concat([every, first[~first["case"].isin(set(every["case"]))]])
+
+
+def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.Series:
+    """Whether each read was made in its backend's first read option (HDF5: the first chunk
+    cache; Zarr: the first reader), the settings ``options`` gives per backend."""
+    keep = pd.Series(False, index=reads.index)
+    backend = reads["backend"] if "backend" in reads else pd.Series(REFERENCE, index=reads.index)
+    for name, columns in options.items():
+        mine = backend == name
+        for column, value in columns.items():
+            if column in reads:
+                mine &= reads[column].isna() if value is None else reads[column] == value
+        keep |= mine
+    return keep
+
+
+def _log_ratios(reads: pd.DataFrame) -> pd.DataFrame:
+    """Per read: log of its time over contiguous's on the same selection (filesystem, case and
+    repeat): the contiguous HDF5 file's, the one contiguous store of the sweep."""
+    pair = ["filesystem", "case", "repeat"]
+    baseline = reads["layout_id"] == BASELINE_LAYOUT_ID
+    if "backend" in reads:  # the reference backend's contiguous store (raw has one too)
+        baseline &= reads["backend"] == REFERENCE
+    base = reads[baseline][[*pair, "seconds"]].rename(columns={"seconds": "_base"})
+    joined = reads.merge(base, on=pair, how="inner")
+    joined = joined[(joined["seconds"] > 0) & (joined["_base"] > 0)]
+    return joined.assign(log_ratio=np.log(joined["seconds"] / joined["_base"]))
+
+
+def _weighted(per_case: dict[str, np.ndarray], weights: dict[str, float]) -> float:
+    total = sum(weights[c] for c in per_case)
+    return sum(weights[c] * float(np.median(v)) for c, v in per_case.items()) / total
+
+
+def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """The recommendation table: one row per filesystem, backend, layout and compression."""
+    return rank_selected_reads(selected_reads(measurements, settings), summary, settings)
+
+
+def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """:func:`rank_layouts` of the reads :func:`selected_reads` chose."""
+    weights = weights_of(settings)
+    if reads.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    ratios = _log_ratios(reads)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    rows = []
+    # every backend's stores are ranked together: their ratios share the contiguous HDF5 file
+    for filesystem, group in ratios.groupby("filesystem", sort=True):
+        cases = sorted(set(group["case"]), key=list(weights).index)
+        # the same resampled selections (by repeat) for every layout: a paired bootstrap
+        repeats = {c: np.sort(group.loc[group["case"] == c, "repeat"].unique()) for c in cases}
+        draws = {c: rng.integers(0, len(r), size=(BOOTSTRAP_SAMPLES, len(r))) for c, r in repeats.items()}
+        for (backend, layout_id, compression), part in group.groupby(
+            ["backend", "layout_id", "compression"], sort=False
+        ):
+            per_case, boot = {}, np.zeros(BOOTSTRAP_SAMPLES)
+            total = sum(weights[c] for c in cases)
+            for c in cases:
+                series = part[part["case"] == c].set_index("repeat")["log_ratio"]
+                values = series.reindex(repeats[c]).to_numpy()
+                if np.isnan(values).any():  # a layout without every selection cannot be paired
+                    values = values[~np.isnan(values)]
+                    picks = rng.integers(0, len(values), size=(BOOTSTRAP_SAMPLES, len(values)))
+                else:
+                    picks = draws[c]
+                per_case[c] = values
+                boot += weights[c] * np.median(values[picks], axis=1) / total
+            low, high = np.quantile(boot, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
+            first = part.iloc[0]
+            rows.append(
+                {
+                    "filesystem": filesystem,
+                    "fs_type": first.get("fs_type", ""),
+                    "backend": backend,
+                    "layout_id": layout_id,
+                    "layout_name": first.get("layout_name", "") or "",
+                    "chunk_shape": first.get("chunk_shape", "") or "",
+                    "compression": compression,
+                    "weighted_ratio": math.exp(_weighted(per_case, weights)),
+                    "weighted_ratio_ci_low": math.exp(low),
+                    "weighted_ratio_ci_high": math.exp(high),
+                    "statistic": settings["recommend"]["statistic"],
+                    "weights": ", ".join(f"{c} {weights[c]:g}" for c in cases),
+                    "selections": int(sum(len(v) for v in per_case.values())),
+                    **{f"ratio_{c}": math.exp(float(np.median(v))) for c, v in per_case.items()},
+                }
+            )
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    table = _with_costs(table, summary)
+    table = _with_limits(table, settings["recommend"])
+    return _ranked(table)
+
+
+def _with_costs(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """File size (and its ratio to the raw data) and the write case's median time, per store."""
+    keys = CANDIDATE_KEYS
+    sizes = summary.dropna(subset=["file_bytes"]).drop_duplicates(keys)[[*keys, "file_bytes", "raw_bytes"]]
+    writes = summary[(summary["case"] == "write") & summary["primary"].astype(bool)]
+    writes = writes.drop_duplicates(keys)[[*keys, "median_s"]].rename(columns={"median_s": "write_median_s"})
+    out = table.merge(sizes, on=keys, how="left").merge(writes, on=keys, how="left")
+    out["file_ratio"] = out["file_bytes"] / out["raw_bytes"]
+    return out.drop(columns="raw_bytes")
+
+
+def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
+    reasons = []
+    for _, row in table.iterrows():
+        why = []
+        limit = recommend.get("max_file_ratio")
+        if limit is not None and not row["file_ratio"] <= limit:
+            why.append(f"file {row['file_ratio']:.2f}x raw > {limit:g}")
+        limit = recommend.get("max_write_s")
+        if limit is not None and not row["write_median_s"] <= limit:
+            why.append(f"write {row['write_median_s']:.3g} s > {limit:g} s")
+        reasons.append("; ".join(why))
+    return table.assign(excluded_by=reasons, meets_limits=[not r for r in reasons])
+
+
+def _ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """Ranks within each filesystem, every backend's stores together (layouts within the
+    limits first, fastest first); the fastest within the limits, and those whose interval
+    overlaps its interval, tied with it; of the tied, the smallest file is the recommendation."""
+    out = []
+    for _, group in table.groupby("filesystem", sort=True):
+        group = group.sort_values(["meets_limits", "weighted_ratio"], ascending=[False, True], kind="stable")
+        group = group.assign(rank=range(1, len(group) + 1), tied_with_best=False, recommended=False)
+        eligible = group[group["meets_limits"]]
+        if not eligible.empty:
+            best = eligible.iloc[0]
+            tied = eligible["weighted_ratio_ci_low"] <= best["weighted_ratio_ci_high"]
+            group.loc[eligible.index[tied], "tied_with_best"] = True
+            smallest = eligible[tied].sort_values(["file_bytes", "weighted_ratio"], kind="stable").index[0]
+            group.loc[smallest, "recommended"] = True
+        out.append(group)
+    ranked = pd.concat(out, ignore_index=True)
+    extra = [c for c in ranked.columns if c.startswith("ratio_")]
+    return ranked[[*COLUMNS, *extra]]
+
+
+def label(row, with_backend: bool = False) -> str:
+    """A layout and compression as a reader would say it (ids as the config and tables spell
+    them), and the backend where several are ranked together."""
+    name = row["layout_id"] if not row["layout_name"] else f"{row['layout_name']} ({row['chunk_shape']})"
+    name = name if row["compression"] == "none" else f"{name} with {row['compression']}"
+    if with_backend:
+        name = f"{_backend_label(row['backend'])} {name}"
+    return name
+
+
+def _several_backends(group: pd.DataFrame) -> bool:
+    return "backend" in group and group["backend"].nunique() > 1
+
+
+def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
+    """Why, from the model and the device, per filesystem: for the recommended
+    layout and the one it is best compared with (contiguous, or if contiguous is chosen the
+    fastest other layout), per read case, the chunks a read touches and the bytes the model
+    says it needs (stored bytes of those chunks; contiguous: the bytes selected), and what
+    the device delivered (medians of the compared reads)."""
+    out = {}
+    if table.empty or not {"chunks_touched", "stored_bytes_touched", "device_read_bytes"} <= set(reads.columns):
+        return out
+    for filesystem, group in table.groupby("filesystem", sort=True):
+        chosen = group[group["recommended"]]
+        others = group[group["meets_limits"] & ~group["recommended"]]
+        if chosen.empty or others.empty:
+            continue
+        pick = chosen.iloc[0]
+        if pick["layout_id"] == BASELINE_LAYOUT_ID:
+            other = others.iloc[0]
+        else:
+            base = group[group["layout_id"] == BASELINE_LAYOUT_ID]
+            other = base.iloc[0] if not base.empty else others.iloc[0]
+        mine = reads[reads["filesystem"] == filesystem]
+        from_device = bool((mine["device_read_bytes"] > 0).any())
+        several = _several_backends(group)
+        parts = []
+        for case in dict.fromkeys(mine["case"]):
+            of_case = mine[mine["case"] == case]
+            said = [_per_read(of_case, row, from_device, several) for row in (pick, other)]
+            if all(said):
+                parts.append(f"{case}: " + "; ".join(said))
+        if parts:
+            out[filesystem] = "Why, per read (medians): " + " | ".join(parts) + "."
+    return out
+
+
+def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = False) -> str:
+    mine = reads[(reads["layout_id"] == row["layout_id"]) & (reads["compression"] == row["compression"])]
+    if "backend" in reads:
+        mine = mine[mine["backend"] == row["backend"]]
+    if mine.empty:
+        return ""
+    if row["layout_id"] == BASELINE_LAYOUT_ID:
+        words = f"{label(row, with_backend)} selects {mine['bytes_selected'].median() / 1e6:.3g} MB"
+    else:
+        words = (
+            f"{label(row, with_backend)} touches {int(mine['chunks_touched'].median())} chunks holding "
+            f"{mine['stored_bytes_touched'].median() / 1e6:.3g} MB"
+        )
+    if from_device:
+        words += f", the device delivered {mine['device_read_bytes'].median() / 1e6:.3g} MB"
+    return words
+
+
+def verdict(group: pd.DataFrame) -> str:
+    """One paragraph, in words, for one filesystem (every backend's stores ranked together)."""
+    first = group.iloc[0]
+    several = _several_backends(group)
+    backends = ", ".join(_backend_label(b) for b in sorted(set(group["backend"])))
+    where = f"On {first['filesystem']} ({first['fs_type']}, {backends})"
+    name_of = partial(label, with_backend=several)
+    mix = f"for this read mix ({first['weights']}; {STATISTIC_WORDS[first['statistic']]})"
+    chosen = group[group["recommended"]]
+    if chosen.empty:
+        return f"{where}, no layout meets the limits; the table lists why each was excluded."
+    best = group[group["tied_with_best"]].iloc[0]
+    pick = chosen.iloc[0]
+    tied = group[group["tied_with_best"]]
+    if best["layout_id"] == BASELINE_LAYOUT_ID:
+        text = f"{where}, {mix}, {name_of(best)} is the fastest"
+        runner_up = group[(group.index != best.name) & group["meets_limits"]]
+        if not runner_up.empty:
+            r = runner_up.iloc[0]
+            text += (
+                f"; the next, {name_of(r)}, takes {r['weighted_ratio']:.2f}x its time "
+                f"(95% interval {r['weighted_ratio_ci_low']:.2f}-{r['weighted_ratio_ci_high']:.2f})"
+            )
+        text += "."
+    else:
+        text = (
+            f"{where}, {mix}, {name_of(best)} is the fastest: {best['weighted_ratio']:.2f}x contiguous's time "
+            f"(95% interval {best['weighted_ratio_ci_low']:.2f}-{best['weighted_ratio_ci_high']:.2f})."
+        )
+    if len(tied) > 1:
+        others = ", ".join(name_of(r) for _, r in tied.iterrows() if r.name != best.name)
+        text += f" The measurements cannot tell it apart from {others}."
+    contiguous = group[group["layout_id"] == BASELINE_LAYOUT_ID]
+    size_words = ""
+    if not contiguous.empty and pick["file_bytes"] > 0:
+        factor = contiguous.iloc[0]["file_bytes"] / pick["file_bytes"]
+        size_words = f" and {factor:.1f}x smaller than contiguous" if factor >= 1.05 else ""
+    slower = pick["weighted_ratio"] / best["weighted_ratio"] - 1
+    if pick.name == best.name:
+        text += f" Choose {name_of(pick)}{': it is the smallest of these' if len(tied) > 1 else ''}"
+        text += f"{size_words}." if size_words else "."
+    else:
+        text += f" Choose {name_of(pick)}: within {100 * slower:.0f}% of the fastest{size_words}."
+    auto = group[group["layout_name"] == AUTO_LAYOUT_NAME]
+    if not auto.empty:
+        a = auto.iloc[0]
+        text += (
+            f" h5py's own chunking (chunks=True) would pick {a['chunk_shape']}: rank {int(a['rank'])} of "
+            f"{len(group)}, {a['weighted_ratio']:.2f}x contiguous's time"
+            f"{', tied with the fastest' if a['tied_with_best'] else ''}."
+        )
+    excluded = group[~group["meets_limits"]]
+    if not excluded.empty:
+        text += f" {len(excluded)} layout(s) exceed the limits and were not chosen."
+    return text
+
+
+def machine_caveat(reads: pd.DataFrame) -> str | None:
+    """The caveat where the reads ranked were cold on a machine whose memory is unsteady
+    (:func:`h5sweep.host.measured_caveat`), from each row's own record of its node."""
+    needed = {"filesystem", "host", "free_page_reporting_ms", "cache_state"}
+    if not needed <= set(reads.columns):
+        return None
+    cold = reads[reads["cache_state"] == "cold"]
+    return measured_caveat(
+        zip(cold["filesystem"], cold["host"], cold["free_page_reporting_ms"].astype(int), strict=True)
+    )
+
+
+def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:
+    """``recommendation.md``: the verdicts first (and a ``caveat`` on the machine, where there
+    is one), then each filesystem's ranking."""
+    lines = ["# Recommendation", ""]
+    if table.empty:
+        return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
+    limits = settings["recommend"]
+    stated = [
+        f"file at most {limits['max_file_ratio']:g}x the raw data" if limits.get("max_file_ratio") else "",
+        f"write at most {limits['max_write_s']:g} s" if limits.get("max_write_s") else "",
+    ]
+    stated = [s for s in stated if s]
+    groups = list(table.groupby("filesystem", sort=True))
+    for keys, group in groups:
+        lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
+    lines += [caveat, ""] if caveat else []
+    lines += [
+        "Ratios are times relative to the contiguous layout on the same selections (below 1 is faster), "
+        "combined over the read cases as a weighted geometric mean; intervals are 95% (paired bootstrap over "
+        "selections). Layouts marked tied cannot be told apart from the fastest by these measurements."
+        + (f" Limits: {', '.join(stated)}." if stated else ""),
+        "",
+    ]
+    for filesystem, group in groups:
+        lines += [f"## {filesystem} ({', '.join(sorted(set(group['backend'])))})", ""]
+        ratio_cols = [c for c in group.columns if c.startswith("ratio_") and group[c].notna().any()]
+        head = ["rank", "layout", "ratio", "95% interval", *[c.removeprefix("ratio_") for c in ratio_cols]]
+        head += ["file / raw", "write [s]", ""]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for _, row in group.iterrows():
+            cells = _cells(row, _several_backends(group))
+            cells[4:4] = [f"{row[c]:.2f}" if pd.notna(row[c]) else "" for c in ratio_cols]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _cells(row, with_backend: bool = False) -> list[str]:
+    """A ranking row as the tables show it: rank, layout, ratio, interval, file / raw, write
+    time, and whether it is recommended, tied or beyond a limit."""
+    mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
+    return [
+        str(int(row["rank"])),
+        label(row, with_backend),
+        f"{row['weighted_ratio']:.2f}",
+        f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
+        f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
+        f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
+        mark,
+    ]
+
+
+def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:
+    """The same as :func:`markdown` in reStructuredText, for the report's first page."""
+    lines = ["Recommendation", "==============", ""]
+    if table.empty:
+        return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
+    groups = list(table.groupby("filesystem", sort=True))
+    for keys, group in groups:
+        text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
+        lines += [text.replace("*", "\\*"), ""]
+    lines += [caveat, ""] if caveat else []
+    lines += [
+        "Ratios: time relative to contiguous on the same selections, weighted geometric mean over the read "
+        "cases, 95% interval from a paired bootstrap; *tied*: cannot be told apart from the fastest. The full "
+        "ranking is ``recommendation.csv`` (under Results), the summary table ``summary.csv``, the figures below.",
+        "",
+    ]
+    for filesystem, group in groups:
+        title = f"{filesystem} ({', '.join(sorted(set(group['backend'])))})"
+        lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", ""]
+        head = ["rank", "layout", "ratio to contiguous", "95% interval", "file / raw", "write [s]", ""]
+        lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
+        for _, row in group.iterrows():
+            cells = _cells(row, _several_backends(group))
+            lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
+    """The MPI-IO case (``cases.parallel``), per filesystem and columns per rank: the fastest
+    layout, mode and process count by median time, with the study's ratios of medians at that
+    process count: chunked / contiguous (same mode) and the faster MPI-IO mode / serial (same
+    layout)."""
+    columns = ["filesystem", "columns_per_access", "layout_id", "mode", "processes", "median_s", "min_s"]
+    if summary.empty or "case" not in summary or not (summary["case"] == "parallel").any():
+        return pd.DataFrame(columns=[*columns, "chunked_vs_contiguous", "parallel_vs_serial"])
+    runs = summary[summary["case"] == "parallel"]
+    out = []
+    for (filesystem, k), group in runs.groupby(["filesystem", "columns_per_access"], sort=True):
+        best = group.sort_values("median_s", kind="stable").iloc[0]
+        same = group[group["processes"] == best["processes"]].set_index(["layout", "mode"])["median_s"]
+        other_layout = "contiguous" if best["layout"] == "chunked" else "chunked"
+        ratio = same.get((best["layout"], best["mode"]), np.nan) / same.get((other_layout, best["mode"]), np.nan)
+        chunked_vs_contiguous = ratio if best["layout"] == "chunked" else 1 / ratio
+        serial = same.get((best["layout"], "serial"), np.nan)
+        mpi = [same.get((best["layout"], m), np.nan) for m in ("independent", "collective")]
+        mpi_best = np.nanmin(mpi) if not np.isnan(mpi).all() else np.nan
+        out.append(
+            {
+                **{c: best[c] for c in columns if c not in ("filesystem", "columns_per_access")},
+                "filesystem": filesystem,
+                "columns_per_access": int(k),
+                "chunked_vs_contiguous": chunked_vs_contiguous,
+                "parallel_vs_serial": mpi_best / serial,
+            }
+        )
+    return pd.DataFrame(out)[[*columns, "chunked_vs_contiguous", "parallel_vs_serial"]]
+
+
+def parallel_markdown(summary: pd.DataFrame) -> str:
+    """The MPI-IO section of ``recommendation.md`` (empty without the parallel case)."""
+    verdicts = parallel_verdicts(summary)
+    if verdicts.empty:
+        return ""
+    lines = ["## MPI-IO reads (cases.parallel)", ""]
+    for _, v in verdicts.iterrows():
+        mode = "one process" if v["mode"] == "serial" else f"{v['mode']} MPI-IO on {int(v['processes'])} processes"
+        lines.append(
+            f"On {v['filesystem']}, reading {v['columns_per_access']} column(s) per rank, {v['layout_id']} read by "
+            f"{mode} is the fastest (median {v['median_s'] * 1e3:.3g} ms, best {v['min_s'] * 1e3:.3g} ms); at that "
+            f"process count chunked takes {v['chunked_vs_contiguous']:.2f}x contiguous's time and the faster "
+            f"MPI-IO mode {v['parallel_vs_serial']:.2f}x serial's (ratios of medians)."
+        )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def recommend(
+    measurements_path: str, summary_path: str, settings: dict, csv_out: str, md_out: str, rst_out: str | None = None
+) -> pd.DataFrame:
+    """Write ``recommendation.csv`` and ``recommendation.md`` (and the report's first page,
+    ``rst_out``) from the aggregated tables."""
+    from h5sweep.measure.records import read_tables, write_table
+
+    measurements = read_tables([measurements_path])
+    summary = read_tables([summary_path])
+    reads = selected_reads(measurements, settings)
+    table = rank_selected_reads(reads, summary, settings)
+    why = evidence(reads, table)
+    caveat = machine_caveat(reads)
+    write_table(table, csv_out)
+    with open(md_out, "w") as out:
+        out.write(markdown(table, settings, why, caveat) + parallel_markdown(summary))
+    if rst_out:
+        with open(rst_out, "w") as out:
+            section = parallel_markdown(summary).replace(
+                "## MPI-IO reads (cases.parallel)", "MPI-IO reads\n" + "-" * 12
+            )
+            out.write(restructured(table, settings, why, caveat) + section)
+    return table

@@ -1,0 +1,1 @@
+"""Measuring: the measurement lock, the page cache, timing, the read engine, records."""

@@ -1,0 +1,119 @@
+"""Where and with what a measurement was taken; every measurement row carries this.
+
+Among it, whether the machine hands memory it frees back to a hypervisor (free page
+reporting, column ``free_page_reporting_ms``): a virtual machine whose balloon device reports
+free pages gives the host the memory behind every page that stays free for a while, and the
+next use of such a page waits for the host to supply it again. Cold reads, whose eviction
+frees pages that the read then takes again, then fall into two speed modes that the guest's
+own counters cannot tell apart. Holding freed pages is a setting of the machine, not of a
+sweep: ``python -m h5sweep.host`` shows and changes it."""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from h5sweep.storage.filesystems import block_size, mount_info, read_ahead_kb
+
+VIRTIO_BALLOON_DEVICE = 0x0005
+VIRTIO_BALLOON_F_REPORTING = 5  # feature bit: the balloon reports free pages
+UPSTREAM_DELAY_MS = 2000  # mm/page_reporting.c reports pages free for 2 s
+DELAY_PARAMETER = "module/page_reporting/parameters/min_free_ms"
+# long enough that the pages a cold read's eviction frees are still the guest's when the
+# read that follows allocates page cache again (a sweep reads within milliseconds)
+STEADY_DELAY_MS = 100_000
+
+
+@dataclass(frozen=True)
+class FreePageReporting:
+    active: bool  # a balloon device reports freed pages to the hypervisor
+    delay_ms: int  # how long a page stays free before it is reported; -1 when not active
+    setting: str | None  # the file that sets the delay, where the kernel has one
+
+    @property
+    def short(self) -> bool:
+        """Freed pages go back to the host sooner than the memory of a sweep's evicted files
+        is used again (so cold reads fall into two speed modes)."""
+        return self.active and self.delay_ms < STEADY_DELAY_MS
+
+
+def free_page_reporting(sys_root: str = "/sys") -> FreePageReporting:
+    """Whether a virtio balloon reports freed pages on this machine, and after how long."""
+    if not any(_reports(device) for device in _virtio_devices(sys_root)):
+        return FreePageReporting(active=False, delay_ms=-1, setting=None)
+    setting = Path(sys_root, DELAY_PARAMETER)
+    try:
+        return FreePageReporting(True, int(setting.read_text().strip()), str(setting))
+    except (OSError, ValueError):
+        return FreePageReporting(True, UPSTREAM_DELAY_MS, None)
+
+
+def delay_ms() -> int:
+    """The provenance column ``free_page_reporting_ms``: the delay, or -1 where freed
+    memory stays with this machine."""
+    return free_page_reporting().delay_ms
+
+
+def _virtio_devices(sys_root: str) -> list[Path]:
+    root = Path(sys_root, "bus", "virtio", "devices")
+    try:
+        return sorted(root.iterdir())
+    except OSError:
+        return []
+
+
+def _reports(device: Path) -> bool:
+    try:
+        kind = int((device / "device").read_text().strip(), 16)
+        features = (device / "features").read_text().strip()
+    except (OSError, ValueError):
+        return False
+    bit = VIRTIO_BALLOON_F_REPORTING
+    return kind == VIRTIO_BALLOON_DEVICE and len(features) > bit and features[bit] == "1"
+
+
+@cache
+def software() -> dict:
+    import numpy
+
+    from h5sweep import __version__
+
+    return {"h5sweep_version": __version__, "numpy_version": numpy.__version__}
+
+
+def provenance(filesystem_dir: str, settings_hash: str, library_versions: dict) -> dict:
+    """Columns shared by every row a job writes; ``library_versions`` are the backend's
+    (:meth:`h5sweep.backends.base.Backend.versions`), ``settings_hash`` the job's settings'."""
+    mount = mount_info(filesystem_dir)
+    probe = _existing(filesystem_dir)
+    return {
+        "host": socket.gethostname(),
+        "fs_type": mount.fs_type,
+        "fs_path": os.path.realpath(filesystem_dir),
+        "fs_mount": mount.mount_point,
+        "fs_device": mount.device,
+        "fs_mount_options": mount.options,
+        "fs_block_bytes": block_size(probe),
+        "read_ahead_kb": read_ahead_kb(probe),
+        "free_page_reporting_ms": delay_ms(),
+        "h5sweep_version": software()["h5sweep_version"],
+        **library_versions,
+        "numpy_version": software()["numpy_version"],
+        "python_version": platform.python_version(),
+        "config_hash": settings_hash,
+        "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""),
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def _existing(path: str) -> str:
+    """``path`` or its nearest existing ancestor."""
+    path = os.path.abspath(path)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return path

@@ -1,0 +1,136 @@
+"""The time model's rates and the stage models every case shares (making the data, writing a
+test store, reading it), in seconds. Rates are this project's reference machine's (2 cores,
+ext4 on a virtual disk; see ``bench/``); the model sizes an allocation, it measures nothing.
+
+A case's own time model lives in its module (``job_cost`` in its spec, see
+:mod:`h5sweep.cases.spec`) and is built from these. Nothing here imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import math
+
+from h5sweep.measure import settle
+
+MB = 1_000_000
+STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
+FAST_WRITE_BYTES_PER_S = {"none": 1000 * MB, "filtered": 70 * MB}  # filtered: per thread
+MAKE_DATA_BYTES_PER_S = 150 * MB
+READ_BYTES_PER_S = {"none": 2000 * MB, "filtered": 300 * MB}  # decompression bound
+SECONDS_PER_WRITTEN_CHUNK = 12e-6
+SECONDS_PER_READ_CHUNK = 15e-6
+# Per chunk read by a backend with one file per chunk (Zarr: open, read, close a file, and the
+# reader's own per-chunk work; zarr-python cold, 625 chunk files in 145 ms on this machine)
+SECONDS_PER_CHUNK_FILE = 250e-6
+SECONDS_PER_JOB = 2.0  # starting Python and the packages
+SECONDS_PER_REOPEN = 0.003  # close, evict and reopen a file before a selection (cold: every)
+DEVICE_READ_BYTES_PER_S = 200 * MB  # a cold read from a block device, of the chunks' raw size
+SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
+
+
+def write_rate(compression) -> float:
+    """Bytes of raw data a second through HDF5's standard write path, one thread."""
+    return STANDARD_WRITE_BYTES_PER_S["none"] if compression.is_none else compression.codec.write_bytes_per_s
+
+
+def read_rate(compression) -> float:
+    """Bytes of raw data a second read and decoded (the decoding bound, data in memory)."""
+    return READ_BYTES_PER_S["none"] if compression.is_none else compression.codec.read_bytes_per_s
+
+
+def write_case_seconds(sweep, layout, compression) -> float:
+    """The timed writes of the write case (every variant and repeat): serial windows."""
+    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+    chunks = layout.n_chunks(sweep.shape)
+    standard = allocated / write_rate(compression) + chunks * SECONDS_PER_WRITTEN_CHUNK
+    return len(sweep.write_case.variants()) * sweep.write_case.repeats * standard
+
+
+def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
+    """A generate job: making the data, the timed writes, and the fast query file where the
+    write case leaves none to query."""
+    seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + write_case_seconds(sweep, layout, compression)
+    if not sweep.write_case.leaves_query_file:
+        allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+        if compression.is_none:
+            fast_rate = FAST_WRITE_BYTES_PER_S["none"]
+        elif compression.has_chunk_encoder:  # chunks encoded by a pool of threads
+            fast_rate = FAST_WRITE_BYTES_PER_S["filtered"] * threads
+        else:  # no encoder matches the filter: HDF5's pipeline writes the query file
+            fast_rate = write_rate(compression)
+        seconds += allocated / fast_rate + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
+    return seconds
+
+
+def read_seconds(
+    sweep, layout, compression, from_device: bool = True, backend: str | None = None
+) -> tuple[float, float]:
+    """(timed, checking) seconds of a query job's reads: every case, visiting policy, read
+    option (chunk cache, Zarr reader) and cold mode; ``cold: every`` adds a close, eviction and
+    reopen per selection and, on a filesystem with a device (``from_device``), reading what it
+    touches from there. ``backend``: a name of the sweep's backends (None: its first)."""
+    itemsize = sweep.dtype.itemsize
+    spec = next((b for b in sweep.backends if b.name == backend), sweep.backends[0])
+    variants = len(sweep.policies) * len(sweep.read_options(spec.name))
+    per_chunk = SECONDS_PER_CHUNK_FILE if spec.capabilities.file_per_chunk else SECONDS_PER_READ_CHUNK
+    timed = check = 0.0
+    for case in sweep.read_cases:
+        size = case.size(sweep.shape)
+        if layout.chunk_shape is None:
+            touched, chunks = math.prod(size) * itemsize, 0
+        else:
+            chunks = layout.chunks_touched(tuple(0 for _ in size), size)
+            touched = chunks * layout.chunk_bytes(itemsize)
+        read = touched / read_rate(compression) + chunks * per_chunk
+        for cold in case.cold_modes:
+            first_access = SECONDS_PER_REOPEN + (touched / DEVICE_READ_BYTES_PER_S if from_device else 0.0)
+            # split_read_time: the storage part of every read is fetched again, evicted again
+            # for a first access
+            split = 2.0 if getattr(sweep, "split_read_time", False) and layout.chunk_shape is not None else 1.0
+            timed += split * variants * case.repeats * (read + (first_access if cold == "every" else 0.0))
+        check += variants * len(case.cold_modes) * case.repeats * math.prod(size) * itemsize / MAKE_DATA_BYTES_PER_S
+    return timed, check
+
+
+def query_seconds(sweep, layout, compression, from_device: bool = True, backend: str | None = None) -> float:
+    timed, check = read_seconds(sweep, layout, compression, from_device, backend)
+    return SECONDS_PER_JOB + timed + check
+
+
+COPY_BYTES_PER_S = {"device": 600 * MB, "memory": 2000 * MB}  # a store's read copy, written out
+
+
+def read_copies_seconds(sweep, layout, copies: int, from_device: bool = True) -> float:
+    """Making a query job's read copies of its store (untimed; h5sweep.measure.copies): at most
+    its allocated bytes, ``copies - 1`` times."""
+    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+    return (copies - 1) * allocated / COPY_BYTES_PER_S["device" if from_device else "memory"]
+
+
+def store_job(timed_seconds):
+    """A job cost for a case with its own job per test store, from the seconds of its timed
+    work: ``(job seconds, timed seconds)`` as a spec's ``job_cost`` returns them."""
+
+    def cost(sweep, store, from_device):
+        timed = timed_seconds(sweep, store.layout, store.compression, from_device)
+        return SECONDS_PER_JOB + timed, timed
+
+    return cost
+
+
+def filesystem_job(timed_seconds, timed_writes=lambda sweep: 0):
+    """A job cost for a case run once per filesystem, from the seconds of its timed work and
+    the number of its timed writes (each after the filesystem's rest, h5sweep.measure.settle); the
+    job also starts Python and makes the dataset's values in memory."""
+
+    def cost(sweep, filesystem, from_device):
+        timed = timed_seconds(sweep) + timed_writes(sweep) * settle.settle_seconds(filesystem)
+        return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed, timed
+
+    return cost
+
+
+def cube_and_copy_mb(sweep) -> int:
+    """Memory of a job that holds the cube and the copy it reads back to check it, plus the
+    interpreter and its packages: a case spec's ``mem_mb``."""
+    return -(-2 * sweep.raw_bytes // MB) + 256  # rounded up

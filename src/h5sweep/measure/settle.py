@@ -1,0 +1,114 @@
+"""Released space: every timed write meets its disk in the same state.
+
+On a thin-provisioned virtual disk mounted with ``discard`` (the reference machine), what a
+write costs depends on where its blocks come from. A 1 GB write with ``fsync`` took 0.45 s
+when it reused blocks a removed file had freed less than a second before, and 2.0-2.9 s when
+it went to space the device had released; after 0.5 s or 1 s of rest both happened, after 2 s
+every write went to released space. A write case that removes one repeat's file and writes
+the next at once measures the first state for some writes and the second for others, and a
+converter writing a new file meets the second.
+
+So the sweep's own removals on a filesystem are dated (a node-local file holds the moment of
+the last removal, after a ``sync`` that makes the filesystem issue its discards now, and the
+free bytes then; removals by others show as free space that grew), and a timed write first
+waits, inside its window and before its clock, until the filesystem's ``settle_s`` has
+passed since then. Each write row records the wait (``settle_wait_s``). ``settle_s`` is a
+filesystem setting; by default 2 s where the filesystem is mounted with ``discard`` and 0
+elsewhere (tmpfs, network and parallel filesystems: nothing to wait for).
+
+Measured since (h5sweep.host): on the reference machine the two states were its memory,
+not its disk. Removing a file frees its page cache, the machine's balloon hands freed pages
+back to the hypervisor about 2 s later, and a write that fills page cache after that waits
+for the host: with the hand-back delayed to 100 s, the same 1 GB write took 0.46-0.63 s
+whether it followed the removal at once or after 3 s or 10 s. The rest is kept for disks
+whose discards do cost (it makes every write wait the same), and costs the sweep seconds,
+not accuracy; on a machine that reports free pages quickly it does not give writes one state
+(0.49-0.71 s at once, 1.58-1.77 s after 3 s, 2.71-3.11 s after 10 s), and the plan says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterable
+
+from h5sweep.measure.lock import lock_dir
+from h5sweep.storage.filesystems import Filesystem, device_of, free_bytes, mount_info
+
+DISCARD_SETTLE_S = 2.0
+# Free space that grew by more than this between two looks was released by someone.
+UNSEEN_RELEASE_BYTES = 64 * 2**20
+
+
+def default_settle_s(directory: str) -> float:
+    """The rest a timed write on ``directory`` takes after a removal, where none is configured."""
+    options = mount_info(directory).options.split(",")
+    return DISCARD_SETTLE_S if "discard" in options else 0.0
+
+
+def settle_seconds(filesystem: Filesystem) -> float:
+    """A filesystem's rest: as configured (its ``settle_s``), else by how it is mounted on
+    this node."""
+    return default_settle_s(filesystem.directory) if filesystem.settle_s is None else float(filesystem.settle_s)
+
+
+def marker_path(directory: str) -> str:
+    """The node-local file that dates the last release of space seen on ``directory``'s
+    device, with the device's free bytes then."""
+    return os.path.join(lock_dir(), f"h5sweep-{os.getuid()}.released-{device_of(directory)}")
+
+
+def _read_marker(directory: str) -> tuple[float, int] | None:
+    try:
+        with open(marker_path(directory), encoding="ascii") as marker:
+            released_at, free = marker.read().split()
+        return float(released_at), int(free)
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _write_marker(directory: str, released_at: float, free: int) -> None:
+    path = marker_path(directory)
+    partial = f"{path}.{os.getpid()}"
+    with open(partial, "w", encoding="ascii") as marker:
+        marker.write(f"{released_at!r} {free}\n")
+    os.replace(partial, path)  # another job reads it whole or not at all
+
+
+def remove_and_mark(paths: Iterable[str], directory: str) -> None:
+    """Remove files or store directories under ``directory``; sync, so that the filesystem
+    releases their blocks now; and date the release for :func:`settle`."""
+    removed = False
+    for path in paths:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+            removed = True
+        elif os.path.lexists(path):
+            os.remove(path)
+            removed = True
+    if removed:
+        os.sync()
+        _write_marker(directory, time.time(), free_bytes(directory))
+
+
+def settle(directory: str, settle_s: float) -> float:
+    """Wait until ``settle_s`` has passed since space was last released on ``directory``'s
+    device; return the seconds waited. A release the sweep's code did not date (Snakemake
+    removing a temporary store, another program) shows as free space that grew by more than
+    ``UNSEEN_RELEASE_BYTES`` since the last look, after a ``sync`` that makes the
+    filesystem free it now; it counts as a release at this moment."""
+    if settle_s <= 0:
+        return 0.0
+    os.sync()
+    now, free = time.time(), free_bytes(directory)
+    marker = _read_marker(directory)
+    released_at, seen_free = (0.0, free) if marker is None else marker  # none seen: the epoch
+    if free > seen_free + UNSEEN_RELEASE_BYTES:
+        released_at = now
+    _write_marker(directory, released_at, free)
+    wait = min(settle_s, released_at + settle_s - now)
+    if wait <= 0:
+        return 0.0
+    time.sleep(wait)
+    return wait

@@ -1,0 +1,1 @@
+"""What is stored and where: layouts, codecs, selections, filesystems, data sources."""

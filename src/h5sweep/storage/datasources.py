@@ -1,0 +1,254 @@
+"""The values written into test files.
+
+Every source computes any box region on demand, deterministically from the config, so the
+query stage can check each selection it read against the truth without keeping the cube.
+
+- ``synthetic``: MSI-like spectra: per-spectrum baseline noise, a falling chemical baseline,
+  and a few hundred peaks whose intensity varies smoothly across the image.
+- ``chunk-index``: each element holds the index of the chunk it falls in (the OpenMSI
+  study's uncompressed baseline), modulo the range of the dtype. A contiguous file has no
+  chunks; its values are the index of notional ``1 x 1 x 256`` blocks, so that a read from
+  the wrong place (or a file never written, all zeros) cannot pass the check.
+- ``donor``: an existing HDF5 dataset of the same rank read into memory and tiled to the
+  target shape.
+
+A 2-D dataset ``[time, channels]`` (a recording, as in the neuroscience study) gets its own
+``synthetic`` values: per channel an offset, a rhythm and noise (:class:`RecordingSource`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from h5sweep.errors import ConfigError
+from h5sweep.storage.layouts import Layout, Region, Shape
+
+# Regions are computed in x-slabs of at most this many elements, to bound temporary memory.
+_SLAB_ELEMENTS = 4 * 2**20
+
+
+class DataSource:
+    """Base class: ``region`` computes values; ``materialize`` the whole cube."""
+
+    kind = "abstract"
+
+    def __init__(self, shape: Shape, dtype: np.dtype):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+
+    def _compute(self, xs: np.ndarray, ys: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def region(self, region: Region) -> np.ndarray:
+        """Values of ``array[region]`` (a tuple of slices with step 1, one per axis)."""
+        axes = [np.arange(*s.indices(n)) for s, n in zip(region, self.shape, strict=True)]
+        out = np.empty(tuple(len(a) for a in axes), dtype=self.dtype)
+        per_row = max(1, int(np.prod([len(a) for a in axes[1:]])))
+        step = max(1, _SLAB_ELEMENTS // per_row)
+        for i in range(0, len(axes[0]), step):
+            out[i : i + step] = self._compute(axes[0][i : i + step], *axes[1:])
+        return out
+
+    def materialize(self) -> np.ndarray:
+        return self.region(tuple(slice(0, n) for n in self.shape))
+
+    def _cast(self, values: np.ndarray) -> np.ndarray:
+        if np.issubdtype(self.dtype, np.integer):
+            info = np.iinfo(self.dtype)
+            return np.clip(np.rint(values), info.min, info.max).astype(self.dtype)
+        return values.astype(self.dtype)
+
+
+@dataclass
+class _Peaks:
+    centre: np.ndarray  # z position of each peak
+    sigma: np.ndarray  # width in z samples
+    height: np.ndarray  # intensity at the peak's strongest pixel
+    pattern: np.ndarray  # which spatial pattern each peak follows
+    images: np.ndarray = field(repr=False)  # (patterns, x, y) spatial intensity in [0.05, 1]
+    start: np.ndarray = field(init=False, repr=False)  # first z of each peak's window
+    stop: np.ndarray = field(init=False, repr=False)  # end (exclusive) of each window
+    profiles: list = field(init=False, repr=False)  # each peak's shape over its window
+
+    def __post_init__(self):
+        # Computed once: a transcendental evaluated over arrays of different lengths may
+        # differ in the last bit, and every region must see exactly the same numbers.
+        reach = 4 * self.sigma
+        self.start = np.floor(self.centre - reach).astype(np.int64)
+        self.stop = np.ceil(self.centre + reach).astype(np.int64) + 1
+        self.profiles = [
+            np.exp(-0.5 * ((np.arange(a, b) - c) / w) ** 2).astype(np.float32)
+            for a, b, c, w in zip(self.start, self.stop, self.centre, self.sigma, strict=True)
+        ]
+
+
+class SyntheticSource(DataSource):
+    """Deterministic MSI-like spectra; see the module docstring.
+
+    Noise comes from one seeded table that every spectrum reads at its own seeded offset,
+    so any element can be recomputed without generating its whole spectrum.
+    """
+
+    kind = "synthetic"
+    NOISE_TABLE = 1 << 20
+    PEAKS_PER_SAMPLE = 0.003  # 300 peaks over the study's 100,000 m/z bins
+    MIN_PEAKS = 50
+    N_PATTERNS = 8
+    NOISE_MEAN = 3.5
+
+    def __init__(self, shape: Shape, dtype: np.dtype, seed: int):
+        super().__init__(shape, dtype)
+        rng = np.random.default_rng([seed, 0x5EED])
+        nx, ny, nz = self.shape
+        noise = rng.poisson(self.NOISE_MEAN, self.NOISE_TABLE).astype(np.float32)
+        # The table is extended by one spectrum length so a spectrum's run never wraps.
+        self.noise = np.concatenate([noise, noise[:nz]])
+        self.offsets = rng.integers(0, self.NOISE_TABLE, size=(nx, ny), dtype=np.int64)
+        # Chemical background falling along m/z, and a per-pixel tissue factor.
+        self.baseline = (20.0 * np.exp(-np.arange(nz) / max(nz * 0.15, 1.0))).astype(np.float32)
+        gx, gy = np.meshgrid(np.linspace(0, 1, nx), np.linspace(0, 1, ny), indexing="ij")
+        images = []
+        for _ in range(self.N_PATTERNS):
+            image = np.zeros((nx, ny))
+            for _ in range(3):
+                cx, cy, w = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.08, 0.3)
+                image += np.exp(-((gx - cx) ** 2 + (gy - cy) ** 2) / (2 * w * w))
+            images.append(0.05 + 0.95 * image / image.max())
+        n_peaks = max(self.MIN_PEAKS, round(self.PEAKS_PER_SAMPLE * nz))
+        self.peaks = _Peaks(
+            centre=np.sort(rng.uniform(0, nz, n_peaks)),
+            sigma=rng.uniform(0.8, 3.0, n_peaks),
+            height=rng.lognormal(np.log(300.0), 1.0, n_peaks).astype(np.float32),
+            pattern=rng.integers(0, self.N_PATTERNS, n_peaks),
+            images=np.stack(images).astype(np.float32),
+        )
+        self.tissue = (0.6 + 0.4 * self.peaks.images.mean(axis=0)).astype(np.float32)
+
+    def _compute(self, xs, ys, zs):
+        runs = np.lib.stride_tricks.sliding_window_view(self.noise, len(zs))
+        values = runs[self.offsets[np.ix_(xs, ys)] + (int(zs[0]) if len(zs) else 0)]
+        values += self.tissue[np.ix_(xs, ys)][:, :, None] * self.baseline[zs][None, None, :]
+        if len(zs):
+            z0, z1 = int(zs[0]), int(zs[-1]) + 1
+            p = self.peaks
+            near = np.nonzero((p.stop > z0) & (p.start < z1))[0]
+            for k in near:
+                lo, hi = max(z0, int(p.start[k])), min(z1, int(p.stop[k]))
+                profile = p.profiles[k][lo - p.start[k] : hi - p.start[k]]
+                image = p.height[k] * p.images[p.pattern[k]][np.ix_(xs, ys)]
+                values[:, :, lo - z0 : hi - z0] += image[:, :, None] * profile[None, None, :]
+        return self._cast(values)
+
+
+class RecordingSource(DataSource):
+    """Deterministic recording-like values for a 2-D ``[time, channels]`` dataset: per
+    channel a baseline, a rhythm (a seeded waveform table read at the channel's own rate and
+    phase: integer indexing, so any region recomputes to the same numbers) and noise from a
+    seeded table at the channel's own offset."""
+
+    kind = "synthetic"
+    NOISE_TABLE = 1 << 20
+    WAVE_TABLE = 4096
+
+    def __init__(self, shape: Shape, dtype: np.dtype, seed: int):
+        super().__init__(shape, dtype)
+        rng = np.random.default_rng([seed, 0x2D])
+        channels = self.shape[1]
+        self.noise = rng.normal(0.0, 12.0, self.NOISE_TABLE).astype(np.float32)
+        phase = np.arange(self.WAVE_TABLE) * (2 * np.pi / self.WAVE_TABLE)
+        self.wave = (np.sin(phase) + 0.3 * np.sin(3 * phase)).astype(np.float32)
+        self.offsets = rng.integers(0, self.NOISE_TABLE, channels, dtype=np.int64)
+        self.rates = rng.integers(1, 64, channels, dtype=np.int64)  # wave samples per time step
+        self.phases = rng.integers(0, self.WAVE_TABLE, channels, dtype=np.int64)
+        self.amplitude = rng.uniform(20.0, 200.0, channels).astype(np.float32)
+        unsigned = np.issubdtype(self.dtype, np.unsignedinteger)
+        self.baseline = rng.uniform(300.0 if unsigned else -50.0, 400.0 if unsigned else 50.0, channels)
+        self.baseline = self.baseline.astype(np.float32)
+
+    def _compute(self, ts, cs):
+        t = ts.astype(np.int64)[:, None]
+        wave = self.wave[(t * self.rates[cs][None, :] + self.phases[cs][None, :]) % self.WAVE_TABLE]
+        noise = self.noise[(t + self.offsets[cs][None, :]) % self.NOISE_TABLE]
+        values = self.baseline[cs][None, :] + self.amplitude[cs][None, :] * wave + noise
+        return self._cast(values)
+
+
+class ChunkIndexSource(DataSource):
+    """Each element holds the linear index of its chunk (modulo the dtype's range)."""
+
+    kind = "chunk-index"
+    # The blocks a contiguous file's values are numbered by (it has no chunks of its own):
+    # 256 elements along the last axis, 1 along the others.
+    CONTIGUOUS_BLOCK_LAST_AXIS = 256
+
+    def __init__(self, shape: Shape, dtype: np.dtype, layout: Layout):
+        super().__init__(shape, dtype)
+        block = (1,) * (len(shape) - 1) + (self.CONTIGUOUS_BLOCK_LAST_AXIS,)
+        self.chunk_shape = layout.chunk_shape or tuple(min(b, n) for b, n in zip(block, shape, strict=True))
+        self.grid = Layout(self.chunk_shape).chunk_grid(shape)
+
+    def _compute(self, *indices):
+        index = np.zeros((1,) * len(indices), dtype=np.int64)
+        for axis, (idx, c) in enumerate(zip(indices, self.chunk_shape, strict=True)):
+            stride = int(np.prod(self.grid[axis + 1 :]))
+            shape = [1] * len(indices)
+            shape[axis] = len(idx)
+            index = index + (idx // c).reshape(shape) * stride
+        if np.issubdtype(self.dtype, np.integer):
+            index = index % (int(np.iinfo(self.dtype).max) + 1)
+        return index.astype(self.dtype)
+
+
+class DonorSource(DataSource):
+    """An existing dataset of the same rank, read whole into memory and tiled to the target
+    shape."""
+
+    kind = "donor"
+
+    def __init__(self, shape: Shape, dtype: np.dtype, path: str, dataset: str):
+        super().__init__(shape, dtype)
+        self.donor = read_donor(path, dataset, rank=len(self.shape))
+
+    def _compute(self, *indices):
+        wrapped = [idx % n for idx, n in zip(indices, self.donor.shape, strict=True)]
+        return self.donor[np.ix_(*wrapped)].astype(self.dtype)
+
+
+def read_donor(path: str, dataset: str, key: str = "dataset.fill.donor", rank: int = 3) -> np.ndarray:
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            if dataset not in f:
+                raise ConfigError(f"{key}.dataset", dataset, f"no such dataset in {path}")
+            donor = f[dataset]
+            if donor.ndim != rank or 0 in donor.shape:
+                raise ConfigError(
+                    f"{key}.dataset",
+                    dataset,
+                    f"donor must be a non-empty {rank}-D array like the dataset, is {donor.shape}",
+                )
+            return donor[...]
+    except OSError as err:
+        raise ConfigError(f"{key}.path", path, f"cannot be read as HDF5: {err}") from err
+
+
+def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:
+    """Build the data source that ``dataset.fill`` names, for files of ``layout``."""
+    shape, dtype = tuple(dataset_cfg["shape"]), np.dtype(dataset_cfg["dtype"])
+    fill = dataset_cfg["fill"]
+    if fill == "synthetic":
+        source = RecordingSource if len(shape) == 2 else SyntheticSource
+        return source(shape, dtype, int(dataset_cfg["seed"]))
+    if fill == "chunk-index":
+        return ChunkIndexSource(shape, dtype, layout)
+    if isinstance(fill, dict) and "donor" in fill:
+        return DonorSource(shape, dtype, fill["donor"]["path"], fill["donor"]["dataset"])
+    raise ConfigError("dataset.fill", fill, "must be synthetic, chunk-index or {donor: {path, dataset}}")
+
+
+def fill_name(dataset_cfg: dict) -> str:
+    fill = dataset_cfg["fill"]
+    return fill if isinstance(fill, str) else "donor"

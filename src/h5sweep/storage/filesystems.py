@@ -1,0 +1,162 @@
+"""Filesystems under test: a name, a directory where its test files go, and what it is.
+
+The same layouts are measured on every filesystem; what differs is the storage below the
+directory, which we identify from the mount table so every measurement says where it ran.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from h5sweep.errors import ConfigError
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Filesystem:
+    name: str
+    directory: str  # as configured (may be relative to the working directory)
+    required: bool = True
+    settle_s: float | None = None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
+    read_copies: int = 1  # byte-identical copies of each store read in turn by its queries (h5sweep.measure.copies)
+
+    def usable(self) -> str | None:
+        """None if test files can be written under ``directory``; otherwise the reason why not.
+
+        Checks without leaving anything behind: the nearest existing ancestor must be a
+        directory in which a probe directory can really be created and removed.
+        """
+        path = Path(self.directory).absolute()
+        ancestor = path
+        while not ancestor.exists():
+            if ancestor.parent == ancestor:
+                return "no part of the path exists"
+            ancestor = ancestor.parent
+        if not ancestor.is_dir():
+            return f"{ancestor} is not a directory"
+        try:
+            probe = tempfile.mkdtemp(prefix=".h5sweep-probe-", dir=ancestor)
+            os.rmdir(probe)
+        except OSError as err:
+            return f"cannot create a directory in {ancestor}: {err.strerror or err}"
+        return None
+
+
+def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesystem]:
+    """Parse ``filesystems:``; drop optional ones that are not usable, refuse required ones
+    (``probe=False``: take them as they are, for a process that re-reads a checked sweep)."""
+    found: list[Filesystem] = []
+    seen: dict[str, str] = {}
+    for name, entry in entries.items():
+        key = f"filesystems.{name}"
+        if not _NAME.match(str(name)):
+            raise ConfigError(key, name, "a filesystem name is a letter then letters, digits or _")
+        if isinstance(entry, str):
+            fs = Filesystem(name, entry, True)
+        else:
+            settle_s = entry.get("settle_s")
+            number = isinstance(settle_s, int | float) and not isinstance(settle_s, bool)
+            if settle_s is not None and (not number or settle_s < 0):
+                raise ConfigError(f"{key}.settle_s", settle_s, "must be a number of seconds, 0 or more (or null)")
+            copies = entry.get("read_copies", 1)
+            if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
+                raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
+            fs = Filesystem(
+                name,
+                entry["path"],
+                bool(entry.get("required", True)),
+                None if settle_s is None else float(settle_s),
+                copies,
+            )
+        reason = fs.usable() if probe else None
+        if reason is not None:
+            if fs.required:
+                raise ConfigError(key, fs.directory, f"directory cannot be created or written: {reason}")
+            continue
+        real = os.path.realpath(fs.directory)
+        if real in seen:
+            raise ConfigError(key, fs.directory, f"is the same directory as filesystems.{seen[real]}")
+        seen[real] = name
+        found.append(fs)
+    if not found:
+        raise ConfigError("filesystems", entries, "no usable filesystem")
+    return found
+
+
+def nearest_existing(directory: str) -> Path:
+    """``directory``, or its nearest ancestor that exists (a sweep's directories may not yet)."""
+    path = Path(directory).absolute()
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def free_bytes(directory: str) -> int:
+    """Bytes free for this user on the filesystem that holds (or will hold) ``directory``."""
+    return shutil.disk_usage(nearest_existing(directory)).free
+
+
+def device_of(directory: str) -> int:
+    """The device number of the filesystem that holds (or will hold) ``directory``."""
+    return os.stat(nearest_existing(directory)).st_dev
+
+
+@dataclass(frozen=True)
+class MountInfo:
+    mount_point: str
+    fs_type: str
+    device: str
+    options: str = ""
+
+
+def mount_info(path: str) -> MountInfo:
+    """The mount that holds ``path`` (the longest mount point that prefixes its real path)."""
+    real = os.path.realpath(path)
+    best = MountInfo("/", "unknown", "unknown")
+    try:
+        with open("/proc/self/mounts", encoding="utf-8") as mounts:
+            lines = mounts.read().splitlines()
+    except OSError:
+        return best
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        device, point, fs_type = fields[0], _unescape(fields[1]), fields[2]
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best.mount_point):
+            best = MountInfo(point, fs_type, device, fields[3] if len(fields) > 3 else "")
+    return best
+
+
+def read_ahead_kb(path: str) -> int:
+    """The readahead of the block device below ``path`` in KiB (its queue's
+    ``read_ahead_kb``; a partition's disk's), or -1 where there is no block device (tmpfs,
+    network filesystems)."""
+    try:
+        dev = os.stat(path).st_dev
+        sysfs = os.path.realpath(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    except OSError:
+        return -1
+    for directory in (sysfs, os.path.dirname(sysfs)):  # a partition's queue is its disk's
+        try:
+            with open(os.path.join(directory, "queue", "read_ahead_kb"), encoding="ascii") as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            continue
+    return -1
+
+
+def block_size(path: str) -> int:
+    """The filesystem's block size in bytes (``statvfs``)."""
+    return os.statvfs(path).f_bsize
+
+
+def _unescape(field: str) -> str:
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)

@@ -1,0 +1,1 @@
+"""The sweep's definition and plan, at parse time: no I/O library is imported here."""

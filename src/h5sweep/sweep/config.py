@@ -1,0 +1,135 @@
+"""Loading and checking a sweep config: JSON schema first, then what a schema cannot say.
+
+:func:`h5sweep.sweep.model.load_sweep` is what the workflow calls before it plans any job: a config
+it accepts can run; one it refuses raises ``ConfigError`` naming the key and the value.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from h5sweep.errors import ConfigError
+
+SCHEMA_PATH = Path(__file__).resolve().parents[3] / "config" / "schema.yaml"
+
+
+def load_schema(path: str | Path | None = None) -> dict:
+    with open(path or SCHEMA_PATH, encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def _key(path) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _fill_defaults(instance, schema) -> None:
+    """Fill the schema's defaults into ``instance`` in place (objects only, recursively)."""
+    if not isinstance(instance, dict) or schema.get("type") != "object":
+        return
+    for name, sub in schema.get("properties", {}).items():
+        if name not in instance and "default" in sub and not sub.get("x-optional"):
+            instance[name] = copy.deepcopy(sub["default"])
+        if name in instance:
+            _fill_defaults(instance[name], sub)
+
+
+def validate_schema(config: dict, schema: dict | None = None) -> dict:
+    """Check ``config`` against the JSON schema; return a copy with defaults filled in."""
+    schema = schema or load_schema()
+    config = copy.deepcopy(config)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.path))))
+    if errors:
+        err = jsonschema.exceptions.best_match(errors)
+        raise ConfigError(_key(err.absolute_path), err.instance, err.message)
+    _fill_defaults(config, schema)
+    return config
+
+
+def with_defaults(config: dict, schema: dict | None = None) -> dict:
+    """A copy of an already checked ``config`` with the schema's defaults filled in, without
+    checking it again (a process that re-reads a sweep the main process checked)."""
+    config = copy.deepcopy(config)
+    _fill_defaults(config, schema or load_schema())
+    return config
+
+
+def config_hash(config: dict) -> str:
+    """Short, stable hash of a config (key order does not matter)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def read_config_file(path: str | Path) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return yaml.safe_load(f) or {}
+
+
+KEY_TABLE_BEGIN = (
+    "<!-- key table: generated from config/schema.yaml by `make docs`; edit the schema, not this table -->"
+)
+KEY_TABLE_END = "<!-- end of key table -->"
+
+
+def _cell(text) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _default(node: dict) -> str:
+    if "default" not in node or node.get("type") == "object":
+        return ""
+    return f"`{json.dumps(node['default'])}`"
+
+
+def _keys(node: dict, key: str):
+    """(key, node) of every documented key below ``node``, depth first in schema order."""
+    if not isinstance(node, dict):
+        return
+    if key and "description" in node:
+        yield key, node
+    for name, sub in (node.get("properties") or {}).items():
+        yield from _keys(sub, f"{key}.{name}" if key else name)
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict) and (extra.get("properties") or extra.get("description")):
+        yield from _keys(extra, f"{key}.<name>")
+    items = node.get("items")
+    if isinstance(items, dict) and items.get("properties"):
+        yield from ((k, n) for k, n in _keys(items, f"{key}[]") if k != f"{key}[]")
+    for alternative in node.get("oneOf") or []:
+        if isinstance(alternative, dict) and alternative.get("type") == "object":
+            yield from ((k, n) for k, n in _keys(alternative, key) if k != key)
+
+
+def key_table(schema: dict | None = None) -> str:
+    """The README's table of config keys, from the schema's descriptions and defaults (each
+    description is written once, in the schema)."""
+    rows = ["| key | default | meaning |", "| --- | --- | --- |"]
+    seen = set()
+    for key, node in _keys(schema or load_schema(), ""):
+        if key not in seen:
+            seen.add(key)
+            rows.append(f"| `{key}` | {_default(node)} | {_cell(node['description'])} |")
+    return "\n".join([KEY_TABLE_BEGIN, *rows, KEY_TABLE_END])
+
+
+def with_key_table(readme: str, schema: dict | None = None) -> str:
+    """``readme`` with its key table (between the markers) generated anew."""
+    start, end = readme.index(KEY_TABLE_BEGIN), readme.index(KEY_TABLE_END) + len(KEY_TABLE_END)
+    return readme[:start] + key_table(schema) + readme[end:]
+
+
+if __name__ == "__main__":  # python -m h5sweep.sweep.config config/README.md: rewrite its key table
+    import sys
+
+    for readme_path in sys.argv[1:]:
+        text = Path(readme_path).read_text(encoding="utf-8")
+        Path(readme_path).write_text(with_key_table(text), encoding="utf-8")

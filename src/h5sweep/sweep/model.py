@@ -1,0 +1,233 @@
+"""The sweep grid: filesystems x layouts x compression, each file measured by every case.
+
+``Sweep`` is the validated, expanded config. The workflow asks it for the jobs to run and
+the paths they write; nothing here touches the disk except the filesystem probes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from h5sweep.backends import REGISTRY, BackendSpec, specs_from_config
+from h5sweep.backends.chunk_cache import caches_from_config
+from h5sweep.cases import (
+    IOSizeCase,
+    MetadataCase,
+    ParallelCase,
+    ReadCase,
+    ScalingCase,
+    WriteCase,
+    optional_case_from_config,
+    read_cases_from_config,
+    write_case_from_config,
+)
+from h5sweep.errors import ConfigError
+from h5sweep.storage.codecs import NONE, Compression, compressions_from_config
+from h5sweep.storage.datasources import fill_name, read_donor
+from h5sweep.storage.filesystems import Filesystem, filesystems_from_config
+from h5sweep.storage.layouts import Layout, Shape, layouts_from_config
+from h5sweep.storage.selections import POLICIES
+from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
+
+RECOMMEND_STATISTICS = ("first-access", "sustained")
+
+
+def recommend_from_config(recommend: dict, read_cases: list) -> dict:
+    """The ``recommend:`` settings with their defaults, checked against the read cases: the
+    weights name read cases of the sweep and one is positive; ``sustained`` needs a weighted
+    case read under ``cold: first`` (an open file read again)."""
+    out = {"weights": {}, "statistic": "first-access", "max_file_ratio": None, "max_write_s": None, **recommend}
+    known = {case.name: case for case in read_cases}
+    for name, weight in out["weights"].items():
+        if name not in known:
+            raise ConfigError(
+                f"recommend.weights.{name}", weight, f"is not a read case of this sweep (known: {', '.join(known)})"
+            )
+    if out["weights"] and not any(w > 0 for w in out["weights"].values()):
+        raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
+    if out["statistic"] not in RECOMMEND_STATISTICS:
+        raise ConfigError("recommend.statistic", out["statistic"], f"must be one of {', '.join(RECOMMEND_STATISTICS)}")
+    weighted = [known[n] for n, w in out["weights"].items() if w > 0] if out["weights"] else read_cases
+    if out["statistic"] == "sustained" and not any("first" in case.cold_modes for case in weighted):
+        raise ConfigError(
+            "recommend.statistic",
+            "sustained",
+            "no weighted read case reads an open file again: add `first` to the cases' `cold` setting",
+        )
+    return out
+
+
+def policies_from_config(names: list[str]) -> list[str]:
+    for i, name in enumerate(names):
+        if name not in POLICIES:
+            raise ConfigError(f"policies[{i}]", name, f"unknown visiting policy (known: {', '.join(POLICIES)})")
+    return list(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class TestFile:
+    """One generated test store: a backend, layout and compression on a filesystem."""
+
+    filesystem: Filesystem
+    layout: Layout
+    compression: Compression
+    backend: BackendSpec
+
+
+@dataclass
+class Sweep:
+    name: str
+    dataset: dict
+    shape: Shape
+    dtype: np.dtype
+    layouts: list[Layout]
+    compressions: list[Compression]
+    filesystems: list[Filesystem]
+    backends: list[BackendSpec]
+    write_case: WriteCase
+    read_cases: list[ReadCase]
+    score: dict
+    policies: list[str]
+    chunk_caches: list
+    scaling: ScalingCase | None
+    metadata: MetadataCase | None
+    iosize: IOSizeCase | None
+    parallel: ParallelCase | None
+    recommend: dict
+    interleave: bool
+    split_read_time: bool
+    config: dict = field(repr=False)
+
+    @classmethod
+    def from_config(cls, config: dict, probe: bool = True) -> Sweep:
+        """Semantic checks and expansion of a schema-valid config with defaults filled in.
+
+        ``probe=False`` skips what touches the disk (filesystem probes, reading a donor file):
+        for a process that only needs the grid of a sweep checked already."""
+        dataset = config["dataset"]
+        shape = tuple(int(v) for v in dataset["shape"])
+        itemsize = np.dtype(dataset["dtype"]).itemsize
+        fill = dataset["fill"]
+        if isinstance(fill, dict) and probe:
+            read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape))
+        read_cases = read_cases_from_config(config["cases"], shape)
+        compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
+        if "scaling" in config["cases"]:
+            for i, comp in enumerate(compressions):
+                if not comp.lossless:
+                    raise ConfigError(
+                        f"compression[{i}]", comp.name, "is lossy, and the scaling case checks its values exactly"
+                    )
+        layouts = layouts_from_config(config["layouts"], shape, itemsize)
+        write_case = write_case_from_config(config["cases"])
+        if len(shape) != 3 and set(write_case.strategies) - {"chunk"}:
+            raise ConfigError(
+                "cases.write.strategies",
+                write_case.strategies,
+                "spectrum and block write [x, y, z] datasets; other ranks are written chunk by chunk",
+            )
+        backends = specs_from_config(config["backends"])
+        for backend in backends:  # each backend's read options, checked now
+            backend.options_from_config(config)
+        _check_every_setting_is_stored(backends, layouts, compressions)
+        return cls(
+            name=config["sweep"],
+            dataset=dataset,
+            shape=shape,
+            dtype=np.dtype(dataset["dtype"]),
+            layouts=layouts,
+            compressions=compressions,
+            filesystems=filesystems_from_config(config["filesystems"], probe),
+            backends=backends,
+            write_case=write_case,
+            read_cases=read_cases,
+            score=config["score"],
+            policies=policies_from_config(config["policies"]),
+            chunk_caches=caches_from_config(config["chunk_cache"]),
+            scaling=optional_case_from_config(config["cases"], "scaling", shape, itemsize),
+            metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
+            iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
+            parallel=optional_case_from_config(config["cases"], "parallel", shape, itemsize),
+            recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
+            interleave=bool(config.get("interleave", False)),
+            split_read_time=bool(config.get("split_read_time", False)),
+            config=config,
+        )
+
+    @property
+    def raw_bytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+    @property
+    def fill(self) -> str:
+        return fill_name(self.dataset)
+
+    @property
+    def hash(self) -> str:
+        return config_hash(self.config)
+
+    def compressions_for(self, layout: Layout) -> list[Compression]:
+        """Filters need chunks: contiguous is measured uncompressed only."""
+        return [NONE] if layout.chunk_shape is None else self.compressions
+
+    def test_files(self) -> list[TestFile]:
+        """Every store of the grid: each backend stores the layouts and codecs it can (Zarr:
+        chunked layouts, the codecs it shares with HDF5)."""
+        return [
+            TestFile(fs, layout, comp, backend)
+            for fs in self.filesystems
+            for backend in self.backends
+            for layout in self.layouts
+            for comp in self.compressions_for(layout)
+            if backend.stores(layout, comp)
+        ]
+
+    def read_options(self, backend: str) -> list:
+        """A backend's read options, each measured separately: HDF5's chunk caches, Zarr's
+        readers."""
+        from h5sweep.backends import spec
+
+        return spec(backend).options_from_config(self.config)
+
+    def layout(self, layout_id: str) -> Layout:
+        """The configured layout with this id (carrying its name, if it was given one)."""
+        return next((lay for lay in self.layouts if lay.id == layout_id), Layout.from_id(layout_id))
+
+    def filesystem(self, name: str) -> Filesystem:
+        return next(fs for fs in self.filesystems if fs.name == name)
+
+    def largest_file_bytes(self) -> int:
+        """Upper bound of one test file's size: all allocated chunks, uncompressed."""
+        return max(layout.allocated_elements(self.shape) for layout in self.layouts) * self.dtype.itemsize
+
+
+def _check_every_setting_is_stored(backends: list[BackendSpec], layouts: list[Layout], compressions) -> None:
+    """Each compression setting and each layout is stored by at least one configured backend."""
+    for i, comp in enumerate(compressions):
+        families = [b.capabilities.codec_families for b in backends]
+        if not any(f is None or comp.family in f for f in families):
+            takers = "; ".join(f"{b.name}: {', '.join(f)}" for b, f in zip(backends, families, strict=True) if f)
+            raise ConfigError(f"compression[{i}]", comp.name, f"no configured backend stores it ({takers})")
+    for backend in backends:
+        if not any(backend.stores(layout, NONE) for layout in layouts):
+            kinds = "chunked" if backend.capabilities.chunks else "contiguous"
+            raise ConfigError("backends", backend.name, f"stores {kinds} layouts only, and none is configured")
+    sharded = [layout.id for layout in layouts if layout.shard_shape]
+    if sharded and not any(backend.capabilities.shards for backend in backends):
+        takers = [name for name, entry in REGISTRY.items() if entry.capabilities.shards]
+        raise ConfigError(
+            "layouts.shards", sharded, f"no configured backend stores shards (add one of {', '.join(takers)})"
+        )
+
+
+def load_sweep(config: dict, schema: dict | None = None, probe: bool = True) -> Sweep:
+    """Validate ``config`` (schema, then semantics) and expand it into a :class:`Sweep`.
+
+    ``probe=False``: the config was checked by the main process already; only its defaults
+    are filled in and the grid expanded, without the schema check, the filesystem probes or
+    reading a donor file (each cluster job re-reads the workflow)."""
+    checked = validate_schema(config, schema) if probe else with_defaults(config, schema)
+    return Sweep.from_config(checked, probe)

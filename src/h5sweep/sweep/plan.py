@@ -1,0 +1,178 @@
+"""What a sweep will cost before it runs: job time, wall time, and peak disk per filesystem.
+
+The time model is deliberately simple (bytes over a rate, plus a cost per chunk); it is for
+sizing an allocation, and the cluster limits in :mod:`h5sweep.sweep.resources` are derived from it
+with a safety factor. Disk is bounded by construction: each running job holds at most one
+test file, and a file is removed as soon as it has been queried.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from h5sweep import backends, host
+from h5sweep.cases import CASE_SPECS
+from h5sweep.measure import settle
+from h5sweep.storage.filesystems import device_of, free_bytes, mount_info
+from h5sweep.storage.layouts import Layout
+
+CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
+FS_BLOCK_BYTES = 4096  # a file takes whole blocks of this size (ext4, xfs, tmpfs pages)
+ZARR_FILE_OVERHEAD_BYTES = 64  # a codec's frame, a shard's index per file, about
+RECORD_BYTES = 600  # one measurement row in Parquet, about
+MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
+
+
+def file_bytes_bound(sweep, layout, backend: str = backends.REFERENCE) -> int:
+    """Largest size a test store of ``layout`` can take on disk: every chunk allocated,
+    uncompressed; a directory store (Zarr) also rounds each file up to whole filesystem
+    blocks and has a block per directory."""
+    data = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+    if not backends.spec(backend).capabilities.directory_store:
+        return data + layout.n_chunks(sweep.shape) * CHUNK_INDEX_BYTES + 64 * 1024
+    unit = layout.shard_shape or layout.chunk_shape
+    files = Layout(unit).n_chunks(sweep.shape)
+    # a file holds a whole chunk (edge chunks padded), or a shard's chunks and their index
+    per_file = (
+        math.prod(unit) * sweep.dtype.itemsize
+        + ZARR_FILE_OVERHEAD_BYTES
+        + (16 * math.prod(u // c for u, c in zip(unit, layout.chunk_shape, strict=True)) if layout.shard_shape else 0)
+    )
+    grid = Layout(unit).chunk_grid(sweep.shape)  # c/<i>/<j>/<k>: a directory per prefix
+    directories = 2 + sum(math.prod(grid[:k]) for k in range(1, len(grid)))
+    return int(files * _blocks(per_file) + directories * FS_BLOCK_BYTES + 64 * 1024)
+
+
+def _blocks(nbytes: float) -> int:
+    return -(-int(nbytes) // FS_BLOCK_BYTES) * FS_BLOCK_BYTES
+
+
+def measured_rows(sweep) -> int:
+    """Rows the sweep's store jobs record: every write and read, in every variant (each
+    backend's read options)."""
+    reads = sum(c.repeats * len(c.cold_modes) for c in sweep.read_cases) * len(sweep.policies)
+    writes = sweep.write_case.repeats * len(sweep.write_case.variants())
+    return sum(writes + reads * len(sweep.read_options(tf.backend.name)) for tf in sweep.test_files())
+
+
+def scratch_bytes(sweep) -> int:
+    """Files the enabled cases write beside the test stores (h5sweep.cases.spec), which may
+    all exist at once."""
+    return sum(spec.scratch_bytes(sweep) for spec in CASE_SPECS if spec.enabled(sweep))
+
+
+@dataclass
+class FilesystemPlan:
+    name: str
+    directory: str
+    files: int
+    largest_file_bytes: int
+    peak_bytes: int
+    free_bytes: int
+
+    @property
+    def fits(self) -> bool:
+        return self.peak_bytes <= self.free_bytes
+
+
+@dataclass
+class Plan:
+    parallel_jobs: int
+    jobs: int
+    job_seconds: float
+    timed_seconds: float = 0.0  # inside measurement windows, which never overlap on a node
+    filesystems: list[FilesystemPlan] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what would make the measurements unsteady
+
+    @property
+    def wall_seconds(self) -> float:
+        """Jobs share the cores, but their timed windows run one at a time: the wall time is
+        at least the sum of the windows."""
+        return max(self.job_seconds / max(1, self.parallel_jobs), self.timed_seconds)
+
+    def describe(self) -> str:
+        lines = [
+            f"h5sweep plan: {self.jobs} measuring jobs, about {_duration(self.job_seconds)} of job time, "
+            f"{_duration(self.timed_seconds)} of it in timed windows (one at a time); "
+            f"with {self.parallel_jobs} at once, about {_duration(self.wall_seconds)} wall time",
+        ]
+        for fs in self.filesystems:
+            lines.append(
+                f"  {fs.name} ({fs.directory}): {fs.files} test files, largest {_size(fs.largest_file_bytes)}; "
+                f"peak disk {_size(fs.peak_bytes)}, free {_size(fs.free_bytes)}"
+                + ("" if fs.fits else "  << DOES NOT FIT")
+            )
+        return "\n".join(lines)
+
+
+def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
+    """Jobs, job time and timed time of every case the sweep runs (from the case specs and
+    their cost models), and the peak disk of every filesystem."""
+    files = sweep.test_files()
+    in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
+    jobs, job_seconds, timed = 0, 0.0, 0.0
+    for spec in CASE_SPECS:
+        if not spec.enabled(sweep):
+            continue
+        cost = spec.job_cost
+        if spec.scope == "store":
+            places = [(tf, not in_memory[tf.filesystem.name]) for tf in files if spec.runs_on(tf)]
+        else:
+            places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
+        for where, from_device in places:
+            job, timed_part = cost(sweep, where, from_device)
+            jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
+        if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
+            jobs -= len(places) - len(sweep.filesystems)
+    results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
+    results_dev = device_of(results_dir)
+    plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
+    on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
+    reporting = host.plan_warning(host.free_page_reporting(), on_device)
+    plan.warnings += [reporting] if reporting else []
+    for fs in sweep.filesystems:
+        mine = [tf for tf in files if tf.filesystem.name == fs.name]
+        bounds = [file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine]
+        largest = max(bounds)
+        running = min(plan.parallel_jobs, len(mine))
+        copies = fs.read_copies  # a query job copies its stores to read them in turn
+        if sweep.interleave:  # every store of the filesystem exists while it is queried
+            peak = copies * sum(bounds) + scratch_bytes(sweep)
+        else:  # a store is removed once queried: at most one per running job
+            peak = running * copies * largest + scratch_bytes(sweep)
+            # ... unless a job of its own reads it too (an MPI case's allocation, or any such
+            # job where Snakemake does not group it with the generation: locally): then it can
+            # wait on disk after its query job, at worst every such store at once
+            read_again = _read_again(sweep)
+            peak += sum(bound for tf, bound in zip(mine, bounds, strict=True) if read_again(tf))
+        if settle.settle_seconds(fs) > 0:  # a generate job keeps a variant's repeats (h5sweep.measure.settle)
+            peak += running * (sweep.write_case.repeats - 1) * largest
+        if device_of(fs.directory) == results_dev:
+            peak += results_bytes
+        plan.filesystems.append(
+            FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory))
+        )
+    return plan
+
+
+def _read_again(sweep):
+    """Whether a case with a job of its own (store scope) reads a store after its query job."""
+    cases = [spec for spec in CASE_SPECS if spec.scope == "store" and spec.has_own_job and spec.enabled(sweep)]
+    return lambda store: any(spec.runs_on(store) for spec in cases)
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} B"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,259 @@
+"""Exactly the settings each job uses, and nothing else.
+
+The workflow validates and expands the config once (:class:`h5sweep.sweep.model.Sweep`), then gives
+each job its own settings as the rule's ``params.settings``: the same object is Snakemake's
+rerun trigger and the job's only input besides its files, so what a job depends on and what it
+uses cannot drift apart. A change of a setting reruns exactly the jobs that use it.
+
+:class:`JobSettings` is the job's side: it rebuilds the few objects a job needs from its
+settings, without validating the whole config or probing any filesystem again. Nothing here
+imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from h5sweep import backends
+from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
+from h5sweep.cases import READ_CASES, optional_case_from_config, read_cases_from_config, write_case_from_config
+from h5sweep.measure import settle
+from h5sweep.storage.codecs import Compression, parse_compression
+from h5sweep.storage.datasources import fill_name
+from h5sweep.storage.filesystems import Filesystem
+from h5sweep.storage.layouts import Layout
+from h5sweep.sweep.config import config_hash
+
+# The config keys of the cases a query job runs.
+READ_CASE_KEYS = (*READ_CASES, "boxes")
+
+
+def _filesystem(filesystem) -> dict:
+    return {"name": filesystem.name, "directory": filesystem.directory, "settle_s": filesystem.settle_s}
+
+
+def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) -> dict:
+    return {
+        "sweep": sweep.name,
+        "filesystem": _filesystem(filesystem),
+        "backend": backend,
+        "dataset": sweep.dataset,
+        "layout": {"id": layout.id, "name": layout.name},
+        "compression": compression,
+    }
+
+
+def _read_options(sweep, backend: str, first_only: bool = False) -> dict:
+    """A backend's read options as a job receives them, under its spec's ``options_key``
+    (HDF5's chunk caches, Zarr's readers)."""
+    options = sweep.read_options(backend)[: 1 if first_only else None]
+    return {backends.spec(backend).options_key: [option.settings() for option in options]}
+
+
+def generate_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
+    """A generate job: its store and the write case (with the read option it writes with, for
+    a backend that writes with one: HDF5's chunk cache)."""
+    return {
+        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
+        "cases": {"write": sweep.config["cases"].get("write") or {}},
+        **(_read_options(sweep, backend, True) if backends.spec(backend).capabilities.writes_with_read_option else {}),
+    }
+
+
+def query_settings(sweep, filesystem, backend: str, layout_id: str, compression: str) -> dict:
+    """A query job: its store, the read cases, visiting policies and the backend's read options."""
+    cases = {name: entry for name, entry in sweep.config["cases"].items() if name in READ_CASE_KEYS}
+    return {
+        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
+        "cases": cases,
+        "policies": list(sweep.policies),
+        **_read_options(sweep, backend),
+        "split_read_time": sweep.split_read_time,
+        "read_copies": filesystem.read_copies,
+    }
+
+
+def interleaved_query_settings(sweep, filesystem) -> dict:
+    """The interleaved query job of a filesystem: every store's query settings, in the
+    order of its input stores."""
+    return {
+        "stores": [
+            query_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name)
+            for tf in sweep.test_files()
+            if tf.filesystem.name == filesystem.name
+        ]
+    }
+
+
+def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:
+    """The job of a case run on one test store in a job of its own (scaling): its store, its
+    case entry and the chunk cache it reads with."""
+    return {
+        **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
+        "cases": {case: sweep.config["cases"][case] or {}},
+        "chunk_cache": [sweep.chunk_caches[0].settings()],
+    }
+
+
+def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
+    """The job of a case run once per filesystem (metadata, iosize): no store of the grid."""
+    return {
+        "sweep": sweep.name,
+        "filesystem": _filesystem(filesystem),
+        "backend": backends.REFERENCE,
+        "dataset": sweep.dataset,
+        "layout": {"id": "contiguous", "name": ""},
+        "compression": "none",
+        "cases": {case: sweep.config["cases"][case] or {}},
+    }
+
+
+def recommend_settings(sweep) -> dict:
+    """The recommend job: the read mix and limits, and which reads are the sweep's primary
+    ones (its first visiting policy and each backend's first read option)."""
+    return {
+        "recommend": sweep.recommend,
+        "read_cases": [case.name for case in sweep.read_cases],
+        "policy": sweep.policies[0],
+        "read_options": {b.name: sweep.read_options(b.name)[0].columns() for b in sweep.backends},
+    }
+
+
+@dataclass
+class JobSettings:
+    """What a job rebuilds from its ``params.settings``."""
+
+    settings: dict
+
+    @property
+    def sweep(self) -> str:
+        return self.settings["sweep"]
+
+    @property
+    def filesystem(self) -> str:
+        return self.settings["filesystem"]["name"]
+
+    @property
+    def directory(self) -> str:
+        return self.settings["filesystem"]["directory"]
+
+    @property
+    def settle_s(self) -> float:
+        """The filesystem's rest after a removal before a timed write, as configured or
+        else by how it is mounted on the node the job runs on (:mod:`h5sweep.measure.settle`)."""
+        return settle.settle_seconds(Filesystem(**self.settings["filesystem"]))
+
+    @property
+    def read_copies(self) -> int:
+        """How many byte-identical copies of the store a query reads in turn (h5sweep.measure.copies)."""
+        return int(self.settings.get("read_copies", 1))
+
+    @property
+    def backend(self) -> str:
+        return self.settings["backend"]
+
+    @property
+    def dataset(self) -> dict:
+        return self.settings["dataset"]
+
+    @property
+    def dataset_name(self) -> str:
+        return self.dataset["name"]
+
+    @cached_property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(int(n) for n in self.dataset["shape"])
+
+    @cached_property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.dataset["dtype"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.dataset["seed"])
+
+    @property
+    def raw_bytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
+
+    @cached_property
+    def layout(self) -> Layout:
+        entry = self.settings["layout"]
+        found = Layout.from_id(entry["id"])
+        return Layout(found.chunk_shape, entry["name"], found.order, found.shard_shape)
+
+    @cached_property
+    def compression(self) -> Compression:
+        return parse_compression(self.settings["compression"])
+
+    @cached_property
+    def chunk_caches(self) -> list[ChunkCache]:
+        entries = self.settings.get("chunk_cache")
+        return [ChunkCache.from_config(entry) for entry in entries] if entries else [DEFAULT_CACHE]
+
+    @cached_property
+    def read_options(self) -> list:
+        """The backend's read options, each measured separately (HDF5: chunk caches)."""
+        spec = backends.spec(self.backend)
+        entries = self.settings.get(spec.options_key)
+        if not entries:
+            return spec.options_from_config({})
+        return [spec.option_from_settings(entry) for entry in entries]
+
+    @property
+    def write_option(self):
+        """The read option the write case writes with (HDF5's chunk cache; None: a backend
+        that writes with none)."""
+        return self.read_options[0] if backends.spec(self.backend).capabilities.writes_with_read_option else None
+
+    @property
+    def split_read_time(self) -> bool:
+        return bool(self.settings.get("split_read_time", False))
+
+    @property
+    def policies(self) -> list[str]:
+        return self.settings.get("policies", ["random"])
+
+    @cached_property
+    def read_cases(self):
+        return read_cases_from_config(self.settings["cases"], self.shape)
+
+    @cached_property
+    def write_case(self):
+        return write_case_from_config(self.settings["cases"])
+
+    def optional_case(self, name: str):
+        return optional_case_from_config(self.settings["cases"], name, self.shape, self.dtype.itemsize)
+
+    @property
+    def hash(self) -> str:
+        """The settings' hash: rows with the same hash were measured with the same settings."""
+        return config_hash(self.settings)
+
+    def store_columns(self) -> dict:
+        """The columns that say which store of the grid a row measured."""
+        layout = self.layout
+        return {
+            "sweep": self.sweep,
+            "filesystem": self.filesystem,
+            "backend": self.backend,
+            "layout": layout.kind,
+            "chunk_shape": layout.chunk_label,
+            "shard_shape": layout.shard_label,
+            "layout_id": layout.id,
+            "layout_name": layout.name,
+            "order": layout.order,
+            "compression": self.compression.name,
+            **self.compression.columns(),
+            "dataset_shape": "x".join(map(str, self.shape)),
+            "dtype": self.dtype.name,
+            "fill": fill_name(self.dataset),
+            "seed": self.seed,
+            "raw_bytes": self.raw_bytes,
+            "n_chunks": layout.n_chunks(self.shape),
+            "padding_bytes": layout.padding_bytes(self.shape, self.dtype.itemsize),
+        }
