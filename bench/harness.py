@@ -829,3 +829,20 @@ def environment() -> dict:
         "hdf5": h5py.version.hdf5_version,
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def append_run(table: Path, run: str, verdicts: list[str]) -> None:
+    """One row of ``table`` (bench/results/runs.csv) per run: each goal's value and verdict."""
+    import csv
+
+    row = {"run": run}
+    for line in verdicts:
+        found = re.match(r"(PASS|MISS|FAIL)\s+(.*?): ([-0-9.]+)", line)
+        if found:
+            row[found.group(2)] = f"{found.group(3)} {found.group(1)}"
+    rows = list(csv.DictReader(table.open())) if table.exists() else []
+    columns = list(dict.fromkeys(["run", *(k for r in rows for k in r), *row]))
+    with table.open("w", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows([*rows, row])

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave the machine's free page reporting as it is (default: delay it during the bench, if root)",
     )
-    parser.add_argument("--out", default=None, help="JSON file (default bench/results/<host>-<date>.json)")
+    parser.add_argument("--out", default=None, help="JSON file (default: bench/results/<host>-<date>.json)")
     args = parser.parse_args(argv)
     # a stopped bench (SIGTERM: a batch system's time limit, `kill`) leaves through `finally`,
     # which puts the machine's free page reporting back
@@ -64,11 +64,15 @@ def main(argv: list[str] | None = None) -> int:
             )
         results = measure(args)
     results["environment"]["free_page_reporting"] = reporting
-    out = (
-        Path(args.out)
-        if args.out
-        else REPO / "bench" / "results" / f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    )
+    run = f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if args.out:
+        out = Path(args.out)
+    else:  # the latest run of each machine, and one table of every run's verdicts
+        results_dir = REPO / "bench" / "results"
+        for older in results_dir.glob(f"{socket.gethostname()}-*.json"):
+            older.unlink()
+        out = results_dir / f"{run}.json"
+        bench.append_run(results_dir / "runs.csv", run, results["verdicts"])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, default=str))
     print(f"written {out}")
