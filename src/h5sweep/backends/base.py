@@ -18,6 +18,7 @@ library.
 from __future__ import annotations
 
 import abc
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
@@ -222,3 +223,20 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def versions(self) -> dict:
         """The library versions every row records."""
+
+
+class SingleFileStore:
+    """What a backend whose store is one file (HDF5, raw) has in common: its footprint is the
+    file's size, it is the one file to evict and to remove."""
+
+    def footprint_bytes(self, path: str) -> int:
+        return os.stat(path).st_size
+
+    def store_counts(self, path: str) -> dict:
+        return {"store_files": 1, "store_directories": 0}
+
+    def remove(self, path: str) -> None:
+        os.remove(path)
+
+    def paths_to_evict(self, path: str) -> list[str]:
+        return [path]

@@ -15,7 +15,7 @@ import numpy as np
 from h5py import h5s
 
 from h5sweep.backends import HDF5, base, fastwrite
-from h5sweep.backends.base import Backend, OpenedStore
+from h5sweep.backends.base import Backend, OpenedStore, SingleFileStore
 
 try:  # registers the hdf5plugin filters (Blosc, Zstd, LZ4, ...) with HDF5 in every process
     import hdf5plugin  # that loads this backend, before it writes or reads a store
@@ -181,7 +181,7 @@ def call_overhead_s(path: str, dataset_name: str = "data", calls: int = 200) -> 
     return max(0.0, (float(np.median(wrapped)) - float(np.median(bare))) / 1e9)
 
 
-class HDF5Backend(Backend):
+class HDF5Backend(SingleFileStore, Backend):
     name = HDF5
     label = "HDF5"  # in messages
 
@@ -201,18 +201,6 @@ class HDF5Backend(Backend):
 
     def stored_chunks(self, path, layout, dataset_name) -> StoredChunks:
         return StoredChunks(path, layout, dataset_name)
-
-    def footprint_bytes(self, path) -> int:
-        return os.stat(path).st_size
-
-    def store_counts(self, path) -> dict:
-        return {"store_files": 1, "store_directories": 0}
-
-    def remove(self, path) -> None:
-        os.remove(path)
-
-    def paths_to_evict(self, path) -> list[str]:
-        return [path]
 
     def call_overhead_s(self, path, dataset_name) -> float:
         return call_overhead_s(path, dataset_name)

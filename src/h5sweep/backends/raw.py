@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from h5sweep.backends import RAW, base
-from h5sweep.backends.base import Backend, OpenedStore
+from h5sweep.backends.base import Backend, OpenedStore, SingleFileStore
 from h5sweep.measure.pagecache import fsync_path
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
@@ -99,7 +99,7 @@ def write_npy(path: str, stored: np.ndarray) -> int:
     return 1
 
 
-class RawBackend(Backend):
+class RawBackend(SingleFileStore, Backend):
     name = RAW
     label = "raw binary"
 
@@ -121,18 +121,6 @@ class RawBackend(Backend):
             return StoredBytes(data_offset(fd)[2].itemsize)
         finally:
             os.close(fd)
-
-    def footprint_bytes(self, path) -> int:
-        return os.stat(path).st_size
-
-    def store_counts(self, path) -> dict:
-        return {"store_files": 1, "store_directories": 0}
-
-    def remove(self, path) -> None:
-        os.remove(path)
-
-    def paths_to_evict(self, path) -> list[str]:
-        return [path]
 
     def versions(self) -> dict:
         return {}
