@@ -55,25 +55,31 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
     write_table(rows, record)
 
 
+def _store_columns(job: JobSettings, backend, store_path: str) -> dict:
+    """What every row measured on a store carries: the shared columns, its footprint and counts."""
+    return {
+        **_shared_columns(job, backend),
+        "file_bytes": backend.footprint_bytes(store_path),
+        **backend.store_counts(store_path),
+    }
+
+
 def _measure_store(settings: dict, store_path: str, record: str, measure) -> None:
     """Run ``measure(job, backend, source)`` on one test store; record its rows with the
     store's columns and the provenance."""
     job = JobSettings(settings)
     backend = backends.load(job.backend)
     rows = measure(job, backend, make_source(job.dataset, job.layout))
-    shared = {
-        **_shared_columns(job, backend),
-        "file_bytes": backend.footprint_bytes(store_path),
-        **backend.store_counts(store_path),
-    }
+    shared = _store_columns(job, backend, store_path)
     for row in rows:  # what a row measured itself (the MPI run's HDF5 version) is kept
         row.update({key: value for key, value in shared.items() if key not in row})
     write_table(rows, record)
 
 
-def _store_under_test(job: JobSettings, backend, path: str) -> StoreUnderTest:
-    """The store of a query job as the read engine takes it."""
-    source = make_source(job.dataset, job.layout)  # one source checks and bounds the values
+def _store_under_test(job: JobSettings, backend, path: str, source=None) -> StoreUnderTest:
+    """The store of a query job as the read engine takes it (``source``: its values, made
+    here where the caller has none)."""
+    source = source or make_source(job.dataset, job.layout)  # one source checks and bounds the values
     tolerance = job.compression.tolerance(partial(largest_magnitude, source))
     return StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options)
 
@@ -86,7 +92,7 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
     """Time every read case on one test store and record one row per selection."""
 
     def measure(job, backend, source):
-        store = _store_under_test(job, backend, store_path)
+        store = _store_under_test(job, backend, store_path, source)
         with read_copies(backend, store_path, job.read_copies) as copies:
             store.copies = copies
             return read_store(store, _read_plan(job))
@@ -108,11 +114,7 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
         run_reads(stores, _read_plan(first))
     rows = []
     for job, store in zip(jobs, stores, strict=True):
-        shared = {
-            **_shared_columns(job, store.backend),
-            "file_bytes": store.backend.footprint_bytes(store.path),
-            **store.backend.store_counts(store.path),
-        }
+        shared = _store_columns(job, store.backend, store.path)
         rows += [{**row, **shared} for row in store.rows]
     write_table(rows, record)
 

@@ -87,6 +87,7 @@ class Sweep:
     compressions: list[Compression]
     filesystems: list[Filesystem]
     backends: list[BackendSpec]
+    options_by_backend: dict[str, list]  # each backend's read options, in the config's order
     write_case: WriteCase
     read_cases: list[ReadCase]
     score: dict
@@ -130,8 +131,7 @@ class Sweep:
                 "spectrum and block write [x, y, z] datasets; other ranks are written chunk by chunk",
             )
         backends = specs_from_config(config["backends"])
-        for backend in backends:  # each backend's read options, checked now
-            backend.options_from_config(config)
+        read_options = {backend.name: backend.options_from_config(config) for backend in backends}  # checked now
         _check_every_setting_is_stored(backends, layouts, compressions)
         return cls(
             name=config["sweep"],
@@ -142,6 +142,7 @@ class Sweep:
             compressions=compressions,
             filesystems=filesystems_from_config(config["filesystems"], probe),
             backends=backends,
+            options_by_backend=read_options,
             write_case=write_case,
             read_cases=read_cases,
             score=config["score"],
@@ -188,9 +189,7 @@ class Sweep:
     def read_options(self, backend: str) -> list:
         """A backend's read options, each measured separately: HDF5's chunk caches, Zarr's
         readers."""
-        from h5sweep.backends import spec
-
-        return spec(backend).options_from_config(self.config)
+        return self.options_by_backend[backend]
 
     def layout(self, layout_id: str) -> Layout:
         """The configured layout with this id (carrying its name, if it was given one)."""

@@ -6,12 +6,10 @@ import math
 
 from h5sweep.backends import REFERENCE
 from h5sweep.measure import rates
+from h5sweep.measure.engine import VERIFY_BUDGET_BYTES  # the values a query job holds for checking
 from h5sweep.sweep import plan
 
 MB = 1_000_000
-# A query job holds the values it read for checking after the timed window, up to this many
-# bytes (h5sweep.measure.engine reads in batches of this size).
-VERIFY_BUDGET_BYTES = 256 * 2**20
 
 
 def generate_mem_mb(sweep, layout, attempt: int = 1) -> int:
