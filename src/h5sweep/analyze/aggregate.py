@@ -104,17 +104,19 @@ def paired_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     and cache state; paired by repeat), with the ratio's confidence interval. A backend
     without a contiguous layout (Zarr) is paired with the contiguous HDF5 file's reads in its
     first chunk cache (``first``, :func:`first_read_option`; same visiting policy and cold
-    mode)."""
+    mode). Every other backend is paired so, also one with a contiguous store of its own (raw):
+    every ratio of a sweep is to the same store."""
     names = ["ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
-    contiguous = reads[reads["layout_id"] == BASELINE_LAYOUT_ID]
+    is_baseline = reads["backend"] == BASELINE_BACKEND
+    contiguous = reads[is_baseline & (reads["layout_id"] == BASELINE_LAYOUT_ID)]
     if contiguous.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *names])
     own_keys = ["filesystem", "backend", "case", "variant", "cache_state", "repeat"]
-    own = reads.merge(
+    own = reads[is_baseline].merge(
         contiguous[[*own_keys, "seconds"]].rename(columns={"seconds": "_base_s"}), on=own_keys, how="inner"
     )
-    others = reads[~reads["backend"].isin(set(contiguous["backend"]))]
-    baseline = _first_option(contiguous[contiguous["backend"] == BASELINE_BACKEND], first)
+    others = reads[~is_baseline]
+    baseline = _first_option(contiguous, first)
     keys = [c for c in PAIRED_READ if c in reads]
     borrowed = others.merge(baseline[[*keys, "seconds"]].rename(columns={"seconds": "_base_s"}), on=keys, how="inner")
     joined = pd.concat([own, borrowed], ignore_index=True)
