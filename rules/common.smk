@@ -267,9 +267,16 @@ def query_mem_mb(wildcards, attempt):
     return resources.query_mem_mb(SWEEP, attempt)
 
 
-def generate_runtime(wildcards, attempt):
-    layout, compression = file_axes(wildcards)
-    return resources.generate_runtime_min(SWEEP, layout, compression, attempt)
+def generate_runtime(backend):
+    """The time limit of a generate job writing ``backend``'s stores."""
+
+    def runtime(wildcards, attempt):
+        layout, compression = file_axes(wildcards)
+        return resources.generate_runtime_min(
+            SWEEP, layout, compression, attempt, backend
+        )
+
+    return runtime
 
 
 def interleaved_query_runtime(wildcards, attempt):

@@ -26,7 +26,7 @@ for fs in SWEEP.filesystems:
                 "../workflow/envs/h5sweep.yaml"
             resources:
                 mem_mb=generate_mem_mb,
-                runtime=generate_runtime,
+                runtime=generate_runtime(entry.name),
             params:
                 settings=generate_settings(fs, entry.name),
             script:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from h5sweep import backends
+from h5sweep.backends import hdf5_filters
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.errors import ConfigError
@@ -72,14 +73,14 @@ def test_the_compression_wildcard_comes_from_the_codec_table():
 
 
 def test_a_codec_added_to_the_table_is_parsed_written_and_read_back(tmp_path, monkeypatch):
-    """Adding a codec is one table entry: HDF5's Fletcher-32 checksum (in every HDF5 build)
-    with no chunk encoder, so the fast path falls back to HDF5's own pipeline."""
-    checksum = Codec(
-        "fletcher32", "fletcher32", r"fletcher32", "checksum", hdf5_keywords=lambda p: {"fletcher32": True}
-    )
-    monkeypatch.setitem(CODECS, "fletcher32", checksum)
+    """Adding a codec is one entry in the codec table and one in HDF5's mapping: HDF5's
+    Fletcher-32 checksum (in every HDF5 build) with no chunk encoder, so the fast path falls
+    back to HDF5's own pipeline."""
+    monkeypatch.setitem(CODECS, "fletcher32", Codec("fletcher32", "fletcher32", r"fletcher32", "checksum"))
+    monkeypatch.setitem(hdf5_filters.FILTERS, "fletcher32", hdf5_filters.Filter(lambda p: {"fletcher32": True}))
     codec = parse_compression("fletcher32")
-    assert codec.lossless and codec.chunk_encoder(2) is None and not codec.has_chunk_encoder
+    assert codec.lossless and hdf5_filters.chunk_encoder(codec, 2) is None
+    assert not hdf5_filters.has_chunk_encoder(codec)
     path = str(tmp_path / "fletcher32.hdf5")
     method = HDF5.write_fast(path, DATA, Layout((4, 4, 64)), codec, "data", 2)
     assert method == "standard"

@@ -1,14 +1,15 @@
 import pytest
 
+from h5sweep.backends.hdf5_filters import create_keywords
 from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import compressions_from_config, parse_compression
 
 
 def test_none_and_gzip_levels_parse_to_h5py_arguments():
-    assert parse_compression("none").h5py_kwargs() == {}
+    assert create_keywords(parse_compression("none")) == {}
     gzip = parse_compression("gzip-4")
     assert (gzip.family, gzip.level) == ("gzip", 4)
-    assert gzip.h5py_kwargs() == {"compression": "gzip", "compression_opts": 4}
+    assert create_keywords(gzip) == {"compression": "gzip", "compression_opts": 4}
     assert [c.name for c in compressions_from_config(["none", "gzip-0", "gzip-9", "none"])] == [
         "none",
         "gzip-0",

@@ -12,6 +12,7 @@ import importlib
 import os
 import re
 
+from h5sweep.backends import hdf5_filters
 from h5sweep.backends.base import BackendSpec, Capabilities
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
@@ -31,6 +32,7 @@ REGISTRY: dict[str, BackendSpec] = {
             Capabilities(
                 contiguous=True,
                 chunks=True,
+                codec_families=hdf5_filters.families(),
                 parallel_read=True,
                 parallel_write=True,
                 fill_times=("ifset", "never", "alloc"),
@@ -41,6 +43,8 @@ REGISTRY: dict[str, BackendSpec] = {
                 config.get("chunk_cache") or [DEFAULT_CACHE.settings()]
             ),
             option_from_settings=ChunkCache.from_config,
+            filter_family=hdf5_filters.filter_family,
+            encodes_chunks=hdf5_filters.has_chunk_encoder,
         ),
         BackendSpec(
             ZARR,
@@ -60,6 +64,8 @@ REGISTRY: dict[str, BackendSpec] = {
             options_key="zarr_readers",
             options_from_config=lambda config: readers_from_config(config.get("zarr")),
             option_from_settings=ZarrReader.from_settings,
+            filter_family=lambda compression: "none" if compression.is_none else "zarr",
+            encodes_chunks=lambda compression: True,
         ),
         BackendSpec(
             RAW,

@@ -100,6 +100,10 @@ def _plain_option(entry: dict) -> PlainRead:
     return PlainRead()
 
 
+def _no_filter(compression: Compression) -> str:
+    return "none"
+
+
 @dataclass(frozen=True)
 class BackendSpec:
     """A backend as the workflow sees it at parse time (its registry entry)."""
@@ -114,6 +118,11 @@ class BackendSpec:
     options_key: str = "read_options"
     options_from_config: Callable[[dict], list] = field(default=_no_options, repr=False)
     option_from_settings: Callable[[dict], ReadOption] = field(default=_plain_option, repr=False)
+    # its own mapping of the codec table: the ``filter_family`` column of a store with a
+    # compression setting (where the library's filter or codec for it comes from), and whether
+    # the fast write encodes its chunks itself, in threads (else the library's pipeline writes)
+    filter_family: Callable[[Compression], str] = field(default=_no_filter, repr=False)
+    encodes_chunks: Callable[[Compression], bool] = field(default=lambda compression: False, repr=False)
 
     def stores(self, layout: Layout, compression: Compression) -> bool:
         return self.capabilities.stores(layout, compression)

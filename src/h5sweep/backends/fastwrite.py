@@ -9,7 +9,7 @@ The files that exist only to be queried are written faster, with the same bytes:
   in storage order (edge chunks zero-padded, as HDF5 pads them) and written with ``pwrite``
   in runs of adjacent chunks;
 - chunked, filtered: chunks are compressed by a pool of threads (zlib releases the GIL) and
-  stored with direct chunk writes; each codec's chunk encoder (:mod:`h5sweep.storage.codecs`)
+  stored with direct chunk writes; each codec's chunk encoder (:mod:`h5sweep.backends.hdf5_filters`)
   produces exactly what HDF5's filter stores, and codecs without one have no fast path.
 
 Every file reads back identically through the normal h5py API (tests check it).
@@ -27,6 +27,7 @@ import h5py
 import numpy as np
 from h5py import h5d, h5p, h5s, h5t
 
+from h5sweep.backends import hdf5_filters
 from h5sweep.measure.pagecache import fsync_path
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
@@ -156,9 +157,11 @@ def _write_chunked_filtered(
     path: str, data: np.ndarray, layout: Layout, compression: Compression, name: str, threads: int
 ) -> None:
     chunk = layout.chunk_shape
-    compress = compression.chunk_encoder(data.dtype.itemsize)
+    compress = hdf5_filters.chunk_encoder(compression, data.dtype.itemsize)
     with h5py.File(path, "w") as f:
-        dsid = f.create_dataset(name, shape=data.shape, dtype=data.dtype, chunks=chunk, **compression.h5py_kwargs()).id
+        dsid = f.create_dataset(
+            name, shape=data.shape, dtype=data.dtype, chunks=chunk, **hdf5_filters.create_keywords(compression)
+        ).id
         gz = layout.chunk_grid(data.shape)[2]
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
             pending = None
@@ -188,7 +191,7 @@ def write_fast(
     nothing, where the codec has no chunk encoder that matches HDF5's filter (the caller then
     uses HDF5's own pipeline).
     """
-    if layout.chunk_shape is not None and not compression.is_none and not compression.has_chunk_encoder:
+    if layout.chunk_shape is not None and not compression.is_none and not hdf5_filters.has_chunk_encoder(compression):
         return None
     if layout.chunk_shape is not None and data.ndim != 3:  # the chunk rows below are 3-D
         return None

@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 from h5py import h5s
 
-from h5sweep.backends import HDF5, base, fastwrite
+from h5sweep.backends import HDF5, base, fastwrite, hdf5_filters
 from h5sweep.backends.base import Backend, OpenedStore, SingleFileStore
 
 try:  # registers the hdf5plugin filters (Blosc, Zstd, LZ4, ...) with HDF5 in every process
@@ -128,7 +128,11 @@ def write_stored(
     """
     if not stored.flags.c_contiguous:
         raise ValueError("write_stored needs a C-contiguous array in storage order")
-    kwargs = {} if layout.chunk_shape is None else {"chunks": layout.storage_chunk_shape, **compression.h5py_kwargs()}
+    kwargs = (
+        {}
+        if layout.chunk_shape is None
+        else {"chunks": layout.storage_chunk_shape, **hdf5_filters.create_keywords(compression)}
+    )
     if fill_time != "ifset":
         kwargs.update(fill_time=fill_time, fillvalue=0)
     logical_shape = layout.to_logical(stored.shape)

@@ -61,7 +61,8 @@ def _generate_job(sweep, store, from_device):
     before each variant's first write (inside its window, h5sweep.measure.settle)."""
     layout, compression = store.layout, store.compression
     settle_s = settle.settle_seconds(store.filesystem) * len(sweep.write_case.variants())
-    job = rates.generate_seconds(sweep, layout, compression) + settle_s
+    encodes = store.backend.encodes_chunks(compression)
+    job = rates.generate_seconds(sweep, layout, compression, encodes_chunks=encodes) + settle_s
     return job, rates.write_case_seconds(sweep, layout, compression) + settle_s
 
 

@@ -46,17 +46,18 @@ def write_case_seconds(sweep, layout, compression) -> float:
     return len(sweep.write_case.variants()) * sweep.write_case.repeats * standard
 
 
-def generate_seconds(sweep, layout, compression, threads: int = 1) -> float:
+def generate_seconds(sweep, layout, compression, threads: int = 1, encodes_chunks: bool = False) -> float:
     """A generate job: making the data, the timed writes, and the fast query file where the
-    write case leaves none to query."""
+    write case leaves none to query. ``encodes_chunks``: whether the backend's fast write
+    encodes the chunks itself, in ``threads`` threads (else its library's pipeline writes)."""
     seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + write_case_seconds(sweep, layout, compression)
     if not sweep.write_case.leaves_query_file:
         allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
         if compression.is_none:
             fast_rate = FAST_WRITE_BYTES_PER_S["none"]
-        elif compression.has_chunk_encoder:  # chunks encoded by a pool of threads
+        elif encodes_chunks:  # chunks encoded by a pool of threads
             fast_rate = FAST_WRITE_BYTES_PER_S["filtered"] * threads
-        else:  # no encoder matches the filter: HDF5's pipeline writes the query file
+        else:  # the library's pipeline writes the query file
             fast_rate = write_rate(compression)
         seconds += allocated / fast_rate + layout.n_chunks(sweep.shape) * SECONDS_PER_WRITTEN_CHUNK
     return seconds

@@ -7,19 +7,19 @@ says, in one place, everything the rest of h5sweep asks of a codec:
 - whether this installation can run it (Python modules it needs), checked at validation;
 - whether it is lossless (values are checked exactly) or the error bound values are checked
   against;
-- the HDF5 pipeline's keywords (``h5py.Group.create_dataset``);
-- the fast path's chunk encoder, where one produces exactly the bytes HDF5's filter stores
-  (tested byte for byte, edge chunks included): gzip, shuffle+gzip and Blosc have one.
+- the element types it handles, and the plan's rates.
 
-Adding a codec is adding one entry to ``CODECS``. The workflow's wildcard for compression
-names (:data:`WILDCARD`) is derived from the table.
+The table is the same for every backend. How a backend stores a codec (HDF5's filter
+keywords, Zarr's codec objects) is the backend's own mapping, in ``h5sweep.backends``; a
+backend stores the families its ``Capabilities.codec_families`` name. Adding a codec is one
+entry here and one in each mapping that should store it. The workflow's wildcard for
+compression names (:data:`WILDCARD`) is derived from the table.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -28,7 +28,6 @@ import numpy as np
 from h5sweep.errors import ConfigError
 
 MB = 1_000_000
-FILTER_FAMILIES = ("none", "hdf5", "hdf5plugin")  # built into HDF5/h5py, or from hdf5plugin
 
 
 @dataclass(frozen=True)
@@ -45,14 +44,8 @@ class Codec:
     tolerance: Callable[[dict, float], float] = field(default=lambda params, magnitude: 0.0, repr=False)
     needs_magnitude: bool = False  # whether the bound depends on the data's largest magnitude
     requires: tuple[str, ...] = ()  # Python modules this codec needs
-    filter_family: str = "hdf5"  # where the filter comes from (FILTER_FAMILIES)
     shuffle: Callable[[dict], str] = field(default=lambda params: "none", repr=False)  # none, byte or bit
     dtypes: str = "any"  # the element types it handles: any, integer, float
-    hdf5_keywords: Callable[[dict], dict] = field(default=lambda params: {}, repr=False)
-    # (params, itemsize) -> a function from one chunk (an array, zero-padded to the full chunk)
-    # to the bytes HDF5's filter stores, or None where the filter gives up on that chunk (an
-    # optional filter: HDF5 then stores the chunk as it is and marks the filter skipped)
-    chunk_encoder: Callable[[dict, int], Callable[[np.ndarray], bytes | None]] | None = field(default=None, repr=False)
     check: Callable[[dict], str | None] = field(default=lambda params: None, repr=False)  # parameter limits
     # The plan's rates through HDF5's pipeline, one thread: bytes of raw data a second written
     # and read back (decoded), measured on the default cube (100 x 100 x 5000 synthetic uint16,
@@ -101,78 +94,14 @@ def _value(text: str):
         return text
 
 
-def _gzip_encoder(params: dict, itemsize: int) -> Callable[[np.ndarray], bytes]:
-    level = params["level"]
-    return lambda chunk: zlib.compress(chunk, level)  # what HDF5's deflate filter stores
-
-
-def _shuffled_gzip_encoder(params: dict, itemsize: int) -> Callable[[np.ndarray], bytes]:
-    """HDF5's shuffle filter (byte k of every element together, k = 0..itemsize-1), then
-    deflate: exactly the bytes HDF5's pipeline stores for a full or an edge chunk."""
-    level = params["level"]
-
-    def encode(chunk: np.ndarray) -> bytes:
-        elements = np.frombuffer(chunk, dtype=np.uint8).reshape(-1, itemsize)
-        return zlib.compress(np.ascontiguousarray(elements.T).tobytes(), level)
-
-    return encode
-
-
-def _blosc_encoder(params: dict, itemsize: int) -> Callable[[np.ndarray], bytes | None]:
-    """numcodecs' Blosc with the filter's settings (element size as type size, automatic
-    block size): the bytes hdf5plugin's Blosc filter stores. Where the result would not fit
-    in the chunk's own size the filter fails (it is optional): None."""
-    from numcodecs import Blosc  # only in a job
-
-    mode = {"none": Blosc.NOSHUFFLE, "byte": Blosc.SHUFFLE, "bit": Blosc.BITSHUFFLE}[_blosc_shuffle(params)]
-    codec = Blosc(cname=params["cname"], clevel=params["level"], shuffle=mode, blocksize=0)
-
-    def encode(chunk: np.ndarray) -> bytes | None:
-        payload = bytes(codec.encode(np.ascontiguousarray(chunk)))
-        return payload if len(payload) <= chunk.nbytes else None
-
-    return encode
-
-
-def _nbit_keywords(params: dict) -> dict:
-    from h5py import h5p, h5z  # only in a job: a creation property list with the n-bit filter
-
-    dcpl = h5p.create(h5p.DATASET_CREATE)
-    dcpl.set_filter(h5z.FILTER_NBIT)
-    return {"dcpl": dcpl}
-
-
-def _plugin(make: Callable[[object, dict], object]) -> Callable[[dict], dict]:
-    """HDF5 keywords from an hdf5plugin filter, imported only in a job."""
-
-    def keywords(params: dict) -> dict:
-        import hdf5plugin
-
-        return dict(make(hdf5plugin, params))
-
-    return keywords
-
-
 BLOSC_CODECS = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
 _BLOSC = rf"(?P<cname>{'|'.join(BLOSC_CODECS)})-(?P<level>\d+)(?:-(?P<shuffle>shuffle|bitshuffle))?"
 _SHUFFLES = {None: "none", "shuffle": "byte", "bitshuffle": "bit"}
 
 
-def _blosc_shuffle(params: dict) -> str:
+def blosc_shuffle(params: dict) -> str:
+    """A Blosc name's shuffle: none, byte or bit."""
     return _SHUFFLES[params.get("shuffle")]
-
-
-def _blosc_keywords(version: str) -> Callable[[dict], dict]:
-    def make(hdf5plugin, params):
-        cls = hdf5plugin.Blosc if version == "blosc" else hdf5plugin.Blosc2
-        mode = {
-            "none": cls.NOSHUFFLE if version == "blosc" else cls.NOFILTER,
-            "byte": cls.SHUFFLE,
-            "bit": cls.BITSHUFFLE,
-        }
-        return cls(params["cname"], params["level"], mode[_blosc_shuffle(params)])
-
-    return _plugin(make)
 
 
 def _szip_check(params: dict) -> str | None:
@@ -182,21 +111,19 @@ def _szip_check(params: dict) -> str | None:
     return None
 
 
-_PLUGIN = {"requires": ("hdf5plugin",), "filter_family": "hdf5plugin"}
+_PLUGIN = {"requires": ("hdf5plugin",)}
 
 
 CODECS: dict[str, Codec] = {
     codec.family: codec
     for codec in (
-        Codec("none", "none", r"none", "no filter: chunks are stored as they are", filter_family="none"),
+        Codec("none", "none", r"none", "no filter: chunks are stored as they are"),
         Codec(
             "gzip",
             "gzip-<level 0-9>",
             r"gzip-(?P<level>0|[1-9][0-9]*)",
             "deflate (zlib) at a level: the study's filter, in every HDF5 build",
             levels=range(0, 10),
-            hdf5_keywords=lambda p: {"compression": "gzip", "compression_opts": p["level"]},
-            chunk_encoder=_gzip_encoder,
         ),
         Codec(
             "shuffle+gzip",
@@ -206,8 +133,6 @@ CODECS: dict[str, Codec] = {
             codec="gzip",
             levels=range(0, 10),
             shuffle=lambda p: "byte",
-            hdf5_keywords=lambda p: {"compression": "gzip", "compression_opts": p["level"], "shuffle": True},
-            chunk_encoder=_shuffled_gzip_encoder,
             write_bytes_per_s=80 * MB,
             read_bytes_per_s=250 * MB,
         ),
@@ -216,7 +141,6 @@ CODECS: dict[str, Codec] = {
             "lzf",
             r"lzf",
             "LZF (h5py's own filter): fast, modest ratio; readable only where h5py's filter is",
-            hdf5_keywords=lambda p: {"compression": "lzf"},
             write_bytes_per_s=210 * MB,
             read_bytes_per_s=350 * MB,
         ),
@@ -227,7 +151,6 @@ CODECS: dict[str, Codec] = {
             "byte shuffle, then LZF",
             codec="lzf",
             shuffle=lambda p: "byte",
-            hdf5_keywords=lambda p: {"compression": "lzf", "shuffle": True},
             write_bytes_per_s=200 * MB,
             read_bytes_per_s=320 * MB,
         ),
@@ -236,7 +159,6 @@ CODECS: dict[str, Codec] = {
             "szip-<nn|ec>-<pixels per block>",
             r"szip-(?P<method>nn|ec)-(?P<pixels>\d+)",
             "szip (libaec): nearest-neighbour (nn) or entropy (ec) coding, lossless",
-            hdf5_keywords=lambda p: {"compression": "szip", "compression_opts": (p["method"], p["pixels"])},
             check=_szip_check,
             write_bytes_per_s=300 * MB,
             read_bytes_per_s=290 * MB,
@@ -247,7 +169,6 @@ CODECS: dict[str, Codec] = {
             r"scaleoffset-(?P<bits>0)",
             "HDF5's scale-offset for integers with the minimum bits found per chunk (0): lossless",
             dtypes="integer",
-            hdf5_keywords=lambda p: {"scaleoffset": 0},
             write_bytes_per_s=380 * MB,
             read_bytes_per_s=370 * MB,
         ),
@@ -257,7 +178,6 @@ CODECS: dict[str, Codec] = {
             r"nbit",
             "HDF5's n-bit packing: drops the bits an integer type's precision does not use",
             dtypes="integer",
-            hdf5_keywords=_nbit_keywords,
             write_bytes_per_s=1400 * MB,
             read_bytes_per_s=1900 * MB,
         ),
@@ -267,9 +187,7 @@ CODECS: dict[str, Codec] = {
             rf"blosc-{_BLOSC}",
             "Blosc (hdf5plugin): a fast meta-compressor with its own byte or bit shuffle",
             levels=range(0, 10),
-            shuffle=_blosc_shuffle,
-            hdf5_keywords=_blosc_keywords("blosc"),
-            chunk_encoder=_blosc_encoder,
+            shuffle=blosc_shuffle,
             write_bytes_per_s=200 * MB,
             read_bytes_per_s=1000 * MB,
             **_PLUGIN,
@@ -280,8 +198,7 @@ CODECS: dict[str, Codec] = {
             rf"blosc2-{_BLOSC}",
             "Blosc2 (hdf5plugin): Blosc's successor, the same codecs and shuffles",
             levels=range(0, 10),
-            shuffle=_blosc_shuffle,
-            hdf5_keywords=_blosc_keywords("blosc2"),
+            shuffle=blosc_shuffle,
             write_bytes_per_s=55 * MB,
             read_bytes_per_s=290 * MB,
             **_PLUGIN,
@@ -292,7 +209,6 @@ CODECS: dict[str, Codec] = {
             r"zstd-(?P<level>\d+)",
             "Zstandard (hdf5plugin)",
             levels=range(1, 23),
-            hdf5_keywords=_plugin(lambda h, p: h.Zstd(p["level"])),
             write_bytes_per_s=240 * MB,
             read_bytes_per_s=730 * MB,
             **_PLUGIN,
@@ -302,7 +218,6 @@ CODECS: dict[str, Codec] = {
             "lz4",
             r"lz4",
             "LZ4 (hdf5plugin): very fast, modest ratio",
-            hdf5_keywords=_plugin(lambda h, p: h.LZ4()),
             write_bytes_per_s=480 * MB,
             read_bytes_per_s=1340 * MB,
             **_PLUGIN,
@@ -313,7 +228,6 @@ CODECS: dict[str, Codec] = {
             r"bitshuffle-(?P<cname>lz4|zstd)",
             "Bitshuffle (hdf5plugin): bit shuffle, then LZ4 or Zstandard",
             shuffle=lambda p: "bit",
-            hdf5_keywords=_plugin(lambda h, p: h.Bitshuffle(cname=p["cname"])),
             write_bytes_per_s=250 * MB,
             read_bytes_per_s=420 * MB,
             **_PLUGIN,
@@ -327,7 +241,6 @@ CODECS: dict[str, Codec] = {
             tolerance=lambda p, magnitude: float(p["bound"]) * (1 + 1e-6),
             check=lambda p: None if float(p["bound"]) > 0 else "the error bound must be positive",
             dtypes="float",
-            hdf5_keywords=_plugin(lambda h, p: h.SZ3(absolute=float(p["bound"]))),
             write_bytes_per_s=80 * MB,
             read_bytes_per_s=150 * MB,
             **_PLUGIN,
@@ -343,7 +256,6 @@ CODECS: dict[str, Codec] = {
             needs_magnitude=True,
             check=lambda p: None if 1 <= p["rate"] <= 64 else "the rate must be 1 to 64 bits per value",
             dtypes="float",
-            hdf5_keywords=_plugin(lambda h, p: h.Zfp(rate=p["rate"])),
             write_bytes_per_s=200 * MB,
             read_bytes_per_s=300 * MB,
             **_PLUGIN,
@@ -354,7 +266,6 @@ CODECS: dict[str, Codec] = {
             r"bzip2-(?P<level>\d+)",
             "bzip2 (hdf5plugin): high ratio, slow both ways",
             levels=range(1, 10),
-            hdf5_keywords=_plugin(lambda h, p: h.BZip2(p["level"])),
             write_bytes_per_s=15 * MB,
             read_bytes_per_s=50 * MB,
             **_PLUGIN,
@@ -403,42 +314,16 @@ class Compression:
         return self.codec.tolerance(self.params, magnitude() if self.codec.needs_magnitude else 0.0)
 
     def columns(self) -> dict:
-        """What every row of a store with this compression says about it."""
+        """What every row of a store with this compression says about its codec (the backend
+        adds where its filter comes from, see :attr:`h5sweep.backends.base.BackendSpec`)."""
         return {
-            "filter_family": self.codec.filter_family,
             "codec": self.codec.codec or self.family,
             "codec_level": self.level,
             "shuffle": self.codec.shuffle(self.params),
         }
 
-    def h5py_kwargs(self) -> dict:
-        """Keyword arguments for ``h5py.Group.create_dataset``."""
-        return self.codec.hdf5_keywords(self.params)
-
-    @property
-    def has_chunk_encoder(self) -> bool:
-        """Whether the fast path can produce HDF5's chunks for this setting itself."""
-        return self.codec.chunk_encoder is not None
-
-    def chunk_encoder(self, itemsize: int) -> Callable[[np.ndarray], tuple[int, bytes]] | None:
-        """Encodes one chunk (an array, zero-padded to the full chunk) exactly as HDF5's
-        pipeline would: (filter mask, stored bytes) for a direct chunk write; None if this
-        setting has no encoder (no fast path)."""
-        if self.codec.chunk_encoder is None:
-            return None
-        encoder = self.codec.chunk_encoder(self.params, itemsize)
-
-        def encode(chunk: np.ndarray) -> tuple[int, bytes]:
-            payload = encoder(chunk)
-            if payload is None:  # the (single, optional) filter gave up: stored raw, marked skipped
-                return SKIPPED_FIRST_FILTER, np.ascontiguousarray(chunk).tobytes()
-            return 0, payload
-
-        return encode
-
 
 NONE = Compression("none", "none")
-SKIPPED_FIRST_FILTER = 0b1  # a chunk's filter mask: the pipeline's first filter was not applied
 
 
 def parse_compression(name: str, key: str = "compression") -> Compression:

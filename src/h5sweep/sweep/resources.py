@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from h5sweep import backends
 from h5sweep.backends import REFERENCE
 from h5sweep.measure import rates
 from h5sweep.measure.engine import VERIFY_BUDGET_BYTES  # the values a query job holds for checking
@@ -43,9 +44,12 @@ def _minutes(seconds: float, attempt: int) -> int:
     return max(MIN_RUNTIME_MIN, math.ceil(SAFETY * seconds / 60)) * attempt
 
 
-def generate_runtime_min(sweep, layout, compression, attempt: int = 1, threads: int = 1) -> int:
+def generate_runtime_min(
+    sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE, threads: int = 1
+) -> int:
     """Minutes for a generate job: the data, the timed writes, the query file."""
-    return _minutes(rates.generate_seconds(sweep, layout, compression, threads), attempt)
+    encodes = backends.spec(backend).encodes_chunks(compression)
+    return _minutes(rates.generate_seconds(sweep, layout, compression, threads, encodes), attempt)
 
 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE) -> int:

@@ -248,6 +248,7 @@ class JobSettings:
             "layout_name": layout.name,
             "order": layout.order,
             "compression": self.compression.name,
+            "filter_family": backends.spec(self.backend).filter_family(self.compression),
             **self.compression.columns(),
             "dataset_shape": "x".join(map(str, self.shape)),
             "dtype": self.dtype.name,
