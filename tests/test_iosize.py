@@ -7,7 +7,7 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases import IOSizeCase
-from h5sweep.cases.iosize_run import run_iosize
+from h5sweep.cases.iosize import run_iosize
 from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import SyntheticSource
 

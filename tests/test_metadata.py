@@ -7,7 +7,7 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases import MetadataCase
-from h5sweep.cases.metadata_run import _groups, run_metadata
+from h5sweep.cases.metadata import _groups, run_metadata
 from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import SyntheticSource
 

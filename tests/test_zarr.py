@@ -18,7 +18,7 @@ from h5sweep.backends.zarr import BACKEND as ZARR
 from h5sweep.backends.zarr import chunk_file, store_files
 from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.cases.write_run import generate
+from h5sweep.cases.write import generate
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.measure.engine import OpenedForReads, ReadPlan, StoreUnderTest, run_reads

@@ -14,7 +14,7 @@ import numpy as np
 
 from h5sweep import backends
 from h5sweep.cases import case_spec
-from h5sweep.cases.write_run import generate
+from h5sweep.cases.write import generate
 from h5sweep.measure.copies import read_copies, read_copies_of_all
 from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store, run_reads
 from h5sweep.measure.lock import untimed_work

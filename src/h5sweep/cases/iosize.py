@@ -2,15 +2,25 @@
 sequentially in requests of each size, through HDF5 (a contiguous 1-D dataset, one hyperslab
 per request) and as raw binary (``write``/``pread`` on a plain file), on the same filesystem;
 reads from an evicted file (cold) and again (warm).
+
+Its runner, :func:`run_iosize`, measures one filesystem in a job (h5py is imported there
+only).
 """
 
 from __future__ import annotations
 
 import math
+import os
 
+import numpy as np
+
+from h5sweep.backends import HDF5, RAW
 from h5sweep.cases.spec import CaseSpec
-from h5sweep.errors import ConfigError
-from h5sweep.measure import rates
+from h5sweep.errors import ConfigError, VerificationError
+from h5sweep.measure import pagecache, rates, settle
+from h5sweep.measure.lock import untimed_work
+from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
+from h5sweep.measure.timing import timed_io
 
 DEFAULT_SIZES = [4 * 1024 * 4**k for k in range(9)]  # 4 KiB ... 256 MiB
 
@@ -58,7 +68,129 @@ SPEC = CaseSpec(
     enabled=lambda sweep: sweep.iosize is not None,
     figures=lambda sweep: ["iosize-{filesystem}"],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: 2 * len(sweep.iosize.sizes) * sweep.iosize.repeats),
-    runner="h5sweep.cases.iosize_run:run_iosize",
+    runner="h5sweep.cases.iosize:run_iosize",
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
 )
+
+
+def _raw_write(path: str, raw: memoryview, request: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        for start in range(0, len(raw), request):
+            piece = raw[start : start + request]
+            while len(piece):
+                piece = piece[os.write(fd, piece) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _raw_read(path: str, out: memoryview, request: int) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        for start in range(0, len(out), request):
+            os.preadv(fd, [out[start : start + request]], start)
+    finally:
+        os.close(fd)
+
+
+def _requests(n: int, per_request: int):
+    for start in range(0, n, per_request):
+        yield start, min(per_request, n - start)
+
+
+def _hdf5_write(path: str, flat: np.ndarray, per_request: int) -> None:
+    import h5py  # in jobs only
+    from h5py import h5s  # in jobs only
+
+    with h5py.File(path, "w") as f:
+        dset = f.create_dataset("data", shape=flat.shape, dtype=flat.dtype)
+        space = dset.id.get_space()
+        for start, count in _requests(flat.size, per_request):
+            space.select_hyperslab((start,), (count,))
+            dset.id.write(h5s.create_simple((count,)), space, flat[start : start + count])
+    pagecache.fsync_path(path)
+
+
+def _hdf5_read(path: str, out: np.ndarray, per_request: int) -> None:
+    import h5py  # in jobs only
+    from h5py import h5s  # in jobs only
+
+    with h5py.File(path, "r") as f:
+        dset = f["data"]
+        space = dset.id.get_space()
+        for start, count in _requests(out.size, per_request):
+            space.select_hyperslab((start,), (count,))
+            dset.id.read(h5s.create_simple((count,)), space, out[start : start + count])
+
+
+def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray, settle_s: float = 0.0) -> list[dict]:
+    """Write and read the data in requests of each size, raw and HDF5; one row per timed
+    operation. Each write goes to a new file, after the filesystem's rest (``settle_s``,
+    :mod:`h5sweep.measure.settle`) since the previous one was removed."""
+    flat = np.ascontiguousarray(data).reshape(-1)
+    raw = memoryview(flat).cast("B")
+    os.makedirs(directory, exist_ok=True)
+    paths = {
+        RAW: os.path.join(directory, f"iosize-{os.getpid()}.bin"),
+        HDF5: os.path.join(directory, f"iosize-{os.getpid()}.h5"),
+    }
+    out = np.empty_like(flat)
+    rows = []
+
+    def record(api, direction, state, request, seconds, repeat, window, resident=float("nan"), read_calls=-1, **extra):
+        rows.append(
+            {
+                "case": "iosize",
+                "repeat": repeat,
+                "seconds": seconds,
+                "api": api,
+                "direction": direction,
+                "cache_state": state,
+                "request_bytes": request,
+                "bytes_selected": flat.nbytes,
+                "resident_fraction_at_open": resident,
+                "read_calls": read_calls,
+                "variant": f"{api} {direction}{' ' + state if state else ''}, {request} B",
+                **extra,
+                **window.columns(),
+            }
+        )
+
+    try:
+        for request in case.sizes:
+            request = min(request, flat.nbytes)
+            per_request = request // flat.itemsize
+            for repeat in range(case.repeats):
+                for api in (RAW, HDF5):
+                    path = paths[api]
+                    settle.remove_and_mark([path], directory)
+                    with timed_io(settle=lambda: settle.settle(directory, settle_s)) as written:
+                        _raw_write(path, raw, request) if api == RAW else _hdf5_write(path, flat, per_request)
+                    waited = written.settle_wait_s
+                    record(api, "write", "", request, written.seconds, repeat, written.window, settle_wait_s=waited)
+                    pagecache.evict(path)
+                    for attempt in ("first", "again"):
+                        resident = pagecache.resident_fraction(path)
+                        out.fill(0)
+                        with timed_io() as read:
+                            if api == RAW:
+                                _raw_read(path, memoryview(out).cast("B"), request)
+                            else:
+                                _hdf5_read(path, out, per_request)
+                        evictable = attempt == "again" or resident < COLD_RESIDENT_FRACTION
+                        state = cache_state(read.io.device_read, evictable)
+                        record(
+                            api, "read", state, request, read.seconds, repeat, read.window, resident, read.io.read_calls
+                        )
+                        with untimed_work():
+                            if not np.array_equal(out, flat):
+                                raise VerificationError(
+                                    f"{path}: {api} read in {request}-byte requests differs from what was written"
+                                )
+    finally:
+        for path in paths.values():
+            if os.path.exists(path):
+                os.remove(path)
+    return rows

@@ -4,14 +4,41 @@ Strategies (the OpenMSI study's): one spectrum at a time, the m x m spectra of o
 column at a time, one chunk at a time. Fill times (HDF5's): whether the storage is first
 filled with the fill value when it is allocated. Each repeat writes a new file, fsync
 included in the time.
+
+The runner (:func:`generate`, in jobs only) writes a test store: it times the write case; the
+file the read cases query is the write case's own, as a user's converter would leave it.
+
+The values are computed into memory first (as the study read its donor into memory) and put
+into the layout's storage order before the clock starts, so the timed region is only HDF5's
+work and the storage's: create, write one block per call (HDF5 gathers each block from the
+in-memory array itself), flush, fsync, close, inside the node's exclusive measurement
+window. The last write of the default variant (one chunk per call, fill time ``ifset``)
+becomes the query file; where the write case has no such variant, the query file is written
+by the fast path (:mod:`h5sweep.backends.fastwrite`), and each row says which (``query_file_method``).
+Stores are written under a temporary name and renamed into place, so a store at the output
+path is always complete. Each repeat goes to a new file and meets the disk in one state
+(:mod:`h5sweep.measure.settle`): on a filesystem with a rest after removals, a variant's repeats
+are kept until its last, and a write after a removal waits for the rest. Everything the
+storage format decides is the backend's (:mod:`h5sweep.backends`).
 """
 
 from __future__ import annotations
 
+import os
+import time
+
+import numpy as np
+
+from h5sweep.backends.base import Backend
+from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.cases.spec import CaseSpec
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
-from h5sweep.storage.layouts import WRITE_STRATEGIES
+from h5sweep.measure.lock import untimed_work
+from h5sweep.measure.pagecache import fsync_path
+from h5sweep.measure.timing import timed_io
+from h5sweep.storage.codecs import Compression
+from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout, storage_order
 
 FILL_TIMES = ("ifset", "never", "alloc")
 # The variant whose file the read cases query: what a converter writing chunk by chunk, with
@@ -77,3 +104,88 @@ SPEC = CaseSpec(
     ),
     job_cost=_generate_job,
 )
+
+
+QUERY_FILE_FROM_WRITE_CASE = "write-case"
+
+
+def generate(
+    backend: Backend,
+    path: str,
+    data: np.ndarray,
+    layout: Layout,
+    compression: Compression,
+    write_case: WriteCase,
+    name: str = "data",
+    threads: int = 1,
+    cache: ChunkCache | None = DEFAULT_CACHE,
+    settle_s: float = 0.0,
+) -> list[dict]:
+    """The write case, each write timed in its own window; its default variant's last file
+    becomes the query file at ``path`` (else the fast path writes one). One row per timed
+    write; each row also says how the query file was made. ``cache``: the HDF5 chunk cache
+    the file is written with (None: a backend without one). ``settle_s``: the filesystem's
+    rest after a removal (:mod:`h5sweep.measure.settle`); where it is above 0, a variant's repeats
+    are kept until its last one is written, so that no repeat reuses the blocks of the one
+    before (elsewhere each repeat's file is removed before the next: on tmpfs, a write into
+    pages just freed by the previous repeat is what every repeat meets alike)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    partials: list[str] = []
+    rows = []
+    method, query_write_s = None, float("nan")
+
+    def settled() -> float:
+        return settle.settle(directory, settle_s)
+
+    try:
+        with untimed_work():
+            stored = storage_order(data, layout)
+        for strategy, fill_time in write_case.variants():
+            if fill_time not in backend.fill_times:  # e.g. Zarr has no fill times but its own
+                continue
+            for repeat in range(write_case.repeats):
+                partial = f"{path}.partial-{os.getpid()}-{len(partials)}"
+                partials.append(partial)
+                with timed_io(settle=settled) as timed:
+                    writes = backend.write(partial, stored, layout, compression, name, strategy, fill_time, cache)
+                rows.append(
+                    {
+                        "repeat": repeat,
+                        "seconds": timed.seconds,
+                        "file_bytes": backend.footprint_bytes(partial),
+                        "write_calls": writes,
+                        "library_write_bytes": timed.io.requested_write,
+                        "write_strategy": strategy,
+                        "fill_time": fill_time,
+                        "variant": write_case.variant_label(strategy, fill_time),
+                        "settle_wait_s": timed.settle_wait_s,
+                        **(cache.columns() if cache is not None else {}),
+                        **timed.window.columns(),
+                    }
+                )
+                if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.repeats - 1:
+                    os.replace(partials.pop(), path)
+                    method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, timed.seconds
+                elif settle_s <= 0:  # nothing to wait for: the next repeat may reuse the space
+                    backend.remove(partials.pop())
+            settle.remove_and_mark(partials, directory)  # this variant's other repeats
+            partials.clear()
+        if method is None:
+            partial = f"{path}.partial-{os.getpid()}-fast"
+            partials.append(partial)
+            with untimed_work():
+                t0 = time.perf_counter_ns()
+                method = backend.write_fast(partial, data, layout, compression, name, threads)
+                query_write_s = (time.perf_counter_ns() - t0) / 1e9
+                os.replace(partials.pop(), path)
+    finally:
+        for partial in partials:
+            if os.path.lexists(partial):
+                backend.remove(partial)
+    fsync_path(directory)  # the rename, too
+    for row in rows:
+        row.update(
+            query_file_method=method, query_file_write_s=query_write_s, query_file_bytes=backend.footprint_bytes(path)
+        )
+    return rows
