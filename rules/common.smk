@@ -12,7 +12,7 @@ from h5sweep import backends
 from h5sweep.storage import codecs
 from h5sweep.sweep import cluster, plan, resources
 from h5sweep.sweep import settings as job_settings
-from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, case_spec
+from h5sweep.cases import CASE_SPECS, FIGURE_INPUTS, FIGURES, OWN_JOB_CASES, case_spec
 from h5sweep.sweep.config import load_schema
 from h5sweep.errors import ConfigError
 from h5sweep.sweep.model import load_sweep
@@ -224,8 +224,8 @@ PLOT_RUNTIME_MIN = 5
 
 
 def figures():
-    """The summary's figures, and every case's own figures per filesystem."""
-    out = [f"{RESULTS}/plots/file-sizes.png"]
+    """Every figure the sweep's cases draw, per filesystem."""
+    out = []
     for fs in SWEEP.filesystems:
         for spec in CASE_SPECS:
             if spec.enabled(SWEEP):
@@ -233,7 +233,12 @@ def figures():
                     f"{RESULTS}/plots/{name.format(filesystem=fs.name)}.png"
                     for name in spec.figures(SWEEP)
                 ]
-    return out
+    return list(dict.fromkeys(out))
+
+
+def figure_inputs(figure):
+    """A figure's rule's inputs: the tables it reads."""
+    return {name: f"{RESULTS}/{FIGURE_INPUTS[name]}" for name in figure.inputs}
 
 
 def report_front_page():

@@ -15,7 +15,7 @@ import pandas as pd
 from h5sweep.analyze.scoring import CASE_THRESHOLDS, score, threshold_s
 from h5sweep.analyze.stats import median_ci, percentile
 from h5sweep.backends import REFERENCE
-from h5sweep.cases import OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
+from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
 from h5sweep.measure.records import read_tables, write_table
 
 FILE_KEYS = ["filesystem", "backend", "layout", "chunk_shape", "shard_shape", "order", "compression"]
@@ -23,18 +23,9 @@ FILE_KEYS = ["filesystem", "backend", "layout", "chunk_shape", "shard_shape", "o
 GROUP_KEYS = [*FILE_KEYS, "case", "variant", "cache_state"]
 # The layout every read is compared with, selection by selection, on the same filesystem.
 BASELINE_LAYOUT_ID = "contiguous"
-# Whole numbers, empty where a case has no such setting.
-INTEGER_COLUMNS = [
-    "processes",
-    "z_slices",
-    "chunk_cache_bytes",
-    "chunk_cache_slots",
-    "n_datasets",
-    "metadata_file_bytes",
-    "request_bytes",
-    "codec_level",
-    "columns_per_access",
-]
+# Whole numbers, empty where a case or a codec has no such setting: the cases' own (their
+# specs say which) and the codec's level.
+INTEGER_COLUMNS = list(dict.fromkeys([c for spec in CASE_SPECS for c in spec.integer_columns] + ["codec_level"]))
 # Counted evidence per read, summarized by its median.
 COUNT_COLUMNS = [
     "device_read_bytes",

@@ -17,7 +17,7 @@ from h5sweep.cases.parallel import ParallelCase
 from h5sweep.cases.rows import RowsCase
 from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
-from h5sweep.cases.spec import SCOPES, CaseSpec
+from h5sweep.cases.spec import FIGURE_INPUTS, SCOPES, CaseSpec, Figure
 from h5sweep.cases.spectra import SpectraCase
 from h5sweep.cases.subcube import SubcubeCase
 from h5sweep.cases.whole import WholeCase
@@ -35,6 +35,8 @@ CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize", "p
 
 # What the workflow derives its targets, figures and summary columns from (h5sweep.cases.spec).
 CASE_SPECS: tuple[CaseSpec, ...] = (write.SPEC, base.SPEC, scaling.SPEC, metadata.SPEC, iosize.SPEC, parallel.SPEC)
+# Every kind of figure, by kind: each has a plot rule (rules/plot.smk).
+FIGURES: dict[str, Figure] = {figure.kind: figure for spec in CASE_SPECS for figure in spec.plots}
 # Every setting that makes a variant of some case.
 VARIANT_COLUMNS = list(dict.fromkeys(column for spec in CASE_SPECS for column in spec.variant_columns))
 # The cases that run in a job of their own, by scope (the workflow's generic measuring rules),
@@ -101,6 +103,9 @@ def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, 
 __all__ = [
     "BoxCase",
     "CASE_SPECS",
+    "FIGURES",
+    "FIGURE_INPUTS",
+    "Figure",
     "OWN_JOB_CASES",
     "case_spec",
     "CaseSpec",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from h5sweep.cases.spec import CaseSpec
+from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
 from h5sweep.storage.layouts import Shape
@@ -86,17 +86,31 @@ class ReadCase:
         return visit(policy, rng, shape, self.size(shape), self.repeats, chunk)
 
 
+BARS = Figure("case_bars", "bars-{case}-{filesystem}", "Access cases", "bars", ("summary", "measurements"))
+HEATMAP = Figure("heatmaps", "heatmap-{case}-{filesystem}", "Chunk shape heat maps", "heatmap")
+SCORE = Figure("score", "score-{filesystem}", "Performance score")
+TRADEOFF = Figure(
+    "tradeoff",
+    "tradeoff-{filesystem}",
+    "1. Recommendation",
+    inputs=("recommendation",),
+    labels=(("figure", "trade-off"),),
+)
+AMPLIFICATION = Figure("amplification", "amplification-{filesystem}", "Model and device")
+BACKENDS = Figure("backends", "backends-{filesystem}", "HDF5 against Zarr")
+
+
 def _read_figures(sweep) -> list[str]:
     cases = [case.name for case in sweep.read_cases]
     square = len(sweep.shape) == 3 and any(
         lay.chunk_shape and lay.chunk_shape[0] == lay.chunk_shape[1] for lay in sweep.layouts
     )
-    names = [f"bars-{case}-{{filesystem}}" for case in cases]
-    names += [f"heatmap-{case}-{{filesystem}}" for case in cases] if square else []
-    names += ["score-{filesystem}", "tradeoff-{filesystem}", "amplification-{filesystem}"] if cases else []
-    names += ["backends-{filesystem}"] if cases and len(sweep.backends) > 1 else []
+    names = [BARS.name(case=case) for case in cases]
+    names += [HEATMAP.name(case=case) for case in cases] if square else []
+    names += [SCORE.name(), TRADEOFF.name(), AMPLIFICATION.name()] if cases else []
+    names += [BACKENDS.name()] if cases and len(sweep.backends) > 1 else []
     if len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends) > 1:
-        names += [f"variants-{case}-{{filesystem}}" for case in cases]
+        names += [VARIANTS.name(case=case) for case in cases]
     return names
 
 
@@ -125,4 +139,6 @@ SPEC = CaseSpec(
     enabled=lambda sweep: True,
     figures=_read_figures,
     job_cost=_query_job,
+    integer_columns=("chunk_cache_bytes", "chunk_cache_slots"),
+    plots=(BARS, HEATMAP, SCORE, TRADEOFF, AMPLIFICATION, BACKENDS, VARIANTS),
 )

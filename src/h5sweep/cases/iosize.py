@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from h5sweep.backends import HDF5, RAW
-from h5sweep.cases.spec import CaseSpec
+from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
@@ -60,17 +60,21 @@ def timed_seconds(sweep) -> float:
     return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * rates.SECONDS_PER_WRITTEN_CHUNK)
 
 
+FIGURE = Figure("iosize", "iosize-{filesystem}", "Throughput vs I/O size")
+
 SPEC = CaseSpec(
     name="iosize",
     scope="filesystem",
     stage="iosize",
     variant_columns=("api", "direction", "request_bytes"),
     enabled=lambda sweep: sweep.iosize is not None,
-    figures=lambda sweep: ["iosize-{filesystem}"],
+    figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: 2 * len(sweep.iosize.sizes) * sweep.iosize.repeats),
     runner="h5sweep.cases.iosize:run_iosize",
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
+    plots=(FIGURE,),
+    integer_columns=("request_bytes",),
 )
 
 

@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from h5sweep.cases.spec import CaseSpec
+from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
@@ -50,17 +50,21 @@ def timed_seconds(sweep) -> float:
     return sum(case.repeats * (per + 2 * n * rates.SECONDS_PER_DATASET) for n in case.datasets)
 
 
+FIGURE = Figure("metadata", "metadata-{filesystem}", "Metadata overhead")
+
 SPEC = CaseSpec(
     name="metadata",
     scope="filesystem",
     stage="metadata",
     variant_columns=("operation", "n_datasets", "metadata_file_bytes"),
     enabled=lambda sweep: sweep.metadata is not None,
-    figures=lambda sweep: ["metadata-{filesystem}"],
+    figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: len(sweep.metadata.datasets) * sweep.metadata.repeats),
     runner="h5sweep.cases.metadata:run_metadata",
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: sweep.raw_bytes + 64 * 1024,  # its file, beside the test stores
+    plots=(FIGURE,),
+    integer_columns=("n_datasets", "metadata_file_bytes"),
 )
 
 

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from h5sweep.backends import HDF5
-from h5sweep.cases.spec import CaseSpec
+from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
 from h5sweep.storage.layouts import Shape
@@ -127,17 +127,21 @@ def memory_mb(sweep) -> int:
     return tasks(sweep) * memory_per_task_mb(sweep)
 
 
+FIGURE = Figure("parallel", "parallel-{filesystem}", "MPI-IO reads")
+
 SPEC = CaseSpec(
     name="parallel",
     scope="store",
     stage="parallel",
     variant_columns=("mode", "processes", "columns_per_access"),
     enabled=lambda sweep: getattr(sweep, "parallel", None) is not None,
-    figures=lambda sweep: ["parallel-{filesystem}"],
+    figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.store_job(timed_seconds),
     runner="h5sweep.cases.parallel_run:measure",
     mem_mb=memory_mb,
     threads=tasks,  # locally: the cores mpirun's ranks take; on SLURM, tasks of one CPU each
     backends=(HDF5,),  # MPI-IO through parallel HDF5
     mpi_tasks=tasks,
+    plots=(FIGURE,),
+    integer_columns=("processes", "columns_per_access"),
 )

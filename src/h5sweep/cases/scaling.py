@@ -24,7 +24,7 @@ import numpy as np
 from h5sweep import backends
 from h5sweep.backends import HDF5
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
-from h5sweep.cases.spec import CaseSpec
+from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates
 from h5sweep.measure.lock import timed_window, untimed_work
@@ -101,18 +101,22 @@ def memory_mb(sweep) -> int:
     return -(-2 * block * (1 + 8 // itemsize) // rates.MB) + 64 * max(case.processes) + 256
 
 
+FIGURE = Figure("scaling", "scaling-{filesystem}", "Local scaling")
+
 SPEC = CaseSpec(
     name="scaling",
     scope="store",
     stage="scaling",
     variant_columns=("processes", "scaling_slices", "z_slices"),
     enabled=lambda sweep: sweep.scaling is not None,
-    figures=lambda sweep: ["scaling-{filesystem}"],
+    figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.store_job(timed_seconds),
     runner="h5sweep.cases.scaling:measure",
     mem_mb=memory_mb,
     threads=lambda sweep: max(sweep.scaling.processes),
     backends=(HDF5,),  # its workers read through h5py
+    plots=(FIGURE,),
+    integer_columns=("processes", "z_slices"),
 )
 
 

@@ -5,8 +5,10 @@ summary's variant columns, the plan and every job's resources are derived from t
 A case that runs in a job of its own (``runner``) needs no rule or script of its own: the
 workflow's ``measure_store_case`` and ``measure_filesystem_case`` rules run any such case by
 name, and ``measure_mpi_case`` any MPI case (``mpi_tasks``). Adding one is its module (case,
-``SPEC``, runner), its registration, its test config, test and docs; a figure of its own is
-a function in :mod:`h5sweep.report.figures` and a plot rule.
+``SPEC``, runner), its registration, its test config, test and docs. A figure of its own is a
+:class:`Figure` in its spec's ``plots``, a function ``plot_<kind>`` in
+:mod:`h5sweep.report.figures` and a caption in ``workflow/report/``: the plot rules are
+generated from the specs.
 """
 
 from __future__ import annotations
@@ -27,6 +29,42 @@ def _no_scratch(sweep) -> int:
     return 0
 
 
+# What a figure may read (the plot rule's inputs, under results/<sweep>/).
+FIGURE_INPUTS = {
+    "summary": "summary.parquet",
+    "measurements": "measurements.parquet",
+    "recommendation": "recommendation.csv",
+}
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One kind of figure: drawn by ``plot_<kind>`` in :mod:`h5sweep.report.figures` into
+    ``plots/<pattern>.png``, whose wildcards (``{case}``, ``{filesystem}``) its rule has."""
+
+    kind: str
+    pattern: str
+    category: str  # the report's section
+    caption: str = ""  # workflow/report/<caption>.rst (the kind if empty)
+    inputs: tuple[str, ...] = ("summary",)  # of FIGURE_INPUTS
+    labels: tuple[tuple[str, str], ...] = ()  # the report's labels besides its wildcards
+
+    @property
+    def wildcards(self) -> list[str]:
+        return [w for w in ("case", "filesystem") if "{" + w + "}" in self.pattern]
+
+    def name(self, **values: str) -> str:
+        """The figure's name with the given wildcards filled in (the others kept as ``{w}``)."""
+        return self.pattern.format(**{w: values.get(w, "{" + w + "}") for w in self.wildcards})
+
+    def report_labels(self) -> dict:
+        return {**dict(self.labels), **{w: "{" + w + "}" for w in self.wildcards}}
+
+
+# A case's variants side by side (read options and policies, write strategies and fill times).
+VARIANTS = Figure("variants", "variants-{case}-{filesystem}", "Variants")
+
+
 @dataclass(frozen=True)
 class CaseSpec:
     name: str
@@ -35,7 +73,8 @@ class CaseSpec:
     #             raw/<filesystem>/<stage>.parquet
     variant_columns: tuple[str, ...]  # the settings that make a variant, carried into the summary
     enabled: Callable[[object], bool]  # whether a sweep runs it
-    figures: Callable[[object], list[str]]  # its figures' names (with {filesystem}) for a sweep
+    # its figures' names (Figure.name, with {filesystem}) for a sweep, of the kinds in ``plots``
+    figures: Callable[[object], list[str]]
     # (job seconds, timed seconds) of one of its jobs, for a test store (store scope: an object
     # with .layout and .compression) or a filesystem; from_device is false on a filesystem that
     # keeps its files in memory. Built from h5sweep.measure.rates.
@@ -53,6 +92,10 @@ class CaseSpec:
     # generation) of this many tasks, one CPU and mem_mb / tasks each; the job starts its
     # ranks itself (srun inside SLURM, mpirun locally). None: an ordinary job.
     mpi_tasks: Callable[[object], int] | None = None
+    plots: tuple[Figure, ...] = ()  # the kinds of figure it draws (each gets a plot rule)
+    # its variant columns that hold whole numbers (typed Int64 in the summary, empty in the
+    # rows of cases without them)
+    integer_columns: tuple[str, ...] = ()
 
     def runs_on(self, store) -> bool:
         """Whether a store-scope case runs on this test store (an object with ``.backend``)."""
@@ -63,6 +106,8 @@ class CaseSpec:
             raise ValueError(f"case {self.name}: scope must be one of {SCOPES}")
         if self.runner is not None and (self.stage != self.name or self.mem_mb is None):
             raise ValueError(f"case {self.name}: a case with its own job records as its name and declares mem_mb")
+        if not set(self.integer_columns) <= set(self.variant_columns):
+            raise ValueError(f"case {self.name}: integer columns must be among its variant columns")
         if self.mpi_tasks is not None and (self.runner is None or self.scope != "store"):
             raise ValueError(f"case {self.name}: an MPI case has a job of its own per test store")
 

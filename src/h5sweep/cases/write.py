@@ -31,7 +31,7 @@ import numpy as np
 
 from h5sweep.backends.base import Backend
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
-from h5sweep.cases.spec import CaseSpec
+from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
 from h5sweep.measure.lock import untimed_work
@@ -93,6 +93,9 @@ def _generate_job(sweep, store, from_device):
     return job, rates.write_case_seconds(sweep, layout, compression) + settle_s
 
 
+FILE_SIZES = Figure("file_sizes", "file-sizes", "File size", "file-sizes")  # every store's, one figure
+WRITE = Figure("write", "write-{filesystem}", "Write")
+
 SPEC = CaseSpec(
     name="write",
     scope="store",
@@ -100,9 +103,11 @@ SPEC = CaseSpec(
     variant_columns=("write_strategy", "fill_time"),  # and the chunk cache it wrote with (the read spec's)
     enabled=lambda sweep: True,
     figures=lambda sweep: (
-        ["write-{filesystem}"] + (["variants-write-{filesystem}"] if len(sweep.write_case.variants()) > 1 else [])
+        [FILE_SIZES.name(), WRITE.name()]
+        + ([VARIANTS.name(case="write")] if len(sweep.write_case.variants()) > 1 else [])
     ),
     job_cost=_generate_job,
+    plots=(FILE_SIZES, WRITE, VARIANTS),
 )
 
 
