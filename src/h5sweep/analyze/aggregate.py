@@ -133,6 +133,20 @@ def backend_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     return _ratio_table(joined, names)
 
 
+def _bandwidth_interval(rates: pd.Series) -> pd.Series:
+    median, low, high = median_ci(rates.to_numpy())
+    return pd.Series({"bytes_per_s_median": median, "bytes_per_s_ci_low": low, "bytes_per_s_ci_high": high})
+
+
+def bandwidths(rows: pd.DataFrame) -> pd.DataFrame:
+    """Cases timed as whole passes (``bytes_per_s`` per row): per group the best bandwidth
+    over the repeats (the study's statistic) and the median with its interval."""
+    passes = rows[rows["bytes_per_s"].notna()]
+    grouped = passes.groupby(GROUP_KEYS, sort=False, dropna=False)["bytes_per_s"]
+    best = grouped.max().rename("bytes_per_s_max")
+    return pd.concat([best, grouped.apply(_bandwidth_interval).unstack()], axis=1).reset_index()
+
+
 def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     if measurements.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *TIME_COLUMNS, "first_s"])
@@ -182,6 +196,8 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
     ).reset_index()
     intervals = grouped["seconds"].apply(_median_interval).unstack().reset_index()
     summary = summary.merge(intervals, on=GROUP_KEYS, how="left")
+    if "bytes_per_s" in ordered and ordered["bytes_per_s"].notna().any():
+        summary = summary.merge(bandwidths(ordered), on=GROUP_KEYS, how="left")
     read_rows = ordered[is_read.loc[ordered.index]]
     first = first_read_option(reads)  # from the records' order: the config's first chunk cache
     summary = summary.merge(paired_ratios(read_rows, first), on=GROUP_KEYS, how="left")

@@ -443,53 +443,100 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None, c
     return "\n".join(lines)
 
 
+PARALLEL_HEADING = "## Parallel passes (cases.parallel)"
+PARALLEL_COLUMNS = [
+    "filesystem",
+    "operation",
+    "processes",
+    "units_per_access",
+    "backend",
+    "layout_id",
+    "compression",
+    "reader",
+    "mode",
+    "bytes_per_s_median",
+    "bytes_per_s_ci_low",
+    "bytes_per_s_ci_high",
+    "bytes_per_s_max",
+    "tied",
+]
+
+
 def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
-    """The MPI-IO case (``cases.parallel``), per filesystem and columns per rank: the fastest
-    layout, mode and process count by median time, with the study's ratios of medians at that
-    process count: chunked / contiguous (same mode) and the faster MPI-IO mode / serial (same
-    layout)."""
-    columns = ["filesystem", "columns_per_access", "layout_id", "mode", "processes", "median_s", "min_s"]
+    """The parallel passes, per filesystem, operation, process count P and units per access:
+    the store and mode of the highest median bandwidth (serial passes, one process, compete at
+    every P: a user with P ranks may still read or write with one), with its interval, and
+    how many others' intervals reach it (``tied``: the measurements cannot tell them apart)."""
     if summary.empty or "case" not in summary or not (summary["case"] == "parallel").any():
-        return pd.DataFrame(columns=[*columns, "chunked_vs_contiguous", "parallel_vs_serial"])
-    runs = summary[summary["case"] == "parallel"]
+        return pd.DataFrame(columns=PARALLEL_COLUMNS)
+    runs = summary[summary["case"] == "parallel"].copy()
+    runs["reader"] = runs["reader"].fillna("") if "reader" in runs else ""
     out = []
-    for (filesystem, k), group in runs.groupby(["filesystem", "columns_per_access"], sort=True):
-        best = group.sort_values("median_s", kind="stable").iloc[0]
-        same = group[group["processes"] == best["processes"]].set_index(["layout", "mode"])["median_s"]
-        other_layout = "contiguous" if best["layout"] == "chunked" else "chunked"
-        ratio = same.get((best["layout"], best["mode"]), np.nan) / same.get((other_layout, best["mode"]), np.nan)
-        chunked_vs_contiguous = ratio if best["layout"] == "chunked" else 1 / ratio
-        serial = same.get((best["layout"], "serial"), np.nan)
-        mpi = [same.get((best["layout"], m), np.nan) for m in ("independent", "collective")]
-        mpi_best = np.nanmin(mpi) if not np.isnan(mpi).all() else np.nan
-        out.append(
-            {
-                **{c: best[c] for c in columns if c not in ("filesystem", "columns_per_access")},
-                "filesystem": filesystem,
-                "columns_per_access": int(k),
-                "chunked_vs_contiguous": chunked_vs_contiguous,
-                "parallel_vs_serial": mpi_best / serial,
-            }
-        )
-    return pd.DataFrame(out)[[*columns, "chunked_vs_contiguous", "parallel_vs_serial"]]
+    for (filesystem, op, k), group in runs.groupby(["filesystem", "operation", "units_per_access"], sort=True):
+        serial = group[group["mode"] == "serial"]
+        for p in sorted(set(group.loc[group["mode"] != "serial", "processes"].astype(int))) or [1]:
+            candidates = pd.concat([group[(group["processes"] == p) & (group["mode"] != "serial")], serial])
+            ranked = candidates.sort_values("bytes_per_s_median", ascending=False, kind="stable")
+            best = ranked.iloc[0]
+            tied = int((ranked["bytes_per_s_ci_high"].iloc[1:] >= best["bytes_per_s_ci_low"]).sum())
+            out.append(
+                {
+                    **{c: best[c] for c in PARALLEL_COLUMNS if c in best and c != "tied"},
+                    "filesystem": filesystem,
+                    "operation": op,
+                    "processes": p,
+                    "units_per_access": int(k),
+                    "tied": tied,
+                }
+            )
+    return pd.DataFrame(out)[PARALLEL_COLUMNS]
 
 
-def parallel_markdown(summary: pd.DataFrame) -> str:
-    """The MPI-IO section of ``recommendation.md`` (empty without the parallel case)."""
+def _rate(value: float) -> str:
+    return f"{value / 1e6:.3g} MB/s"
+
+
+def version_note(measurements: pd.DataFrame | None) -> str:
+    """Where the parallel rows ran on another HDF5 than the serial reads (parallel HDF5 is
+    the system's MPI build, the serial rows the h5py wheels'), a sentence that says so."""
+    if measurements is None or "hdf5_version" not in measurements or "case" not in measurements:
+        return ""
+    hdf5 = measurements[measurements["backend"] == REFERENCE]
+    parallel = set(hdf5.loc[hdf5["case"] == "parallel", "hdf5_version"].dropna())
+    serial = set(hdf5.loc[~hdf5["case"].isin(["parallel"]), "hdf5_version"].dropna())
+    if not parallel or not serial or parallel == serial:
+        return ""
+    return (
+        f"The parallel passes ran on HDF5 {', '.join(sorted(parallel))} (the MPI build of .venv-mpi), "
+        f"the serial cases on HDF5 {', '.join(sorted(serial))}: compare them across cases with care."
+    )
+
+
+def parallel_markdown(summary: pd.DataFrame, measurements: pd.DataFrame | None = None) -> str:
+    """The parallel section of ``recommendation.md`` (empty without the parallel case)."""
     verdicts = parallel_verdicts(summary)
     if verdicts.empty:
         return ""
-    lines = ["## MPI-IO reads (cases.parallel)", ""]
+    lines = [PARALLEL_HEADING, ""]
+    lines.append(
+        "Best store and mode per filesystem, operation, process count and units per access, by median "
+        "bandwidth of whole passes (95% interval; best of the repeats in brackets)."
+    )
+    lines.append("")
     for _, v in verdicts.iterrows():
-        mode = "one process" if v["mode"] == "serial" else f"{v['mode']} MPI-IO on {int(v['processes'])} processes"
+        mode = "one process (serial)" if v["mode"] == "serial" else f"{v['mode']} on {v['processes']} processes"
+        reader = f" read by {v['reader']}" if v["reader"] and v["reader"] != "h5py" else ""
+        tied = f"; {v['tied']} other(s) within its interval" if v["tied"] else ""
         lines.append(
-            f"On {v['filesystem']}, reading {v['columns_per_access']} column(s) per rank, {v['layout_id']} read by "
-            f"{mode} is the fastest (median {v['median_s'] * 1e3:.3g} ms, best {v['min_s'] * 1e3:.3g} ms); at that "
-            f"process count chunked takes {v['chunked_vs_contiguous']:.2f}x contiguous's time and the faster "
-            f"MPI-IO mode {v['parallel_vs_serial']:.2f}x serial's (ratios of medians)."
+            f"- {v['filesystem']}, {v['operation']}, P = {v['processes']}, {v['units_per_access']} per access: "
+            f"{_backend_label(v['backend'])} {v['layout_id']} {v['compression']}{reader}, {mode}: "
+            f"{_rate(v['bytes_per_s_median'])} ({_rate(v['bytes_per_s_ci_low'])}-{_rate(v['bytes_per_s_ci_high'])}; "
+            f"best {_rate(v['bytes_per_s_max'])}){tied}."
         )
-        lines.append("")
-    return "\n".join(lines)
+    note = version_note(measurements)
+    lines += ["", note] if note else []
+    lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 def recommend(
@@ -507,11 +554,12 @@ def recommend(
     caveat = machine_caveat(reads)
     write_table(table, csv_out)
     with open(md_out, "w") as out:
-        out.write(markdown(table, settings, why, caveat) + parallel_markdown(summary))
+        out.write(markdown(table, settings, why, caveat) + parallel_markdown(summary, measurements))
     if rst_out:
         with open(rst_out, "w") as out:
-            section = parallel_markdown(summary).replace(
-                "## MPI-IO reads (cases.parallel)", "MPI-IO reads\n" + "-" * 12
+            title = PARALLEL_HEADING.removeprefix("## ")
+            section = parallel_markdown(summary, measurements).replace(
+                PARALLEL_HEADING, title + "\n" + "-" * len(title)
             )
             out.write(restructured(table, settings, why, caveat) + section)
     return table

@@ -33,8 +33,8 @@ REGISTRY: dict[str, BackendSpec] = {
                 contiguous=True,
                 chunks=True,
                 codec_families=hdf5_filters.families(),
-                parallel_read=True,
-                parallel_write=True,
+                parallel_modes=("serial", "independent", "collective"),
+                parallel_filtered_write_modes=("serial", "collective"),  # parallel HDF5 filters collectively only
                 fill_times=("ifset", "never", "alloc"),
                 writes_with_read_option=True,
             ),
@@ -58,8 +58,8 @@ REGISTRY: dict[str, BackendSpec] = {
                 codec_families=ZARR_CODEC_FAMILIES,
                 directory_store=True,
                 file_per_chunk=True,
-                parallel_read=True,
-                parallel_write=True,
+                parallel_modes=("serial", "independent"),  # each rank its own chunk files; no MPI-IO
+                parallel_filtered_write_modes=("serial", "independent"),
             ),
             options_key="zarr_readers",
             options_from_config=lambda config: readers_from_config(config.get("zarr")),

@@ -40,8 +40,11 @@ class Capabilities:
     codec_families: tuple[str, ...] | None = None  # the codec table's families it stores (None: all)
     directory_store: bool = False  # a store is a directory (else one file)
     file_per_chunk: bool = False  # a read opens one file per chunk it touches
-    parallel_read: bool = False  # ranks read one store at once (MPI-IO or each rank its part)
-    parallel_write: bool = False  # ranks write one store at once
+    # the modes of the parallel passes it runs (h5sweep.cases.parallel): serial (one rank),
+    # independent (each rank its part), collective (MPI-IO collective calls); and those in which
+    # it writes a filtered (compressed) store in parallel
+    parallel_modes: tuple[str, ...] = ()
+    parallel_filtered_write_modes: tuple[str, ...] = ()
     fill_times: tuple[str, ...] = ("ifset",)  # the write case's fill times it has (others are skipped)
     writes_with_read_option: bool = False  # the write case opens the store with the first read option
 
@@ -148,6 +151,26 @@ class OpenedStore(abc.ABC):
     def close(self) -> None: ...
 
 
+class PassFile(abc.ABC):
+    """One rank's handle on a store during a parallel pass (:mod:`h5sweep.cases.parallel`):
+    opened (or created, for a write) before the clock; each access reads or writes one region."""
+
+    @abc.abstractmethod
+    def prepare(self, region: tuple[slice, ...], buffer: np.ndarray) -> Callable[[], object]:
+        """The access of ``region``, built now: a read fills ``buffer`` (returning None) or
+        returns the values; a write stores ``buffer``."""
+
+    def prepare_empty(self) -> Callable[[], object] | None:
+        """A collective call that selects nothing, made by a rank with fewer accesses than the
+        others so that every collective access has all ranks; None outside collective mode."""
+        return None
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close; after a write, flush what this rank wrote and put it on storage (inside the
+        pass's clock)."""
+
+
 class StoredChunks(abc.ABC):
     """The stored bytes of a store, by what a selection touches."""
 
@@ -207,6 +230,15 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def stored_chunks(self, path: str, layout: Layout, dataset_name: str) -> StoredChunks: ...
+
+    def open_pass(
+        self, path: str, dataset_name: str, mode: str, comm, option: ReadOption, create: tuple | None = None
+    ) -> PassFile:
+        """This rank's handle for a parallel pass in ``mode`` on communicator ``comm`` (every
+        rank that takes part calls it; in ``serial`` mode only rank 0 does). ``create``:
+        ``(shape, dtype, layout, compression)`` of a store to create for a write pass (the
+        ranks create it together where the mode is collective or independent)."""
+        raise NotImplementedError(f"the {self.label} backend has no parallel passes")
 
     @abc.abstractmethod
     def footprint_bytes(self, path: str) -> int:

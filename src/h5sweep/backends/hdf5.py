@@ -185,6 +185,56 @@ def call_overhead_s(path: str, dataset_name: str = "data", calls: int = 200) -> 
     return max(0.0, (float(np.median(wrapped)) - float(np.median(bare))) / 1e9)
 
 
+class PassFile(base.PassFile):
+    """One rank's HDF5 file for a parallel pass: HDF5's default driver in ``serial`` mode
+    (rank 0 alone), else the MPI-IO driver, every access an ``H5Dread``/``H5Dwrite`` of one
+    hyperslab with an independent or collective transfer property list."""
+
+    def __init__(self, path, dataset_name, mode, comm, option: ChunkCache, create):
+        from h5py import h5fd, h5p  # the MPI-IO driver's constants
+
+        kwargs = dict(option.open_kwargs())
+        if mode != "serial":
+            kwargs.update(driver="mpio", comm=comm)
+        self.path, self.writing, self.collective = path, create is not None, mode == "collective"
+        if self.writing:
+            shape, dtype, layout, compression = create
+            self.file = h5py.File(path, "w", **kwargs)
+            chunked = {} if layout.chunk_shape is None else {"chunks": layout.chunk_shape}
+            if chunked:
+                chunked.update(hdf5_filters.create_keywords(compression))
+            self.dset = self.file.create_dataset(dataset_name, shape=shape, dtype=dtype, **chunked)
+        else:
+            self.file = h5py.File(path, "r", **kwargs)
+            self.dset = self.file[dataset_name]
+        self.transfer = h5p.create(h5p.DATASET_XFER)
+        if mode != "serial":
+            self.transfer.set_dxpl_mpio(h5fd.MPIO_COLLECTIVE if self.collective else h5fd.MPIO_INDEPENDENT)
+
+    def _call(self, memory, space, buffer):
+        io = self.dset.id.write if self.writing else self.dset.id.read
+        return lambda: io(memory, space, buffer, dxpl=self.transfer)
+
+    def prepare(self, region, buffer):
+        space = self.dset.id.get_space()
+        space.select_hyperslab(tuple(s.start for s in region), buffer.shape)
+        return self._call(h5s.create_simple(buffer.shape), space, buffer)
+
+    def prepare_empty(self):
+        if not self.collective:
+            return None
+        space = self.dset.id.get_space()
+        space.select_none()
+        memory = h5s.create_simple((1,))
+        memory.select_none()
+        return self._call(memory, space, np.zeros(1, dtype=self.dset.dtype))
+
+    def close(self) -> None:
+        self.file.close()
+        if self.writing:  # this rank's node's pages of the file, on storage
+            fsync_path(self.path)
+
+
 class HDF5Backend(SingleFileStore, Backend):
     name = HDF5
     label = "HDF5"  # in messages
@@ -205,6 +255,9 @@ class HDF5Backend(SingleFileStore, Backend):
 
     def stored_chunks(self, path, layout, dataset_name) -> StoredChunks:
         return StoredChunks(path, layout, dataset_name)
+
+    def open_pass(self, path, dataset_name, mode, comm, option, create=None) -> PassFile:
+        return PassFile(path, dataset_name, mode, comm, option, create)
 
     def call_overhead_s(self, path, dataset_name) -> float:
         return call_overhead_s(path, dataset_name)

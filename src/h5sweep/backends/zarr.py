@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import itertools
 import json
 import os
 import shutil
@@ -291,6 +292,61 @@ class TensorstoreStore(OpenedStore):
         self.array = None
 
 
+class PassFile(base.PassFile):
+    """One rank's Zarr store for a parallel pass, by the option's library (zarr-python or
+    tensorstore): each rank reads or writes its own part; there is no MPI-IO, the
+    communicator only orders the ranks. A write pass's array is created by rank 0 before the
+    others open it, and each rank puts the chunk (or shard) files it wrote on storage."""
+
+    def __init__(self, path, mode, comm, option: ZarrReader, create):
+        self.path, self.writing, self.files = path, create is not None, set()
+        if self.writing:
+            shape, dtype, layout, compression = create
+            self.layout = layout
+            if comm.Get_rank() == 0:
+                create_array(path, shape, layout.chunk_shape, dtype, compression, layout.shard_shape)
+            if mode != "serial":
+                comm.Barrier()
+        if option.reader == "tensorstore":
+            spec = {
+                "driver": "zarr3",
+                "kvstore": {"driver": "file", "path": os.path.abspath(path)},
+                "context": {"cache_pool": {"total_bytes_limit": 0}},
+                "recheck_cached_data": True,
+            }
+            self.array = tensorstore.open(spec, read=True, write=self.writing, open=True).result()
+            self.tensorstore = True
+        else:
+            zarr.config.set({"async.concurrency": option.concurrency})
+            store = LocalStore(path, read_only=not self.writing)
+            self.array = zarr.open_array(store=store, mode="r+" if self.writing else "r")
+            self.tensorstore = False
+
+    def _files(self, region) -> list[str]:
+        """The chunk or shard files a write of ``region`` stores."""
+        unit = self.layout.shard_shape or self.layout.chunk_shape
+        ranges = [range(s.start // u, -(-s.stop // u)) for s, u in zip(region, unit, strict=True)]
+        return [chunk_file(self.path, index) for index in itertools.product(*ranges)]
+
+    def prepare(self, region, buffer):
+        if self.writing:
+            self.files.update(self._files(region))
+            if self.tensorstore:
+                view = self.array[region]
+                return lambda: view.write(buffer).result()
+            return lambda: self.array.set_basic_selection(region, buffer)
+        if self.tensorstore:
+            view = self.array[region]
+            return lambda: view.read().result()
+        return lambda: self.array.get_basic_selection(region)
+
+    def close(self) -> None:
+        if self.writing:
+            for name in sorted(self.files):
+                fsync_path(name)
+        self.array = None
+
+
 class ZarrBackend(Backend):
     name = ZARR
     label = "Zarr"
@@ -306,6 +362,9 @@ class ZarrBackend(Backend):
     def open_for_reads(self, path, dataset_name, options: ZarrReader, readahead=True):
         opened = TensorstoreStore if options.reader == "tensorstore" else ZarrPythonStore
         return opened(path, options)
+
+    def open_pass(self, path, dataset_name, mode, comm, option, create=None) -> PassFile:
+        return PassFile(path, mode, comm, option, create)
 
     def stored_chunks(self, path, layout, dataset_name) -> StoredChunks:
         return StoredChunks(path, layout)

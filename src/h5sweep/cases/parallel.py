@@ -1,121 +1,241 @@
-"""Serial against independent and collective MPI-IO reads (Folk & Choi's TeraGrid study) on
-a 2-D image ``[rows, columns]``: each access reads a block of whole columns, ``k`` per rank,
-in every mode, for every process count; run by :mod:`h5sweep.cases.parallel_run` under ``mpirun``
-(locally) or ``srun --mpi=pmix`` (in a SLURM job) with the parallel h5py of ``.venv-mpi``.
+"""Parallel passes (Folk & Choi's TeraGrid study; the parallel half of Kang et al.'s Fig. 3):
+P ranks read or write the *entire* dataset in a series of accesses of ``k`` units each along one
+axis, in every mode, for every process count, on every store whose backend has parallel passes.
 
-Settings: ``processes`` (MPI ranks of each run), ``columns_per_access`` (k), ``modes``,
-``repeats`` (accesses per mode and k, each at a seeded random place: the same for every layout
-and mode).
+- **Units** (``units``): columns of a 2-D image ``[rows, columns]``; for a 3-D cube ``[x, y, z]``,
+  ``z_slabs`` (ion images, ``[:, :, z]``) or ``x_planes`` (blocks of spectra, ``[x, :, :]``).
+- **Accesses**: ``units // k`` accesses of ``k`` units, and one of the ``units % k`` left over.
+- **Dealing** (the study's rule): the full accesses are dealt among the P ranks in contiguous
+  blocks of ``(units // k) // P``; the accesses left over, the short one included, go to one
+  rank: with ``remainder: study``, the last rank in independent mode and rank 0 in collective
+  mode, as the study did; ``first`` or ``last`` choose rank 0 or the last rank in both modes.
+- **Modes**: ``serial`` (rank 0 does the whole pass through the library's default driver; its
+  rows say 1 process), ``independent`` (each rank its own accesses), ``collective`` (MPI-IO
+  collective calls; a rank with fewer accesses joins the others' calls with an empty one).
+  A backend runs the modes its capabilities name: HDF5 all three through parallel HDF5, Zarr
+  serial and independent (each rank writes its own chunk files; no MPI-IO).
+- **Timing**: a pass is timed from the barrier before the first access to the barrier after
+  the last. Before it, outside the clock: a read pass's store is evicted on every node and
+  opened, its buffers allocated; a write pass's file is created (together by the ranks, where
+  the mode is parallel) and its values computed. A write's flush, close and fsync (each rank's
+  own node's pages or chunk files) are inside the clock. Bandwidth is the dataset's bytes over
+  the pass's time.
+- **Checking**: after the clock, every rank compares what it read (or, after a write, reads
+  back what it wrote) with the data source; a difference fails the job, naming the rank, the
+  mode and the access. Rank 0 checks that the ranks' accesses tile the axis exactly once.
+
+Repeats are whole passes, interleaved over ``k`` and modes within each repeat. The summary
+gives the best bandwidth over the repeats (the study's statistic) and the median with its
+interval. The runner (:func:`measure`) starts one MPI program per process count
+(:func:`main`, :func:`run`; see :func:`program`) with ``mpirun`` locally or ``srun
+--mpi=pmix`` inside a SLURM allocation, under the parallel h5py of ``.venv-mpi``.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
-from h5sweep.backends import HDF5
+import numpy as np
+
 from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError
-from h5sweep.measure import rates
-from h5sweep.storage.layouts import Shape
+from h5sweep.measure import pagecache, rates
+from h5sweep.measure.timing import touched_empty
+from h5sweep.storage.layouts import Layout, Shape
 
 MODES = ("serial", "independent", "collective")
+OPERATIONS = ("read", "write")
+REMAINDERS = ("study", "first", "last")
+# The units of a pass and the axis they lie along, by the dataset's rank.
+UNITS = {"columns": (2, 1), "z_slabs": (3, 2), "x_planes": (3, 0)}
+DEFAULT_UNITS = {2: "columns", 3: "z_slabs"}
 # The MPI environment's Python (make install-mpi); H5SWEEP_MPI_PYTHON overrides it.
 MPI_PYTHON = Path(__file__).resolve().parents[3] / ".venv-mpi" / "bin" / "python"
-SECONDS_PER_LAUNCH = 2.0  # starting P MPI processes and their Python
-SECONDS_PER_ACCESS = 0.01  # evicting, reopening through MPI-IO and the barriers
+SECONDS_PER_LAUNCH = 2.5  # starting P MPI processes, their Python and the I/O libraries
+SECONDS_PER_PASS = 0.05  # evicting, opening or creating, the barriers and closing
+SECONDS_PER_ACCESS = 2e-4  # one H5Dread/H5Dwrite call (or a Zarr selection) and its dataspaces
+WRITE_SUFFIX = ".parallel-write"  # a write pass's store, beside the test store
 
 
 def mpi_python() -> Path:
     return Path(os.environ.get("H5SWEEP_MPI_PYTHON", MPI_PYTHON))
 
 
+def remainder_rank(mode: str, remainder: str, processes: int) -> int:
+    """The rank that takes the accesses left over after the even deal."""
+    if remainder == "first" or (remainder == "study" and mode == "collective"):
+        return 0
+    return processes - 1
+
+
+def accesses(units: int, k: int) -> list[tuple[int, int]]:
+    """The accesses of a pass, in order along the axis: (first unit, units)."""
+    full = [(a * k, k) for a in range(units // k)]
+    return full + ([(units // k * k, units % k)] if units % k else [])
+
+
+def deal(units: int, k: int, processes: int, mode: str, remainder: str = "study") -> list[list[tuple[int, int]]]:
+    """Each rank's accesses: serial, rank 0 all of them; else contiguous blocks of the full
+    accesses, ``(units // k) // processes`` each, and the rest to :func:`remainder_rank`."""
+    every = accesses(units, k)
+    if mode == "serial":
+        return [every] + [[] for _ in range(processes - 1)]
+    share = (units // k) // processes
+    parts = [every[r * share : (r + 1) * share] for r in range(processes)]
+    parts[remainder_rank(mode, remainder, processes)] += every[processes * share :]
+    return parts
+
+
+def region(shape: Shape, axis: int, start: int, count: int) -> tuple[slice, ...]:
+    """The part of the dataset an access of ``count`` units from ``start`` along ``axis`` covers."""
+    return tuple(slice(start, start + count) if a == axis else slice(0, n) for a, n in enumerate(shape))
+
+
 class ParallelCase:
     name = "parallel"
-    description = "serial, independent and collective MPI-IO reads of column blocks"
-    ranks = (2,)
+    description = "whole-dataset read and write passes by P ranks: serial, independent and collective"
+    ranks = (2, 3)
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
         self.processes = [int(p) for p in self.settings.get("processes", [1, 2])]
-        self.columns = [int(k) for k in self.settings.get("columns_per_access", [1, 32])]
+        self.units_per_access = [int(k) for k in self.settings.get("units_per_access", [1, 32])]
         self.modes = list(dict.fromkeys(self.settings.get("modes", list(MODES))))
+        self.operations = list(dict.fromkeys(self.settings.get("operations", list(OPERATIONS))))
+        self.remainder = str(self.settings.get("remainder", "study"))
+        self.units = self.settings.get("units")
         self.repeats = int(self.settings.get("repeats", 6))
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
         key = "cases.parallel"
+        if self.units is None:
+            self.units = DEFAULT_UNITS[len(shape)]
+        if self.units not in UNITS:
+            raise ConfigError(f"{key}.units", self.units, f"unknown units (known: {', '.join(UNITS)})")
+        rank, _ = UNITS[self.units]
+        if rank != len(shape):
+            fits = ", ".join(u for u, (r, _) in UNITS.items() if r == len(shape))
+            raise ConfigError(f"{key}.units", self.units, f"is for {rank}-D datasets; a {len(shape)}-D one has {fits}")
         if self.repeats < 1:
             raise ConfigError(f"{key}.repeats", self.repeats, "must be at least 1")
-        for i, mode in enumerate(self.modes):
-            if mode not in MODES:
-                raise ConfigError(f"{key}.modes[{i}]", mode, f"unknown mode (known: {', '.join(MODES)})")
+        if self.remainder not in REMAINDERS:
+            raise ConfigError(f"{key}.remainder", self.remainder, f"must be one of {', '.join(REMAINDERS)}")
+        for name, values, known in (("modes", self.modes, MODES), ("operations", self.operations, OPERATIONS)):
+            for i, value in enumerate(values):
+                if value not in known:
+                    raise ConfigError(f"{key}.{name}[{i}]", value, f"unknown (known: {', '.join(known)})")
         for i, p in enumerate(self.processes):
             if p < 1:
                 raise ConfigError(f"{key}.processes[{i}]", p, "must be at least 1")
-        for i, k in enumerate(self.columns):
-            if not 1 <= k * max(self.processes) <= shape[1]:
+        for i, k in enumerate(self.units_per_access):
+            if not 1 <= k <= self.axis_units(shape):
                 raise ConfigError(
-                    f"{key}.columns_per_access[{i}]",
-                    k,
-                    f"times the most processes ({max(self.processes)}) must fit the {shape[1]} columns",
+                    f"{key}.units_per_access[{i}]", k, f"must be 1 to the {self.axis_units(shape)} {self.units}"
                 )
         if not mpi_python().exists():
             raise ConfigError(key, self.settings, f"needs the MPI environment {mpi_python()}: run `make install-mpi`")
 
-    def settings_for(self, job) -> dict:
-        """What one run of :mod:`h5sweep.cases.parallel_run` receives."""
+    @property
+    def axis(self) -> int:
+        return UNITS[self.units][1]
+
+    def axis_units(self, shape: Shape) -> int:
+        return shape[self.axis]
+
+    def check_stores(self, shape: Shape, stores) -> None:
+        """Refusals that need the grid (``stores``: objects with ``backend``, ``layout`` and
+        ``compression``), before any job: a filtered write in a mode the backend cannot write
+        filters in; a partition in which two ranks would write one chunk or shard file."""
+        key = "cases.parallel"
+        for store in stores:
+            caps, layout = store.backend.capabilities, store.layout
+            if not caps.parallel_modes or "write" not in self.operations:
+                continue
+            if not store.compression.is_none:
+                for i, mode in enumerate(self.modes):
+                    if mode in caps.parallel_modes and mode not in caps.parallel_filtered_write_modes:
+                        raise ConfigError(
+                            f"{key}.modes[{i}]",
+                            mode,
+                            f"{store.backend.label} writes a filtered dataset ({store.compression.name}) in "
+                            f"parallel only in mode(s) {', '.join(caps.parallel_filtered_write_modes)}: "
+                            "drop the mode, the write operation or the compression",
+                        )
+            if not caps.file_per_chunk or layout.chunk_shape is None:
+                continue
+            unit = (layout.shard_shape or layout.chunk_shape)[self.axis]
+            for i, k in enumerate(self.units_per_access):
+                for p in self.processes:
+                    for mode in (m for m in self.modes if m != "serial" and m in caps.parallel_modes):
+                        parts = deal(self.axis_units(shape), k, p, mode, self.remainder)
+                        edges = [part[0][0] for part in parts if part]
+                        if any(edge % unit for edge in edges):
+                            what = "shard" if layout.shard_shape else "chunk"
+                            raise ConfigError(
+                                f"{key}.units_per_access[{i}]",
+                                k,
+                                f"with {p} processes, two ranks would write one {store.backend.label} {what} "
+                                f"({what} shape {'x'.join(map(str, layout.shard_shape or layout.chunk_shape))}, "
+                                f"{unit} {self.units} along the pass): k must keep every rank's part to whole "
+                                f"{what}s",
+                            )
+
+    def modes_for(self, backend) -> list[str]:
+        return [m for m in self.modes if m in backend.capabilities.parallel_modes]
+
+    def settings_for(self, job, backend) -> dict:
+        """What one MPI run of :func:`run` receives."""
         return {
             "dataset": job.dataset,
             "layout": job.settings["layout"],
-            "modes": self.modes,
-            "columns_per_access": self.columns,
+            "compression": job.compression.name,
+            "backend": job.backend,
+            "read_options": [o.settings() for o in job.read_options],
+            "modes": self.modes_for(backend),
+            "operations": self.operations,
+            "units": self.units,
+            "units_per_access": self.units_per_access,
+            "remainder": self.remainder,
             "repeats": self.repeats,
         }
 
 
-READAHEAD_BYTES = 128 * 1024  # what a cold read of a few bytes fetches at least (a readahead window)
-
-
-def fetched_bytes(sweep, layout, width: int) -> int:
-    """The bytes one cold access of ``width`` whole columns fetches from the device: the chunks
-    it touches, or, contiguous, a readahead window per row up to the span of all rows (a
-    column's elements lie a whole row apart)."""
-    rows, columns = sweep.shape
-    itemsize = sweep.dtype.itemsize
-    if layout.chunk_shape is None:
-        return min(rows * columns * itemsize, rows * max(width * itemsize, READAHEAD_BYTES))
-    chunk_rows, chunk_columns = layout.chunk_shape
-    touched_columns = min(columns, (-(-width // chunk_columns) + 1) * chunk_columns)
-    return rows * touched_columns * itemsize
-
-
 def timed_seconds(sweep, layout, compression, from_device: bool = True) -> float:
-    """Per process count, mode, k and access: reading the block cold (what the device
-    returns for it), and starting the ranks."""
+    """Per process count (its launch), operation, mode, k and repeat: a whole pass, through
+    the device (reads from a disk) or the codec's rate, and a fixed cost per access."""
     case = sweep.parallel
-    rows, itemsize = sweep.shape[0], sweep.dtype.itemsize
+    raw = sweep.raw_bytes
+    units = case.axis_units(sweep.shape)
+    read = raw / (rates.DEVICE_READ_BYTES_PER_S if from_device else rates.read_rate(compression))
+    write = raw / rates.write_rate(compression)
+    per_pass = {"read": read, "write": write + raw / rates.MAKE_DATA_BYTES_PER_S}
     seconds = 0.0
-    for p in case.processes:
+    for i in range(len(set(case.processes))):
         seconds += SECONDS_PER_LAUNCH
-        for k in case.columns:
-            block = rows * k * p * itemsize
-            if from_device:
-                read = fetched_bytes(sweep, layout, k * p) / rates.DEVICE_READ_BYTES_PER_S
-            else:
-                read = block / rates.read_rate(compression)
-            seconds += (
-                len(case.modes) * case.repeats * (read + SECONDS_PER_ACCESS + block / rates.MAKE_DATA_BYTES_PER_S)
-            )
+        modes = [m for m in case.modes if m != "serial" or i == 0]
+        for k in case.units_per_access:
+            n = -(-units // k)
+            for op in case.operations:
+                # checking reads every value again and computes the source's
+                check = raw / rates.MAKE_DATA_BYTES_PER_S + (read if op == "write" else 0.0)
+                seconds += (
+                    len(modes) * case.repeats * (per_pass[op] + SECONDS_PER_PASS + n * SECONDS_PER_ACCESS + check)
+                )
     return seconds
 
 
 def memory_per_task_mb(sweep) -> int:
-    """One rank: its interpreter, its data source and the largest block it reads (serial: rank
-    0 reads the whole block, the buffer and the source's values beside it), and the job's own
-    Snakemake and driver, which share the first rank's node."""
-    case = sweep.parallel
-    block = sweep.shape[0] * max(case.columns) * max(case.processes) * sweep.dtype.itemsize
-    return 160 + -(-3 * block // rates.MB) + 256
+    """One rank: its interpreter and libraries, and at most the whole dataset (serial: rank 0
+    holds every access's buffer) twice (the values and the source's, for checking)."""
+    return 200 + -(-2 * sweep.raw_bytes // rates.MB)
 
 
 def tasks(sweep) -> int:
@@ -124,24 +244,346 @@ def tasks(sweep) -> int:
 
 
 def memory_mb(sweep) -> int:
-    return tasks(sweep) * memory_per_task_mb(sweep)
+    return tasks(sweep) * memory_per_task_mb(sweep) + 256  # and the job's own Snakemake
 
 
-FIGURE = Figure("parallel", "parallel-{filesystem}", "MPI-IO reads")
+def _runs_on(store) -> bool:
+    caps = store.backend.capabilities
+    return bool(caps.parallel_modes) and store.layout.order == Layout(None).order
+
+
+BANDWIDTH = Figure("parallel", "parallel-{filesystem}", "Parallel passes")
+MODE_RATIOS = Figure("parallel_modes", "parallel-modes-{filesystem}", "Parallel passes", "parallel-modes")
+UNITS_FIGURE = Figure("parallel_units", "parallel-units-{filesystem}", "Parallel passes", "parallel-units")
+LAYOUTS_FIGURE = Figure("parallel_layouts", "parallel-layouts-{filesystem}", "Parallel passes", "parallel-layouts")
+BACKENDS_FIGURE = Figure("parallel_backends", "parallel-backends-{filesystem}", "Parallel passes", "parallel-backends")
+
+
+def _figures(sweep) -> list[str]:
+    case = sweep.parallel
+    names = [BANDWIDTH.name(), MODE_RATIOS.name()]
+    names += [UNITS_FIGURE.name()] if len(case.units_per_access) > 1 else []
+    chunked = any(lay.chunk_shape is not None for lay in sweep.layouts)
+    contiguous = any(lay.chunk_shape is None for lay in sweep.layouts)
+    names += [LAYOUTS_FIGURE.name()] if chunked and contiguous else []
+    parallel_backends = [b for b in sweep.backends if b.capabilities.parallel_modes]
+    names += [BACKENDS_FIGURE.name()] if len(parallel_backends) > 1 else []
+    return names
+
 
 SPEC = CaseSpec(
     name="parallel",
     scope="store",
     stage="parallel",
-    variant_columns=("mode", "processes", "columns_per_access"),
+    variant_columns=("operation", "mode", "processes", "units", "units_per_access", "reader"),
     enabled=lambda sweep: getattr(sweep, "parallel", None) is not None,
-    figures=lambda sweep: [FIGURE.name()],
+    figures=_figures,
     job_cost=rates.store_job(timed_seconds),
-    runner="h5sweep.cases.parallel_run:measure",
+    runner="h5sweep.cases.parallel:measure",
     mem_mb=memory_mb,
     threads=tasks,  # locally: the cores mpirun's ranks take; on SLURM, tasks of one CPU each
-    backends=(HDF5,),  # MPI-IO through parallel HDF5
     mpi_tasks=tasks,
-    plots=(FIGURE,),
-    integer_columns=("processes", "columns_per_access"),
+    applies=_runs_on,
+    read_options="all",
+    plots=(BANDWIDTH, MODE_RATIOS, UNITS_FIGURE, LAYOUTS_FIGURE, BACKENDS_FIGURE),
+    integer_columns=("processes", "units_per_access"),
+    scratch_bytes=lambda sweep: sweep.largest_file_bytes(),  # a write pass's store
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# The MPI program: one run per process count, every rank runs run().
+
+
+class PassError(RuntimeError):
+    """A rank's values differ from the data source (the message names rank, mode and access)."""
+
+
+def _evict(backend, path: str) -> None:
+    for name in backend.paths_to_evict(path):
+        pagecache.evict(name)
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
+        os.remove(path)
+
+
+def _check(comm, problems: list[str]) -> None:
+    """Every rank raises the first rank's problem, so that the run fails as a whole."""
+    found = [p for rank_problems in comm.allgather(problems) for p in rank_problems]
+    if found:
+        raise PassError(found[0] + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""))
+
+
+def _tiles(parts: list[list[tuple[int, int]]], units: int) -> str | None:
+    """Why the ranks' accesses do not cover the axis exactly once, or None."""
+    covered = np.zeros(units, dtype=np.int64)
+    for part in parts:
+        for start, count in part:
+            covered[start : start + count] += 1
+    if (covered != 1).any():
+        first = int(np.flatnonzero(covered != 1)[0])
+        return f"unit {first} is accessed {int(covered[first])} times"
+    return None
+
+
+def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) -> dict | None:
+    """One timed pass; its row on rank 0 (None elsewhere)."""
+    from mpi4py import MPI
+
+    comm, backend, shape, axis = ctx["comm"], ctx["backend"], ctx["shape"], ctx["axis"]
+    rank, size = comm.Get_rank(), comm.Get_size()
+    processes = 1 if mode == "serial" else size
+    parts = deal(shape[axis], k, size, mode, ctx["remainder"])
+    problem = _tiles(parts, shape[axis]) if rank == 0 else None
+    if problem:
+        raise PassError(f"{ctx['path']}: the {mode} pass of {k} {ctx['units']} per access: {problem}")
+    mine = parts[rank]
+    taking_part = mode != "serial" or rank == 0
+    source, dtype = ctx["source"], np.dtype(ctx["dataset"]["dtype"])
+    target = ctx["path"] if operation == "read" else ctx["path"] + WRITE_SUFFIX
+    resident_before = None
+    if operation == "read":
+        resident_before = pagecache.resident_fraction(backend.paths_to_evict(target)[0]) if rank == 0 else None
+        comm.Barrier()
+        _evict(backend, target)  # cold on every rank's node
+    else:
+        if rank == 0:
+            _remove(target)
+        comm.Barrier()
+    create = (shape, dtype, ctx["layout"], ctx["compression"]) if operation == "write" else None
+    handle = backend.open_pass(target, ctx["name"], mode, comm, option, create) if taking_part else None
+    regions = [region(shape, axis, start, count) for start, count in mine]
+    if operation == "read":
+        buffers = [touched_empty(tuple(s.stop - s.start for s in r), dtype) for r in regions]
+    else:
+        buffers = [np.ascontiguousarray(source.region(r)) for r in regions]
+    calls = [handle.prepare(r, b) for r, b in zip(regions, buffers, strict=True)] if handle else []
+    if mode == "collective":
+        most = comm.allreduce(len(calls), op=MPI.MAX)
+        empty = handle.prepare_empty()
+        calls += [empty] * (most - len(calls))
+    before = pagecache.io_counters()
+    comm.Barrier()
+    t0 = time.perf_counter_ns()
+    results = [call() for call in calls]
+    if handle is not None and operation == "write":
+        handle.close()  # flush, close and fsync: inside the clock
+    own = (time.perf_counter_ns() - t0) / 1e9
+    comm.Barrier()
+    elapsed = (time.perf_counter_ns() - t0) / 1e9
+    io = pagecache.io_counters() - before
+    if handle is not None and operation == "read":
+        handle.close()
+    seconds = comm.allreduce(elapsed, op=MPI.MAX)
+    fastest = comm.allreduce(own if taking_part else np.inf, op=MPI.MIN)
+    device_read = comm.allreduce(max(io.device_read, 0), op=MPI.SUM)
+    units_done = comm.allreduce(sum(count for _, count in mine), op=MPI.SUM)
+    # checked after the clock: what was read, or what the write left in the store (read back
+    # by every rank, each its own accesses)
+    if operation == "read":
+        found = [b if value is None else np.asarray(value) for b, value in zip(buffers, results, strict=False)]
+    else:
+        comm.Barrier()
+        found = _read_back(backend.open_pass(target, ctx["name"], "independent", comm, option), regions, buffers)
+    problems = []
+    for i, (r, values) in enumerate(zip(regions, found, strict=True)):
+        expected = source.region(r) if operation == "read" else buffers[i]
+        bad = int(np.count_nonzero(values != expected))
+        if bad:
+            start, count = mine[i]
+            problems.append(
+                f"{ctx['path']}: rank {rank}, mode {mode}, {operation} access {i} ({ctx['units']} "
+                f"{start}-{start + count - 1}, {k} per access, {processes} processes, repeat {repeat}): "
+                f"{bad} values differ from the data source"
+            )
+    _check(comm, problems)
+    if operation == "write":
+        comm.Barrier()
+        if rank == 0:
+            _remove(target)
+    if rank != 0:
+        return None
+    raw = int(np.prod(shape)) * dtype.itemsize
+    return {
+        "case": "parallel",
+        "operation": operation,
+        "mode": mode,
+        "processes": processes,
+        "units": ctx["units"],
+        "units_per_access": k,
+        "remainder_rank": remainder_rank(mode, ctx["remainder"], size) if mode != "serial" else 0,
+        "accesses": len(accesses(shape[axis], k)),
+        "units_accessed": units_done,
+        "repeat": repeat,
+        "selection": "whole dataset",
+        "bytes_selected": raw,
+        "seconds": seconds,
+        "bytes_per_s": raw / seconds,
+        "fastest_rank_s": fastest,
+        "device_read_bytes": device_read,
+        "resident_fraction_before_evict": resident_before,
+        "rank_nodes": ctx["nodes"],
+        "verified": True,
+        "mpi_library": MPI.Get_library_version().splitlines()[0].strip(),
+        **option.columns(),
+        **ctx["versions"],
+    }
+
+
+def _read_back(handle, regions, written) -> list[np.ndarray]:
+    """What a store holds in each region (after a write pass), through a rank's own handle."""
+    found = []
+    for r, values in zip(regions, written, strict=True):
+        out = np.empty_like(values)
+        value = handle.prepare(r, out)()
+        found.append(out if value is None else np.asarray(value))
+    handle.close()
+    return found
+
+
+def run(settings: dict, path: str, comm, first_run: bool = True) -> list[dict]:
+    """Every operation, k and mode of the settings on one store, with the communicator's size
+    as the process count (serial passes only in the ``first_run``); rows on rank 0."""
+    from mpi4py import MPI
+
+    from h5sweep import backends
+    from h5sweep.storage.codecs import parse_compression
+    from h5sweep.storage.datasources import make_source
+
+    backend = backends.load(settings["backend"])
+    spec = backends.spec(settings["backend"])
+    dataset = settings["dataset"]
+    layout = Layout.from_id(settings["layout"]["id"])
+    ctx = {
+        "comm": comm,
+        "backend": backend,
+        "path": path,
+        "name": dataset["name"],
+        "dataset": dataset,
+        "shape": tuple(int(n) for n in dataset["shape"]),
+        "axis": UNITS[settings["units"]][1],
+        "units": settings["units"],
+        "remainder": settings["remainder"],
+        "layout": layout,
+        "compression": parse_compression(settings["compression"]),
+        "source": make_source(dataset, layout),
+        "nodes": len(set(comm.allgather(MPI.Get_processor_name()))),
+        "versions": backend.versions(),
+    }
+    options = [spec.option_from_settings(o) for o in settings["read_options"]] or [backend.default_read_option]
+    # untimed: one rank per node reads the store into its page cache, so that the first
+    # eviction frees the store's own pages just before the first read, as later ones do
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    if node.Get_rank() == 0 and "read" in settings["operations"]:
+        pagecache.prime(backend.paths_to_evict(path))
+    node.Free()
+    comm.Barrier()
+    modes = [m for m in settings["modes"] if m != "serial" or first_run]
+    rows = []
+    for repeat in range(int(settings["repeats"])):
+        for option in options:
+            for k in settings["units_per_access"]:
+                for operation in settings["operations"]:
+                    for mode in modes:
+                        row = one_pass(ctx, operation, mode, int(k), option, repeat)
+                        if row is not None:
+                            rows.append(row)
+    return rows
+
+
+def launcher(processes: int) -> list[str]:
+    """How a job starts ``processes`` ranks: ``srun --mpi=pmix`` inside a SLURM allocation
+    (PMIx, as Debian's Open MPI; slurmd must have been started with the PMIx library
+    installed), else ``mpirun``."""
+    if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
+        # --overlap: the job's own Snakemake may itself run in a step of the allocation
+        return ["srun", "--overlap", "--mpi=pmix", f"--ntasks={processes}"]
+    command = ["mpirun", "--oversubscribe", "-n", str(processes)]
+    if os.geteuid() == 0:  # a container's root; Open MPI refuses it unless told
+        command.insert(1, "--allow-run-as-root")
+    return command
+
+
+def allocation_tasks() -> str:
+    """The tasks of the SLURM allocation this job runs in (``scontrol``'s NumTasks: Snakemake's
+    job step does not pass SLURM_NTASKS on), empty outside SLURM."""
+    job_id = os.environ.get("SLURM_JOB_ID")
+    if not job_id or not shutil.which("scontrol"):
+        return ""
+    shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True).stdout
+    found = re.search(r"\bNumTasks=(\d+)", shown)
+    return found.group(1) if found else ""
+
+
+def program() -> list[str]:
+    """The MPI program every rank runs (:func:`main`), under the MPI environment's Python."""
+    return [
+        str(mpi_python()),
+        "-c",
+        "import sys; from h5sweep.cases import parallel; sys.exit(parallel.main(sys.argv[1:]))",
+    ]
+
+
+def variant_label(row: dict) -> str:
+    reader = f", {row['reader']}" if row.get("reader") and row["reader"] != "h5py" else ""
+    return (
+        f"{row['operation']} {row['mode']}, {row['processes']} processes, "
+        f"{row['units_per_access']} {row['units']} per access{reader}"
+    )
+
+
+def measure(job, backend, store_path: str, source) -> list[dict]:
+    """The case's runner (its spec's ``runner``): one MPI run per process count on one test
+    store, each inside the node's exclusive measurement window; its rows."""
+    import pandas as pd
+
+    from h5sweep import backends
+    from h5sweep.measure.lock import timed_window
+
+    case = job.optional_case("parallel")
+    spec = backends.spec(job.backend)
+    rows: list[dict] = []
+    tasks_ = allocation_tasks()
+    with tempfile.TemporaryDirectory(prefix="h5sweep-parallel-") as scratch:
+        settings = os.path.join(scratch, "settings.json")
+        with open(settings, "w", encoding="utf-8") as f:
+            json.dump(case.settings_for(job, spec), f)
+        for i, processes in enumerate(sorted(set(case.processes))):
+            out = os.path.join(scratch, f"{processes}.parquet")
+            command = [*launcher(processes), *program(), settings, store_path, out]
+            command += ["--first"] if i == 0 else []
+            with timed_window() as window:
+                proc = subprocess.run(command, capture_output=True, text=True)
+            if proc.returncode != 0:
+                found = re.findall(r"PassError: (.*)", proc.stderr + proc.stdout)
+                detail = found[0] if found else (proc.stderr or proc.stdout)[-1500:]
+                raise RuntimeError(
+                    f"{store_path}: the MPI run with {processes} processes failed ({' '.join(command[:4])} ...): "
+                    f"{detail}"
+                )
+            for row in pd.read_parquet(out).to_dict("records"):
+                rows.append({**row, "variant": variant_label(row), "slurm_tasks": tasks_, **window.columns()})
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    from mpi4py import MPI
+
+    from h5sweep.measure.records import write_table
+
+    first = "--first" in argv
+    settings_path, store, record = [a for a in argv if a != "--first"]
+    with open(settings_path, encoding="utf-8") as f:
+        settings = json.load(f)
+    rows = run(settings, store, MPI.COMM_WORLD, first_run=first)
+    if MPI.COMM_WORLD.Get_rank() == 0:
+        write_table(rows, record)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

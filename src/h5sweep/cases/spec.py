@@ -14,7 +14,7 @@ generated from the specs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # A case runs once per test store (the grid of backends x layouts x compression on every
 # filesystem) or once per filesystem.
@@ -93,13 +93,16 @@ class CaseSpec:
     # ranks itself (srun inside SLURM, mpirun locally). None: an ordinary job.
     mpi_tasks: Callable[[object], int] | None = None
     plots: tuple[Figure, ...] = ()  # the kinds of figure it draws (each gets a plot rule)
+    # store scope: which stores it runs on besides ``backends`` (an object with .backend, .layout)
+    applies: Callable[[object], bool] = field(default=lambda store: True, repr=False)
+    read_options: str = "first"  # store scope, a job of its own: the backend's first read option, or "all"
     # its variant columns that hold whole numbers (typed Int64 in the summary, empty in the
     # rows of cases without them)
     integer_columns: tuple[str, ...] = ()
 
     def runs_on(self, store) -> bool:
         """Whether a store-scope case runs on this test store (an object with ``.backend``)."""
-        return self.backends is None or store.backend.name in self.backends
+        return (self.backends is None or store.backend.name in self.backends) and self.applies(store)
 
     def __post_init__(self):
         if self.scope not in SCOPES:

@@ -1,12 +1,12 @@
 """Byte-identical copies of a test store, read in turn (a filesystem's ``read_copies``).
 
-Where a store's bytes lie changes how fast it reads: in memory (tmpfs), one copy of a file
-read 5-20% slower than another copy of the same bytes, for as long as the file existed, and a
-second run of a sweep meets other copies. Such a factor belongs to the copy, not to the
-layout, and the intervals (taken over the selections of one copy) cannot show it. With
-``read_copies: n`` a query job copies every store n - 1 times before its reads (untimed, in
-the job's shared section), reads selection i of a case whose every read starts cold from copy
-i mod n, and removes the copies afterwards; a copy's own factor then weighs 1/n on each
+Where a store's bytes lie can change how fast it reads: in memory (tmpfs), one copy of a file
+may read measurably slower than another copy of the same bytes, for as long as the file
+exists, and a second run of a sweep meets other copies. Such a factor belongs to the copy,
+not to the layout, and the intervals (taken over the selections of one copy) cannot show it.
+With ``read_copies: n`` a query job copies every store n - 1 times before its reads (untimed,
+in the job's shared section), reads selection i of a case whose every read starts cold from
+copy i mod n, and removes the copies afterwards; a copy's own factor then weighs 1/n on each
 median. Every row says which copy it read (column ``store_copy``, 0 being the store itself).
 """
 

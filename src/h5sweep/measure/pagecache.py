@@ -105,7 +105,7 @@ def prime(paths: list[str], budget_bytes: int | None = None) -> int:
     frees the store's own pages just before the read takes pages again, as the eviction before
     every later read does. Without it the first round of cold reads takes pages that have lain
     free for long, and a virtual machine whose balloon handed those to its host waits for the
-    host to back each one (2-5x slower reads of the same bytes, only in the first round).
+    host to back each one (slower reads of the same bytes, in the first round only).
 
     Files are primed in order while their sizes (cached or not) add up to at most
     ``budget_bytes``, by default :data:`PRIME_MEMORY_SHARE` of :func:`memory_available`; the

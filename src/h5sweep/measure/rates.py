@@ -20,7 +20,7 @@ READ_BYTES_PER_S = {"none": 2000 * MB, "filtered": 300 * MB}  # decompression bo
 SECONDS_PER_WRITTEN_CHUNK = 12e-6
 SECONDS_PER_READ_CHUNK = 15e-6
 # Per chunk read by a backend with one file per chunk (Zarr: open, read, close a file, and the
-# reader's own per-chunk work; zarr-python cold, 625 chunk files in 145 ms on this machine)
+# reader's own per-chunk work)
 SECONDS_PER_CHUNK_FILE = 250e-6
 SECONDS_PER_JOB = 2.0  # starting Python and the packages
 SECONDS_PER_REOPEN = 0.003  # close, evict and reopen a file before a selection (cold: every)

@@ -1,12 +1,10 @@
 """Released space: every timed write meets its disk in the same state.
 
-On a thin-provisioned virtual disk mounted with ``discard`` (the reference machine), what a
-write costs depends on where its blocks come from. A 1 GB write with ``fsync`` took 0.45 s
-when it reused blocks a removed file had freed less than a second before, and 2.0-2.9 s when
-it went to space the device had released; after 0.5 s or 1 s of rest both happened, after 2 s
-every write went to released space. A write case that removes one repeat's file and writes
-the next at once measures the first state for some writes and the second for others, and a
-converter writing a new file meets the second.
+On a thin-provisioned virtual disk mounted with ``discard``, what a write costs can depend on
+where its blocks come from: blocks a removed file freed a moment ago, or space the device has
+already released. A write case that removes one repeat's file and writes the next at once
+would measure one state for some writes and the other for the rest, while a converter
+writing a new file meets the second.
 
 So the sweep's own removals on a filesystem are dated (a node-local file holds the moment of
 the last removal, after a ``sync`` that makes the filesystem issue its discards now, and the
@@ -16,14 +14,9 @@ passed since then. Each write row records the wait (``settle_wait_s``). ``settle
 filesystem setting; by default 2 s where the filesystem is mounted with ``discard`` and 0
 elsewhere (tmpfs, network and parallel filesystems: nothing to wait for).
 
-Measured since (h5sweep.host): on the reference machine the two states were its memory,
-not its disk. Removing a file frees its page cache, the machine's balloon hands freed pages
-back to the hypervisor about 2 s later, and a write that fills page cache after that waits
-for the host: with the hand-back delayed to 100 s, the same 1 GB write took 0.46-0.63 s
-whether it followed the removal at once or after 3 s or 10 s. The rest is kept for disks
-whose discards do cost (it makes every write wait the same), and costs the sweep seconds,
-not accuracy; on a machine that reports free pages quickly it does not give writes one state
-(0.49-0.71 s at once, 1.58-1.77 s after 3 s, 2.71-3.11 s after 10 s), and the plan says so.
+The rest makes every write wait the same; it does not hold a virtual machine's freed pages,
+whose hand-back to the host can also make writes after a removal slower (see
+:mod:`h5sweep.host` and ``docs/method.md``). The trials behind both are in ``docs/notes/``.
 """
 
 from __future__ import annotations

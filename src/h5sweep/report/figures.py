@@ -390,68 +390,210 @@ def plot_scaling(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     _save(fig, out)
 
 
+MODE_STYLES = {"serial": ":", "independent": "--", "collective": "-"}
+
+
+def _passes(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
+    """The parallel case's rows of a filesystem, each with the label of its store (backend,
+    layout, compression, reader) in ``_store``."""
+    rows = summary[(summary["case"] == "parallel") & (summary["filesystem"] == filesystem)].copy()
+    if rows.empty:
+        return rows.assign(_store=[])
+
+    def store(row) -> str:
+        comp = "" if row["compression"] in ("", "none") else f" {row['compression']}"
+        reader = row.get("reader", "")
+        reader = f" ({reader})" if isinstance(reader, str) and reader and reader != "h5py" else ""
+        return layout_label(row) + comp + reader
+
+    rows["_store"] = rows.apply(store, axis=1)
+    rows["processes"] = rows["processes"].astype(int)
+    rows["units_per_access"] = rows["units_per_access"].astype(int)
+    return rows
+
+
+def _pass_grid(rows: pd.DataFrame, columns: str = "units_per_access"):
+    """Panels: one row per operation, one column per value of ``columns``."""
+    operations = [op for op in ("read", "write") if op in set(rows["operation"])] or ["read"]
+    values = sorted(set(rows[columns])) if not rows.empty else [None]
+    fig, axes = plt.subplots(
+        len(operations), len(values), figsize=(5.5 * len(values), 4.2 * len(operations)), squeeze=False
+    )
+    return fig, axes, operations, values
+
+
+def _serial_line(ax, line: pd.DataFrame, counts: list[int], value: str, colour, label: str) -> None:
+    """A serial pass (one process) drawn flat across the process counts, as the study drew it."""
+    ax.plot(counts, [float(line[value].iloc[0])] * len(counts), color=colour, linestyle=":", label=label)
+
+
 def plot_parallel(summary: pd.DataFrame, filesystem: str, out: str) -> None:
-    """MPI-IO reads: median time against processes per layout and mode (whiskers min to max),
-    one column of panels per k; below, chunked / contiguous per mode and parallel / serial per
-    layout (ratios of medians)."""
-    rows = summary[(summary["case"] == "parallel") & (summary["filesystem"] == filesystem)]
-    rows = rows.assign(_layout=rows.apply(layout_label, axis=1) if not rows.empty else [])
-    ks = sorted(set(rows["columns_per_access"].dropna().astype(int)))
-    fig, axes = plt.subplots(2, max(1, len(ks)), figsize=(5.5 * max(1, len(ks)), 8), squeeze=False)
-    styles = {"serial": ":", "independent": "--", "collective": "-"}
-    for column, k in enumerate(ks):
-        part = rows[rows["columns_per_access"] == k]
-        ax_time, ax_ratio = axes[0][column], axes[1][column]
-        for colour, (layout, by_layout) in zip(OKABE_ITO, part.groupby("_layout", sort=False), strict=False):
-            for mode, line in by_layout.groupby("mode", sort=False):
-                line = line.sort_values("processes")
-                ax_time.errorbar(
+    """Folk & Choi's Figs. 3-4: bandwidth of whole-dataset passes against processes, per store
+    and mode: the best of the repeats (marker) and the median with its interval (bar); one row
+    of panels per operation, one column per units per access."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, ks = _pass_grid(rows)
+    counts = sorted(set(rows["processes"])) if not rows.empty else []
+    for i, op in enumerate(operations):
+        for j, k in enumerate(ks):
+            ax = axes[i][j]
+            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+                for mode, line in by_store.groupby("mode", sort=False):
+                    line = line.sort_values("processes")
+                    label = f"{store}, {mode}"
+                    if mode == "serial":
+                        _serial_line(ax, line, counts, "bytes_per_s_max", colour, label)
+                        continue
+                    ax.errorbar(
+                        line["processes"],
+                        line["bytes_per_s_median"],
+                        yerr=interval_errors(line, "bytes_per_s_median", "bytes_per_s_ci_low", "bytes_per_s_ci_high"),
+                        color=colour,
+                        linestyle=MODE_STYLES.get(mode, "-"),
+                        capsize=2,
+                        label=label,
+                    )
+                    ax.plot(line["processes"], line["bytes_per_s_max"], color=colour, marker="o", linestyle="none")
+            units = part["units"].iloc[0] if not part.empty else "units"
+            ax.set(xlabel="processes", ylabel="bytes/s (best: dot; median, 95% interval)", yscale="log")
+            ax.set_title(f"{op}, {k} {units} per access, {filesystem}", fontsize=9)
+            if counts:
+                ax.set_xticks(counts)
+            ax.legend(fontsize=6)
+    _save(fig, out)
+
+
+def _best(part: pd.DataFrame, keys: list[str]) -> pd.Series:
+    return part.set_index(keys)["bytes_per_s_max"]
+
+
+def plot_parallel_modes(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Folk & Choi's Figs. 5-6: the ratios of best bandwidths independent / collective,
+    independent / serial and collective / serial against processes, per store."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, ks = _pass_grid(rows)
+    pairs = [("independent", "collective"), ("independent", "serial"), ("collective", "serial")]
+    styles = ["-", "--", ":"]
+    for i, op in enumerate(operations):
+        for j, k in enumerate(ks):
+            ax = axes[i][j]
+            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+                by_mode = {m: g.set_index("processes")["bytes_per_s_max"] for m, g in by_store.groupby("mode")}
+                for style, (top, bottom) in zip(styles, pairs, strict=True):
+                    if top not in by_mode or bottom not in by_mode:
+                        continue
+                    below = by_mode[bottom]
+                    if bottom == "serial":  # one serial pass for every process count
+                        below = pd.Series(float(below.iloc[0]), index=by_mode[top].index)
+                    ratio = (by_mode[top] / below).dropna().sort_index()
+                    ax.plot(
+                        ratio.index,
+                        ratio,
+                        color=colour,
+                        linestyle=style,
+                        marker="o",
+                        label=f"{store}: {top} / {bottom}",
+                    )
+            ax.axhline(1.0, color="grey", linewidth=0.8)
+            ax.set(xlabel="processes", ylabel="ratio of best bandwidths", yscale="log")
+            ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
+            ax.legend(fontsize=6)
+    _save(fig, out)
+
+
+def plot_parallel_units(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Folk & Choi's Figs. 8-9: best bandwidth with the most units per access over that with
+    the fewest, against processes, per store and mode."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, _ = _pass_grid(rows, columns="operation")
+    for i, op in enumerate(operations):
+        ax = axes[i][0]
+        part = rows[rows["operation"] == op]
+        ks = sorted(set(part["units_per_access"]))
+        if len(ks) > 1:
+            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+                for mode, line in by_store.groupby("mode", sort=False):
+                    best = line.set_index(["units_per_access", "processes"])["bytes_per_s_max"]
+                    ratio = (
+                        (best.loc[ks[-1]] / best.loc[ks[0]]).dropna().sort_index()
+                        if ks[0] in best.index.get_level_values(0) and ks[-1] in best.index.get_level_values(0)
+                        else pd.Series(dtype=float)
+                    )
+                    ax.plot(
+                        ratio.index,
+                        ratio,
+                        color=colour,
+                        linestyle=MODE_STYLES.get(mode, "-"),
+                        marker="o",
+                        label=f"{store}, {mode}",
+                    )
+            ax.set_title(f"{op}: {ks[-1]} / {ks[0]} per access, {filesystem}", fontsize=9)
+        ax.axhline(1.0, color="grey", linewidth=0.8)
+        ax.set(xlabel="processes", ylabel="ratio of best bandwidths", yscale="log")
+        ax.legend(fontsize=6)
+    _save(fig, out)
+
+
+def plot_parallel_layouts(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Folk & Choi's Figs. 10-11: best bandwidth of each chunked store over its backend's
+    contiguous store, in the same mode, units per access and process count."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, ks = _pass_grid(rows)
+    for i, op in enumerate(operations):
+        for j, k in enumerate(ks):
+            ax = axes[i][j]
+            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            keys = ["backend", "reader", "mode", "processes"]
+            base = _best(part[part["layout"] == "contiguous"], keys)
+            chunked = part[part["layout"] != "contiguous"]
+            for colour, (store, by_store) in zip(OKABE_ITO, chunked.groupby("_store", sort=False), strict=False):
+                for mode, line in by_store.groupby("mode", sort=False):
+                    ratio = (_best(line, keys) / base).dropna()
+                    if ratio.empty:
+                        continue
+                    ratio = ratio.droplevel([0, 1, 2]).sort_index()
+                    ax.plot(
+                        ratio.index,
+                        ratio,
+                        color=colour,
+                        linestyle=MODE_STYLES.get(mode, "-"),
+                        marker="o",
+                        label=f"{store}, {mode}",
+                    )
+            ax.axhline(1.0, color="grey", linewidth=0.8)
+            ax.set(xlabel="processes", ylabel="chunked / contiguous (best bandwidths)", yscale="log")
+            ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
+            ax.legend(fontsize=6)
+    _save(fig, out)
+
+
+def plot_parallel_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Kang et al.'s Fig. 3: median time of a whole read pass and a whole write pass against
+    processes, each rank its own part (independent mode; one process: serial), per backend,
+    layout and reader, with the median's interval."""
+    rows = _passes(summary, filesystem)
+    rows = rows[rows["mode"].isin(["independent", "serial"])]
+    fig, axes, operations, ks = _pass_grid(rows)
+    for i, op in enumerate(operations):
+        for j, k in enumerate(ks):
+            ax = axes[i][j]
+            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+                line = by_store.sort_values(["processes", "mode"]).drop_duplicates("processes", keep="first")
+                ax.errorbar(
                     line["processes"],
                     line["median_s"],
-                    yerr=interval_errors(line, "median_s", "min_s", "max_s"),
+                    yerr=interval_errors(line, "median_s", "median_ci_low_s", "median_ci_high_s"),
                     color=colour,
-                    linestyle=styles.get(mode, "-"),
                     marker="o",
                     capsize=2,
-                    label=f"{layout}, {mode}",
+                    label=store,
                 )
-            serial = by_layout[by_layout["mode"] == "serial"].set_index("processes")["median_s"]
-            for mode, line in by_layout[by_layout["mode"] != "serial"].groupby("mode", sort=False):
-                line = line.set_index("processes")["median_s"]
-                ratio = (line / serial).dropna()
-                ax_ratio.plot(
-                    ratio.index,
-                    ratio,
-                    color=colour,
-                    linestyle=styles[mode],
-                    marker="s",
-                    label=f"{layout}: {mode} / serial",
-                )
-        base = part[part["layout"] == "contiguous"].set_index(["mode", "processes"])["median_s"]
-        chunked = part[part["layout"] == "chunked"]
-        for mode, line in chunked.groupby("mode", sort=False):
-            ratio = line.set_index(["mode", "processes"])["median_s"] / base
-            ratio = ratio.dropna().droplevel(0)
-            ax_ratio.plot(
-                ratio.index,
-                ratio,
-                color="black",
-                linestyle=styles.get(mode, "-"),
-                marker="^",
-                label=f"chunked / contiguous, {mode}",
-            )
-        ax_ratio.axhline(1.0, color="grey", linewidth=0.8)
-        counts = sorted(set(part["processes"].dropna().astype(int)))
-        ax_time.set_xticks(counts)
-        ax_ratio.set_xticks(counts)
-        ax_time.set(xlabel="processes", ylabel="seconds per access (median, min-max)", yscale="log")
-        ax_time.set_title(f"{k} column(s) per rank, {filesystem}", fontsize=9)
-        ax_ratio.set(xlabel="processes", ylabel="ratio of medians", yscale="log")
-        ax_time.legend(fontsize=6)
-        ax_ratio.legend(fontsize=6)
-    if not ks:
-        axes[0][0].set_axis_off()
-        axes[1][0].set_axis_off()
+            ax.set(xlabel="processes", ylabel="seconds per pass (median, 95% interval)", yscale="log")
+            ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
+            ax.legend(fontsize=6)
     _save(fig, out)
 
 
@@ -667,7 +809,8 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
     if figure == "tradeoff":
         plot_tradeoff(pd.read_csv(inputs["recommendation"]), **wildcards, out=out)
         return
-    summary = load_summary(inputs["summary"], primary_only=figure not in ("variants", "backends"))
+    every_variant = figure in ("variants", "backends") or figure.startswith("parallel")
+    summary = load_summary(inputs["summary"], primary_only=not every_variant)
     extra = {}
     if "measurements" in inputs:
         columns = [

@@ -24,6 +24,7 @@ from h5sweep.cases import (
     read_cases_from_config,
     write_case_from_config,
 )
+from h5sweep.cases.parallel import SPEC as PARALLEL_SPEC
 from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config
 from h5sweep.storage.datasources import fill_name, read_donor
@@ -133,6 +134,16 @@ class Sweep:
         backends = specs_from_config(config["backends"])
         read_options = {backend.name: backend.options_from_config(config) for backend in backends}  # checked now
         _check_every_setting_is_stored(backends, layouts, compressions)
+        parallel = optional_case_from_config(config["cases"], "parallel", shape, itemsize)
+        if parallel is not None:
+            stores = [
+                TestFile(None, layout, comp, backend)
+                for backend in backends
+                for layout in layouts
+                for comp in ([NONE] if layout.chunk_shape is None else compressions)
+                if backend.stores(layout, comp)
+            ]
+            parallel.check_stores(shape, [s for s in stores if PARALLEL_SPEC.runs_on(s)])
         return cls(
             name=config["sweep"],
             dataset=dataset,
@@ -151,7 +162,7 @@ class Sweep:
             scaling=optional_case_from_config(config["cases"], "scaling", shape, itemsize),
             metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
             iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
-            parallel=optional_case_from_config(config["cases"], "parallel", shape, itemsize),
+            parallel=parallel,
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),
             split_read_time=bool(config.get("split_read_time", False)),

@@ -20,7 +20,13 @@ import numpy as np
 
 from h5sweep import backends
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
-from h5sweep.cases import READ_CASES, optional_case_from_config, read_cases_from_config, write_case_from_config
+from h5sweep.cases import (
+    READ_CASES,
+    case_spec,
+    optional_case_from_config,
+    read_cases_from_config,
+    write_case_from_config,
+)
 from h5sweep.measure import settle
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import fill_name
@@ -90,12 +96,13 @@ def interleaved_query_settings(sweep, filesystem) -> dict:
 
 
 def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:
-    """The job of a case run on one test store in a job of its own (scaling): its store, its
-    case entry and the chunk cache it reads with."""
+    """The job of a case run on one test store in a job of its own (scaling, parallel): its
+    store, its case entry and the read options it reads with (its spec says: the first, or all)."""
+    first_only = case_spec(case).read_options == "first"
     return {
         **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
         "cases": {case: sweep.config["cases"][case] or {}},
-        "chunk_cache": [sweep.chunk_caches[0].settings()],
+        **_read_options(sweep, backend, first_only),
     }
 
 
