@@ -323,7 +323,12 @@ def case_runtime(wildcards, attempt):
     spec = case_spec(wildcards.case)
     if spec.scope == "store":
         layout, compression = file_axes(wildcards)
-        where = SimpleNamespace(layout=layout, compression=compression)
+        where = SimpleNamespace(
+            layout=layout,
+            compression=compression,
+            backend=backends.spec(wildcards.backend),
+            filesystem=SWEEP.filesystem(wildcards.filesystem),
+        )
     else:
         where = SWEEP.filesystem(wildcards.filesystem)
     return resources.case_runtime_min(SWEEP, spec, where, attempt)

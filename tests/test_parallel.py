@@ -280,3 +280,27 @@ def test_the_shipped_configs_are_the_studies_images(monkeypatch):
     assert big.parallel.processes == [1, 2, 4, 8, 12] and max(orig.parallel.processes) <= os.cpu_count()
     kang = load_sweep(yaml.safe_load((REPO / "config" / "kang-parallel.yaml").read_text()), probe=False)
     assert [b.name for b in kang.backends] == ["hdf5", "zarr"] and kang.parallel.modes == ["serial", "independent"]
+
+
+def test_the_plan_counts_the_runs_of_bytes_each_pass_touches():
+    shape = (7639, 6308)
+    contiguous, chunked = Layout(None), Layout((7639, 525))
+    assert parallel.runs_per_pass(shape, contiguous, 1, 525) == 13 * 7639  # a run per row and access
+    assert parallel.runs_per_pass(shape, contiguous, 1, 6308) == 1  # the whole image at once
+    assert parallel.runs_per_pass(shape, chunked, 1, 525) == 13  # every access one whole chunk
+    assert parallel.runs_per_pass(shape, chunked, 1, 1) == 6308 * 7639
+    # a 3-D cube in x-planes is one run per access; in z-slabs one per spectrum and access
+    assert parallel.runs_per_pass((24, 20, 256), Layout(None), 0, 5) == 5
+    assert parallel.runs_per_pass((24, 20, 256), Layout(None), 2, 16) == 16 * 24 * 20
+
+
+def test_units_per_access_may_differ_by_layout_kind_and_operation(monkeypatch):
+    monkeypatch.setenv("H5SWEEP_MPI_PYTHON", sys.executable)
+    config = _config(units_per_access={"contiguous": [32], "chunked": [1, 32], "writes": [32]})
+    sweep = load_sweep(config, probe=False)
+    case = sweep.parallel
+    assert case.units_for(Layout(None), "read") == [32] and case.units_for(CHUNKED, "read") == [1, 32]
+    assert case.units_for(CHUNKED, "write") == [32] and case.units_per_access == [1, 32]
+    config = _config(units_per_access={"chunked": [20]})
+    with pytest.raises(ConfigError, match=r"cases\.parallel\.units_per_access\.chunked\[0\]=20"):
+        load_sweep(config, probe=False)

@@ -151,18 +151,22 @@ def test_an_interleaved_sweep_generates_and_reads_a_filesystem_in_one_allocation
 def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, tmp_path):
     """One multi-task SLURM job per test file (2 tasks, apart from the store's generation);
     inside it each MPI run starts its ranks with ``srun --mpi=pmix`` (PMIx, as Debian's Open
-    MPI), 1 and 2 ranks."""
+    MPI), 1 and 2 ranks, and every read and write pass covers the whole image once."""
     import yaml
 
     wf = Workflow(tmp_path / "wf")
     config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
-    config["cases"]["parallel"]["repeats"] = 2
+    config["backends"] = ["hdf5"]
+    config["cases"]["parallel"]["repeats"] = 1
     proc = slurm_run(wf, wf.write_config(config))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     measured = pd.read_parquet(wf.root / "results" / "parallel" / "measurements.parquet")
     runs = measured[measured["case"] == "parallel"]
     assert set(runs["processes"]) == {1, 2} and runs["verified"].all()
+    assert set(runs["operation"]) == {"read", "write"}
+    columns = config["dataset"]["shape"][1]
+    assert (runs["units_accessed"] == columns).all() and (runs["bytes_selected"] == 2 * 256 * columns).all()
     assert set(runs["hdf5_version"]) == {"1.10.8"}
     for job_id in set(runs["slurm_job_id"]):  # one job per test file, completed
         assert job_id and jobcomp()[job_id]["JobState"] == "COMPLETED"

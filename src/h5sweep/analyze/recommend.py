@@ -524,7 +524,8 @@ def parallel_markdown(summary: pd.DataFrame, measurements: pd.DataFrame | None =
     )
     lines.append("")
     for _, v in verdicts.iterrows():
-        mode = "one process (serial)" if v["mode"] == "serial" else f"{v['mode']} on {v['processes']} processes"
+        ranks = f"{v['processes']} process{'es' if v['processes'] != 1 else ''}"
+        mode = "one process (serial)" if v["mode"] == "serial" else f"{v['mode']} on {ranks}"
         reader = f" read by {v['reader']}" if v["reader"] and v["reader"] != "h5py" else ""
         tied = f"; {v['tied']} other(s) within its interval" if v["tied"] else ""
         lines.append(

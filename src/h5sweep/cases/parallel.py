@@ -34,6 +34,7 @@ interval. The runner (:func:`measure`) starts one MPI program per process count
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -54,6 +55,7 @@ from h5sweep.storage.layouts import Layout, Shape
 MODES = ("serial", "independent", "collective")
 OPERATIONS = ("read", "write")
 REMAINDERS = ("study", "first", "last")
+LAYOUT_KINDS = ("contiguous", "chunked")
 # The units of a pass and the axis they lie along, by the dataset's rank.
 UNITS = {"columns": (2, 1), "z_slabs": (3, 2), "x_planes": (3, 0)}
 DEFAULT_UNITS = {2: "columns", 3: "z_slabs"}
@@ -61,7 +63,6 @@ DEFAULT_UNITS = {2: "columns", 3: "z_slabs"}
 MPI_PYTHON = Path(__file__).resolve().parents[3] / ".venv-mpi" / "bin" / "python"
 SECONDS_PER_LAUNCH = 2.5  # starting P MPI processes, their Python and the I/O libraries
 SECONDS_PER_PASS = 0.05  # evicting, opening or creating, the barriers and closing
-SECONDS_PER_ACCESS = 2e-4  # one H5Dread/H5Dwrite call (or a Zarr selection) and its dataspaces
 WRITE_SUFFIX = ".parallel-write"  # a write pass's store, beside the test store
 
 
@@ -107,7 +108,12 @@ class ParallelCase:
     def __init__(self, settings: dict):
         self.settings = dict(settings)
         self.processes = [int(p) for p in self.settings.get("processes", [1, 2])]
-        self.units_per_access = [int(k) for k in self.settings.get("units_per_access", [1, 32])]
+        given = self.settings.get("units_per_access", [1, 32])
+        # k for every layout, or per layout kind (the study read 1 column of chunked images only)
+        by_kind = given if isinstance(given, dict) else {kind: given for kind in LAYOUT_KINDS}
+        self.units_by_kind = {kind: [int(k) for k in by_kind.get(kind, [])] for kind in LAYOUT_KINDS}
+        # the k of the write passes, of those (all unless given)
+        self.write_units = None if "writes" not in by_kind else [int(k) for k in by_kind["writes"]]
         self.modes = list(dict.fromkeys(self.settings.get("modes", list(MODES))))
         self.operations = list(dict.fromkeys(self.settings.get("operations", list(OPERATIONS))))
         self.remainder = str(self.settings.get("remainder", "study"))
@@ -135,13 +141,30 @@ class ParallelCase:
         for i, p in enumerate(self.processes):
             if p < 1:
                 raise ConfigError(f"{key}.processes[{i}]", p, "must be at least 1")
-        for i, k in enumerate(self.units_per_access):
-            if not 1 <= k <= self.axis_units(shape):
-                raise ConfigError(
-                    f"{key}.units_per_access[{i}]", k, f"must be 1 to the {self.axis_units(shape)} {self.units}"
-                )
+        for kind, ks in self.units_by_kind.items():
+            for i, k in enumerate(ks):
+                if not 1 <= k <= self.axis_units(shape):
+                    raise ConfigError(
+                        self.units_key(kind, i), k, f"must be 1 to the {self.axis_units(shape)} {self.units}"
+                    )
         if not mpi_python().exists():
             raise ConfigError(key, self.settings, f"needs the MPI environment {mpi_python()}: run `make install-mpi`")
+
+    @property
+    def units_per_access(self) -> list[int]:
+        """Every k of the case, over the layout kinds."""
+        return sorted({k for ks in self.units_by_kind.values() for k in ks})
+
+    def units_for(self, layout: Layout, operation: str = "read") -> list[int]:
+        """The k of the ``operation`` passes over a store of ``layout``."""
+        ks = self.units_by_kind[layout.kind]
+        if operation == "write" and self.write_units is not None:
+            return [k for k in ks if k in self.write_units]
+        return ks
+
+    def units_key(self, kind: str, i: int) -> str:
+        per_kind = isinstance(self.settings.get("units_per_access"), dict)
+        return f"cases.parallel.units_per_access{'.' + kind if per_kind else ''}[{i}]"
 
     @property
     def axis(self) -> int:
@@ -172,7 +195,7 @@ class ParallelCase:
             if not caps.file_per_chunk or layout.chunk_shape is None:
                 continue
             unit = (layout.shard_shape or layout.chunk_shape)[self.axis]
-            for i, k in enumerate(self.units_per_access):
+            for i, k in enumerate(self.units_for(layout, "write")):
                 for p in self.processes:
                     for mode in (m for m in self.modes if m != "serial" and m in caps.parallel_modes):
                         parts = deal(self.axis_units(shape), k, p, mode, self.remainder)
@@ -180,7 +203,7 @@ class ParallelCase:
                         if any(edge % unit for edge in edges):
                             what = "shard" if layout.shard_shape else "chunk"
                             raise ConfigError(
-                                f"{key}.units_per_access[{i}]",
+                                self.units_key(layout.kind, i),
                                 k,
                                 f"with {p} processes, two ranks would write one {store.backend.label} {what} "
                                 f"({what} shape {'x'.join(map(str, layout.shard_shape or layout.chunk_shape))}, "
@@ -202,34 +225,106 @@ class ParallelCase:
             "modes": self.modes_for(backend),
             "operations": self.operations,
             "units": self.units,
-            "units_per_access": self.units_per_access,
+            "units_per_access": {op: self.units_for(job.layout, op) for op in self.operations},
             "remainder": self.remainder,
             "repeats": self.repeats,
         }
 
 
-def timed_seconds(sweep, layout, compression, from_device: bool = True) -> float:
-    """Per process count (its launch), operation, mode, k and repeat: a whole pass, through
-    the device (reads from a disk) or the codec's rate, and a fixed cost per access."""
+# The time model of a pass. An access's cost is dominated by the contiguous runs of bytes it
+# touches in the file (a column of a row-major image is one run per row): per run, by how it
+# is served (reference machine, parallel HDF5 1.10 through ROMIO).
+SECONDS_PER_RUN = {
+    ("read", "file"): 0.8e-6,  # a read of its own (HDF5's default driver or independent MPI-IO)
+    ("read", "collective"): 0.035e-6,  # ROMIO's two-phase reads gather the runs into large reads
+    ("read", "cache"): 0.007e-6,  # a copy out of a chunk cache that holds the chunk
+    ("write", "file"): 3.0e-6,  # MPI-IO or the default driver without a cache: read-modify-write
+    ("write", "cache"): 0.007e-6,  # into a chunk cache that holds the chunk (serial writes only)
+}
+
+
+def runs_per_pass(shape: Shape, layout: Layout, axis: int, k: int) -> int:
+    """Contiguous runs of bytes a pass of ``k`` units along ``axis`` touches in the file: per
+    access, each row of the storage (or of each chunk) it cuts, or one per whole chunk."""
+    total = 0
+    for start, count in accesses(shape[axis], k):
+        if layout.chunk_shape is None:
+            total += 1 if count == shape[axis] else math.prod(shape[:axis])
+            continue
+        chunk = layout.chunk_shape
+        first, last = start // chunk[axis], (start + count - 1) // chunk[axis]
+        others = math.prod(-(-n // c) for a, (n, c) in enumerate(zip(shape, chunk, strict=True)) if a != axis)
+        for index in range(first, last + 1):
+            covered = min(start + count, (index + 1) * chunk[axis]) - max(start, index * chunk[axis])
+            whole = covered == min(chunk[axis], shape[axis] - index * chunk[axis])
+            total += others * (1 if whole else math.prod(chunk[:axis]))
+    return total
+
+
+def pass_seconds(sweep, store, operation: str, mode: str, k: int, processes: int, from_device: bool) -> float:
+    """One timed pass: the dataset's bytes through the device (cold reads) or the codec, and
+    the runs its accesses touch, shared among the ranks; a Zarr access decodes (and, writing,
+    re-encodes) every chunk it touches."""
+    layout, compression, caps = store.layout, store.compression, store.backend.capabilities
+    shape, itemsize, case = sweep.shape, sweep.dtype.itemsize, sweep.parallel
+    raw = sweep.raw_bytes
+    ranks = 1 if mode == "serial" else processes
+    if operation == "read":
+        seconds = raw / (rates.DEVICE_STREAM_BYTES_PER_S if from_device else rates.read_rate(compression))
+    else:
+        seconds = raw / rates.write_rate(compression)
+    if caps.file_per_chunk and layout.chunk_shape is not None:
+        chunk_bytes = layout.chunk_bytes(itemsize)
+        touched = sum(
+            layout.chunks_touched(region_start(shape, case.axis, start), region_size(shape, case.axis, count))
+            for start, count in accesses(shape[case.axis], k)
+        )
+        per_chunk = chunk_bytes / rates.read_rate(compression) + rates.SECONDS_PER_CHUNK_FILE
+        if operation == "write":
+            per_chunk += chunk_bytes / rates.write_rate(compression)
+        return seconds + touched * per_chunk / ranks
+    holds = any(
+        option.holds_chunk(layout.chunk_bytes(itemsize)) for option in sweep.read_options(store.backend.name)[:1]
+    )
+    if mode == "collective" and operation == "read":
+        served = "collective"
+    elif layout.chunk_shape is not None and holds and (operation == "read" or mode == "serial"):
+        served = "cache"
+    else:
+        served = "file"
+    runs = runs_per_pass(shape, layout, case.axis, k)
+    return seconds + runs * SECONDS_PER_RUN[operation, served] / ranks
+
+
+def region_start(shape: Shape, axis: int, start: int) -> tuple[int, ...]:
+    return tuple(start if a == axis else 0 for a in range(len(shape)))
+
+
+def region_size(shape: Shape, axis: int, count: int) -> tuple[int, ...]:
+    return tuple(count if a == axis else n for a, n in enumerate(shape))
+
+
+def job_seconds(sweep, store, from_device: bool = True) -> tuple[float, float]:
+    """(job, timed) seconds of the case's job on one store: per process count its launch, and
+    per operation, k, mode and repeat a pass, its preparation (eviction, opening, the values
+    a write writes) and its checking (the source's values, and a write's store read back)."""
     case = sweep.parallel
     raw = sweep.raw_bytes
-    units = case.axis_units(sweep.shape)
-    read = raw / (rates.DEVICE_READ_BYTES_PER_S if from_device else rates.read_rate(compression))
-    write = raw / rates.write_rate(compression)
-    per_pass = {"read": read, "write": write + raw / rates.MAKE_DATA_BYTES_PER_S}
-    seconds = 0.0
-    for i in range(len(set(case.processes))):
-        seconds += SECONDS_PER_LAUNCH
-        modes = [m for m in case.modes if m != "serial" or i == 0]
-        for k in case.units_per_access:
-            n = -(-units // k)
-            for op in case.operations:
-                # checking reads every value again and computes the source's
-                check = raw / rates.MAKE_DATA_BYTES_PER_S + (read if op == "write" else 0.0)
-                seconds += (
-                    len(modes) * case.repeats * (per_pass[op] + SECONDS_PER_PASS + n * SECONDS_PER_ACCESS + check)
-                )
-    return seconds
+    modes_of = [m for m in case.modes if m in store.backend.capabilities.parallel_modes]
+    options = len(sweep.read_options(store.backend.name))  # every read option is its own set of passes
+    timed = untimed = 0.0
+    for i, processes in enumerate(sorted(set(case.processes))):
+        untimed += SECONDS_PER_LAUNCH
+        modes = [m for m in modes_of if m != "serial" or i == 0]
+        for op in case.operations:
+            for k in case.units_for(store.layout, op):
+                for mode in modes:
+                    timed += options * case.repeats * pass_seconds(sweep, store, op, mode, k, processes, from_device)
+                    check = raw / rates.MAKE_DATA_BYTES_PER_S
+                    if op == "write":  # its values made before, and read back after
+                        check += raw / rates.MAKE_DATA_BYTES_PER_S + raw / rates.read_rate(store.compression)
+                    untimed += options * case.repeats * (SECONDS_PER_PASS + check)
+    return rates.SECONDS_PER_JOB + timed + untimed, timed
 
 
 def memory_per_task_mb(sweep) -> int:
@@ -278,7 +373,7 @@ SPEC = CaseSpec(
     variant_columns=("operation", "mode", "processes", "units", "units_per_access", "reader"),
     enabled=lambda sweep: getattr(sweep, "parallel", None) is not None,
     figures=_figures,
-    job_cost=rates.store_job(timed_seconds),
+    job_cost=job_seconds,
     runner="h5sweep.cases.parallel:measure",
     mem_mb=memory_mb,
     threads=tasks,  # locally: the cores mpirun's ranks take; on SLURM, tasks of one CPU each
@@ -483,11 +578,13 @@ def run(settings: dict, path: str, comm, first_run: bool = True) -> list[dict]:
     node.Free()
     comm.Barrier()
     modes = [m for m in settings["modes"] if m != "serial" or first_run]
+    ks = settings["units_per_access"]  # per operation, or one list for both
+    per_operation = ks if isinstance(ks, dict) else {op: ks for op in settings["operations"]}
     rows = []
     for repeat in range(int(settings["repeats"])):
         for option in options:
-            for k in settings["units_per_access"]:
-                for operation in settings["operations"]:
+            for operation in settings["operations"]:
+                for k in per_operation[operation]:
                     for mode in modes:
                         row = one_pass(ctx, operation, mode, int(k), option, repeat)
                         if row is not None:

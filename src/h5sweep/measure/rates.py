@@ -25,6 +25,7 @@ SECONDS_PER_CHUNK_FILE = 250e-6
 SECONDS_PER_JOB = 2.0  # starting Python and the packages
 SECONDS_PER_REOPEN = 0.003  # close, evict and reopen a file before a selection (cold: every)
 DEVICE_READ_BYTES_PER_S = 200 * MB  # a cold read from a block device, of the chunks' raw size
+DEVICE_STREAM_BYTES_PER_S = 1500 * MB  # a cold read of a whole file, start to end (a parallel pass)
 SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
 
 

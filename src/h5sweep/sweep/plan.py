@@ -82,6 +82,7 @@ class Plan:
     jobs: int
     job_seconds: float
     timed_seconds: float = 0.0  # inside measurement windows, which never overlap on a node
+    exclusive_seconds: float = 0.0  # of jobs that take every core (an MPI job's ranks): they run alone
     filesystems: list[FilesystemPlan] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what would make the measurements unsteady
 
@@ -89,7 +90,8 @@ class Plan:
     def wall_seconds(self) -> float:
         """Jobs share the cores, but their timed windows run one at a time: the wall time is
         at least the sum of the windows."""
-        return max(self.job_seconds / max(1, self.parallel_jobs), self.timed_seconds)
+        shared = (self.job_seconds - self.exclusive_seconds) / max(1, self.parallel_jobs)
+        return max(shared + self.exclusive_seconds, self.timed_seconds)
 
     def describe(self) -> str:
         lines = [
@@ -111,7 +113,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     their cost models), and the peak disk of every filesystem."""
     files = sweep.test_files()
     in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
-    jobs, job_seconds, timed = 0, 0.0, 0.0
+    jobs, job_seconds, timed, exclusive = 0, 0.0, 0.0, 0.0
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
             continue
@@ -123,11 +125,18 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         for where, from_device in places:
             job, timed_part = cost(sweep, where, from_device)
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
+            exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             jobs -= len(places) - len(sweep.filesystems)
     results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = device_of(results_dir)
-    plan = Plan(parallel_jobs=max(1, parallel_jobs), jobs=jobs, job_seconds=job_seconds, timed_seconds=timed)
+    plan = Plan(
+        parallel_jobs=max(1, parallel_jobs),
+        jobs=jobs,
+        job_seconds=job_seconds,
+        timed_seconds=timed,
+        exclusive_seconds=exclusive,
+    )
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
     reporting = host.plan_warning(host.free_page_reporting(), on_device)
     plan.warnings += [reporting] if reporting else []
