@@ -176,6 +176,36 @@ def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, 
     assert not others & set(runs["slurm_job_id"])  # generation and serial queries ran elsewhere
 
 
+@pytest.mark.skipif(not (REPO / ".venv-mpi" / "bin" / "python").exists(), reason="no .venv-mpi: make install-mpi")
+def test_the_teragrid_config_runs_through_slurm_and_draws_the_studies_figures(cluster, tmp_path):
+    """config/teragrid.yaml (Folk & Choi's ORIGDOQ image) as shipped, its filesystem moved
+    into the test's directory: every pass of both layouts in 2-task allocations, and the
+    study's figures (bandwidth per mode, mode ratios, 525 against 1 column, chunked against
+    contiguous)."""
+    import yaml
+
+    wf = Workflow(tmp_path / "wf")
+    config = yaml.safe_load((REPO / "config" / "teragrid.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    proc = slurm_run(wf, wf.write_config(config, "teragrid.yaml"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = wf.root / "results" / "teragrid"
+    runs = pd.read_parquet(results / "measurements.parquet").query("case == 'parallel'")
+    assert set(runs["slurm_tasks"]) == {"2"} and runs["verified"].all()
+    assert (runs["units_accessed"] == 6308).all() and (runs["bytes_selected"] == 7639 * 6308).all()
+    passes = set(zip(runs["layout"], runs["operation"], runs["units_per_access"], strict=True))
+    assert passes == {
+        ("contiguous", "read", 525),
+        ("contiguous", "write", 525),
+        ("chunked", "read", 1),
+        ("chunked", "read", 525),
+        ("chunked", "write", 525),
+    }
+    assert len(runs) == 6 * 5 * (2 + 3)  # repeats x modes over both runs x (contiguous + chunked passes)
+    for name in ("parallel", "parallel-modes", "parallel-units", "parallel-layouts"):
+        assert (results / "plots" / f"{name}-disk.png").stat().st_size > 10_000, name
+
+
 def _running_job(timeout: float = 300) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -422,6 +422,11 @@ def _pass_grid(rows: pd.DataFrame, columns: str = "units_per_access"):
     return fig, axes, operations, values
 
 
+def _not_measured(ax, what: str) -> None:
+    ax.text(0.5, 0.5, f"{what}: not measured", ha="center", va="center", transform=ax.transAxes)
+    ax.set_axis_off()
+
+
 def _serial_line(ax, line: pd.DataFrame, counts: list[int], value: str, colour, label: str) -> None:
     """A serial pass (one process) drawn flat across the process counts, as the study drew it."""
     ax.plot(counts, [float(line[value].iloc[0])] * len(counts), color=colour, linestyle=":", label=label)
@@ -438,6 +443,9 @@ def plot_parallel(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         for j, k in enumerate(ks):
             ax = axes[i][j]
             part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            if part.empty:
+                _not_measured(axes[i][j], f"{op}, {k} per access")
+                continue
             for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
                 for mode, line in by_store.groupby("mode", sort=False):
                     line = line.sort_values("processes")
@@ -479,6 +487,9 @@ def plot_parallel_modes(summary: pd.DataFrame, filesystem: str, out: str) -> Non
         for j, k in enumerate(ks):
             ax = axes[i][j]
             part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            if part.empty:
+                _not_measured(axes[i][j], f"{op}, {k} per access")
+                continue
             for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
                 by_mode = {m: g.set_index("processes")["bytes_per_s_max"] for m, g in by_store.groupby("mode")}
                 for style, (top, bottom) in zip(styles, pairs, strict=True):
@@ -545,6 +556,9 @@ def plot_parallel_layouts(summary: pd.DataFrame, filesystem: str, out: str) -> N
         for j, k in enumerate(ks):
             ax = axes[i][j]
             part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            if part.empty:
+                _not_measured(axes[i][j], f"{op}, {k} per access")
+                continue
             keys = ["backend", "reader", "mode", "processes"]
             base = _best(part[part["layout"] == "contiguous"], keys)
             chunked = part[part["layout"] != "contiguous"]
@@ -580,6 +594,9 @@ def plot_parallel_backends(summary: pd.DataFrame, filesystem: str, out: str) -> 
         for j, k in enumerate(ks):
             ax = axes[i][j]
             part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            if part.empty:
+                _not_measured(axes[i][j], f"{op}, {k} per access")
+                continue
             for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
                 line = by_store.sort_values(["processes", "mode"]).drop_duplicates("processes", keep="first")
                 ax.errorbar(
