@@ -233,35 +233,50 @@ def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_fi
     assert "| 2 | HDF5 chunked-16x16x256 |" in text
 
 
-def test_the_mpi_io_section_names_the_fastest_way_and_the_studys_ratios():
+def test_the_parallel_section_names_the_best_store_and_mode_per_operation_and_process_count():
     from h5sweep.analyze.recommend import parallel_markdown, parallel_verdicts
 
-    rows = [
-        {
+    def row(op, layout, mode, p, median, low, high, best):
+        return {
             "filesystem": "disk",
             "case": "parallel",
-            "columns_per_access": 1,
+            "operation": op,
+            "units_per_access": 525,
+            "backend": "hdf5",
             "layout": layout,
-            "layout_id": lid,
+            "layout_id": layout,
+            "compression": "none",
+            "reader": "h5py",
             "mode": mode,
             "processes": p,
-            "median_s": t,
-            "min_s": t * 0.9,
+            "bytes_per_s_median": median,
+            "bytes_per_s_ci_low": low,
+            "bytes_per_s_ci_high": high,
+            "bytes_per_s_max": best,
         }
-        for layout, lid, mode, p, t in [
-            ("contiguous", "contiguous", "serial", 2, 0.150),
-            ("contiguous", "contiguous", "collective", 2, 0.120),
-            ("contiguous", "contiguous", "independent", 2, 0.160),
-            ("chunked", "chunked-4096x32", "serial", 2, 0.020),
-            ("chunked", "chunked-4096x32", "independent", 2, 0.016),
-            ("chunked", "chunked-4096x32", "collective", 2, 0.024),
-            ("chunked", "chunked-4096x32", "independent", 1, 0.030),
-        ]
+
+    rows = [
+        row("read", "contiguous", "serial", 1, 500e6, 480e6, 520e6, 530e6),
+        row("read", "contiguous", "collective", 2, 900e6, 850e6, 950e6, 990e6),
+        row("read", "chunked", "independent", 2, 880e6, 800e6, 910e6, 920e6),  # within the best's interval
+        row("read", "chunked", "independent", 1, 400e6, 390e6, 410e6, 420e6),
+        row("write", "contiguous", "serial", 1, 300e6, 290e6, 310e6, 320e6),  # serial wins at every P
+        row("write", "contiguous", "independent", 2, 200e6, 190e6, 210e6, 220e6),
     ]
     summary = pd.DataFrame(rows + [{"filesystem": "disk", "case": "spectra", "median_s": 0.001}])
-    (verdict,) = parallel_verdicts(summary).to_dict("records")
-    assert (verdict["layout_id"], verdict["mode"], verdict["processes"]) == ("chunked-4096x32", "independent", 2)
-    assert verdict["chunked_vs_contiguous"] == pytest.approx(0.016 / 0.160)  # the same mode and processes
-    assert verdict["parallel_vs_serial"] == pytest.approx(0.016 / 0.020)
-    assert "independent MPI-IO on 2 processes is the fastest" in parallel_markdown(summary)
+    verdicts = {(v["operation"], v["processes"]): v for v in parallel_verdicts(summary).to_dict("records")}
+    assert set(verdicts) == {("read", 1), ("read", 2), ("write", 2)}
+    best = verdicts["read", 2]
+    assert (best["layout_id"], best["mode"], best["tied"]) == ("contiguous", "collective", 1)
+    assert (verdicts["read", 1]["layout_id"], verdicts["read", 1]["mode"]) == ("contiguous", "serial")
+    assert verdicts["write", 2]["mode"] == "serial"
+    text = parallel_markdown(summary)
+    assert "- disk, read, P = 2, 525 per access: HDF5 contiguous none, collective on 2 processes: 900 MB/s" in text
+    assert "(850 MB/s-950 MB/s; best 990 MB/s); 1 other(s) within its interval." in text
     assert parallel_markdown(summary[summary["case"] != "parallel"]) == ""
+    measurements = pd.DataFrame(
+        {"case": ["parallel", "slice"], "backend": ["hdf5", "hdf5"], "hdf5_version": ["1.10.8", "2.0.0"]}
+    )
+    assert "ran on HDF5 1.10.8 (the MPI build of .venv-mpi), the serial cases on HDF5 2.0.0" in parallel_markdown(
+        summary, measurements
+    )
