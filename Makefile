@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench plan docs
+.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-mpiio plan docs
 
 install: $(STAMP)
 
@@ -70,6 +70,10 @@ format: install
 
 bench: install
 	$(BIN)/python bench/run.py
+
+# the parallel passes' goal: a collective read pass against bare MPI-IO on the same bytes
+bench-mpiio: install-mpi
+	mpirun $$( [ "$$(id -u)" = 0 ] && echo --allow-run-as-root ) --oversubscribe -n 2 $(MPI_VENV)/bin/python bench/mpiio.py results/scratch/bench-mpiio
 
 plan: install
 	$(BIN)/snakemake -n -q --configfile $(or $(CONFIG),config/config.yaml)
