@@ -26,5 +26,6 @@ rule aggregate:
         runtime=aggregate_runtime,
     params:
         thresholds=SWEEP.score,
+        reference=SWEEP.reference,
     script:
         "../workflow/scripts/aggregate.py"

@@ -509,9 +509,53 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     and whole-number settings that some rows lack retyped from float64 to Int64 in the
     measurements; ``page_faults`` added to the measurements, ``page_faults_median`` to the
     summary; ``free_page_reporting_ms`` (provenance) to the measurements; ``store_copy`` to the
-    measurements."""
+    measurements; ``ratio_reference`` (the store every ratio is to) to the summary."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))
     for table, columns in expected.items():
         assert actual[table] == columns, table
+
+
+@pytest.mark.parametrize("backends", [["hdf5"], ["hdf5", "zarr"]], ids=["hdf5", "hdf5-zarr"])
+def test_a_sweep_without_a_contiguous_layout_ranks_against_its_reference_and_draws_everything(
+    workflow, tmp_path, backends
+):
+    """No contiguous baseline: every ratio is to the reference layout (by default the config's
+    first, stored by HDF5 with the first compression), and the summary, the trade-off figure
+    and the recommendation say which; cold modes first and every get a variants figure."""
+    config = tiny_config(tmp_path, sweep=f"noncontig-{len(backends)}")
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["backends"] = backends
+    config["layouts"] = {"contiguous": False, "chunks": {"xy": [5], "z": [64, 512]}, "shapes": []}
+    config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 4, "depth": 25, "cold": ["first", "every"]}}
+    path = workflow.write_config(config)
+    workflow.run("--cores", "2", "--configfile", str(path), check=True)
+    results = workflow.root / "results" / config["sweep"]
+    summary = pd.read_parquet(results / "summary.parquet")
+    reads = summary[summary["case"] == "slice"]
+    assert set(reads["ratio_reference"]) == {"chunked-5x5x64"}
+    reference = reads[(reads["layout_id"] == "chunked-5x5x64") & (reads["compression"] == "none")]
+    reference = reference[reference["backend"] == "hdf5"]
+    assert (reference["ratio_to_contiguous"] == 1.0).all()
+    # every read from the device is paired (a warm read has a partner only where the reference's was warm)
+    assert reads.loc[reads["variant"].str.endswith("cold every"), "ratio_to_contiguous"].notna().all()
+    table = pd.read_csv(results / "recommendation.csv")
+    assert set(table["reference_store"]) == {"chunked-5x5x64"} and table["is_reference"].sum() == 1
+    assert "relative to the reference layout chunked-5x5x64 on" in (results / "recommendation.md").read_text()
+    plots = results / "plots"
+    for name in ("tradeoff-disk", "bars-slice-disk", "variants-slice-disk", "score-disk"):
+        assert (plots / f"{name}.png").stat().st_size > 5_000, name
+
+
+def test_the_reference_layout_is_a_key_and_a_wrong_one_is_refused_naming_it(tmp_path):
+    from h5sweep.errors import ConfigError
+    from h5sweep.sweep.model import load_sweep
+
+    config = tiny_config(tmp_path)
+    assert load_sweep(config, probe=False).reference == {"layout_id": "contiguous", "compression": "none"}
+    config["layouts"]["reference"] = "odd"  # a shape's name
+    assert load_sweep(config, probe=False).reference == {"layout_id": "chunked-3x7x100", "compression": "none"}
+    config["layouts"]["reference"] = "chunked-9x9x9"
+    with pytest.raises(ConfigError, match=r"layouts\.reference='chunked-9x9x9'.*names no layout HDF5 stores"):
+        load_sweep(config, probe=False)

@@ -7,4 +7,5 @@ with logged(snakemake.log[0]):
     from h5sweep.analyze.aggregate import aggregate
 
     out = snakemake.output
-    aggregate(list(snakemake.input), out.measurements, out.summary, out.summary_csv, snakemake.params.thresholds)
+    params = snakemake.params
+    aggregate(list(snakemake.input), out.measurements, out.summary, out.summary_csv, params.thresholds, params.reference)

@@ -89,9 +89,10 @@ def _ratio_table(joined: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=[*GROUP_KEYS, *names])
 
 
-def paired_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
+def paired_ratios(reads: pd.DataFrame, first: dict | None, reference: dict | None = None) -> pd.DataFrame:
     """Per summary row of a read case: the median of the per-selection ratios of its reads
-    to the contiguous layout's reads of the same selections (same filesystem, case, variant
+    to the reference store's reads (``reference``: its layout id and compression; by default
+    the contiguous layout's) of the same selections (same filesystem, case, variant
     and cache state; paired by repeat), with the ratio's confidence interval. A backend
     without a contiguous layout (Zarr) is paired with the contiguous HDF5 file's reads in its
     first chunk cache (``first``, :func:`first_read_option`; same visiting policy and cold
@@ -99,7 +100,12 @@ def paired_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     every ratio of a sweep is to the same store."""
     names = ["ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
     is_baseline = reads["backend"] == BASELINE_BACKEND
-    contiguous = reads[is_baseline & (reads["layout_id"] == BASELINE_LAYOUT_ID)]
+    reference = reference or {"layout_id": BASELINE_LAYOUT_ID, "compression": "none"}
+    contiguous = reads[
+        is_baseline
+        & (reads["layout_id"] == reference["layout_id"])
+        & (reads["compression"] == reference["compression"])
+    ]
     if contiguous.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *names])
     own_keys = ["filesystem", "backend", "case", "variant", "cache_state", "repeat"]
@@ -147,7 +153,7 @@ def bandwidths(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([best, grouped.apply(_bandwidth_interval).unstack()], axis=1).reset_index()
 
 
-def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
+def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | None = None) -> pd.DataFrame:
     if measurements.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *TIME_COLUMNS, "first_s"])
     measurements = measurements.copy()
@@ -200,7 +206,9 @@ def summarize(measurements: pd.DataFrame, thresholds: dict) -> pd.DataFrame:
         summary = summary.merge(bandwidths(ordered), on=GROUP_KEYS, how="left")
     read_rows = ordered[is_read.loc[ordered.index]]
     first = first_read_option(reads)  # from the records' order: the config's first chunk cache
-    summary = summary.merge(paired_ratios(read_rows, first), on=GROUP_KEYS, how="left")
+    summary = summary.merge(paired_ratios(read_rows, first, reference), on=GROUP_KEYS, how="left")
+    ref = reference or {"layout_id": BASELINE_LAYOUT_ID, "compression": "none"}
+    summary["ratio_reference"] = ref["layout_id"] + ("" if ref["compression"] == "none" else f" {ref['compression']}")
     if (read_rows["backend"] != BASELINE_BACKEND).any():
         summary = summary.merge(backend_ratios(read_rows, first), on=GROUP_KEYS, how="left")
     # File size as the write case wrote it (the standard API, as a user's converter would).
@@ -328,7 +336,12 @@ def whole_numbers(measurements: pd.DataFrame) -> pd.DataFrame:
 
 
 def aggregate(
-    record_paths: list[str], measurements_out: str, summary_out: str, summary_csv_out: str, thresholds: dict
+    record_paths: list[str],
+    measurements_out: str,
+    summary_out: str,
+    summary_csv_out: str,
+    thresholds: dict,
+    reference: dict | None = None,
 ) -> pd.DataFrame:
     """All records into ``measurements_out``; the summary as a typed table (Parquet,
     ``summary_out``) and as CSV for spreadsheets (``summary_csv_out``)."""
@@ -336,7 +349,7 @@ def aggregate(
     for column in ("file_bytes", "interleaved_stores", "visit_position", "codec_level"):
         if column in measurements:  # carried into the summary as whole numbers
             measurements[column] = measurements[column].astype("Int64")
-    summary = summarize(measurements, thresholds)
+    summary = summarize(measurements, thresholds, reference)
     write_table(whole_numbers(measurements), measurements_out)
     write_table(summary, summary_out)
     write_table(summary, summary_csv_out)

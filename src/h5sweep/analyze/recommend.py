@@ -26,7 +26,29 @@ from h5sweep.backends import label as _backend_label
 from h5sweep.host import measured_caveat
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 
-BASELINE_LAYOUT_ID = "contiguous"
+# The store every ratio is to, unless the settings name another (layouts.reference): the
+# reference backend's contiguous store.
+DEFAULT_REFERENCE = {"layout_id": "contiguous", "compression": "none"}
+
+
+def reference_of(settings: dict | None) -> dict:
+    return (settings or {}).get("reference") or DEFAULT_REFERENCE
+
+
+def reference_name(reference: dict) -> str:
+    """How the verdict names the reference store: ``contiguous``, ``chunked-... gzip-4``."""
+    comp = reference["compression"]
+    return reference["layout_id"] + ("" if comp == "none" else f" {comp}")
+
+
+def is_reference(frame: pd.DataFrame, reference: dict) -> pd.Series:
+    """Rows of the reference store (the reference backend's, with the reference compression)."""
+    mine = (frame["layout_id"] == reference["layout_id"]) & (frame["compression"] == reference["compression"])
+    if "backend" in frame:
+        mine &= frame["backend"] == REFERENCE
+    return mine
+
+
 STATISTICS = ("first-access", "sustained")
 STATISTIC_WORDS = {
     "first-access": "first access after the file was evicted and reopened",
@@ -58,6 +80,8 @@ COLUMNS = [
     "statistic",
     "weights",
     "selections",
+    "reference_store",
+    "is_reference",
 ]
 
 
@@ -102,14 +126,11 @@ def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.S
     return keep
 
 
-def _log_ratios(reads: pd.DataFrame) -> pd.DataFrame:
-    """Per read: log of its time over contiguous's on the same selection (filesystem, case and
-    repeat): the contiguous HDF5 file's, the one contiguous store of the sweep."""
+def _log_ratios(reads: pd.DataFrame, reference: dict) -> pd.DataFrame:
+    """Per read: log of its time over the reference store's on the same selection (filesystem,
+    case and repeat): by default the contiguous HDF5 file's (raw has a contiguous store too)."""
     pair = ["filesystem", "case", "repeat"]
-    baseline = reads["layout_id"] == BASELINE_LAYOUT_ID
-    if "backend" in reads:  # the reference backend's contiguous store (raw has one too)
-        baseline &= reads["backend"] == REFERENCE
-    base = reads[baseline][[*pair, "seconds"]].rename(columns={"seconds": "_base"})
+    base = reads[is_reference(reads, reference)][[*pair, "seconds"]].rename(columns={"seconds": "_base"})
     joined = reads.merge(base, on=pair, how="inner")
     joined = joined[(joined["seconds"] > 0) & (joined["_base"] > 0)]
     return joined.assign(log_ratio=np.log(joined["seconds"] / joined["_base"]))
@@ -130,10 +151,11 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     weights = weights_of(settings)
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
-    ratios = _log_ratios(reads)
+    reference = reference_of(settings)
+    ratios = _log_ratios(reads, reference)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     rows = []
-    # every backend's stores are ranked together: their ratios share the contiguous HDF5 file
+    # every backend's stores are ranked together: their ratios share the reference store
     for filesystem, group in ratios.groupby("filesystem", sort=True):
         cases = sorted(set(group["case"]), key=list(weights).index)
         # the same resampled selections (by repeat) for every layout: a paired bootstrap
@@ -171,12 +193,14 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
                     "statistic": settings["recommend"]["statistic"],
                     "weights": ", ".join(f"{c} {weights[c]:g}" for c in cases),
                     "selections": int(sum(len(v) for v in per_case.values())),
+                    "reference_store": reference_name(reference),
                     **{f"ratio_{c}": math.exp(float(np.median(v))) for c, v in per_case.items()},
                 }
             )
     table = pd.DataFrame(rows)
     if table.empty:
         return pd.DataFrame(columns=COLUMNS)
+    table["is_reference"] = is_reference(table, reference)
     table = _with_costs(table, summary)
     table = _with_limits(table, settings["recommend"])
     return _ranked(table)
@@ -257,10 +281,10 @@ def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
         if chosen.empty or others.empty:
             continue
         pick = chosen.iloc[0]
-        if pick["layout_id"] == BASELINE_LAYOUT_ID:
+        if pick["is_reference"]:
             other = others.iloc[0]
         else:
-            base = group[group["layout_id"] == BASELINE_LAYOUT_ID]
+            base = group[group["is_reference"]]
             other = base.iloc[0] if not base.empty else others.iloc[0]
         mine = reads[reads["filesystem"] == filesystem]
         from_device = bool((mine["device_read_bytes"] > 0).any())
@@ -282,7 +306,7 @@ def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = 
         mine = mine[mine["backend"] == row["backend"]]
     if mine.empty:
         return ""
-    if row["layout_id"] == BASELINE_LAYOUT_ID:
+    if row["chunk_shape"] in ("", None) or (isinstance(row["chunk_shape"], float) and math.isnan(row["chunk_shape"])):
         words = f"{label(row, with_backend)} selects {mine['bytes_selected'].median() / 1e6:.3g} MB"
     else:
         words = (
@@ -308,7 +332,8 @@ def verdict(group: pd.DataFrame) -> str:
     best = group[group["tied_with_best"]].iloc[0]
     pick = chosen.iloc[0]
     tied = group[group["tied_with_best"]]
-    if best["layout_id"] == BASELINE_LAYOUT_ID:
+    ref = first["reference_store"]
+    if best["is_reference"]:
         text = f"{where}, {mix}, {name_of(best)} is the fastest"
         runner_up = group[(group.index != best.name) & group["meets_limits"]]
         if not runner_up.empty:
@@ -320,17 +345,17 @@ def verdict(group: pd.DataFrame) -> str:
         text += "."
     else:
         text = (
-            f"{where}, {mix}, {name_of(best)} is the fastest: {best['weighted_ratio']:.2f}x contiguous's time "
+            f"{where}, {mix}, {name_of(best)} is the fastest: {best['weighted_ratio']:.2f}x {ref}'s time "
             f"(95% interval {best['weighted_ratio_ci_low']:.2f}-{best['weighted_ratio_ci_high']:.2f})."
         )
     if len(tied) > 1:
         others = ", ".join(name_of(r) for _, r in tied.iterrows() if r.name != best.name)
         text += f" The measurements cannot tell it apart from {others}."
-    contiguous = group[group["layout_id"] == BASELINE_LAYOUT_ID]
+    base = group[group["is_reference"]]
     size_words = ""
-    if not contiguous.empty and pick["file_bytes"] > 0:
-        factor = contiguous.iloc[0]["file_bytes"] / pick["file_bytes"]
-        size_words = f" and {factor:.1f}x smaller than contiguous" if factor >= 1.05 else ""
+    if not base.empty and pick["file_bytes"] > 0:
+        factor = base.iloc[0]["file_bytes"] / pick["file_bytes"]
+        size_words = f" and {factor:.1f}x smaller than {ref}" if factor >= 1.05 else ""
     slower = pick["weighted_ratio"] / best["weighted_ratio"] - 1
     if pick.name == best.name:
         text += f" Choose {name_of(pick)}{': it is the smallest of these' if len(tied) > 1 else ''}"
@@ -342,7 +367,7 @@ def verdict(group: pd.DataFrame) -> str:
         a = auto.iloc[0]
         text += (
             f" h5py's own chunking (chunks=True) would pick {a['chunk_shape']}: rank {int(a['rank'])} of "
-            f"{len(group)}, {a['weighted_ratio']:.2f}x contiguous's time"
+            f"{len(group)}, {a['weighted_ratio']:.2f}x {ref}'s time"
             f"{', tied with the fastest' if a['tied_with_best'] else ''}."
         )
     excluded = group[~group["meets_limits"]]
@@ -363,12 +388,18 @@ def machine_caveat(reads: pd.DataFrame) -> str | None:
     )
 
 
+def _ref(settings: dict) -> str:
+    """The reference store in words (the layout every ratio is to)."""
+    name = reference_name(reference_of(settings))
+    return "the contiguous layout" if name == "contiguous" else f"the reference layout {name}"
+
+
 def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:
     """``recommendation.md``: the verdicts first (and a ``caveat`` on the machine, where there
     is one), then each filesystem's ranking."""
     lines = ["# Recommendation", ""]
     if table.empty:
-        return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
+        return "\n".join([*lines, f"No read case was measured against {_ref(settings)}: nothing to rank.", ""])
     limits = settings["recommend"]
     stated = [
         f"file at most {limits['max_file_ratio']:g}x the raw data" if limits.get("max_file_ratio") else "",
@@ -380,7 +411,7 @@ def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None, cavea
         lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
     lines += [caveat, ""] if caveat else []
     lines += [
-        "Ratios are times relative to the contiguous layout on the same selections (below 1 is faster), "
+        f"Ratios are times relative to {_ref(settings)} on the same selections (below 1 is faster), "
         "combined over the read cases as a weighted geometric mean; intervals are 95% (paired bootstrap over "
         "selections). Layouts marked tied cannot be told apart from the fastest by these measurements."
         + (f" Limits: {', '.join(stated)}." if stated else ""),
@@ -419,14 +450,14 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None, c
     """The same as :func:`markdown` in reStructuredText, for the report's first page."""
     lines = ["Recommendation", "==============", ""]
     if table.empty:
-        return "\n".join([*lines, "No read case was measured against the contiguous layout: nothing to rank.", ""])
+        return "\n".join([*lines, f"No read case was measured against {_ref(settings)}: nothing to rank.", ""])
     groups = list(table.groupby("filesystem", sort=True))
     for keys, group in groups:
         text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
         lines += [text.replace("*", "\\*"), ""]
     lines += [caveat, ""] if caveat else []
     lines += [
-        "Ratios: time relative to contiguous on the same selections, weighted geometric mean over the read "
+        f"Ratios: time relative to {_ref(settings)} on the same selections, weighted geometric mean over the read "
         "cases, 95% interval from a paired bootstrap; *tied*: cannot be told apart from the fastest. The full "
         "ranking is ``recommendation.csv`` (under Results), the summary table ``summary.csv``, the figures below.",
         "",
@@ -434,7 +465,7 @@ def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None, c
     for filesystem, group in groups:
         title = f"{filesystem} ({', '.join(sorted(set(group['backend'])))})"
         lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", ""]
-        head = ["rank", "layout", "ratio to contiguous", "95% interval", "file / raw", "write [s]", ""]
+        head = ["rank", "layout", f"ratio to {_ref(settings)}", "95% interval", "file / raw", "write [s]", ""]
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
         for _, row in group.iterrows():
             cells = _cells(row, _several_backends(group))

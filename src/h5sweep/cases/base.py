@@ -109,8 +109,9 @@ def _read_figures(sweep) -> list[str]:
     names += [HEATMAP.name(case=case) for case in cases] if square else []
     names += [SCORE.name(), TRADEOFF.name(), AMPLIFICATION.name()] if cases else []
     names += [BACKENDS.name()] if cases and len(sweep.backends) > 1 else []
-    if len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends) > 1:
-        names += [VARIANTS.name(case=case) for case in cases]
+    options = len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends)
+    # a variants figure per case measured in more than one way (options, policies, cold modes)
+    names += [VARIANTS.name(case=c.name) for c in sweep.read_cases if options * len(c.cold_modes) > 1]
     return names
 
 

@@ -660,6 +660,12 @@ def pareto_front(points: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
     return ordered.loc[keep]
 
 
+def _reference_rows(rows: pd.DataFrame) -> pd.Series:
+    if "is_reference" in rows:
+        return rows["is_reference"].fillna(False).astype(bool)
+    return rows["layout_id"] == "contiguous"
+
+
 def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
     """The read mix's weighted time ratio against file size and against write time, with
     the Pareto front (nothing is both faster and smaller) and the recommendation marked."""
@@ -704,15 +710,19 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
             chosen[x], chosen["weighted_ratio"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended"
         )
         for _, r in (
-            pd.concat([front, chosen, rows[rows["layout_id"] == "contiguous"]]).drop_duplicates("_name").iterrows()
+            pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows()
         ):
             ax.annotate(r["_name"], (r[x], r["weighted_ratio"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
-        ax.set_yscale("log", base=2)
+        if (rows["weighted_ratio"] > 0).any():
+            ax.set_yscale("log", base=2)
         ax.set_xlabel(words)
-        if x == "write_median_s":
+        if x == "write_median_s" and (pd.to_numeric(rows[x], errors="coerce") > 0).any():
             ax.set_xscale("log")
-    axes[0].set_ylabel("read time / contiguous's (weighted, 95% interval)")
+        if rows.empty:
+            _not_measured(ax, "no layout ranked")
+    reference = rows["reference_store"].iloc[0] if "reference_store" in rows and not rows.empty else "contiguous"
+    axes[0].set_ylabel(f"read time / {reference}'s (weighted, 95% interval)")
     axes[0].legend(fontsize=7)
     if not rows.empty:
         fig.suptitle(

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from h5sweep.backends import REGISTRY, BackendSpec, specs_from_config
+from h5sweep.backends import REFERENCE, REGISTRY, BackendSpec, specs_from_config
 from h5sweep.backends.chunk_cache import caches_from_config
 from h5sweep.cases import (
     IOSizeCase,
@@ -98,6 +98,7 @@ class Sweep:
     metadata: MetadataCase | None
     iosize: IOSizeCase | None
     parallel: ParallelCase | None
+    reference: dict  # the store every read ratio is to: {"layout_id", "compression"}
     recommend: dict
     interleave: bool
     split_read_time: bool
@@ -134,6 +135,7 @@ class Sweep:
         backends = specs_from_config(config["backends"])
         read_options = {backend.name: backend.options_from_config(config) for backend in backends}  # checked now
         _check_every_setting_is_stored(backends, layouts, compressions)
+        reference = reference_from_config(config["layouts"], layouts, compressions, backends)
         parallel = optional_case_from_config(config["cases"], "parallel", shape, itemsize)
         if parallel is not None:
             stores = [
@@ -163,6 +165,7 @@ class Sweep:
             metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
             iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
             parallel=parallel,
+            reference=reference,
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),
             split_read_time=bool(config.get("split_read_time", False)),
@@ -212,6 +215,26 @@ class Sweep:
     def largest_file_bytes(self) -> int:
         """Upper bound of one test file's size: all allocated chunks, uncompressed."""
         return max(layout.allocated_elements(self.shape) for layout in self.layouts) * self.dtype.itemsize
+
+
+def reference_from_config(layouts_cfg: dict, layouts: list[Layout], compressions, backends) -> dict:
+    """The store every read ratio is to: ``layouts.reference`` (a layout id or a shape's
+    name), else the first layout; stored by the reference backend, contiguous uncompressed or
+    chunked with the config's first compression."""
+    owner = REGISTRY[REFERENCE]
+    stored = [lay for lay in layouts if owner.stores(lay, compressions[0] if lay.chunk_shape else NONE)]
+    wanted = layouts_cfg.get("reference")
+    if wanted is None:
+        if not stored:
+            raise ConfigError("layouts", layouts_cfg, f"has no layout that {owner.label} stores")
+        layout = stored[0]
+    else:
+        found = [lay for lay in stored if wanted in (lay.id, lay.name)]
+        if not found:
+            known = ", ".join(dict.fromkeys(lay.name or lay.id for lay in stored))
+            raise ConfigError("layouts.reference", wanted, f"names no layout {owner.label} stores (known: {known})")
+        layout = found[0]
+    return {"layout_id": layout.id, "compression": "none" if layout.chunk_shape is None else compressions[0].name}
 
 
 def _check_every_setting_is_stored(backends: list[BackendSpec], layouts: list[Layout], compressions) -> None:

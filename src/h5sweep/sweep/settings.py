@@ -127,6 +127,7 @@ def recommend_settings(sweep) -> dict:
         "read_cases": [case.name for case in sweep.read_cases],
         "policy": sweep.policies[0],
         "read_options": {b.name: sweep.read_options(b.name)[0].columns() for b in sweep.backends},
+        "reference": sweep.reference,
     }
 
 
