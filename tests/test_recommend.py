@@ -280,3 +280,35 @@ def test_the_parallel_section_names_the_best_store_and_mode_per_operation_and_pr
     assert "ran on HDF5 1.10.8 (the MPI build of .venv-mpi), the serial cases on HDF5 2.0.0" in parallel_markdown(
         summary, measurements
     )
+
+
+def test_under_cold_first_the_ranking_rests_on_sustained_reads_and_says_so():
+    """The study's protocol (cold: first) gives one first access per case and store: the
+    first-access statistic ranks the sustained reads of those cases instead (repeats - 1 each,
+    with intervals), and the statistic column and the verdict say so."""
+    measured = pd.DataFrame(
+        reads("contiguous", "none", {"slice": 1, "spectra": 1}, cold_mode="first")
+        + reads("chunked-16x16x256", "none", {"slice": 0.8, "spectra": 0.8}, noise=0.05, seed=1, cold_mode="first")
+    )
+    chosen = selected_reads(measured, settings())
+    assert chosen["reads_since_open"].min() == 1 and len(chosen) == 2 * 2 * (REPEATS - 1)
+    table = rank_layouts(measured, SUMMARY, settings())
+    assert set(table["statistic"]) == {
+        "first-access; sustained for slice, spectra (cold: first leaves one first access per store)"
+    }
+    other = table[~table["is_reference"]]  # the reference's ratio to itself is 1 exactly
+    assert (other["weighted_ratio_ci_high"] > other["weighted_ratio_ci_low"]).all()
+    assert (table["selections"] == 2 * (REPEATS - 1)).all()
+    assert "sustained for slice, spectra" in markdown(table, settings())
+
+
+def test_an_interval_from_one_read_per_case_is_not_shown():
+    measured = pd.DataFrame(
+        reads("contiguous", "none", {"slice": 1, "spectra": 1})
+        + reads("chunked-16x16x256", "none", {"slice": 0.8, "spectra": 0.8})
+    )
+    measured = measured[measured["repeat"] == 0]
+    table = rank_layouts(measured, SUMMARY, settings())
+    assert table["weighted_ratio_ci_low"].isna().all() and table["recommended"].sum() == 1
+    text = markdown(table, settings())
+    assert "none (one read)" in text and "nan" not in text

@@ -105,11 +105,26 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
     if "policy" in reads:
         reads = reads[reads["policy"] == settings["policy"]]
     reads = reads[_in_first_read_option(reads, settings["read_options"])]
+    sustained = reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] > 0)]
     if settings["recommend"]["statistic"] == "sustained":
-        return reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] > 0)]
+        return sustained
     every = reads[reads["cold_mode"] == "every"]
-    first = reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] == 0)]
-    return pd.concat([every, first[~first["case"].isin(set(every["case"]))]])
+    # a case read only under cold: first has one first access per store: nothing to give an
+    # interval; its sustained reads (repeats - 1 per store) are ranked instead, and said so
+    only_first = set(reads["case"]) - set(every["case"])
+    return pd.concat([every, sustained[sustained["case"].isin(only_first)]])
+
+
+def ranked_statistic(reads: pd.DataFrame, settings: dict) -> str:
+    """What the ranking compares, in the words of the ``statistic`` column: the configured
+    statistic, and the cases whose sustained reads stand in for first accesses."""
+    statistic = settings["recommend"]["statistic"]
+    if statistic == "sustained" or reads.empty or "cold_mode" not in reads:
+        return statistic
+    instead = sorted(set(reads.loc[reads["cold_mode"] == "first", "case"]))
+    if not instead:
+        return statistic
+    return f"{statistic}; sustained for {', '.join(instead)} (cold: first leaves one first access per store)"
 
 
 def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.Series:
@@ -152,6 +167,7 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
     reference = reference_of(settings)
+    statistic = ranked_statistic(reads, settings)
     ratios = _log_ratios(reads, reference)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     rows = []
@@ -177,6 +193,8 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
                 per_case[c] = values
                 boot += weights[c] * np.median(values[picks], axis=1) / total
             low, high = np.quantile(boot, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
+            if max(len(v) for v in per_case.values()) < 2:  # one read per case: no interval
+                low = high = math.nan
             first = part.iloc[0]
             rows.append(
                 {
@@ -190,7 +208,7 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
                     "weighted_ratio": math.exp(_weighted(per_case, weights)),
                     "weighted_ratio_ci_low": math.exp(low),
                     "weighted_ratio_ci_high": math.exp(high),
-                    "statistic": settings["recommend"]["statistic"],
+                    "statistic": statistic,
                     "weights": ", ".join(f"{c} {weights[c]:g}" for c in cases),
                     "selections": int(sum(len(v) for v in per_case.values())),
                     "reference_store": reference_name(reference),
@@ -242,7 +260,8 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
         eligible = group[group["meets_limits"]]
         if not eligible.empty:
             best = eligible.iloc[0]
-            tied = eligible["weighted_ratio_ci_low"] <= best["weighted_ratio_ci_high"]
+            # (a layout without an interval is tied with nothing but itself)
+            tied = (eligible["weighted_ratio_ci_low"] <= best["weighted_ratio_ci_high"]) | (eligible.index == best.name)
             group.loc[eligible.index[tied], "tied_with_best"] = True
             smallest = eligible[tied].sort_values(["file_bytes", "weighted_ratio"], kind="stable").index[0]
             group.loc[smallest, "recommended"] = True
@@ -318,6 +337,12 @@ def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = 
     return words
 
 
+def _interval(row) -> str:
+    if pd.isna(row["weighted_ratio_ci_low"]):
+        return "no interval: one read per case"
+    return f"95% interval {row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}"
+
+
 def verdict(group: pd.DataFrame) -> str:
     """One paragraph, in words, for one filesystem (every backend's stores ranked together)."""
     first = group.iloc[0]
@@ -325,7 +350,7 @@ def verdict(group: pd.DataFrame) -> str:
     backends = ", ".join(_backend_label(b) for b in sorted(set(group["backend"])))
     where = f"On {first['filesystem']} ({first['fs_type']}, {backends})"
     name_of = partial(label, with_backend=several)
-    mix = f"for this read mix ({first['weights']}; {STATISTIC_WORDS[first['statistic']]})"
+    mix = f"for this read mix ({first['weights']}; {STATISTIC_WORDS.get(first['statistic'], first['statistic'])})"
     chosen = group[group["recommended"]]
     if chosen.empty:
         return f"{where}, no layout meets the limits; the table lists why each was excluded."
@@ -338,15 +363,12 @@ def verdict(group: pd.DataFrame) -> str:
         runner_up = group[(group.index != best.name) & group["meets_limits"]]
         if not runner_up.empty:
             r = runner_up.iloc[0]
-            text += (
-                f"; the next, {name_of(r)}, takes {r['weighted_ratio']:.2f}x its time "
-                f"(95% interval {r['weighted_ratio_ci_low']:.2f}-{r['weighted_ratio_ci_high']:.2f})"
-            )
+            text += f"; the next, {name_of(r)}, takes {r['weighted_ratio']:.2f}x its time ({_interval(r)})"
         text += "."
     else:
         text = (
             f"{where}, {mix}, {name_of(best)} is the fastest: {best['weighted_ratio']:.2f}x {ref}'s time "
-            f"(95% interval {best['weighted_ratio_ci_low']:.2f}-{best['weighted_ratio_ci_high']:.2f})."
+            f"({_interval(best)})."
         )
     if len(tied) > 1:
         others = ", ".join(name_of(r) for _, r in tied.iterrows() if r.name != best.name)
@@ -439,7 +461,11 @@ def _cells(row, with_backend: bool = False) -> list[str]:
         str(int(row["rank"])),
         label(row, with_backend),
         f"{row['weighted_ratio']:.2f}",
-        f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}",
+        (
+            f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}"
+            if pd.notna(row["weighted_ratio_ci_low"])
+            else "none (one read)"
+        ),
         f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
         f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
         mark,

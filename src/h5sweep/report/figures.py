@@ -709,9 +709,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         ax.scatter(
             chosen[x], chosen["weighted_ratio"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended"
         )
-        for _, r in (
-            pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows()
-        ):
+        for _, r in pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows():
             ax.annotate(r["_name"], (r[x], r["weighted_ratio"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
         if (rows["weighted_ratio"] > 0).any():
