@@ -11,5 +11,17 @@ class ConfigError(ValueError):
         super().__init__(f"config key {key}={value!r}: {reason}")
 
 
+class StorageFullError(OSError):
+    """A filesystem under test filled while a job wrote to it; the message names the
+    filesystem, its free space and what the job needed."""
+
+
+def is_no_space(err: BaseException) -> bool:
+    """Whether an error (the OS's, or an I/O library's wrapping it) says the device is full."""
+    import errno
+
+    return getattr(err, "errno", None) == errno.ENOSPC or "No space left on device" in str(err)
+
+
 class VerificationError(RuntimeError):
     """Values read from a test file differ from what the data source says they are."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 from functools import partial
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from h5sweep import backends
 from h5sweep.cases import case_spec
 from h5sweep.cases.write import generate
+from h5sweep.errors import StorageFullError, is_no_space
 from h5sweep.measure.copies import read_copies, read_copies_of_all
 from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store, run_reads
 from h5sweep.measure.lock import untimed_work
@@ -44,7 +46,21 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
     with untimed_work():
         data = make_source(job.dataset, layout).materialize()
     cache, settle_s = job.write_option, job.settle_s
-    rows = generate(backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s)
+    try:
+        rows = generate(
+            backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s
+        )
+    except OSError as err:
+        if not is_no_space(err):
+            raise
+        need = layout.allocated_elements(job.shape) * job.dtype.itemsize
+        free = shutil.disk_usage(job.directory).free
+        raise StorageFullError(
+            f"filesystem {job.filesystem} ({job.directory}) is full: writing {store_path} failed "
+            f"({err}); {free / 1e6:.1f} MB are free now (partial files removed), and this store needs "
+            f"about {need / 1e6:.1f} MB for each repeat of the write case kept at once. Free space there "
+            f"or point filesystems.{job.filesystem} elsewhere, then run again: finished jobs are kept."
+        ) from err
     shared = {**_shared_columns(job, backend), **backend.store_counts(store_path)}
     full = "[" + ", ".join(f"0:{n}" for n in job.shape) + "]"
     for row in rows:

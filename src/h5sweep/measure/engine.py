@@ -294,7 +294,13 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
     options sits out the passes beyond its own."""
     with untimed_work():
         for store in stores:
-            store.stored = store.backend.stored_chunks(store.path, store.layout, store.dataset_name)
+            try:
+                store.stored = store.backend.stored_chunks(store.path, store.layout, store.dataset_name)
+            except (OSError, ValueError, KeyError) as err:  # a store that cannot be opened at all
+                case = plan.cases[0] if plan.cases else None
+                first = plan.selections_of(case, plan.policies[0], store.layout.chunk_shape)[0] if case else None
+                where = f", before case {case.name}, selection {first.label}" if case else ""
+                raise VerificationError(f"{store.path}: cannot be opened for reading{where}: {err}") from err
     with timed_window():
         for store in stores:
             try:

@@ -1,0 +1,110 @@
+"""Faults lose nothing: each with real files and a real mount, and a real Snakemake run."""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import tiny_config
+
+
+def _mount_tmpfs(path: Path, size: str) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], check=True)
+
+
+def _can_mount() -> bool:
+    return os.geteuid() == 0 and subprocess.run(["which", "mount"], capture_output=True).returncode == 0
+
+
+@pytest.mark.workflow
+@pytest.mark.skipif(not _can_mount(), reason="mounting a size-limited tmpfs needs root")
+def test_a_filesystem_that_fills_during_generation_is_named_and_a_rerun_completes(workflow, tmp_path):
+    """A 12 MB tmpfs mount and 16 MB stores, the disk check off: the generate job fails naming
+    the filesystem, its free space and the need; the other filesystem's finished records are
+    untouched; after the mount grows, a rerun completes and redoes only what failed."""
+    small = tmp_path / "small"
+    _mount_tmpfs(small, "12m")
+    try:
+        config = tiny_config(tmp_path, sweep="full")
+        config["dataset"]["shape"] = [40, 40, 5000]  # 16 MB of uint16
+        config["filesystems"] = {"disk": str(tmp_path / "disk"), "small": str(small / "stores")}
+        config["layouts"] = {"contiguous": True, "shapes": []}
+        config["compression"] = ["none"]
+        config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 2, "depth": 5}}
+        config["check_disk"] = False
+        cfg = workflow.write_config(config)
+        failed = workflow.run("--cores", "1", "--keep-going", "--configfile", str(cfg))
+        assert failed.returncode != 0
+        said = failed.stdout + failed.stderr
+        log = next((workflow.root / "results" / "full" / "logs" / "generate" / "small").rglob("*.log")).read_text()
+        assert "filesystem small (" in log and "is full" in log and "MB are free now" in log
+        assert "this store needs about 16.0 MB" in log and "StorageFullError" in said + log
+        raw = workflow.root / "results" / "full" / "raw"
+        done = {p: p.stat().st_mtime_ns for p in (raw / "disk").rglob("*.parquet")}
+        assert done and not list((raw / "small").rglob("write.parquet"))
+        assert not [p for p in (small / "stores").rglob("*") if p.is_file()]  # no partial file left
+        subprocess.run(["mount", "-o", "remount,size=200m", str(small)], check=True)
+        workflow.run("--cores", "1", "--configfile", str(cfg), check=True)
+        for path, mtime in done.items():
+            assert path.stat().st_mtime_ns == mtime, f"{path} was redone"
+        assert (workflow.root / "results" / "full" / "recommendation.md").exists()
+    finally:
+        subprocess.run(["umount", "-l", str(small)], check=False)
+
+
+def _small_config(tmp_path: Path, sweep: str, repeats: int = 6) -> dict:
+    config = tiny_config(tmp_path, sweep=sweep)
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["layouts"] = {"contiguous": True, "chunks": {"xy": [5], "z": [100]}, "shapes": []}
+    config["compression"] = ["none"]
+    config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": repeats, "depth": 25}}
+    return config
+
+
+def _query_processes(root: Path) -> list[int]:
+    found = subprocess.run(["pgrep", "-f", "query.py"], capture_output=True, text=True).stdout.split()
+    return [int(pid) for pid in found if Path(f"/proc/{pid}/cwd").resolve() == root.resolve()]
+
+
+@pytest.mark.workflow
+def test_a_query_job_killed_with_sigkill_is_the_only_job_a_rerun_redoes(workflow, tmp_path):
+    import signal
+    import time
+
+    config = _small_config(tmp_path, "killed", repeats=400)  # long enough to be caught running
+    cfg = workflow.write_config(config)
+    proc = workflow.popen("--cores", "1", "--keep-going", "--configfile", str(cfg))
+    deadline = time.monotonic() + 300
+    victims: list[int] = []
+    while time.monotonic() < deadline and not victims:
+        victims = _query_processes(workflow.root)
+        time.sleep(0.1)
+    assert victims, "no query job started"
+    os.kill(victims[0], signal.SIGKILL)
+    proc.wait(timeout=600)
+    assert proc.returncode != 0
+    raw = workflow.root / "results" / "killed" / "raw" / "disk"
+    done = {p: p.stat().st_mtime_ns for p in raw.rglob("*.parquet")}
+    queries = {p for p in done if p.name == "query.parquet"}
+    assert len(queries) == 1  # the other store's query ran to the end
+    rerun = workflow.run("--cores", "1", "--configfile", str(cfg), check=True)
+    for path, mtime in done.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was redone"
+    assert len(list(raw.rglob("query.parquet"))) == 2 and "query" in rerun.stdout + rerun.stderr
+
+
+@pytest.mark.workflow
+def test_a_store_truncated_between_generation_and_query_fails_naming_store_case_and_selection(workflow, tmp_path):
+    config = _small_config(tmp_path, "truncated")
+    config["layouts"] = {"contiguous": False, "chunks": {"xy": [5], "z": [100]}, "shapes": []}
+    cfg = workflow.write_config(config)
+    workflow.run("--cores", "1", "--configfile", str(cfg), "--until", "generate_on_disk", check=True)
+    (store,) = (tmp_path / "disk").rglob("*.hdf5")
+    size = store.stat().st_size
+    with open(store, "r+b") as f:
+        f.truncate(size // 2)
+    failed = workflow.run("--cores", "1", "--configfile", str(cfg))
+    assert failed.returncode != 0
+    log = next((workflow.root / "results" / "truncated" / "logs").rglob("query*/**/*.log")).read_text()
+    assert str(store) in log and "slice" in log and "selection" in log
