@@ -118,3 +118,29 @@ def test_stores_that_wait_for_a_job_of_their_own_count_in_the_peak_when_read_one
     waiting = sum(file_bytes_bound(with_scaling, tf.layout) for tf in with_scaling.test_files())
     assert len(with_scaling.test_files()) == 3 and fs.largest_file_bytes == fs_base.largest_file_bytes
     assert fs.peak_bytes - scratch_bytes(with_scaling) == fs_base.peak_bytes - scratch_bytes(without) + waiting
+
+
+def test_each_write_strategy_is_priced_from_its_calls_and_chunk_recompressions():
+    """A spectrum per call writes a sliver of every chunk of its column: where the chunk cache
+    cannot hold the column, every call re-encodes each chunk it touches (counted: spectra x
+    chunks per column), which the plan prices; the chunk strategy compresses each chunk once."""
+    from h5sweep.measure import rates
+    from h5sweep.storage.codecs import parse_compression
+    from h5sweep.storage.layouts import Layout
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["cases"]["write"] = {"repeats": 1, "strategies": ["chunk", "spectrum", "block"]}
+    sweep = load_sweep(config, probe=False)
+    layout, gzip = Layout((16, 16, 256)), parse_compression("gzip-4")
+    assert rates.write_calls(sweep, layout, "spectrum") == 100 * 100
+    assert rates.write_calls(sweep, layout, "block") == 7 * 7
+    assert rates.write_calls(sweep, layout, "chunk") == layout.n_chunks(sweep.shape)
+    chunk = rates.write_seconds(sweep, layout, gzip, "chunk")
+    spectrum = rates.write_seconds(sweep, layout, gzip, "spectrum", cache_bytes=1 << 20)
+    held = rates.write_seconds(sweep, layout, gzip, "spectrum", cache_bytes=1 << 30)  # holds a column
+    column = sweep.shape[2] // 256
+    chunk_bytes = 16 * 16 * 256 * 2
+    rewrites = 100 * 100 * column - layout.n_chunks(sweep.shape)
+    per_rewrite = chunk_bytes / rates.read_rate(gzip) + chunk_bytes / rates.write_rate(gzip)
+    assert spectrum - held == pytest.approx(rewrites * per_rewrite)
+    assert held - chunk == pytest.approx((100 * 100 - layout.n_chunks(sweep.shape)) * rates.SECONDS_PER_WRITE_CALL)

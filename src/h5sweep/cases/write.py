@@ -89,8 +89,17 @@ def _generate_job(sweep, store, from_device):
     layout, compression = store.layout, store.compression
     settle_s = settle.settle_seconds(store.filesystem) * len(sweep.write_case.variants())
     encodes = store.backend.encodes_chunks(compression)
-    job = rates.generate_seconds(sweep, layout, compression, encodes_chunks=encodes) + settle_s
-    return job, rates.write_case_seconds(sweep, layout, compression) + settle_s
+    cache = write_cache_bytes(sweep, store.backend)
+    job = rates.generate_seconds(sweep, layout, compression, encodes_chunks=encodes, cache_bytes=cache) + settle_s
+    return job, rates.write_case_seconds(sweep, layout, compression, cache) + settle_s
+
+
+def write_cache_bytes(sweep, backend) -> int:
+    """The chunk cache the write case writes with: HDF5's first chunk cache; none for a
+    backend that rewrites a chunk's file on every write of a part of it (Zarr)."""
+    if not backend.capabilities.writes_with_read_option:
+        return 0
+    return int(getattr(sweep.read_options(backend.name)[0], "nbytes", 0))
 
 
 FILE_SIZES = Figure("file_sizes", "file-sizes", "File size", "file-sizes")  # every store's, one figure

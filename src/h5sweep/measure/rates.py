@@ -39,19 +39,61 @@ def read_rate(compression) -> float:
     return READ_BYTES_PER_S["none"] if compression.is_none else compression.codec.read_bytes_per_s
 
 
-def write_case_seconds(sweep, layout, compression) -> float:
-    """The timed writes of the write case (every variant and repeat): serial windows."""
-    allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
+SECONDS_PER_WRITE_CALL = 40e-6  # one H5Dwrite of a hyperslab (dataspaces, the call itself)
+SECONDS_PER_PIECE = 3e-6  # one contiguous piece of a partial chunk written around a cache
+
+
+def write_calls(sweep, layout, strategy: str) -> int:
+    """Calls the write case makes in ``strategy`` (:meth:`Layout.write_blocks`)."""
+    shape = sweep.shape
+    if strategy == "spectrum":
+        return math.prod(shape[:-1])
+    if strategy == "block" and layout.chunk_shape is not None:
+        return math.prod(layout.chunk_grid(shape)[:2])
+    if layout.chunk_shape is not None:  # a chunk (or a shard) per call
+        block = layout.shard_shape or layout.chunk_shape
+        return math.prod(-(-n // b) for n, b in zip(shape, block, strict=True))
+    return sum(1 for _ in layout.write_blocks(shape, sweep.dtype.itemsize, strategy))  # a few slabs
+
+
+def write_seconds(sweep, layout, compression, strategy: str, cache_bytes: int = 1 << 20) -> float:
+    """One timed write of the whole dataset in ``strategy``: its bytes through the codec, its
+    calls, and each chunk's compressions. A spectrum per call writes a sliver of every chunk
+    of its chunk column: where the chunk cache holds that column, each chunk is compressed once
+    when it leaves the cache; otherwise every call reads, decodes, re-encodes and writes each
+    chunk it touches (the study's slow layouts), or, uncompressed, writes a piece of it."""
+    itemsize = sweep.dtype.itemsize
+    allocated = layout.allocated_elements(sweep.shape) * itemsize
     chunks = layout.n_chunks(sweep.shape)
-    standard = allocated / write_rate(compression) + chunks * SECONDS_PER_WRITTEN_CHUNK
-    return len(sweep.write_case.variants()) * sweep.write_case.repeats * standard
+    calls = write_calls(sweep, layout, strategy)
+    seconds = allocated / write_rate(compression) + chunks * SECONDS_PER_WRITTEN_CHUNK + calls * SECONDS_PER_WRITE_CALL
+    if layout.chunk_shape is None or strategy != "spectrum" or len(sweep.shape) != 3:
+        return seconds
+    chunk_bytes = layout.chunk_bytes(itemsize)
+    column = layout.chunk_grid(sweep.shape)[2]  # chunks a spectrum crosses
+    if cache_bytes >= column * chunk_bytes:
+        return seconds
+    touched = calls * column  # chunk writes, one per spectrum and chunk of its column
+    if compression.is_none:
+        return seconds + touched * SECONDS_PER_PIECE
+    per_rewrite = chunk_bytes / read_rate(compression) + chunk_bytes / write_rate(compression)
+    return seconds + (touched - chunks) * per_rewrite
 
 
-def generate_seconds(sweep, layout, compression, threads: int = 1, encodes_chunks: bool = False) -> float:
+def write_case_seconds(sweep, layout, compression, cache_bytes: int = 1 << 20) -> float:
+    """The timed writes of the write case (every variant and repeat): serial windows."""
+    case = sweep.write_case
+    return case.repeats * sum(write_seconds(sweep, layout, compression, s, cache_bytes) for s, _ in case.variants())
+
+
+def generate_seconds(
+    sweep, layout, compression, threads: int = 1, encodes_chunks: bool = False, cache_bytes: int = 1 << 20
+) -> float:
     """A generate job: making the data, the timed writes, and the fast query file where the
     write case leaves none to query. ``encodes_chunks``: whether the backend's fast write
     encodes the chunks itself, in ``threads`` threads (else its library's pipeline writes)."""
-    seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + write_case_seconds(sweep, layout, compression)
+    seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S
+    seconds += write_case_seconds(sweep, layout, compression, cache_bytes)
     if not sweep.write_case.leaves_query_file:
         allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
         if compression.is_none:

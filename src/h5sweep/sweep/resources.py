@@ -6,6 +6,7 @@ import math
 
 from h5sweep import backends
 from h5sweep.backends import REFERENCE
+from h5sweep.cases.write import write_cache_bytes
 from h5sweep.measure import rates
 from h5sweep.measure.engine import VERIFY_BUDGET_BYTES  # the values a query job holds for checking
 from h5sweep.sweep import plan
@@ -48,8 +49,10 @@ def generate_runtime_min(
     sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE, threads: int = 1
 ) -> int:
     """Minutes for a generate job: the data, the timed writes, the query file."""
-    encodes = backends.spec(backend).encodes_chunks(compression)
-    return _minutes(rates.generate_seconds(sweep, layout, compression, threads, encodes), attempt)
+    spec = backends.spec(backend)
+    cache = write_cache_bytes(sweep, spec)
+    seconds = rates.generate_seconds(sweep, layout, compression, threads, spec.encodes_chunks(compression), cache)
+    return _minutes(seconds, attempt)
 
 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE) -> int:
