@@ -122,7 +122,7 @@ class ParallelCase:
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
         key = "cases.parallel"
-        if self.units is None:
+        if self.units in (None, "auto"):
             self.units = DEFAULT_UNITS[len(shape)]
         if self.units not in UNITS:
             raise ConfigError(f"{key}.units", self.units, f"unknown units (known: {', '.join(UNITS)})")

@@ -224,7 +224,7 @@ def reference_from_config(layouts_cfg: dict, layouts: list[Layout], compressions
     owner = REGISTRY[REFERENCE]
     stored = [lay for lay in layouts if owner.stores(lay, compressions[0] if lay.chunk_shape else NONE)]
     wanted = layouts_cfg.get("reference")
-    if wanted is None:
+    if wanted in (None, "first"):
         if not stored:
             raise ConfigError("layouts", layouts_cfg, f"has no layout that {owner.label} stores")
         layout = stored[0]
