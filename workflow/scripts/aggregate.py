@@ -8,4 +8,6 @@ with logged(snakemake.log[0]):
 
     out = snakemake.output
     params = snakemake.params
-    aggregate(list(snakemake.input), out.measurements, out.summary, out.summary_csv, params.thresholds, params.reference)
+    aggregate(
+        list(snakemake.input), out.measurements, out.summary, out.summary_csv, params.thresholds, params.reference
+    )
