@@ -427,6 +427,17 @@ def _not_measured(ax, what: str) -> None:
     ax.set_axis_off()
 
 
+def _panels(rows: pd.DataFrame, axes, operations: list[str], ks: list):
+    """(axis, operation, k, rows) of every panel with rows; the others say not measured."""
+    for i, op in enumerate(operations):
+        for j, k in enumerate(ks):
+            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            if part.empty:
+                _not_measured(axes[i][j], f"{op}, {k} per access")
+                continue
+            yield axes[i][j], op, k, part
+
+
 def _serial_line(ax, line: pd.DataFrame, counts: list[int], value: str, colour, label: str) -> None:
     """A serial pass (one process) drawn flat across the process counts, as the study drew it."""
     ax.plot(counts, [float(line[value].iloc[0])] * len(counts), color=colour, linestyle=":", label=label)
@@ -439,37 +450,43 @@ def plot_parallel(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     rows = _passes(summary, filesystem)
     fig, axes, operations, ks = _pass_grid(rows)
     counts = sorted(set(rows["processes"])) if not rows.empty else []
-    for i, op in enumerate(operations):
-        for j, k in enumerate(ks):
-            ax = axes[i][j]
-            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
-            if part.empty:
-                _not_measured(axes[i][j], f"{op}, {k} per access")
-                continue
-            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
-                for mode, line in by_store.groupby("mode", sort=False):
-                    line = line.sort_values("processes")
-                    label = f"{store}, {mode}"
-                    if mode == "serial":
-                        _serial_line(ax, line, counts, "bytes_per_s_max", colour, label)
-                        continue
-                    ax.errorbar(
-                        line["processes"],
-                        line["bytes_per_s_median"],
-                        yerr=interval_errors(line, "bytes_per_s_median", "bytes_per_s_ci_low", "bytes_per_s_ci_high"),
-                        color=colour,
-                        linestyle=MODE_STYLES.get(mode, "-"),
-                        capsize=2,
-                        label=label,
-                    )
-                    ax.plot(line["processes"], line["bytes_per_s_max"], color=colour, marker="o", linestyle="none")
-            units = part["units"].iloc[0] if not part.empty else "units"
-            ax.set(xlabel="processes", ylabel="bytes/s (best: dot; median, 95% interval)", yscale="log")
-            ax.set_title(f"{op}, {k} {units} per access, {filesystem}", fontsize=9)
-            if counts:
-                ax.set_xticks(counts)
-            ax.legend(fontsize=6)
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+            for mode, line in by_store.groupby("mode", sort=False):
+                line = line.sort_values("processes")
+                label = f"{store}, {mode}"
+                if mode == "serial":
+                    _serial_line(ax, line, counts, "bytes_per_s_max", colour, label)
+                    continue
+                ax.errorbar(
+                    line["processes"],
+                    line["bytes_per_s_median"],
+                    yerr=interval_errors(line, "bytes_per_s_median", "bytes_per_s_ci_low", "bytes_per_s_ci_high"),
+                    color=colour,
+                    linestyle=MODE_STYLES.get(mode, "-"),
+                    capsize=2,
+                    label=label,
+                )
+                ax.plot(line["processes"], line["bytes_per_s_max"], color=colour, marker="o", linestyle="none")
+        units = part["units"].iloc[0] if not part.empty else "units"
+        ax.set(xlabel="processes", ylabel="bytes/s (best: dot; median, 95% interval)", yscale="log")
+        ax.set_title(f"{op}, {k} {units} per access, {filesystem}", fontsize=9)
+        if counts:
+            ax.set_xticks(counts)
+        ax.legend(fontsize=6)
     _save(fig, out)
+
+
+def _ratio_line(ax, ratio: pd.Series, colour, style: str, label: str) -> None:
+    ax.plot(ratio.index, ratio, color=colour, linestyle=style, marker="o", label=label)
+
+
+def _ratio_panel(ax, ylabel: str, title: str) -> None:
+    """A panel of ratios against processes: 1 marked, log scale."""
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set(xlabel="processes", ylabel=ylabel, yscale="log")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6)
 
 
 def _best(part: pd.DataFrame, keys: list[str]) -> pd.Series:
@@ -483,34 +500,18 @@ def plot_parallel_modes(summary: pd.DataFrame, filesystem: str, out: str) -> Non
     fig, axes, operations, ks = _pass_grid(rows)
     pairs = [("independent", "collective"), ("independent", "serial"), ("collective", "serial")]
     styles = ["-", "--", ":"]
-    for i, op in enumerate(operations):
-        for j, k in enumerate(ks):
-            ax = axes[i][j]
-            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
-            if part.empty:
-                _not_measured(axes[i][j], f"{op}, {k} per access")
-                continue
-            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
-                by_mode = {m: g.set_index("processes")["bytes_per_s_max"] for m, g in by_store.groupby("mode")}
-                for style, (top, bottom) in zip(styles, pairs, strict=True):
-                    if top not in by_mode or bottom not in by_mode:
-                        continue
-                    below = by_mode[bottom]
-                    if bottom == "serial":  # one serial pass for every process count
-                        below = pd.Series(float(below.iloc[0]), index=by_mode[top].index)
-                    ratio = (by_mode[top] / below).dropna().sort_index()
-                    ax.plot(
-                        ratio.index,
-                        ratio,
-                        color=colour,
-                        linestyle=style,
-                        marker="o",
-                        label=f"{store}: {top} / {bottom}",
-                    )
-            ax.axhline(1.0, color="grey", linewidth=0.8)
-            ax.set(xlabel="processes", ylabel="ratio of best bandwidths", yscale="log")
-            ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
-            ax.legend(fontsize=6)
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+            by_mode = {m: g.set_index("processes")["bytes_per_s_max"] for m, g in by_store.groupby("mode")}
+            for style, (top, bottom) in zip(styles, pairs, strict=True):
+                if top not in by_mode or bottom not in by_mode:
+                    continue
+                below = by_mode[bottom]
+                if bottom == "serial":  # one serial pass for every process count
+                    below = pd.Series(float(below.iloc[0]), index=by_mode[top].index)
+                ratio = (by_mode[top] / below).dropna().sort_index()
+                _ratio_line(ax, ratio, colour, style, f"{store}: {top} / {bottom}")
+        _ratio_panel(ax, "ratio of best bandwidths", f"{op}, {k} per access, {filesystem}")
     _save(fig, out)
 
 
@@ -532,18 +533,9 @@ def plot_parallel_units(summary: pd.DataFrame, filesystem: str, out: str) -> Non
                         if ks[0] in best.index.get_level_values(0) and ks[-1] in best.index.get_level_values(0)
                         else pd.Series(dtype=float)
                     )
-                    ax.plot(
-                        ratio.index,
-                        ratio,
-                        color=colour,
-                        linestyle=MODE_STYLES.get(mode, "-"),
-                        marker="o",
-                        label=f"{store}, {mode}",
-                    )
-            ax.set_title(f"{op}: {ks[-1]} / {ks[0]} per access, {filesystem}", fontsize=9)
-        ax.axhline(1.0, color="grey", linewidth=0.8)
-        ax.set(xlabel="processes", ylabel="ratio of best bandwidths", yscale="log")
-        ax.legend(fontsize=6)
+                    _ratio_line(ax, ratio, colour, MODE_STYLES.get(mode, "-"), f"{store}, {mode}")
+        title = f"{op}: {ks[-1]} / {ks[0]} per access, {filesystem}" if len(ks) > 1 else f"{op}: one k"
+        _ratio_panel(ax, "ratio of best bandwidths", title)
     _save(fig, out)
 
 
@@ -552,34 +544,18 @@ def plot_parallel_layouts(summary: pd.DataFrame, filesystem: str, out: str) -> N
     contiguous store, in the same mode, units per access and process count."""
     rows = _passes(summary, filesystem)
     fig, axes, operations, ks = _pass_grid(rows)
-    for i, op in enumerate(operations):
-        for j, k in enumerate(ks):
-            ax = axes[i][j]
-            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
-            if part.empty:
-                _not_measured(axes[i][j], f"{op}, {k} per access")
-                continue
-            keys = ["backend", "reader", "mode", "processes"]
-            base = _best(part[part["layout"] == "contiguous"], keys)
-            chunked = part[part["layout"] != "contiguous"]
-            for colour, (store, by_store) in zip(OKABE_ITO, chunked.groupby("_store", sort=False), strict=False):
-                for mode, line in by_store.groupby("mode", sort=False):
-                    ratio = (_best(line, keys) / base).dropna()
-                    if ratio.empty:
-                        continue
-                    ratio = ratio.droplevel([0, 1, 2]).sort_index()
-                    ax.plot(
-                        ratio.index,
-                        ratio,
-                        color=colour,
-                        linestyle=MODE_STYLES.get(mode, "-"),
-                        marker="o",
-                        label=f"{store}, {mode}",
-                    )
-            ax.axhline(1.0, color="grey", linewidth=0.8)
-            ax.set(xlabel="processes", ylabel="chunked / contiguous (best bandwidths)", yscale="log")
-            ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
-            ax.legend(fontsize=6)
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        keys = ["backend", "reader", "mode", "processes"]
+        base = _best(part[part["layout"] == "contiguous"], keys)
+        chunked = part[part["layout"] != "contiguous"]
+        for colour, (store, by_store) in zip(OKABE_ITO, chunked.groupby("_store", sort=False), strict=False):
+            for mode, line in by_store.groupby("mode", sort=False):
+                ratio = (_best(line, keys) / base).dropna()
+                if ratio.empty:
+                    continue
+                ratio = ratio.droplevel([0, 1, 2]).sort_index()
+                _ratio_line(ax, ratio, colour, MODE_STYLES.get(mode, "-"), f"{store}, {mode}")
+        _ratio_panel(ax, "chunked / contiguous (best bandwidths)", f"{op}, {k} per access, {filesystem}")
     _save(fig, out)
 
 
@@ -590,27 +566,21 @@ def plot_parallel_backends(summary: pd.DataFrame, filesystem: str, out: str) -> 
     rows = _passes(summary, filesystem)
     rows = rows[rows["mode"].isin(["independent", "serial"])]
     fig, axes, operations, ks = _pass_grid(rows)
-    for i, op in enumerate(operations):
-        for j, k in enumerate(ks):
-            ax = axes[i][j]
-            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
-            if part.empty:
-                _not_measured(axes[i][j], f"{op}, {k} per access")
-                continue
-            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
-                line = by_store.sort_values(["processes", "mode"]).drop_duplicates("processes", keep="first")
-                ax.errorbar(
-                    line["processes"],
-                    line["median_s"],
-                    yerr=interval_errors(line, "median_s", "median_ci_low_s", "median_ci_high_s"),
-                    color=colour,
-                    marker="o",
-                    capsize=2,
-                    label=store,
-                )
-            ax.set(xlabel="processes", ylabel="seconds per pass (median, 95% interval)", yscale="log")
-            ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
-            ax.legend(fontsize=6)
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+            line = by_store.sort_values(["processes", "mode"]).drop_duplicates("processes", keep="first")
+            ax.errorbar(
+                line["processes"],
+                line["median_s"],
+                yerr=interval_errors(line, "median_s", "median_ci_low_s", "median_ci_high_s"),
+                color=colour,
+                marker="o",
+                capsize=2,
+                label=store,
+            )
+        ax.set(xlabel="processes", ylabel="seconds per pass (median, 95% interval)", yscale="log")
+        ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
+        ax.legend(fontsize=6)
     _save(fig, out)
 
 
