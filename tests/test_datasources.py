@@ -1,6 +1,7 @@
 """Data sources are deterministic, region by region, and look like the study's data."""
 
 import zlib
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -90,3 +91,36 @@ def test_donor_is_tiled_to_the_target_shape(tmp_path):
     bad = dict(cfg, fill={"donor": {"path": str(path), "dataset": "nope"}})
     with pytest.raises(ConfigError, match="dataset.fill.donor.dataset='nope'"):
         make_source(bad, Layout(None))
+
+
+@pytest.mark.parametrize(
+    "donor, dataset_dtype, key, reason",
+    [
+        (None, "uint16", "dataset.fill.donor.path", "cannot be read as HDF5"),
+        (np.zeros((4, 5), dtype=np.uint16), "uint16", "dataset.fill.donor.dataset", "non-empty 3-D array"),
+        (
+            np.full((3, 4, 5), 0.5, dtype=np.float32),
+            "uint16",
+            "dataset.fill.donor.dataset",
+            "holds float32, not integers",
+        ),
+        (np.full((3, 4, 5), 70000, dtype=np.int32), "uint16", "dataset.fill.donor.dataset", "do not fit uint16"),
+    ],
+)
+def test_a_donor_that_is_missing_or_of_the_wrong_rank_or_type_is_refused_naming_the_key(
+    tmp_path, donor, dataset_dtype, key, reason
+):
+    import yaml
+
+    from h5sweep.sweep.model import load_sweep
+
+    path = tmp_path / "donor.h5"
+    if donor is not None:
+        with h5py.File(path, "w") as f:
+            f["cube"] = donor
+    config = yaml.safe_load((Path(__file__).parent / "configs" / "tiny.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["dataset"].update(dtype=dataset_dtype, fill={"donor": {"path": str(path), "dataset": "cube"}})
+    with pytest.raises(ConfigError) as err:
+        load_sweep(config)
+    assert err.value.key == key and reason in str(err.value)

@@ -216,7 +216,11 @@ class DonorSource(DataSource):
         return self.donor[np.ix_(*wrapped)].astype(self.dtype)
 
 
-def read_donor(path: str, dataset: str, key: str = "dataset.fill.donor", rank: int = 3) -> np.ndarray:
+def read_donor(
+    path: str, dataset: str, key: str = "dataset.fill.donor", rank: int = 3, dtype: np.dtype | None = None
+) -> np.ndarray:
+    """The donor's values, checked: it exists, has the dataset's rank, and (given ``dtype``)
+    its values fit the dataset's type (integers within its range; no floats into integers)."""
     import h5py
 
     try:
@@ -230,9 +234,23 @@ def read_donor(path: str, dataset: str, key: str = "dataset.fill.donor", rank: i
                     dataset,
                     f"donor must be a non-empty {rank}-D array like the dataset, is {donor.shape}",
                 )
-            return donor[...]
+            values = donor[...]
     except OSError as err:
         raise ConfigError(f"{key}.path", path, f"cannot be read as HDF5: {err}") from err
+    if dtype is not None and np.dtype(dtype).kind in "iu":
+        if values.dtype.kind not in "iub":
+            raise ConfigError(
+                f"{key}.dataset", dataset, f"holds {values.dtype.name}, not integers for {np.dtype(dtype).name}"
+            )
+        info = np.iinfo(dtype)
+        low, high = int(values.min()), int(values.max())
+        if low < info.min or high > info.max:
+            raise ConfigError(
+                f"{key}.dataset",
+                dataset,
+                f"values {low}..{high} do not fit {np.dtype(dtype).name} ({info.min}..{info.max})",
+            )
+    return values
 
 
 def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:

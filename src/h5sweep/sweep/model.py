@@ -115,7 +115,7 @@ class Sweep:
         itemsize = np.dtype(dataset["dtype"]).itemsize
         fill = dataset["fill"]
         if isinstance(fill, dict) and probe:
-            read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape))
+            read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape), dtype=dataset["dtype"])
         read_cases = read_cases_from_config(config["cases"], shape)
         compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
         if "scaling" in config["cases"]:
