@@ -63,8 +63,16 @@ def _small_config(tmp_path: Path, sweep: str, repeats: int = 6) -> dict:
 
 
 def _query_processes(root: Path) -> list[int]:
-    found = subprocess.run(["pgrep", "-f", "query.py"], capture_output=True, text=True).stdout.split()
-    return [int(pid) for pid in found if Path(f"/proc/{pid}/cwd").resolve() == root.resolve()]
+    """The query jobs' processes of the workflow at ``root`` (their script runs there)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if entry.name.isdigit() and "query.py" in command and (entry / "cwd").resolve() == root.resolve():
+                found.append(int(entry.name))
+        except OSError:  # a process that ended meanwhile
+            continue
+    return found
 
 
 @pytest.mark.workflow
