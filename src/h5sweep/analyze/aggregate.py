@@ -23,6 +23,17 @@ FILE_KEYS = ["filesystem", "backend", "layout", "chunk_shape", "shard_shape", "o
 GROUP_KEYS = [*FILE_KEYS, "case", "variant", "cache_state"]
 # The layout every read is compared with, selection by selection, on the same filesystem.
 BASELINE_LAYOUT_ID = "contiguous"
+# The store every ratio is to, unless the sweep names another (layouts.reference): the
+# reference backend's contiguous store.
+DEFAULT_REFERENCE = {"layout_id": BASELINE_LAYOUT_ID, "compression": "none"}
+
+
+def reference_name(reference: dict) -> str:
+    """How tables and verdicts name the reference store: ``contiguous``, ``chunked-... gzip-4``."""
+    comp = reference["compression"]
+    return reference["layout_id"] + ("" if comp == "none" else f" {comp}")
+
+
 # Whole numbers, empty where a case or a codec has no such setting: the cases' own (their
 # specs say which) and the codec's level.
 INTEGER_COLUMNS = list(dict.fromkeys([c for spec in CASE_SPECS for c in spec.integer_columns] + ["codec_level"]))
@@ -100,7 +111,7 @@ def paired_ratios(reads: pd.DataFrame, first: dict | None, reference: dict | Non
     every ratio of a sweep is to the same store."""
     names = ["ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high", "ratio_pairs"]
     is_baseline = reads["backend"] == BASELINE_BACKEND
-    reference = reference or {"layout_id": BASELINE_LAYOUT_ID, "compression": "none"}
+    reference = reference or DEFAULT_REFERENCE
     contiguous = reads[
         is_baseline
         & (reads["layout_id"] == reference["layout_id"])
@@ -207,8 +218,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
     read_rows = ordered[is_read.loc[ordered.index]]
     first = first_read_option(reads)  # from the records' order: the config's first chunk cache
     summary = summary.merge(paired_ratios(read_rows, first, reference), on=GROUP_KEYS, how="left")
-    ref = reference or {"layout_id": BASELINE_LAYOUT_ID, "compression": "none"}
-    summary["ratio_reference"] = ref["layout_id"] + ("" if ref["compression"] == "none" else f" {ref['compression']}")
+    summary["ratio_reference"] = reference_name(reference or DEFAULT_REFERENCE)
     if (read_rows["backend"] != BASELINE_BACKEND).any():
         summary = summary.merge(backend_ratios(read_rows, first), on=GROUP_KEYS, how="left")
     # File size as the write case wrote it (the standard API, as a user's converter would).

@@ -21,24 +21,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as _backend_label
 from h5sweep.host import measured_caveat
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 
-# The store every ratio is to, unless the settings name another (layouts.reference): the
-# reference backend's contiguous store.
-DEFAULT_REFERENCE = {"layout_id": "contiguous", "compression": "none"}
-
 
 def reference_of(settings: dict | None) -> dict:
     return (settings or {}).get("reference") or DEFAULT_REFERENCE
-
-
-def reference_name(reference: dict) -> str:
-    """How the verdict names the reference store: ``contiguous``, ``chunked-... gzip-4``."""
-    comp = reference["compression"]
-    return reference["layout_id"] + ("" if comp == "none" else f" {comp}")
 
 
 def is_reference(frame: pd.DataFrame, reference: dict) -> pd.Series:
@@ -325,7 +316,7 @@ def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = 
         mine = mine[mine["backend"] == row["backend"]]
     if mine.empty:
         return ""
-    if row["chunk_shape"] in ("", None) or (isinstance(row["chunk_shape"], float) and math.isnan(row["chunk_shape"])):
+    if pd.isna(row["chunk_shape"]) or row["chunk_shape"] == "":  # contiguous
         words = f"{label(row, with_backend)} selects {mine['bytes_selected'].median() / 1e6:.3g} MB"
     else:
         words = (

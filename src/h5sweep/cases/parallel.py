@@ -33,6 +33,7 @@ interval. The runner (:func:`measure`) starts one MPI program per process count
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -243,6 +244,7 @@ SECONDS_PER_RUN = {
 }
 
 
+@functools.lru_cache(maxsize=256)  # asked per mode and process count of one store's job
 def runs_per_pass(shape: Shape, layout: Layout, axis: int, k: int) -> int:
     """Contiguous runs of bytes a pass of ``k`` units along ``axis`` touches in the file: per
     access, each row of the storage (or of each chunk) it cuts, or one per whole chunk."""
@@ -276,7 +278,7 @@ def pass_seconds(sweep, store, operation: str, mode: str, k: int, processes: int
     if caps.file_per_chunk and layout.chunk_shape is not None:
         chunk_bytes = layout.chunk_bytes(itemsize)
         touched = sum(
-            layout.chunks_touched(region_start(shape, case.axis, start), region_size(shape, case.axis, count))
+            layout.chunks_touched(*_start_and_size(region(shape, case.axis, start, count)))
             for start, count in accesses(shape[case.axis], k)
         )
         per_chunk = chunk_bytes / rates.read_rate(compression) + rates.SECONDS_PER_CHUNK_FILE
@@ -296,12 +298,8 @@ def pass_seconds(sweep, store, operation: str, mode: str, k: int, processes: int
     return seconds + runs * SECONDS_PER_RUN[operation, served] / ranks
 
 
-def region_start(shape: Shape, axis: int, start: int) -> tuple[int, ...]:
-    return tuple(start if a == axis else 0 for a in range(len(shape)))
-
-
-def region_size(shape: Shape, axis: int, count: int) -> tuple[int, ...]:
-    return tuple(count if a == axis else n for a, n in enumerate(shape))
+def _start_and_size(part: tuple[slice, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return tuple(s.start for s in part), tuple(s.stop - s.start for s in part)
 
 
 def job_seconds(sweep, store, from_device: bool = True) -> tuple[float, float]:
@@ -310,7 +308,7 @@ def job_seconds(sweep, store, from_device: bool = True) -> tuple[float, float]:
     a write writes) and its checking (the source's values, and a write's store read back)."""
     case = sweep.parallel
     raw = sweep.raw_bytes
-    modes_of = [m for m in case.modes if m in store.backend.capabilities.parallel_modes]
+    modes_of = case.modes_for(store.backend)
     options = len(sweep.read_options(store.backend.name))  # every read option is its own set of passes
     timed = untimed = 0.0
     for i, processes in enumerate(sorted(set(case.processes))):
@@ -399,13 +397,6 @@ def _evict(backend, path: str) -> None:
         pagecache.evict(name)
 
 
-def _remove(path: str) -> None:
-    if os.path.isdir(path):
-        shutil.rmtree(path)
-    elif os.path.exists(path):
-        os.remove(path)
-
-
 def _check(comm, problems: list[str]) -> None:
     """Every rank raises the first rank's problem, so that the run fails as a whole."""
     found = [p for rank_problems in comm.allgather(problems) for p in rank_problems]
@@ -446,14 +437,14 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
         comm.Barrier()
         _evict(backend, target)  # cold on every rank's node
     else:
-        if rank == 0:
-            _remove(target)
+        if rank == 0 and os.path.lexists(target):
+            backend.remove(target)
         comm.Barrier()
     create = (shape, dtype, ctx["layout"], ctx["compression"]) if operation == "write" else None
     handle = backend.open_pass(target, ctx["name"], mode, comm, option, create) if taking_part else None
     regions = [region(shape, axis, start, count) for start, count in mine]
     if operation == "read":
-        buffers = [touched_empty(tuple(s.stop - s.start for s in r), dtype) for r in regions]
+        buffers = [touched_empty(_start_and_size(r)[1], dtype) for r in regions]
     else:
         buffers = [np.ascontiguousarray(source.region(r)) for r in regions]
     calls = [handle.prepare(r, b) for r, b in zip(regions, buffers, strict=True)] if handle else []
@@ -498,8 +489,8 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
     _check(comm, problems)
     if operation == "write":
         comm.Barrier()
-        if rank == 0:
-            _remove(target)
+        if rank == 0 and os.path.lexists(target):
+            backend.remove(target)
     if rank != 0:
         return None
     raw = int(np.prod(shape)) * dtype.itemsize
