@@ -119,6 +119,8 @@ def config(seed: int, root: Path) -> dict:
         out["recommend"] = {"weights": {name: rng.randint(1, 3) for name in weighted}}
     if rng.random() < 0.2:
         out["recommend"] = {**out.get("recommend", {}), "statistic": "sustained"}
+    if "write" in cases and rng.random() < 0.2:  # drawn last: the draws above keep their seeds' values
+        cases["write"]["limit_s"] = rng.choice([1e-6, 60])  # every write stopped, or none
     return out
 
 

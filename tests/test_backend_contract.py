@@ -4,13 +4,14 @@ store test suite runs against every store): write, open, read, count, evict, rem
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
 from conftest import read_cases, run_test_config
 
 from h5sweep import backends
-from h5sweep.backends.base import Backend, OpenedStore, StoredChunks
+from h5sweep.backends.base import Backend, OpenedStore, StoredChunks, WriteStopped
 from h5sweep.cases import read_cases_from_config
 from h5sweep.measure.pagecache import resident_fraction_of
 from h5sweep.storage.codecs import parse_compression
@@ -73,6 +74,28 @@ def test_a_store_reads_back_every_value_written(backend, tmp_path, source, fast)
             np.testing.assert_array_equal(values, data[region])
     finally:
         store.close()
+
+
+def test_a_write_past_its_deadline_stops_between_two_calls(backend, tmp_path, source):
+    """A deadline already passed stops the standard write after its first call (a backend
+    that writes in one call has nothing to stop between), leaving a partial store the
+    caller removes."""
+    spec = backends.spec(backend.name)
+    layout = Layout((4, 5, 200)) if spec.capabilities.chunks else Layout(None)
+    strategy = "spectrum" if layout.chunk_shape else "chunk"
+    path, data = str(tmp_path / f"stopped.{backend.name}"), source.materialize()
+    option = backend.default_read_option if spec.capabilities.writes_with_read_option else None
+    args = (storage_order(data, layout), layout, parse_compression("none"), "data", strategy, "ifset", option)
+    calls = sum(1 for _ in layout.write_blocks(SHAPE, data.itemsize, strategy))
+    if calls == 1:
+        assert backend.write(path, *args, deadline=time.perf_counter() - 1) == 1
+        return
+    with pytest.raises(WriteStopped) as stopped:
+        backend.write(path, *args, deadline=time.perf_counter() - 1)
+    assert stopped.value.calls == 1 < calls
+    assert backend.write(str(tmp_path / "whole"), *args, deadline=time.perf_counter() + 3600) == calls
+    backend.remove(path)
+    assert not os.path.exists(path)
 
 
 def test_footprint_counts_and_eviction_cover_the_whole_store(backend, tmp_path, source):

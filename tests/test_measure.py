@@ -1,9 +1,11 @@
 """Generating and querying real HDF5 files on real filesystems."""
 
+import math
 import os
 import tempfile
 import zlib
 from pathlib import Path
+from types import SimpleNamespace
 
 import h5py
 import numpy as np
@@ -13,9 +15,9 @@ from conftest import read_cases, read_selections
 from h5sweep.backends.chunk_cache import ChunkCache
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.cases.write import generate
+from h5sweep.cases.write import LIMIT_FACTOR, LIMIT_FLOOR_S, generate
 from h5sweep.errors import VerificationError
-from h5sweep.measure import pagecache
+from h5sweep.measure import pagecache, rates
 from h5sweep.measure.timing import minor_faults, touched_empty
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
@@ -61,6 +63,32 @@ def test_generated_files_hold_the_data_with_the_requested_layout(tmp_path, data,
     # (the chunk index, whose layout depends on the order chunks were allocated in)
     metadata = layout.n_chunks(SHAPE) * CHUNK_INDEX_BYTES + 64 * 1024
     assert abs(rows[-1]["file_bytes"] - os.stat(path).st_size) < metadata
+
+
+def test_a_write_past_its_limit_is_stopped_recorded_and_the_query_file_made_by_the_fast_path(tmp_path, data):
+    layout = Layout((4, 3, 500))
+    case = WriteCase({"repeats": 3, "strategies": ["spectrum", "chunk"], "limit_s": 1e-9})
+    path = str(tmp_path / "stopped.h5")
+    gzip = parse_compression("gzip-1")
+    limits = case.limits(data, layout, gzip, 1 << 20)
+    assert limits == {"spectrum": 1e-9, "chunk": 1e-9}
+    rows = generate(HDF5, path, data, layout, gzip, case, limits=limits)
+    assert [r["variant"] for r in rows] == ["spectrum, fill ifset", "chunk, fill ifset"]  # no further repeats
+    assert all(r["stopped"] and r["seconds"] >= r["limit_s"] and math.isnan(r["file_bytes"]) for r in rows)
+    assert rows[0]["write_calls"] < SHAPE[0] * SHAPE[1] and rows[1]["write_calls"] < layout.n_chunks(SHAPE)
+    assert rows[0]["query_file_method"] != "write-case"  # the queried variant was stopped
+    assert sorted(os.listdir(tmp_path)) == ["stopped.h5"]  # partial stores removed
+    with h5py.File(path, "r") as f:
+        np.testing.assert_array_equal(f["data"][...], data)
+    default = WriteCase({"strategies": ["spectrum", "chunk"]})
+    planned = default.limits(data, layout, gzip, 1 << 20)
+    assert planned == {"spectrum": LIMIT_FLOOR_S, "chunk": LIMIT_FLOOR_S}  # a tiny write: the floor
+    large = SimpleNamespace(shape=(2000, 2000, 500), dtype=np.dtype(np.uint16))  # 4 GB
+    expected = LIMIT_FACTOR * rates.write_seconds(large, layout, gzip, "spectrum", 1 << 20)
+    assert default.limits(large, layout, gzip, 1 << 20)["spectrum"] == pytest.approx(expected) and expected > 600
+    rows = generate(HDF5, path, data, layout, gzip, WriteCase({"repeats": 2}), limits=planned)
+    assert len(rows) == 2 and not any(r["stopped"] for r in rows) and rows[0]["limit_s"] == LIMIT_FLOOR_S
+    assert rows[-1]["query_file_method"] == "write-case"
 
 
 def test_gzip_chunks_are_what_zlib_makes_of_each_padded_chunk(tmp_path, data):

@@ -144,3 +144,19 @@ def test_each_write_strategy_is_priced_from_its_calls_and_chunk_recompressions()
     per_rewrite = chunk_bytes / rates.read_rate(gzip) + chunk_bytes / rates.write_rate(gzip)
     assert spectrum - held == pytest.approx(rewrites * per_rewrite)
     assert held - chunk == pytest.approx((100 * 100 - layout.n_chunks(sweep.shape)) * rates.SECONDS_PER_WRITE_CALL)
+
+
+def test_a_generate_job_is_given_the_time_its_write_limits_allow():
+    """The scheduler's limit never stops a job before the write limits would (a killed job
+    loses its finished writes; a stopped write is recorded)."""
+    from h5sweep.sweep import resources
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["cases"]["write"] = {"repeats": 2, "strategies": ["chunk", "spectrum"], "limit_s": 600}
+    sweep = load_sweep(config, probe=False)
+    layout = sweep.layouts[-1]
+    minutes = resources.generate_runtime_min(sweep, layout, sweep.compressions[0])
+    assert minutes >= 2 * 2 * 600 / 60  # two strategies, two repeats, 10 min each
+    config["cases"]["write"]["limit_s"] = 1
+    sweep = load_sweep(config, probe=False)
+    assert resources.generate_runtime_min(sweep, layout, sweep.compressions[0]) == resources.MIN_RUNTIME_MIN

@@ -140,6 +140,17 @@ def test_limits_exclude_layouts_and_say_why():
     assert table.loc["chunked-16x16x512", "rank"] > table.loc["contiguous", "rank"]
 
 
+def test_a_layout_whose_write_was_stopped_is_excluded_and_its_time_shown_as_a_lower_bound():
+    summary = SUMMARY.assign(writes_stopped=0)
+    stopped = (summary["layout_id"] == "chunked-16x16x512") & (summary["case"] == "write")
+    summary.loc[stopped, "writes_stopped"] = 1
+    table = rank_layouts(MEASURED, summary, settings()).set_index("layout_id")
+    assert table.loc["chunked-16x16x512", "write_stopped"] and not table.loc["contiguous", "write_stopped"]
+    assert table.loc["chunked-16x16x512", "excluded_by"] == "write stopped at 2.5 s (cases.write.limit_s)"
+    assert table.loc["chunked-16x16x256", "recommended"]  # the one left of the two tied
+    assert "| >2.5 |" in markdown(table.reset_index(), settings())
+
+
 def test_statistic_picks_first_accesses_or_sustained_reads():
     first_access = selected_reads(MEASURED, settings())
     assert set(first_access["cold_mode"]) == {"every"} and set(first_access["policy"]) == {"random"}

@@ -46,9 +46,10 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
     with untimed_work():
         data = make_source(job.dataset, layout).materialize()
     cache, settle_s = job.write_option, job.settle_s
+    limits = job.write_case.limits(job, layout, comp, int(getattr(cache, "nbytes", 0)))
     try:
         rows = generate(
-            backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s
+            backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s, limits
         )
     except OSError as err:
         if not is_no_space(err):

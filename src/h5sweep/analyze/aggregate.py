@@ -36,7 +36,9 @@ def reference_name(reference: dict) -> str:
 
 # Whole numbers, empty where a case or a codec has no such setting: the cases' own (their
 # specs say which) and the codec's level.
-INTEGER_COLUMNS = list(dict.fromkeys([c for spec in CASE_SPECS for c in spec.integer_columns] + ["codec_level"]))
+INTEGER_COLUMNS = list(
+    dict.fromkeys([c for spec in CASE_SPECS for c in spec.integer_columns] + ["codec_level", "writes_stopped"])
+)
 # Counted evidence per read, summarized by its median.
 COUNT_COLUMNS = [
     "device_read_bytes",
@@ -210,6 +212,11 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         **{f"{c}_median": (c, "median") for c in SPLIT_COLUMNS if c in ordered and ordered[c].notna().any()},
         **{c: (c, "first") for c in VARIANT_COLUMNS if c in ordered},
         **({"cache_holds_chunk": ("cache_holds_chunk", "first")} if "cache_holds_chunk" in ordered else {}),
+        **(
+            {"writes_stopped": ("stopped", _count_true), "limit_s": ("limit_s", "first")}
+            if "stopped" in ordered
+            else {}
+        ),
     ).reset_index()
     intervals = grouped["seconds"].apply(_median_interval).unstack().reset_index()
     summary = summary.merge(intervals, on=GROUP_KEYS, how="left")
@@ -224,7 +231,10 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
     # File size as the write case wrote it (the standard API, as a user's converter would).
     by_file = ordered.groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
     written = ordered[ordered["case"] == "write"].groupby(FILE_KEYS, dropna=False)["file_bytes"].last()
-    sizes = written.combine_first(by_file).rename("file_bytes").reset_index()
+    sizes = written.combine_first(by_file)
+    if "query_file_bytes" in ordered:  # every write stopped and nothing read: the query file's
+        sizes = sizes.combine_first(ordered.groupby(FILE_KEYS, dropna=False)["query_file_bytes"].last())
+    sizes = sizes.rename("file_bytes").reset_index()
     summary = summary.merge(sizes, on=FILE_KEYS, how="left")
     summary["compression_ratio"] = summary["raw_bytes"] / summary["file_bytes"]
     if {"device_read_bytes_median", "stored_bytes_touched_median"} <= set(summary.columns):
@@ -243,6 +253,12 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         summary["cache_holds_chunk"] = summary["cache_holds_chunk"].astype("boolean")
     ordered_columns = [*GROUP_KEYS, *TIME_COLUMNS]
     return summary[ordered_columns + [c for c in summary if c not in ordered_columns]].reset_index(drop=True)
+
+
+def _count_true(flags: pd.Series) -> float:
+    """How many rows say true (NaN where none says either: a group of another case)."""
+    known = flags.dropna()
+    return float(known.astype(bool).sum()) if len(known) else float("nan")
 
 
 def _add_scores(summary: pd.DataFrame, reads: pd.DataFrame, thresholds: dict, primary: dict) -> pd.DataFrame:

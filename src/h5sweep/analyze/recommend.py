@@ -68,6 +68,7 @@ COLUMNS = [
     "file_bytes",
     "file_ratio",
     "write_median_s",
+    "write_stopped",
     "statistic",
     "weights",
     "selections",
@@ -220,8 +221,13 @@ def _with_costs(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     keys = CANDIDATE_KEYS
     sizes = summary.dropna(subset=["file_bytes"]).drop_duplicates(keys)[[*keys, "file_bytes", "raw_bytes"]]
     writes = summary[(summary["case"] == "write") & summary["primary"].astype(bool)]
-    writes = writes.drop_duplicates(keys)[[*keys, "median_s"]].rename(columns={"median_s": "write_median_s"})
+    if "writes_stopped" not in writes:  # records from before writes could be stopped
+        writes = writes.assign(writes_stopped=0)
+    writes = writes.drop_duplicates(keys)[[*keys, "median_s", "writes_stopped"]]
+    writes = writes.assign(write_stopped=writes["writes_stopped"].fillna(0).astype(int) > 0)
+    writes = writes.drop(columns="writes_stopped").rename(columns={"median_s": "write_median_s"})
     out = table.merge(sizes, on=keys, how="left").merge(writes, on=keys, how="left")
+    out["write_stopped"] = out["write_stopped"].fillna(False).astype(bool)
     out["file_ratio"] = out["file_bytes"] / out["raw_bytes"]
     return out.drop(columns="raw_bytes")
 
@@ -234,7 +240,9 @@ def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
         if limit is not None and not row["file_ratio"] <= limit:
             why.append(f"file {row['file_ratio']:.2f}x raw > {limit:g}")
         limit = recommend.get("max_write_s")
-        if limit is not None and not row["write_median_s"] <= limit:
+        if row["write_stopped"]:  # slower than its limit: its time is not known
+            why.append(f"write stopped at {row['write_median_s']:.3g} s (cases.write.limit_s)")
+        elif limit is not None and not row["write_median_s"] <= limit:
             why.append(f"write {row['write_median_s']:.3g} s > {limit:g} s")
         reasons.append("; ".join(why))
     return table.assign(excluded_by=reasons, meets_limits=[not r for r in reasons])
@@ -458,9 +466,15 @@ def _cells(row, with_backend: bool = False) -> list[str]:
             else "none (one read)"
         ),
         f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
-        f"{row['write_median_s']:.3g}" if pd.notna(row["write_median_s"]) else "",
+        _write_cell(row),
         mark,
     ]
+
+
+def _write_cell(row) -> str:
+    if pd.isna(row["write_median_s"]):
+        return ""
+    return (">" if row.get("write_stopped", False) else "") + f"{row['write_median_s']:.3g}"
 
 
 def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:

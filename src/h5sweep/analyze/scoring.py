@@ -48,7 +48,7 @@ def score(
             continue
         available += 1
         points += int(median < threshold_s(case, thresholds, (selected_bytes or {}).get(case)))
-    if not math.isnan(file_bytes):
+    if file_bytes is not None and file_bytes == file_bytes:  # known (not NaN or NA)
         available += 1
         points += int(file_bytes <= raw_bytes * (1.0 + thresholds["file_overhead"]))
     return points, available

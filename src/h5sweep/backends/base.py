@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
@@ -28,6 +29,20 @@ import numpy as np
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
+
+
+class WriteStopped(Exception):
+    """A timed write stopped at its deadline (``cases.write.limit_s``) after ``calls`` calls."""
+
+    def __init__(self, calls: int):
+        super().__init__(f"write stopped at its deadline after {calls} calls")
+        self.calls = calls
+
+
+def stop_at(deadline: float | None, calls: int) -> None:
+    """Before a write call after the first: stop the write (:class:`WriteStopped`) if ``deadline`` has passed."""
+    if deadline is not None and time.perf_counter() > deadline:
+        raise WriteStopped(calls)
 
 
 @dataclass(frozen=True)
@@ -213,9 +228,12 @@ class Backend(abc.ABC):
         strategy: str,
         fill_time: str,
         option: ReadOption | None,
+        deadline: float | None = None,
     ) -> int:
         """The standard write path (what a user's converter does); ``stored`` is the array in
-        the layout's storage order; returns the number of write calls."""
+        the layout's storage order; returns the number of write calls. ``deadline``: a
+        ``time.perf_counter()`` value; a write still running then stops between two calls
+        (:func:`stop_at`), its partial store left for the caller to remove."""
 
     @abc.abstractmethod
     def write_fast(

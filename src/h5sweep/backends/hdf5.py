@@ -15,7 +15,7 @@ import numpy as np
 from h5py import h5s
 
 from h5sweep.backends import HDF5, base, fastwrite, hdf5_filters
-from h5sweep.backends.base import Backend, OpenedStore, SingleFileStore
+from h5sweep.backends.base import Backend, OpenedStore, SingleFileStore, stop_at
 
 try:  # registers the hdf5plugin filters (Blosc, Zstd, LZ4, ...) with HDF5 in every process
     import hdf5plugin  # that loads this backend, before it writes or reads a store
@@ -114,6 +114,7 @@ def write_stored(
     strategy: str = "chunk",
     fill_time: str = "ifset",
     cache: ChunkCache = DEFAULT_CACHE,
+    deadline: float | None = None,
 ) -> int:
     """Write ``stored`` (the array in the layout's storage order, C-contiguous) to a new HDF5
     file at ``path`` through the standard HDF5 write path; return the number of writes.
@@ -124,7 +125,8 @@ def write_stored(
     is), ``never``, or ``alloc`` (storage is filled with the fill value when it is
     allocated, then overwritten). The file is open with the chunk ``cache`` setting: with a
     strategy that writes a chunk in several calls, whether the chunk stays cached between
-    them decides how often it is compressed.
+    them decides how often it is compressed. ``deadline``: stop between two calls once it has
+    passed (:func:`h5sweep.backends.base.stop_at`).
     """
     if not stored.flags.c_contiguous:
         raise ValueError("write_stored needs a C-contiguous array in storage order")
@@ -142,6 +144,8 @@ def write_stored(
         file_space = dset.id.get_space()
         mem_space = h5s.create_simple(stored.shape)
         for logical in layout.write_blocks(logical_shape, stored.dtype.itemsize, strategy):
+            if writes:
+                stop_at(deadline, writes)
             region = layout.to_storage(logical)
             start = tuple(s.start for s in region)
             count = tuple(s.stop - s.start for s in region)
@@ -239,8 +243,8 @@ class HDF5Backend(SingleFileStore, Backend):
     name = HDF5
     label = "HDF5"  # in messages
 
-    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options) -> int:
-        return write_stored(path, stored, layout, compression, dataset_name, strategy, fill_time, options)
+    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options, deadline=None):
+        return write_stored(path, stored, layout, compression, dataset_name, strategy, fill_time, options, deadline)
 
     def write_fast(self, path, data, layout, compression, dataset_name, threads) -> str:
         method = fastwrite.write_fast(path, data, layout, compression, dataset_name, threads)

@@ -103,8 +103,8 @@ class RawBackend(SingleFileStore, Backend):
     name = RAW
     label = "raw binary"
 
-    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, option) -> int:
-        _refuse(layout, compression)
+    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, option, deadline=None):
+        _refuse(layout, compression)  # one call: nothing to stop between
         return write_npy(path, stored)
 
     def write_fast(self, path, data, layout: Layout, compression: Compression, dataset_name, threads) -> str:

@@ -32,7 +32,7 @@ from zarr.codecs import BloscCodec, BloscShuffle, GzipCodec, ZstdCodec
 from zarr.storage import LocalStore
 
 from h5sweep.backends import ZARR, base
-from h5sweep.backends.base import Backend, OpenedStore
+from h5sweep.backends.base import Backend, OpenedStore, stop_at
 from h5sweep.backends.fastwrite import prefetched
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader
 from h5sweep.measure.pagecache import fsync_path
@@ -119,15 +119,23 @@ def chunk_file(path: str, index: tuple[int, ...]) -> str:
 
 
 def write_stored(
-    path: str, stored: np.ndarray, layout: Layout, compression: Compression, strategy: str = "chunk"
+    path: str,
+    stored: np.ndarray,
+    layout: Layout,
+    compression: Compression,
+    strategy: str = "chunk",
+    deadline: float | None = None,
 ) -> int:
     """zarr-python's writer: one assignment per block of the write ``strategy`` (regions in
-    the layout's storage axes); returns the number of assignments."""
+    the layout's storage axes); returns the number of assignments. ``deadline``: stop
+    between two assignments once it has passed (:func:`h5sweep.backends.base.stop_at`)."""
     array = create_array(
         path, stored.shape, layout.storage_chunk_shape, stored.dtype, compression, layout.storage_shard_shape
     )
     writes = 0
     for logical in layout.write_blocks(layout.to_logical(stored.shape), stored.dtype.itemsize, strategy):
+        if writes:
+            stop_at(deadline, writes)
         region = layout.to_storage(logical)
         array[region] = stored[region]
         writes += 1
@@ -351,10 +359,10 @@ class ZarrBackend(Backend):
     name = ZARR
     label = "Zarr"
 
-    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options) -> int:
+    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, options, deadline=None):
         if fill_time not in self.fill_times:
             raise ValueError(f"the Zarr backend has no fill time {fill_time!r}")
-        return write_stored(path, stored, layout, compression, strategy)
+        return write_stored(path, stored, layout, compression, strategy, deadline)
 
     def write_fast(self, path, data, layout, compression, dataset_name, threads) -> str:
         return write_fast(path, data, layout, compression, threads)

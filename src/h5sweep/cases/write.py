@@ -24,12 +24,13 @@ storage format decides is the backend's (:mod:`h5sweep.backends`).
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
 import numpy as np
 
-from h5sweep.backends.base import Backend
+from h5sweep.backends.base import Backend, WriteStopped
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.errors import ConfigError
@@ -41,6 +42,11 @@ from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout, storage_order
 
 FILL_TIMES = ("ifset", "never", "alloc")
+# Where ``limit_s`` is not set, a write is stopped at this many times its planned time (the
+# reference machine's; storage several times slower still finishes), and never before the
+# floor (a tiny write's plan is milliseconds, below a virtual machine's stalls).
+LIMIT_FACTOR = 10
+LIMIT_FLOOR_S = 60.0
 # The variant whose file the read cases query: what a converter writing chunk by chunk, with
 # HDF5's default fill time, leaves on disk.
 QUERIED_VARIANT = ("chunk", "ifset")
@@ -55,6 +61,11 @@ class WriteCase:
         self.repeats = int(self.settings.get("repeats", 1))
         self.strategies = list(self.settings.get("strategies") or ["chunk"])
         self.fill_times = list(self.settings.get("fill_time") or ["ifset"])
+        self.limit_s = self.settings.get("limit_s")
+        if self.limit_s is not None and (
+            isinstance(self.limit_s, bool) or not isinstance(self.limit_s, int | float) or not self.limit_s > 0
+        ):
+            raise ConfigError("cases.write.limit_s", self.limit_s, "must be a number of seconds above 0, or null")
         if self.repeats < 1:
             raise ConfigError("cases.write.repeats", self.repeats, "must be at least 1")
         for i, strategy in enumerate(self.strategies):
@@ -81,6 +92,18 @@ class WriteCase:
     @staticmethod
     def variant_label(strategy: str, fill_time: str) -> str:
         return f"{strategy}, fill {fill_time}"
+
+    def limits(self, dataset, layout: Layout, compression: Compression, cache_bytes: int) -> dict[str, float]:
+        """Seconds after which a write of each strategy is stopped: ``limit_s`` as set, else
+        :data:`LIMIT_FACTOR` times its planned time (:func:`h5sweep.measure.rates.write_seconds`),
+        at least :data:`LIMIT_FLOOR_S`. ``dataset``: anything with the dataset's ``shape``
+        and ``dtype`` (the sweep, a job's settings)."""
+        if self.limit_s is not None:
+            return {s: float(self.limit_s) for s in self.strategies}
+        return {
+            s: max(LIMIT_FLOOR_S, LIMIT_FACTOR * rates.write_seconds(dataset, layout, compression, s, cache_bytes))
+            for s in self.strategies
+        }
 
 
 def _generate_job(sweep, store, from_device):
@@ -134,6 +157,7 @@ def generate(
     threads: int = 1,
     cache: ChunkCache | None = DEFAULT_CACHE,
     settle_s: float = 0.0,
+    limits: dict[str, float] | None = None,
 ) -> list[dict]:
     """The write case, each write timed in its own window; its default variant's last file
     becomes the query file at ``path`` (else the fast path writes one). One row per timed
@@ -142,7 +166,11 @@ def generate(
     rest after a removal (:mod:`h5sweep.measure.settle`); where it is above 0, a variant's repeats
     are kept until its last one is written, so that no repeat reuses the blocks of the one
     before (elsewhere each repeat's file is removed before the next: on tmpfs, a write into
-    pages just freed by the previous repeat is what every repeat meets alike)."""
+    pages just freed by the previous repeat is what every repeat meets alike). ``limits``:
+    seconds per strategy after which a write is stopped (:meth:`WriteCase.limits`; None: no
+    limit); a stopped write is recorded as stopped at the time it ran (``stopped``), its
+    variant's other repeats are not written, and if it was the queried variant the fast path
+    writes the query file."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     partials: list[str] = []
@@ -158,16 +186,26 @@ def generate(
         for strategy, fill_time in write_case.variants():
             if fill_time not in backend.fill_times:  # e.g. Zarr has no fill times but its own
                 continue
+            limit_s = (limits or {}).get(strategy, math.inf)
             for repeat in range(write_case.repeats):
                 partial = f"{path}.partial-{os.getpid()}-{len(partials)}"
                 partials.append(partial)
+                stopped = False
                 with timed_io(settle=settled) as timed:
-                    writes = backend.write(partial, stored, layout, compression, name, strategy, fill_time, cache)
+                    try:
+                        deadline = time.perf_counter() + limit_s
+                        writes = backend.write(
+                            partial, stored, layout, compression, name, strategy, fill_time, cache, deadline
+                        )
+                    except WriteStopped as stop:
+                        writes, stopped = stop.calls, True
                 rows.append(
                     {
                         "repeat": repeat,
                         "seconds": timed.seconds,
-                        "file_bytes": backend.footprint_bytes(partial),
+                        "stopped": stopped,
+                        "limit_s": limit_s if math.isfinite(limit_s) else float("nan"),
+                        "file_bytes": float("nan") if stopped else backend.footprint_bytes(partial),
                         "write_calls": writes,
                         "library_write_bytes": timed.io.requested_write,
                         "write_strategy": strategy,
@@ -178,6 +216,10 @@ def generate(
                         **timed.window.columns(),
                     }
                 )
+                if stopped:  # the variant's other repeats would be stopped too
+                    if settle_s <= 0:
+                        backend.remove(partials.pop())
+                    break
                 if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.repeats - 1:
                     os.replace(partials.pop(), path)
                     method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, timed.seconds

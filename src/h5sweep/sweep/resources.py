@@ -48,11 +48,17 @@ def _minutes(seconds: float, attempt: int) -> int:
 def generate_runtime_min(
     sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE, threads: int = 1
 ) -> int:
-    """Minutes for a generate job: the data, the timed writes, the query file."""
+    """Minutes for a generate job: the data, the timed writes, the query file; never less
+    than its writes may run before their limits stop them (``cases.write.limit_s``), so
+    that the scheduler does not kill a job the limits would have let finish."""
     spec = backends.spec(backend)
     cache = write_cache_bytes(sweep, spec)
     seconds = rates.generate_seconds(sweep, layout, compression, threads, spec.encodes_chunks(compression), cache)
-    return _minutes(seconds, attempt)
+    case = sweep.write_case
+    limits = case.limits(sweep, layout, compression, cache)
+    limited = seconds - rates.write_case_seconds(sweep, layout, compression, cache)
+    limited += case.repeats * sum(limits[strategy] for strategy, _ in case.variants())
+    return max(_minutes(seconds, attempt), math.ceil(limited / 60 + 1) * attempt)
 
 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE) -> int:
