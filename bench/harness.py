@@ -17,7 +17,9 @@ Absolute times vary between machines and runs; ratios measured side by side do n
    meet the machine in the same minutes): the two runs agree on the best layout, its medians
    and its rankings (reproducibility). Not goals: the run alone against one of the pair, and a
    fixed piece of work (memory copy, inflate, cold disk read) timed before, between and after,
-   so a run-wide shift of the medians can be set beside the machine's own.
+   so a run-wide shift of the medians can be set beside the machine's own;
+5. the plan: the wall time and the job time a dry run plans, over what the default sweep
+   (its run alone) and two small test configs measure.
 """
 
 from __future__ import annotations
@@ -427,6 +429,61 @@ def bench_sweeps_side_by_side(repo: Path, runs: list[tuple[Path, str]], config: 
     ]
 
 
+# The test configs whose plan the bench checks beside the default sweep's: one that writes in
+# every strategy and fill time (the write pricing), one that reads in every policy, chunk
+# cache and cold mode (the read pricing); both small, so per-job costs weigh most.
+PLAN_CONFIGS = ("tests/configs/write-variants.yaml", "tests/configs/read-variants.yaml")
+
+
+def planned(workdir: Path, cores: int) -> dict:
+    """What the plan a dry run prints says of the sweep in ``workdir`` (its ``bench.yaml``),
+    with ``cores`` jobs at once."""
+    import yaml
+
+    from h5sweep.sweep.model import load_sweep
+    from h5sweep.sweep.plan import make_plan
+
+    with contextlib.chdir(workdir):
+        the_plan = make_plan(load_sweep(yaml.safe_load(Path("bench.yaml").read_text())), cores)
+    return {"planned_wall_s": the_plan.wall_seconds, "planned_job_s": the_plan.total_job_seconds}
+
+
+def plan_figures(run: dict, plan: dict) -> dict:
+    """Planned over measured: the wall time of the whole sweep, and the time of its jobs: each
+    job's own from its log, less the time it waited for another job's timed window (the plan
+    counts that wait in the wall time, where the windows run one at a time)."""
+    work = run["sweep_job_seconds"] - run["window_wait_s_total"]
+    return {
+        **plan,
+        "measured_wall_s": run["sweep_wall_s"],
+        "measured_job_s": work,
+        "lock_wait_s": run["window_wait_s_total"],
+        "ratio_plan_wall": plan["planned_wall_s"] / run["sweep_wall_s"],
+        "ratio_plan_job": plan["planned_job_s"] / work,
+    }
+
+
+def bench_plans(repo: Path, directory: Path, cores: int, configs=PLAN_CONFIGS) -> dict:
+    """Each config run for real in a copy of the workflow, its plan beside it (one entry per
+    config, by its file's stem)."""
+    out = {}
+    for config in configs:
+        stem = Path(config).stem
+        workdir = directory / f"plan-{stem}"
+        run = bench_sweep(repo, workdir, repo / config, cores, f"bench-plan-{stem}")
+        out[stem] = plan_figures(run, planned(workdir, cores))
+    return out
+
+
+def plan_ratios(by_config: dict) -> dict:
+    """The goals' flat view of :func:`bench_plans`: ``ratio_plan_wall_<stem>``, ``ratio_plan_job_<stem>``."""
+    return {
+        f"{ratio}_{stem.replace('-', '_')}": figures[ratio]
+        for stem, figures in by_config.items()
+        for ratio in ("ratio_plan_wall", "ratio_plan_job")
+    }
+
+
 def windows_across(runs: list[dict]) -> dict:
     """The timed windows of sweeps run side by side, taken together: how many overlapped a
     window of any of them (the node's lock is shared by every sweep), and the share of the
@@ -765,6 +822,15 @@ GOALS = [
     ("dag", "ratio_dry_run_vs_15s", (None, 1.0), "paper.yaml dry run vs 15 s"),
     ("sweep", "snakemake_overhead_share", (None, 0.15), "Snakemake's share of the default sweep's wall time"),
     ("sweep", "ratio_peak_disk_vs_plan", (None, 1.0), "measured peak disk vs planned bound"),
+    *(
+        ("plan", f"ratio_plan_{kind}_{stem}", (0.8, 1.25), f"{what}: planned {measured} vs measured")
+        for stem, what in (
+            ("config", "the default sweep"),
+            ("write_variants", "tests/configs/write-variants.yaml"),
+            ("read_variants", "tests/configs/read-variants.yaml"),
+        )
+        for kind, measured in (("wall", "wall time"), ("job", "job time"))
+    ),
     ("sweep", "overlapping_timed_windows", (0, 0), "timed windows of the default sweep overlapping another"),
     ("sweep", "timed_window_share_of_wall", (0.7, None), "share of the default sweep's wall time in timed windows"),
     (

@@ -119,6 +119,12 @@ def measure(args) -> dict:
         results["side_by_side"] = bench.windows_across(pair)
         print(json.dumps([results["sweep"], *pair, results["side_by_side"]], indent=2), flush=True)
         results["reproducibility"] = bench.runs_agree(pair[0], pair[1])
+        # the plan a dry run prints, against the default sweep run alone and two test configs
+        plans = {"config": bench.plan_figures(results["sweep"], bench.planned(alone, args.cores))}
+        plans.update(bench.bench_plans(REPO, Path(args.dir), args.cores))
+        results["plan_detail"] = plans
+        results["plan"] = bench.plan_ratios(plans)
+        print(json.dumps(plans, indent=2), flush=True)
         # not a goal: the run alone against the first of the pair, minutes apart
         results["reproducibility_in_sequence"] = bench.runs_agree(results["sweep"], pair[0])
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)

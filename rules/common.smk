@@ -12,7 +12,14 @@ from h5sweep import backends
 from h5sweep.storage import codecs
 from h5sweep.sweep import cluster, plan, resources
 from h5sweep.sweep import settings as job_settings
-from h5sweep.cases import CASE_SPECS, FIGURE_INPUTS, FIGURES, OWN_JOB_CASES, case_spec
+from h5sweep.cases import (
+    CASE_SPECS,
+    FIGURE_INPUTS,
+    FIGURES,
+    OWN_JOB_CASES,
+    case_spec,
+    figure_names,
+)
 from h5sweep.sweep.config import load_schema
 from h5sweep.errors import ConfigError
 from h5sweep.sweep.model import load_sweep
@@ -225,15 +232,7 @@ PLOT_RUNTIME_MIN = 5
 
 def figures():
     """Every figure the sweep's cases draw, per filesystem."""
-    out = []
-    for fs in SWEEP.filesystems:
-        for spec in CASE_SPECS:
-            if spec.enabled(SWEEP):
-                out += [
-                    f"{RESULTS}/plots/{name.format(filesystem=fs.name)}.png"
-                    for name in spec.figures(SWEEP)
-                ]
-    return list(dict.fromkeys(out))
+    return [f"{RESULTS}/plots/{name}.png" for name in figure_names(SWEEP)]
 
 
 def figure_inputs(figure):

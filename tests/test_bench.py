@@ -11,7 +11,16 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))  # the bench's code lives outside the package
-from harness import GOALS, PROBE_BYTES, drift_lines, reproducibility, shift_along_the_pass, verdicts  # noqa: E402
+from harness import (  # noqa: E402
+    GOALS,
+    PROBE_BYTES,
+    drift_lines,
+    plan_figures,
+    plan_ratios,
+    reproducibility,
+    shift_along_the_pass,
+    verdicts,
+)
 
 from h5sweep import host
 
@@ -114,11 +123,26 @@ def test_verdicts_compare_each_ratio_with_its_goal():
         " (min 6.000, max 7.000, 3 samples) (goal in [0.9, 1.5])",
         "PASS  paper.yaml dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
-    # the recommendation agreement, the fast Zarr path's goal, then the side-by-side windows' added
-    assert len(GOALS) == 16
+    # the recommendation agreement, the fast Zarr path's goal, the side-by-side windows, then
+    # the plan's wall and job time for three configs added
+    assert len(GOALS) == 22
     assert verdicts({"side_by_side": {"overlapping_timed_windows": 1}}) == [
         "MISS  timed windows of two default sweeps run side by side overlapping another: 1.000 (goal in [0, 0])"
     ]
+
+
+def test_the_plan_is_compared_with_the_jobs_work_and_the_sweeps_wall_time():
+    """A job's time waiting for another job's timed window is not its work: the plan counts
+    it in the wall time, where the windows run one at a time."""
+    run = {"sweep_wall_s": 200.0, "sweep_job_seconds": 400.0, "window_wait_s_total": 80.0}
+    figures = plan_figures(run, {"planned_wall_s": 220.0, "planned_job_s": 288.0})
+    assert figures["measured_job_s"] == 320.0
+    assert figures["ratio_plan_wall"] == pytest.approx(1.1) and figures["ratio_plan_job"] == pytest.approx(0.9)
+    ratios = plan_ratios({"config": figures, "write-variants": {**figures, "ratio_plan_job": 1.3}})
+    assert ratios["ratio_plan_job_write_variants"] == 1.3
+    lines = verdicts({"plan": ratios})
+    assert "PASS  the default sweep: planned wall time vs measured: 1.100 (goal in [0.8, 1.25])" in lines
+    assert "MISS  tests/configs/write-variants.yaml: planned job time vs measured: 1.300 (goal in [0.8, 1.25])" in lines
 
 
 def test_reproducibility_compares_best_layouts_medians_and_ranks():

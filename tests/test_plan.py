@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
-from h5sweep.measure import settle
+from h5sweep.cases import figure_names
+from h5sweep.measure import rates, settle
 from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
 from h5sweep.sweep.model import load_sweep
 from h5sweep.sweep.plan import file_bytes_bound, make_plan, scratch_bytes
@@ -40,10 +41,20 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     one, two = make_plan(sweep, 1), make_plan(sweep, 2)
     assert one.job_seconds == two.job_seconds and one.timed_seconds == min(one.timed_seconds, one.job_seconds)
     # two jobs share the cores, but timed windows run one at a time: a plan, not a measurement
-    assert one.wall_seconds == one.job_seconds
-    assert two.wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
+    assert one.measuring_wall_seconds == one.job_seconds
+    assert two.measuring_wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
+    # then the aggregate alone, and the recommendation and one job per figure side by side
+    figures = len(figure_names(sweep))
+    assert two.finishing_jobs == figures + 2
+    drawing = rates.SECONDS_PER_TABLE_JOB + figures * rates.SECONDS_PER_FIGURE
+    assert two.finishing_seconds == pytest.approx(two.aggregate_seconds + drawing)
+    assert two.wall_seconds == pytest.approx(
+        rates.WORKFLOW_START_S + two.measuring_wall_seconds + two.aggregate_seconds + drawing / 2
+    )
+    assert two.total_job_seconds == pytest.approx(two.job_seconds + two.finishing_seconds)
     text = two.describe()
     assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
+    assert f"{figures + 2} jobs for the tables and figures" in text
 
 
 def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
@@ -97,7 +108,9 @@ def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each
     stores = len(interleaved.test_files())
     filesystems = len(interleaved.filesystems)
     assert a.jobs - b.jobs == stores - filesystems  # one query job per filesystem instead of per store
-    assert b.job_seconds == pytest.approx(a.job_seconds) and b.timed_seconds == pytest.approx(a.timed_seconds)
+    # the same reads, and a Python start per job that is no more
+    assert b.job_seconds == pytest.approx(a.job_seconds - (stores - filesystems) * rates.SECONDS_PER_JOB)
+    assert b.timed_seconds == pytest.approx(a.timed_seconds)
     for fs_a, fs_b in zip(a.filesystems, b.filesystems, strict=True):
         mine = [tf for tf in interleaved.test_files() if tf.filesystem.name == fs_b.name]
         everything = sum(file_bytes_bound(interleaved, tf.layout) for tf in mine)

@@ -48,6 +48,18 @@ OWN_JOB_CASES = {
 }
 
 
+def figure_names(sweep) -> list[str]:
+    """Every figure the sweep's cases draw (file names without ``.png``), per filesystem."""
+    names = [
+        name.format(filesystem=fs.name)
+        for fs in sweep.filesystems
+        for spec in CASE_SPECS
+        if spec.enabled(sweep)
+        for name in spec.figures(sweep)
+    ]
+    return list(dict.fromkeys(names))
+
+
 def case_spec(name: str) -> CaseSpec:
     """The spec of the case ``name``."""
     for spec in CASE_SPECS:
@@ -108,6 +120,7 @@ __all__ = [
     "Figure",
     "OWN_JOB_CASES",
     "case_spec",
+    "figure_names",
     "CaseSpec",
     "VARIANT_COLUMNS",
     "CASE_NAMES",

@@ -16,17 +16,29 @@ MB = 1_000_000
 STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
 FAST_WRITE_BYTES_PER_S = {"none": 1000 * MB, "filtered": 70 * MB}  # filtered: per thread
 MAKE_DATA_BYTES_PER_S = 150 * MB
-READ_BYTES_PER_S = {"none": 2000 * MB, "filtered": 300 * MB}  # decompression bound
+READ_BYTES_PER_S = {"none": 4000 * MB, "filtered": 300 * MB}  # decompression bound
 SECONDS_PER_WRITTEN_CHUNK = 12e-6
 SECONDS_PER_READ_CHUNK = 15e-6
 # Per chunk read by a backend with one file per chunk (Zarr: open, read, close a file, and the
 # reader's own per-chunk work)
 SECONDS_PER_CHUNK_FILE = 250e-6
-SECONDS_PER_JOB = 2.0  # starting Python and the packages
+SECONDS_PER_JOB = 0.8  # starting Python and the packages
 SECONDS_PER_REOPEN = 0.003  # close, evict and reopen a file before a selection (cold: every)
-DEVICE_READ_BYTES_PER_S = 200 * MB  # a cold read from a block device, of the chunks' raw size
+DEVICE_READ_BYTES_PER_S = 400 * MB  # a cold read from a block device, of the chunks' raw size
 DEVICE_STREAM_BYTES_PER_S = 1500 * MB  # a cold read of a whole file, start to end (a parallel pass)
 SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
+# The jobs after the measurements and the workflow's own start (Snakemake reading the
+# workflow and building its graph, the plan included)
+WORKFLOW_START_S = 3.0
+SECONDS_PER_FIGURE = 1.0  # a plot job: Python, matplotlib, the summary, one PNG
+SECONDS_PER_TABLE_JOB = 1.2  # the aggregate or the recommendation job, before its rows
+AGGREGATED_ROWS_PER_S = 50_000  # the aggregate's rows, interval by interval
+SECONDS_PER_RECORD = 0.05  # the aggregate reading one store's records
+
+
+def aggregate_seconds(rows: int, stores: int) -> float:
+    """The aggregate job: every record read, summarized with intervals."""
+    return SECONDS_PER_TABLE_JOB + rows / AGGREGATED_ROWS_PER_S + stores * SECONDS_PER_RECORD
 
 
 def write_rate(compression) -> float:

@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 
 from h5sweep import backends, host
-from h5sweep.cases import CASE_SPECS
-from h5sweep.measure import settle
+from h5sweep.cases import CASE_SPECS, figure_names
+from h5sweep.measure import rates, settle
 from h5sweep.storage.filesystems import device_of, free_bytes, mount_info
 from h5sweep.storage.layouts import Layout
 
@@ -80,24 +80,41 @@ class FilesystemPlan:
 class Plan:
     parallel_jobs: int
     jobs: int
-    job_seconds: float
+    job_seconds: float  # of the measuring jobs
     timed_seconds: float = 0.0  # inside measurement windows, which never overlap on a node
     exclusive_seconds: float = 0.0  # of jobs that take every core (an MPI job's ranks): they run alone
+    # the jobs after the measurements: the aggregate (first, alone), then the recommendation
+    # and one job per figure, sharing the cores
+    finishing_jobs: int = 0
+    finishing_seconds: float = 0.0
+    aggregate_seconds: float = 0.0
     filesystems: list[FilesystemPlan] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what would make the measurements unsteady
 
     @property
-    def wall_seconds(self) -> float:
-        """Jobs share the cores, but their timed windows run one at a time: the wall time is
-        at least the sum of the windows."""
+    def measuring_wall_seconds(self) -> float:
+        """Jobs share the cores, but their timed windows run one at a time: the measuring
+        jobs' wall time is at least the sum of the windows."""
         shared = (self.job_seconds - self.exclusive_seconds) / max(1, self.parallel_jobs)
         return max(shared + self.exclusive_seconds, self.timed_seconds)
+
+    @property
+    def wall_seconds(self) -> float:
+        """The whole sweep: the workflow's start, the measuring jobs, the aggregate, then the
+        figures and the recommendation side by side."""
+        drawing = (self.finishing_seconds - self.aggregate_seconds) / max(1, self.parallel_jobs)
+        return rates.WORKFLOW_START_S + self.measuring_wall_seconds + self.aggregate_seconds + drawing
+
+    @property
+    def total_job_seconds(self) -> float:
+        return self.job_seconds + self.finishing_seconds
 
     def describe(self) -> str:
         lines = [
             f"h5sweep plan: {self.jobs} measuring jobs, about {_duration(self.job_seconds)} of job time, "
-            f"{_duration(self.timed_seconds)} of it in timed windows (one at a time); "
-            f"with {self.parallel_jobs} at once, about {_duration(self.wall_seconds)} wall time",
+            f"{_duration(self.timed_seconds)} of it in timed windows (one at a time), and {self.finishing_jobs} "
+            f"jobs for the tables and figures ({_duration(self.finishing_seconds)}); with {self.parallel_jobs} "
+            f"at once, about {_duration(self.wall_seconds)} wall time",
         ]
         for fs in self.filesystems:
             lines.append(
@@ -127,15 +144,21 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
-            jobs -= len(places) - len(sweep.filesystems)
+            merged = len(places) - len(sweep.filesystems)
+            jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
     results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = device_of(results_dir)
+    aggregate = rates.aggregate_seconds(measured_rows(sweep), len(files))
+    figures = len(figure_names(sweep))
     plan = Plan(
         parallel_jobs=max(1, parallel_jobs),
         jobs=jobs,
         job_seconds=job_seconds,
         timed_seconds=timed,
         exclusive_seconds=exclusive,
+        finishing_jobs=2 + figures,
+        finishing_seconds=aggregate + rates.SECONDS_PER_TABLE_JOB + figures * rates.SECONDS_PER_FIGURE,
+        aggregate_seconds=aggregate,
     )
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
     reporting = host.plan_warning(host.free_page_reporting(), on_device)

@@ -93,5 +93,4 @@ def aggregate_mem_mb(sweep, attempt: int = 1) -> int:
 
 def aggregate_runtime_min(sweep, attempt: int = 1) -> int:
     """Reading every record and summarizing: about 50,000 rows a second, interval by interval."""
-    seconds = rates.SECONDS_PER_JOB + plan.measured_rows(sweep) / 50_000 + len(sweep.test_files()) * 0.05
-    return _minutes(seconds, attempt)
+    return _minutes(rates.aggregate_seconds(plan.measured_rows(sweep), len(sweep.test_files())), attempt)
