@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.cases import figure_names
+from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.measure import rates, settle
 from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
 from h5sweep.sweep.model import load_sweep
