@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-mpiio plan docs
+.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-plan bench-mpiio plan docs
 
 install: $(STAMP)
 
@@ -70,6 +70,10 @@ format: install
 
 bench: install
 	$(BIN)/python bench/run.py
+
+# the plan's goals alone: planned over measured wall and job time (part of `make bench`)
+bench-plan: install
+	$(BIN)/python bench/run.py --plan-only
 
 # the parallel passes' goal: a collective read pass against bare MPI-IO on the same bytes
 bench-mpiio: install-mpi

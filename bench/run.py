@@ -1,10 +1,11 @@
 """`make bench`: measure h5sweep's performance goals as ratios, in one run.
 
-    python bench/run.py [--dir DIR] [--shape X Y Z] [--quick] [--out FILE]
+    python bench/run.py [--dir DIR] [--shape X Y Z] [--quick | --plan-only] [--out FILE]
 
 Prints each goal's ratio (median, min and max of its interleaved samples) and the raw
 figures behind it, and writes them as JSON to bench/results/<host>-<date>.json. --quick skips
-the DAG and the two runs of the default sweep (for the smoke test).
+the DAG and the two runs of the default sweep (for the smoke test); --plan-only runs only the
+plan's goals (the default sweep alone and two test configs, about 6 minutes on 2 cores).
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=str(REPO / "config" / "config.yaml"), help="sweep run for goals 3 and 4")
     parser.add_argument("--cores", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--quick", action="store_true", help="skip the DAG and sweep benchmarks")
+    parser.add_argument(
+        "--plan-only",
+        action="store_true",
+        help="only the plan's goals: the default sweep alone and the two test configs, each beside its plan",
+    )
     parser.add_argument("--samples", type=int, default=bench.SAMPLES, help="interleaved samples per ratio")
     parser.add_argument(
         "--settle-s", type=float, default=bench.SETTLE_S, help="idle seconds between one write contender and the next"
@@ -84,6 +90,14 @@ def measure(args) -> dict:
     os.makedirs(args.dir, exist_ok=True)
     shape = tuple(args.shape)
     results: dict = {"environment": bench.environment(), "shape": list(shape)}
+    if args.plan_only:
+        print(f"h5sweep bench of the plan on {socket.gethostname()}, scratch {args.dir}", flush=True)
+        alone = Path(args.dir) / "sweep-a"
+        results["sweep"] = bench.bench_sweep(REPO, alone, Path(args.config), args.cores, "bench-a")
+        plan_goals(args, results, alone)
+        results["verdicts"] = [line for line in bench.verdicts(results) if "planned" in line]
+        print("\n".join(results["verdicts"]))
+        return results
     print(f"h5sweep bench on {socket.gethostname()}: cube {shape}, scratch {args.dir}", flush=True)
     results["generation"] = bench.bench_generation(args.dir, shape, args.threads, args.samples, args.settle_s)
     print(json.dumps(results["generation"], indent=2), flush=True)
@@ -119,12 +133,7 @@ def measure(args) -> dict:
         results["side_by_side"] = bench.windows_across(pair)
         print(json.dumps([results["sweep"], *pair, results["side_by_side"]], indent=2), flush=True)
         results["reproducibility"] = bench.runs_agree(pair[0], pair[1])
-        # the plan a dry run prints, against the default sweep run alone and two test configs
-        plans = {"config": bench.plan_figures(results["sweep"], bench.planned(alone, args.cores))}
-        plans.update(bench.bench_plans(REPO, Path(args.dir), args.cores))
-        results["plan_detail"] = plans
-        results["plan"] = bench.plan_ratios(plans)
-        print(json.dumps(plans, indent=2), flush=True)
+        plan_goals(args, results, alone)
         # not a goal: the run alone against the first of the pair, minutes apart
         results["reproducibility_in_sequence"] = bench.runs_agree(results["sweep"], pair[0])
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
@@ -135,6 +144,15 @@ def measure(args) -> dict:
     results["verdicts"] = lines
     print("\n".join(lines))
     return results
+
+
+def plan_goals(args, results: dict, alone: Path) -> None:
+    """The plan a dry run prints, against the default sweep run alone and two test configs."""
+    plans = {"config": bench.plan_figures(results["sweep"], bench.planned(alone, args.cores))}
+    plans.update(bench.bench_plans(REPO, Path(args.dir), args.cores))
+    results["plan_detail"] = plans
+    results["plan"] = bench.plan_ratios(plans)
+    print(json.dumps(plans, indent=2), flush=True)
 
 
 if __name__ == "__main__":

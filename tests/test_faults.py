@@ -4,6 +4,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from conftest import tiny_config
 
@@ -116,3 +117,81 @@ def test_a_store_truncated_between_generation_and_query_fails_naming_store_case_
     assert failed.returncode != 0
     log = next((workflow.root / "results" / "truncated" / "logs").rglob("query*/**/*.log")).read_text()
     assert str(store) in log and "slice" in log and "selection" in log
+
+
+def _first_store_measured(workflow, tmp_path, sweep: str, directory: Path):
+    """A sweep of two stores on ``directory``, run until the first is generated and queried;
+    its config, and its records with their modification times."""
+    config = {**_small_config(tmp_path, sweep, repeats=3), "interleave": False}
+    config["filesystems"] = {"disk": str(directory)}
+    cfg = workflow.write_config(config)
+    raw = workflow.root / "results" / sweep / "raw" / "disk"
+    first = raw / "hdf5" / "contiguous" / "none" / "query.parquet"
+    workflow.run(str(first.relative_to(workflow.root)), "--cores", "1", "--configfile", str(cfg), check=True)
+    done = {p: p.stat().st_mtime_ns for p in raw.rglob("*.parquet")}
+    assert len(done) == 2  # the contiguous store's write and query records
+    return cfg, done
+
+
+def _untouched(done: dict) -> None:
+    for path, mtime in done.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was redone"
+
+
+@pytest.mark.workflow
+def test_a_filesystem_directory_removed_mid_sweep_is_made_again_and_nothing_finished_is_redone(workflow, tmp_path):
+    """A plain directory removed between two stores (Snakemake itself removes one a temporary
+    store leaves empty): the next job makes it again on the same filesystem."""
+    import shutil
+
+    (tmp_path / "disk").mkdir()
+    (tmp_path / "disk" / "notes.txt").write_text("the user's own file: Snakemake leaves this directory")
+    cfg, done = _first_store_measured(workflow, tmp_path, "removed", tmp_path / "disk" / "stores")
+    shutil.rmtree(tmp_path / "disk")
+    workflow.run("--cores", "1", "--configfile", str(cfg), check=True)
+    _untouched(done)
+    assert (workflow.root / "results" / "removed" / "recommendation.md").exists()
+
+
+@pytest.mark.workflow
+@pytest.mark.skipif(not _can_mount(), reason="mounting a tmpfs needs root")
+def test_a_filesystem_whose_mount_is_removed_mid_sweep_is_refused_naming_the_key(workflow, tmp_path):
+    """The filesystem's mount removed between two stores: its path now falls on the disk below.
+    The next job stops before any work, naming the key and both mounts; mounted again, the
+    sweep completes without redoing the finished store."""
+    mount = tmp_path / "mnt"
+    _mount_tmpfs(mount, "64m")
+    try:
+        cfg, done = _first_store_measured(workflow, tmp_path, "unmounted", mount / "stores")
+        subprocess.run(["umount", str(mount)], check=True)
+        failed = workflow.run("--cores", "1", "--configfile", str(cfg))
+        assert failed.returncode != 0
+        said = failed.stdout + failed.stderr
+        assert f"filesystems.disk: the directory {mount / 'stores'} now lies on /" in said
+        assert f"but this sweep measured it on {mount} (tmpfs)" in said
+        assert not (mount / "stores").exists()  # nothing was written on the disk below
+        _mount_tmpfs(mount, "64m")
+        workflow.run("--cores", "1", "--configfile", str(cfg), check=True)
+        _untouched(done)
+        rows = pd.read_parquet(workflow.root / "results" / "unmounted" / "measurements.parquet")
+        assert set(rows["fs_type"]) == {"tmpfs"}
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_directory_removed_during_a_job_turns_its_error_into_one_naming_the_key(tmp_path):
+    from h5sweep.errors import DirectoryRemovedError
+    from h5sweep.jobs import in_its_directory
+    from h5sweep.sweep.settings import JobSettings
+
+    directory = tmp_path / "disk"
+    directory.mkdir()
+    job = JobSettings({"filesystem": {"name": "disk", "directory": str(directory), "settle_s": None}})
+    record = str(tmp_path / "results" / "raw" / "disk" / "hdf5" / "write.parquet")
+    with pytest.raises(DirectoryRemovedError, match="filesystems.disk: the directory"), in_its_directory(job, record):
+        directory.rmdir()
+        (directory / "store.h5").write_bytes(b"")  # fails: the directory is gone
+    directory.mkdir()
+    # where the directory stands, the job's own error is kept
+    with pytest.raises(FileNotFoundError), in_its_directory(job, record):
+        (tmp_path / "missing" / "file").read_bytes()

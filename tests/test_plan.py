@@ -46,7 +46,8 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     # then the aggregate alone, and the recommendation and one job per figure side by side
     figures = len(figure_names(sweep))
     assert two.finishing_jobs == figures + 2
-    drawing = rates.SECONDS_PER_TABLE_JOB + figures * rates.SECONDS_PER_FIGURE
+    stores = len(sweep.test_files())
+    drawing = rates.recommend_seconds(stores) + figures * rates.figure_seconds(stores)
     assert two.finishing_seconds == pytest.approx(two.aggregate_seconds + drawing)
     assert two.wall_seconds == pytest.approx(
         rates.WORKFLOW_START_S + two.measuring_wall_seconds + two.aggregate_seconds + drawing / 2

@@ -16,6 +16,11 @@ class StorageFullError(OSError):
     filesystem, its free space and what the job needed."""
 
 
+class DirectoryRemovedError(OSError):
+    """A filesystem's directory (``filesystems.<name>``) vanished while the sweep ran; the
+    message names the key, the directory and what to do."""
+
+
 def is_no_space(err: BaseException) -> bool:
     """Whether an error (the OS's, or an I/O library's wrapping it) says the device is full."""
     import errno

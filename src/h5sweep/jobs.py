@@ -6,23 +6,27 @@ and the job's paths; none reads the whole config.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import shutil
+import socket
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
 from h5sweep import backends
 from h5sweep.cases import case_spec
 from h5sweep.cases.write import generate
-from h5sweep.errors import StorageFullError, is_no_space
+from h5sweep.errors import DirectoryRemovedError, StorageFullError, is_no_space
 from h5sweep.measure.copies import read_copies, read_copies_of_all
 from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store, run_reads
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
 from h5sweep.storage.datasources import make_source
+from h5sweep.storage.filesystems import mount_info, nearest_existing
 from h5sweep.sweep.settings import JobSettings
 
 
@@ -38,9 +42,68 @@ def _shared_columns(job: JobSettings, backend) -> dict:
     return {**job.store_columns(), **provenance(job.directory, job.hash, backend.versions())}
 
 
+def _removed(job: JobSettings) -> DirectoryRemovedError:
+    return DirectoryRemovedError(
+        f"filesystems.{job.filesystem}: the directory {job.directory} was removed while this job "
+        "wrote or read there; what the job wrote is lost. Run the sweep again: finished results are "
+        "kept, and the job is redone (in the directory made again, on the same filesystem)."
+    )
+
+
+def _measured_on(job: JobSettings, record: str) -> tuple[str, str] | None:
+    """The mount point and filesystem type this node's earlier records of the job's filesystem
+    name (records are under ``<results>/raw/<filesystem>/``; each row names its host), or None
+    where it has none."""
+    import pandas as pd
+
+    here = socket.gethostname()
+    parents = Path(record).absolute().parents
+    raw = next((p for p in parents if p.name == job.filesystem and p.parent.name == "raw"), None)
+    for table in sorted(raw.rglob("*.parquet")) if raw is not None else []:
+        with contextlib.suppress(Exception):  # a record being written, or one without provenance
+            rows = pd.read_parquet(table, columns=["host", "fs_mount", "fs_type"])
+            mine = rows[rows["host"] == here]
+            if len(mine):
+                return str(mine["fs_mount"].iloc[0]), str(mine["fs_type"].iloc[0])
+    return None
+
+
+@contextlib.contextmanager
+def in_its_directory(job: JobSettings, record: str):
+    """A job's work in its filesystem's directory (``filesystems.<name>``).
+
+    A directory that is missing is made by the job that writes there (Snakemake, too, removes
+    a directory a temporary store leaves empty). But where the directory now lies on another
+    mount than this node's earlier records of the filesystem say (its mount was removed while
+    the sweep ran, and the path now falls on the filesystem below), the job stops before any
+    work, naming the key: measuring on would mix two filesystems under one name. A directory
+    removed during the job turns the error that causes into one naming the key."""
+    earlier = _measured_on(job, record)
+    now = mount_info(str(nearest_existing(job.directory)))
+    if earlier is not None and earlier[0] != now.mount_point:
+        raise DirectoryRemovedError(
+            f"filesystems.{job.filesystem}: the directory {job.directory} now lies on {now.mount_point} "
+            f"({now.fs_type}), but this sweep measured it on {earlier[0]} ({earlier[1]}) on this node: "
+            "its mount or directory was removed while the sweep ran. Mount it again (or point "
+            f"filesystems.{job.filesystem} at where it is now), then run the sweep again: finished "
+            "results are kept."
+        )
+    try:
+        yield
+    except OSError as err:
+        if isinstance(err, StorageFullError) or os.path.isdir(job.directory):
+            raise
+        raise _removed(job) from err
+
+
 def run_generate(settings: dict, store_path: str, record: str, threads: int = 1) -> None:
     """Generate one test store (the write case) and record its timings."""
     job = JobSettings(settings)
+    with in_its_directory(job, record):
+        _generate(job, store_path, record, threads)
+
+
+def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> None:
     backend = backends.load(job.backend)
     layout, comp = job.layout, job.compression
     with untimed_work():
@@ -86,8 +149,9 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
     store's columns and the provenance."""
     job = JobSettings(settings)
     backend = backends.load(job.backend)
-    rows = measure(job, backend, make_source(job.dataset, job.layout))
-    shared = _store_columns(job, backend, store_path)
+    with in_its_directory(job, record):
+        rows = measure(job, backend, make_source(job.dataset, job.layout))
+        shared = _store_columns(job, backend, store_path)
     for row in rows:  # what a row measured itself (the MPI run's HDF5 version) is kept
         row.update({key: value for key, value in shared.items() if key not in row})
     write_table(rows, record)
@@ -121,18 +185,20 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     """Time every read case interleaved over all test stores of one filesystem
     (:func:`h5sweep.measure.engine.run_reads`); one row per store and selection, in one record."""
     jobs = [JobSettings(each) for each in settings["stores"]]
-    stores = [
-        _store_under_test(job, backends.load(job.backend), path) for job, path in zip(jobs, store_paths, strict=True)
-    ]
     first = jobs[0]
-    with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
-        for store, paths in zip(stores, copies, strict=True):
-            store.copies = paths
-        run_reads(stores, _read_plan(first))
-    rows = []
-    for job, store in zip(jobs, stores, strict=True):
-        shared = _store_columns(job, store.backend, store.path)
-        rows += [{**row, **shared} for row in store.rows]
+    with in_its_directory(first, record):
+        stores = [
+            _store_under_test(job, backends.load(job.backend), path)
+            for job, path in zip(jobs, store_paths, strict=True)
+        ]
+        with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
+            for store, paths in zip(stores, copies, strict=True):
+                store.copies = paths
+            run_reads(stores, _read_plan(first))
+        rows = []
+        for job, store in zip(jobs, stores, strict=True):
+            shared = _store_columns(job, store.backend, store.path)
+            rows += [{**row, **shared} for row in store.rows]
     write_table(rows, record)
 
 
@@ -157,7 +223,8 @@ def run_case(case: str, settings: dict, record: str, store_path: str | None = No
     backend = backends.load(job.backend)
     with untimed_work():
         data = make_source(job.dataset, job.layout).materialize()
-    rows = measure(os.path.join(job.directory, job.sweep, case), job.optional_case(case), data, job.settle_s)
+    with in_its_directory(job, record):
+        rows = measure(os.path.join(job.directory, job.sweep, case), job.optional_case(case), data, job.settle_s)
     shared = _shared_columns(job, backend)
     for row in rows:
         row.update(shared)

@@ -30,15 +30,28 @@ SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
 # The jobs after the measurements and the workflow's own start (Snakemake reading the
 # workflow and building its graph, the plan included)
 WORKFLOW_START_S = 3.0
-SECONDS_PER_FIGURE = 1.0  # a plot job: Python, matplotlib, the summary, one PNG
-SECONDS_PER_TABLE_JOB = 1.2  # the aggregate or the recommendation job, before its rows
+# A plot job: Python, matplotlib and the summary, then each store's bars or points
+SECONDS_PER_FIGURE = 0.75
+SECONDS_PER_FIGURE_STORE = 0.01
+SECONDS_PER_TABLE_JOB = 0.5  # the aggregate or the recommendation job, before its work
+SECONDS_PER_RANKED_STORE = 0.02  # the recommendation's paired bootstrap of one store
 AGGREGATED_ROWS_PER_S = 50_000  # the aggregate's rows, interval by interval
-SECONDS_PER_RECORD = 0.05  # the aggregate reading one store's records
+SECONDS_PER_RECORD = 0.015  # the aggregate reading one store's records
 
 
 def aggregate_seconds(rows: int, stores: int) -> float:
     """The aggregate job: every record read, summarized with intervals."""
     return SECONDS_PER_TABLE_JOB + rows / AGGREGATED_ROWS_PER_S + stores * SECONDS_PER_RECORD
+
+
+def recommend_seconds(stores: int) -> float:
+    """The recommendation job: every store ranked with its paired intervals."""
+    return SECONDS_PER_TABLE_JOB + stores * SECONDS_PER_RANKED_STORE
+
+
+def figure_seconds(stores: int) -> float:
+    """One plot job."""
+    return SECONDS_PER_FIGURE + stores * SECONDS_PER_FIGURE_STORE
 
 
 def write_rate(compression) -> float:

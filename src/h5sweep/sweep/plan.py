@@ -157,7 +157,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         timed_seconds=timed,
         exclusive_seconds=exclusive,
         finishing_jobs=2 + figures,
-        finishing_seconds=aggregate + rates.SECONDS_PER_TABLE_JOB + figures * rates.SECONDS_PER_FIGURE,
+        finishing_seconds=aggregate + rates.recommend_seconds(len(files)) + figures * rates.figure_seconds(len(files)),
         aggregate_seconds=aggregate,
     )
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
