@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     run = f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}"
     if args.out:
         out = Path(args.out)
+    elif args.plan_only:  # a row of the table; the machine's latest full run stays beside it
+        out = Path(args.dir) / f"{run}.json"
+        bench.append_run(REPO / "bench" / "results" / "runs.csv", run, results["verdicts"])
     else:  # the latest run of each machine, and one table of every run's verdicts
         results_dir = REPO / "bench" / "results"
         for older in results_dir.glob(f"{socket.gethostname()}-*.json"):

@@ -103,6 +103,12 @@ def _save(fig, out: str) -> None:
     plt.close(fig)
 
 
+def _reference_of(rows: pd.DataFrame) -> str:
+    """The store the rows' ratios are to (the summary's ``ratio_reference``), as tables name it."""
+    named = rows["ratio_reference"].dropna() if "ratio_reference" in rows else pd.Series(dtype=str)
+    return str(named.iloc[0]) if len(named) else "contiguous"
+
+
 def _for_compression(rows: pd.DataFrame, compression: str) -> pd.DataFrame:
     """Rows of one compression, plus the contiguous baseline (always stored uncompressed)."""
     return rows[(rows["compression"] == compression) | (rows["layout"] == "contiguous")]
@@ -173,15 +179,19 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
             capsize=3,
             markersize=4,
         )
+    reference = _reference_of(rows)
     ax_ratio.axvline(1.0, color="black", linewidth=1)
-    ax_ratio.text(1.0, len(order) - 0.4, " contiguous", fontsize=8, va="bottom")
+    ax_ratio.text(1.0, len(order) - 0.4, f" {reference}", fontsize=8, va="bottom")
     ax_ratio.set_xscale("log", base=2)
-    ax_ratio.set_xlabel("ratio to contiguous, paired by selection (median, 95% CI)")
+    ax_ratio.set_xlabel(f"ratio to {reference}, paired by selection (median, 95% CI)")
     ax_time.set_xscale("log")
     ax_time.set_xlabel("seconds per read")
     ax_time.set_yticks(range(len(order)), order, fontsize=7)
     ax_time.set_ylim(-0.7, len(order) - 0.3)
-    ax_time.legend(fontsize=7, loc="lower right")
+    if states:
+        ax_time.legend(fontsize=7, loc="lower right")
+    else:
+        _not_measured(ax_time, f"{case} on {filesystem}")
     if not rows.empty:
         first = rows.iloc[0]
         n = int(rows["repeats"].max())
@@ -232,7 +242,9 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
     several backends, one row per backend and compression (each against the contiguous HDF5
     file)."""
     rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
-    base = rows[rows["layout"] == "contiguous"]
+    reference = _reference_of(rows)
+    layout_id, _, compression = reference.partition(" ")
+    base = rows[(rows["layout_id"] == layout_id) & (rows["compression"] == (compression or "none"))]
     rows = rows[rows["layout"] == "chunked"].copy()
     base_p90 = float(base["p90_s"].iloc[0]) if not base.empty else np.nan
     rows["p90_ratio"] = rows["p90_s"] / base_p90
@@ -277,7 +289,7 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
             ax.set_ylabel("m (chunk size in x, y)")
             several = any(c[0] != REFERENCE for c in comps)
             store = f"{backend_label(comp[0])} {comp[1]}" if several else comp[1]
-            ax.set_title(f"{case} {words} to contiguous, {store}, {filesystem}", fontsize=9)
+            ax.set_title(f"{case} {words} to {reference}, {store}, {filesystem}", fontsize=9)
             for (i, j), v in np.ndenumerate(values):
                 if np.isfinite(v) and v > 0:
                     colour = _text_colour(image.cmap(norm(np.log2(v))))
@@ -287,7 +299,7 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
             bar = fig.colorbar(image, ax=ax)
             ticks = np.arange(-np.floor(reach), np.floor(reach) + 1)
             bar.set_ticks(ticks, labels=[f"{2**t:g}" for t in ticks])
-            bar.set_label("x contiguous (log2)", fontsize=7)
+            bar.set_label(f"x {reference} (log2)", fontsize=7)
     _save(fig, out)
 
 
