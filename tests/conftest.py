@@ -17,6 +17,25 @@ SNAKEMAKE = str(BIN / "snakemake")
 WORKFLOW_PARTS = ["Snakefile", "rules", "workflow", "config", "profiles"]
 
 
+def interrupt(proc: subprocess.Popen, stopping=lambda: False, again_after_s: float = 5.0, timeout: float = 120) -> None:
+    """Ctrl-C to a Snakemake run (its process group), pressed again while it goes on as if
+    nothing happened: a first one that lands while Snakemake's log handler writes is
+    swallowed there (it ignores KeyboardInterrupt), as a user at a terminal would see.
+    ``stopping()``: whether Snakemake said it is stopping (then it is left to finish that)."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        if not stopping():
+            os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=again_after_s)
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait(timeout=1)
+
+
 def tiny_config(tmp: Path, sweep: str = "tiny", **overrides) -> dict:
     """A sweep that runs in seconds: two filesystems (tmp dir and, if present, /dev/shm)."""
     with open(REPO / "tests" / "configs" / "tiny.yaml", encoding="utf-8") as f:

@@ -186,8 +186,8 @@ def test_a_directory_removed_during_a_job_turns_its_error_into_one_naming_the_ke
 
     directory = tmp_path / "disk"
     directory.mkdir()
-    job = JobSettings({"filesystem": {"name": "disk", "directory": str(directory), "settle_s": None}})
-    record = str(tmp_path / "results" / "raw" / "disk" / "hdf5" / "write.parquet")
+    job = JobSettings({"sweep": "s", "filesystem": {"name": "disk", "directory": str(directory), "settle_s": None}})
+    record = str(tmp_path / "results" / "s" / "raw" / "disk" / "hdf5" / "write.parquet")
     with pytest.raises(DirectoryRemovedError, match="filesystems.disk: the directory"), in_its_directory(job, record):
         directory.rmdir()
         (directory / "store.h5").write_bytes(b"")  # fails: the directory is gone

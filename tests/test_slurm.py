@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import threading
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO, Workflow, tiny_config
+from conftest import REPO, Workflow, interrupt, tiny_config
 from test_workflow import snakemake_incomplete
 
 pytestmark = pytest.mark.slurm
@@ -254,8 +253,8 @@ def test_an_interrupted_slurm_sweep_resumes_without_resubmitting_finished_work(c
     while not any("(Rule: query)" in line and "Finished" in line for line in list(lines)):
         assert time.monotonic() < deadline and proc.poll() is None, "no file was finished"
         time.sleep(0.5)
-    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: Snakemake cancels its SLURM jobs and stops
-    proc.wait(timeout=120)
+    # Ctrl-C: Snakemake cancels its SLURM jobs and stops
+    interrupt(proc, stopping=lambda: any("Terminating processes" in line for line in list(lines)))
     reader.join(timeout=10)
     assert proc.returncode != 0
     # cancelled jobs leave the queue once SLURM has finished cancelling (state COMPLETING)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, Workflow, job_counts, tiny_config
+from conftest import REPO, Workflow, interrupt, job_counts, tiny_config
 
 from h5sweep import host
 from h5sweep.measure import settle
@@ -377,10 +377,10 @@ def test_an_interrupted_sweep_resumes_without_redoing_finished_jobs(workflow, tm
     proc = workflow.popen("--cores", "1", "--configfile", str(cfg))
     _wait_for(raw, "query.parquet", proc)
     if how == "ctrl-c":
-        os.killpg(proc.pid, signal.SIGINT)
+        interrupt(proc)
     else:
         os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
+        proc.wait(timeout=60)
     assert proc.returncode != 0
     unfinished = snakemake_incomplete(workflow.root)
     done = {p: p.stat().st_mtime_ns for p in raw.rglob("*.parquet") if p not in unfinished}
@@ -509,7 +509,9 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     and whole-number settings that some rows lack retyped from float64 to Int64 in the
     measurements; ``page_faults`` added to the measurements, ``page_faults_median`` to the
     summary; ``free_page_reporting_ms`` (provenance) to the measurements; ``store_copy`` to the
-    measurements; ``ratio_reference`` (the store every ratio is to) to the summary."""
+    measurements; ``ratio_reference`` (the store every ratio is to) to the summary; ``stopped``
+    and ``limit_s`` (a write stopped at its limit) to the measurements, ``writes_stopped`` and
+    ``limit_s`` to the summary."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

@@ -52,14 +52,15 @@ def _removed(job: JobSettings) -> DirectoryRemovedError:
 
 def _measured_on(job: JobSettings, record: str) -> tuple[str, str] | None:
     """The mount point and filesystem type this node's earlier records of the job's filesystem
-    name (records are under ``<results>/raw/<filesystem>/``; each row names its host), or None
-    where it has none."""
+    name (records are under ``<results>/<sweep>/raw/<filesystem>/``; each row names its host),
+    or None where it has none."""
     import pandas as pd
 
     here = socket.gethostname()
-    parents = Path(record).absolute().parents
-    raw = next((p for p in parents if p.name == job.filesystem and p.parent.name == "raw"), None)
-    for table in sorted(raw.rglob("*.parquet")) if raw is not None else []:
+    parts = Path(record).absolute().parts  # <results>/<sweep>/<records>/<filesystem>/...
+    found = [i for i in range(len(parts) - 3) if parts[i] == job.sweep and parts[i + 2] == job.filesystem]
+    tables = sorted(Path(*parts[: found[0] + 3]).rglob("*.parquet")) if found else []
+    for table in tables:
         with contextlib.suppress(Exception):  # a record being written, or one without provenance
             rows = pd.read_parquet(table, columns=["host", "fs_mount", "fs_type"])
             mine = rows[rows["host"] == here]

@@ -234,7 +234,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
     sizes = written.combine_first(by_file)
     if "query_file_bytes" in ordered:  # every write stopped and nothing read: the query file's
         sizes = sizes.combine_first(ordered.groupby(FILE_KEYS, dropna=False)["query_file_bytes"].last())
-    sizes = sizes.rename("file_bytes").reset_index()
+    sizes = sizes.astype("Int64").rename("file_bytes").reset_index()
     summary = summary.merge(sizes, on=FILE_KEYS, how="left")
     summary["compression_ratio"] = summary["raw_bytes"] / summary["file_bytes"]
     if {"device_read_bytes_median", "stored_bytes_touched_median"} <= set(summary.columns):
@@ -375,6 +375,8 @@ def aggregate(
     for column in ("file_bytes", "interleaved_stores", "visit_position", "codec_level"):
         if column in measurements:  # carried into the summary as whole numbers
             measurements[column] = measurements[column].astype("Int64")
+    if "stopped" in measurements:  # true or false for writes, empty for other cases
+        measurements["stopped"] = measurements["stopped"].astype("boolean")
     summary = summarize(measurements, thresholds, reference)
     write_table(whole_numbers(measurements), measurements_out)
     write_table(summary, summary_out)
