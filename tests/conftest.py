@@ -87,7 +87,17 @@ class Workflow:
             text=True,
             env=_env(),
             start_new_session=True,
+            preexec_fn=_ctrl_c_ends_it,
         )
+
+
+def _ctrl_c_ends_it() -> None:
+    """In a Snakemake started by a test: Ctrl-C (SIGINT) stops it as at a terminal, also where
+    the tests themselves run in the background of a non-interactive shell, which starts them
+    with SIGINT ignored (a child inherits that)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_test_config(tmp_path: Path, name: str):
