@@ -92,7 +92,7 @@ def in_its_directory(job: JobSettings, record: str):
     try:
         yield
     except OSError as err:
-        if isinstance(err, StorageFullError) or os.path.isdir(job.directory):
+        if os.path.isdir(job.directory):  # the job's own error (a full filesystem among them)
             raise
         raise _removed(job) from err
 

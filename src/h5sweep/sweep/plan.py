@@ -146,9 +146,10 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             merged = len(places) - len(sweep.filesystems)
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
-    results_bytes = measured_rows(sweep) * RECORD_BYTES * 2  # raw records and the merged table
+    rows = measured_rows(sweep)
+    results_bytes = rows * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = device_of(results_dir)
-    aggregate = rates.aggregate_seconds(measured_rows(sweep), len(files))
+    aggregate = rates.aggregate_seconds(rows, len(files))
     figures = len(figure_names(sweep))
     plan = Plan(
         parallel_jobs=max(1, parallel_jobs),
