@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-plan bench-mpiio plan docs
+.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-plan bench-calibration bench-mpiio plan docs
 
 install: $(STAMP)
 
@@ -74,6 +74,10 @@ bench: install
 # the plan's goals alone: planned over measured wall and job time (part of `make bench`)
 bench-plan: install
 	$(BIN)/python bench/run.py --plan-only
+
+# the intervals' calibration alone: four runs of the default sweep back to back (part of `make bench`)
+bench-calibration: install
+	$(BIN)/python bench/run.py --calibration-only
 
 # the parallel passes' goal: a collective read pass against bare MPI-IO on the same bytes
 bench-mpiio: install-mpi

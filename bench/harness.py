@@ -801,6 +801,95 @@ def recommendations_agree(table_a: pd.DataFrame, table_b: pd.DataFrame) -> dict:
     }
 
 
+CALIBRATION_RUNS = 4
+RATIO_KEYS = ["filesystem", "backend", "layout_id", "compression", "case", "variant", "cache_state"]
+
+
+def _coverage(a: pd.DataFrame, b: pd.DataFrame, value: str, low: str, high: str, keys: list[str]) -> tuple:
+    """Share of ``a``'s values inside ``b``'s intervals, and share of the two runs' intervals
+    that overlap, over the rows both have (each with an interval)."""
+    both = a[[*keys, value, low, high]].merge(b[[*keys, value, low, high]], on=keys, suffixes=("_a", "_b"))
+    both = both.dropna(subset=[f"{low}_a", f"{low}_b"])
+    if both.empty:
+        return float("nan"), float("nan"), 0
+    inside = (both[f"{value}_a"] >= both[f"{low}_b"]) & (both[f"{value}_a"] <= both[f"{high}_b"])
+    overlap = (both[f"{low}_a"] <= both[f"{high}_b"]) & (both[f"{low}_b"] <= both[f"{high}_a"])
+    return float(inside.mean()), float(overlap.mean()), len(both)
+
+
+def calibration(runs: list[dict]) -> dict:
+    """Runs of the default sweep back to back: per filesystem and ordered pair of runs, the
+    share of one run's paired ratios (the summary's, per store and case; the reference store's
+    own, 1 by construction, left out) inside the other run's 95% intervals, and the share of
+    their intervals that overlap; the same for the recommendation's scores. A 95% interval
+    that means what it says holds the next run's value about as often as two equally noisy
+    honest estimates allow (about 83% inside)."""
+    summaries = []
+    for run in runs:
+        s = pd.read_csv(run["summary_csv"], keep_default_na=False, na_values=[""])
+        s = s[s["ratio_ci_low"].notna() & ~((s["ratio_ci_low"] == 1) & (s["ratio_ci_high"] == 1))]
+        summaries.append(s)
+    tables = [pd.read_csv(run["recommendation_csv"]) for run in runs]
+    tables = [t[~t["is_reference"].astype(bool)] for t in tables]
+    out: dict = {"runs": len(runs), "by_filesystem": {}}
+    filesystems = sorted(set().union(*(set(s["filesystem"]) for s in summaries)))
+    for fs in filesystems:
+        pairs = []
+        for i, a in enumerate(summaries):
+            for j, b in enumerate(summaries):
+                if i == j:
+                    continue
+                inside, overlap, n = _coverage(
+                    a[a["filesystem"] == fs],
+                    b[b["filesystem"] == fs],
+                    "ratio_to_contiguous",
+                    "ratio_ci_low",
+                    "ratio_ci_high",
+                    RATIO_KEYS,
+                )
+                ta, tb = tables[i], tables[j]
+                score_inside, score_overlap, _ = _coverage(
+                    ta[ta["filesystem"] == fs],
+                    tb[tb["filesystem"] == fs],
+                    "score",
+                    "score_ci_low",
+                    "score_ci_high",
+                    ["filesystem", "backend", "layout_id", "compression"],
+                )
+                pairs.append(
+                    {
+                        "pair": [i, j],
+                        "inside": inside,
+                        "overlap": overlap,
+                        "ratios": n,
+                        "score_inside": score_inside,
+                        "score_overlap": score_overlap,
+                    }
+                )
+        figures = {
+            k: float(np.nanmedian([p[k] for p in pairs]))
+            for k in ("inside", "overlap", "score_inside", "score_overlap")
+        }
+        figures.update({f"{k}_min": float(np.nanmin([p[k] for p in pairs])) for k in ("inside", "overlap")})
+        out["by_filesystem"][fs] = {**figures, "pairs": pairs}
+        out[f"inside_{fs}"] = figures["inside"]
+        out[f"overlap_{fs}"] = figures["overlap"]
+        out[f"score_inside_{fs}"] = figures["score_inside"]
+    return out
+
+
+def calibration_lines(results: dict) -> list[str]:
+    """The calibration's detail beside its goals: range over the pairs, and the scores'."""
+    lines = []
+    for fs, f in results.get("calibration", {}).get("by_filesystem", {}).items():
+        lines.append(
+            f"      (not a goal) {fs}: ratios inside another run's interval, lowest pair {f['inside_min']:.3f};"
+            f" intervals overlapping, lowest pair {f['overlap_min']:.3f}; the recommendation's scores inside"
+            f" another run's interval, median {f['score_inside']:.3f}, overlapping {f['score_overlap']:.3f}"
+        )
+    return lines
+
+
 # (section, key, band, what): a ratio's median must lie in the band [low, high].
 GOALS = [
     ("generation", "ratio_contiguous_vs_raw", (0.7, None), "fast contiguous write vs raw sequential write"),
@@ -830,6 +919,14 @@ GOALS = [
             ("read_variants", "tests/configs/read-variants.yaml"),
         )
         for kind, measured in (("wall", "wall time"), ("job", "job time"))
+    ),
+    *(
+        ("calibration", f"{kind}_{fs}", (low, None), f"four runs back to back, {fs}: {what}")
+        for fs in ("disk", "tmpfs")
+        for kind, low, what in (
+            ("inside", 0.80, "median share of one run's paired ratios inside another run's 95% interval"),
+            ("overlap", 0.95, "median share of two runs' 95% intervals that overlap"),
+        )
     ),
     ("sweep", "overlapping_timed_windows", (0, 0), "timed windows of the default sweep overlapping another"),
     ("sweep", "timed_window_share_of_wall", (0.7, None), "share of the default sweep's wall time in timed windows"),

@@ -42,6 +42,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the plan's goals: the default sweep alone and the two test configs, each beside its plan",
     )
+    parser.add_argument(
+        "--calibration-only",
+        action="store_true",
+        help="only the intervals' calibration: four runs of the default sweep back to back (about 13 minutes)",
+    )
     parser.add_argument("--samples", type=int, default=bench.SAMPLES, help="interleaved samples per ratio")
     parser.add_argument(
         "--settle-s", type=float, default=bench.SETTLE_S, help="idle seconds between one write contender and the next"
@@ -73,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     run = f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}"
     if args.out:
         out = Path(args.out)
-    elif args.plan_only:  # a row of the table; the machine's latest full run stays beside it
+    elif args.plan_only or args.calibration_only:  # a row of the table; the latest full run stays
         out = Path(args.dir) / f"{run}.json"
         bench.append_run(REPO / "bench" / "results" / "runs.csv", run, results["verdicts"])
     else:  # the latest run of each machine, and one table of every run's verdicts
@@ -93,6 +98,13 @@ def measure(args) -> dict:
     os.makedirs(args.dir, exist_ok=True)
     shape = tuple(args.shape)
     results: dict = {"environment": bench.environment(), "shape": list(shape)}
+    if args.calibration_only:
+        print(f"h5sweep bench of the intervals on {socket.gethostname()}, scratch {args.dir}", flush=True)
+        results["calibration"] = calibrate(args)
+        results["verdicts"] = [line for line in bench.verdicts(results) if "back to back" in line]
+        results["verdicts"] += bench.calibration_lines(results)
+        print("\n".join(results["verdicts"]))
+        return results
     if args.plan_only:
         print(f"h5sweep bench of the plan on {socket.gethostname()}, scratch {args.dir}", flush=True)
         alone = Path(args.dir) / "sweep-a"
@@ -137,16 +149,30 @@ def measure(args) -> dict:
         print(json.dumps([results["sweep"], *pair, results["side_by_side"]], indent=2), flush=True)
         results["reproducibility"] = bench.runs_agree(pair[0], pair[1])
         plan_goals(args, results, alone)
+        results["calibration"] = calibrate(args)
         # not a goal: the run alone against the first of the pair, minutes apart
         results["reproducibility_in_sequence"] = bench.runs_agree(results["sweep"], pair[0])
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
     else:  # the probe once, small, so that the smoke test runs it
         results["machine_probe"] = {"before_first_run": [bench.machine_probe(args.dir, samples=args.samples)]}
     bench.remove_probe_file(args.dir)
-    lines = bench.verdicts(results) + bench.drift_lines(results)
+    lines = bench.verdicts(results) + bench.drift_lines(results) + bench.calibration_lines(results)
     results["verdicts"] = lines
     print("\n".join(lines))
     return results
+
+
+def calibrate(args) -> dict:
+    """The default sweep run back to back, each run after the last (not side by side): does
+    each run's 95% interval hold the next run's value as often as it claims?"""
+    runs = []
+    for k in range(1, bench.CALIBRATION_RUNS + 1):
+        workdir, name = Path(args.dir) / f"sweep-calibration-{k}", f"bench-calibration-{k}"
+        runs.append(bench.bench_sweep(REPO, workdir, Path(args.config), args.cores, name))
+        print(f"calibration run {k}: {runs[-1]['sweep_wall_s']:.0f} s", flush=True)
+    found = bench.calibration(runs)
+    print(json.dumps(found, indent=2), flush=True)
+    return found
 
 
 def plan_goals(args, results: dict, alone: Path) -> None:

@@ -254,6 +254,8 @@ def final_outputs():
         f"{RESULTS}/summary.csv",
         f"{RESULTS}/recommendation.md",
         f"{RESULTS}/recommendation.csv",
+        f"{RESULTS}/findings.md",
+        f"{RESULTS}/findings.csv",
         *figures(),
     ]
 

@@ -163,3 +163,21 @@ def test_measurements_keep_whole_numbers_as_integers_where_rows_lack_them(tmp_pa
     assert scaling_row["processes"] == 2 and pd.isna(scaling_row["device_read_bytes"])
     assert measured.loc[measured["case"] == "slice", "processes"].isna().all()
     assert measured["seconds_fraction"].dtype == "float64"  # not a whole-number column
+
+
+def test_a_ratio_read_from_several_copies_has_an_interval_that_draws_the_copies():
+    """Three copies, one reading 30% slower: the next run meets other copies, so the median's
+    interval must reach as far as a copy can move it; reads of one copy keep the order
+    statistics' interval."""
+    import numpy as np
+
+    from h5sweep.analyze.stats import median_ci, median_ci_over_copies
+
+    rng = np.random.default_rng(3)
+    copies = np.arange(60) % 3
+    values = (1 + 0.02 * rng.standard_normal(60)) * np.where(copies == 2, 1.3, 1.0)
+    _, low, high = median_ci(values)
+    median, c_low, c_high = median_ci_over_copies(values, copies)
+    assert median == np.median(values)
+    assert c_high - c_low > 2 * (high - low) and c_high >= 1.25
+    assert median_ci_over_copies(values, np.zeros(60)) == median_ci(values)

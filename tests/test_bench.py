@@ -14,6 +14,7 @@ sys.path.insert(0, str(REPO / "bench"))  # the bench's code lives outside the pa
 from harness import (  # noqa: E402
     GOALS,
     PROBE_BYTES,
+    calibration,
     drift_lines,
     plan_figures,
     plan_ratios,
@@ -288,3 +289,44 @@ def test_the_shift_along_the_pass_tells_runs_that_differ_as_wholes_from_drift_wi
         }
     )
     assert lines[1].endswith("lowest-highest: disk 1.050-1.050")
+
+
+def test_calibration_counts_ratios_inside_another_runs_interval_and_overlapping_intervals(tmp_path):
+    """Three runs: the second's ratios sit inside the first's intervals, the third's do not
+    (and its intervals miss); per filesystem, each ordered pair counted once."""
+    runs = []
+    for k, (ratio, half) in enumerate([(0.5, 0.05), (0.52, 0.05), (0.8, 0.01)]):
+        rows = []
+        for layout in ("contiguous", "chunked-4x4x256"):
+            is_ref = layout == "contiguous"
+            rows.append(
+                {
+                    "filesystem": "disk",
+                    "backend": "hdf5",
+                    "layout_id": layout,
+                    "compression": "none",
+                    "case": "slice",
+                    "variant": "random",
+                    "cache_state": "cold",
+                    "ratio_to_contiguous": 1.0 if is_ref else ratio,
+                    "ratio_ci_low": 1.0 if is_ref else ratio - half,
+                    "ratio_ci_high": 1.0 if is_ref else ratio + half,
+                }
+            )
+        summary = pd.DataFrame(rows)
+        table = summary.rename(
+            columns={"ratio_to_contiguous": "score", "ratio_ci_low": "score_ci_low", "ratio_ci_high": "score_ci_high"}
+        ).assign(is_reference=lambda t: t["layout_id"] == "contiguous")
+        summary.to_csv(tmp_path / f"summary-{k}.csv", index=False)
+        table.to_csv(tmp_path / f"recommendation-{k}.csv", index=False)
+        runs.append(
+            {"summary_csv": tmp_path / f"summary-{k}.csv", "recommendation_csv": tmp_path / f"recommendation-{k}.csv"}
+        )
+    found = calibration(runs)
+    pairs = found["by_filesystem"]["disk"]["pairs"]
+    assert len(pairs) == 6 and all(p["ratios"] == 1 for p in pairs)  # the reference's own ratio left out
+    inside = {tuple(p["pair"]): p["inside"] for p in pairs}
+    assert inside[(0, 1)] == inside[(1, 0)] == 1.0 and inside[(0, 2)] == inside[(2, 1)] == 0.0
+    overlap = {tuple(p["pair"]): p["overlap"] for p in pairs}
+    assert overlap[(0, 1)] == 1.0 and overlap[(1, 2)] == 0.0
+    assert found["inside_disk"] == pytest.approx(0.0) and found["overlap_disk"] == pytest.approx(0.0)

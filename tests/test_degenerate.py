@@ -11,7 +11,7 @@ from conftest import tiny_config
 from h5sweep.analyze.aggregate import aggregate
 from h5sweep.analyze.recommend import recommend
 from h5sweep.cases import FIGURE_INPUTS, FIGURES, figure_names
-from h5sweep.report.figures import draw
+from h5sweep.report.draw import draw
 from h5sweep.sweep import settings
 from h5sweep.sweep.model import load_sweep
 

@@ -30,6 +30,7 @@ LAYERS = [
     ["h5sweep.sweep"],  # the sweep's definition and plan (parse time)
     ["h5sweep.analyze", "h5sweep.jobs", "h5sweep.joblog"],  # analysis; what workflow scripts call
     ["h5sweep.report"],  # figures
+    ["h5sweep.compare"],  # a command across finished sweeps
 ]
 # The measuring path never imports host tuning.
 MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.jobs", "h5sweep.joblog"]

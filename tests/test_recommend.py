@@ -118,17 +118,19 @@ def test_ratios_are_paired_per_selection_and_weighted_geometrically():
 
 
 def test_layouts_within_the_fastest_ones_interval_are_tied_and_the_smallest_is_chosen():
-    table = rank_layouts(MEASURED, SUMMARY, settings())
+    table = rank_layouts(MEASURED, SUMMARY, settings(objective="geometric"))
     assert list(table["rank"]) == [1, 2, 3, 4]
     assert set(table.loc[table["tied_with_best"], "layout_id"]) == {"chunked-16x16x256", "chunked-16x16x512"}
     chosen = table[table["recommended"]]
     assert list(chosen["layout_id"]) == ["chunked-16x16x512"]  # tied, and 350 bytes instead of 1010
     assert chosen["file_ratio"].iloc[0] == pytest.approx(0.35)
     assert chosen["write_median_s"].iloc[0] == pytest.approx(2.5)
-    text = markdown(table, settings())
+    text = markdown(table, settings(objective="geometric"))
     assert "cannot tell it apart from" in text and "Choose 16x16x512" not in text
-    assert "Choose chunked-16x16x512 with gzip-4: within" in text
-    assert "| 1 | chunked-16x16x256 |" in text
+    best = table.set_index("layout_id").loc["chunked-16x16x512"]
+    assert best["to_best_ci_low"] <= 1 <= best["to_best_ci_high"]  # paired with the best: reaches 1
+    assert f"Choose chunked-16x16x512 with gzip-4: {best['to_best']:.2f}x the best's score" in text
+    assert "| 1 | chunked-16x16x256 |" in text and "(recommend.objective: geometric)" in text
 
 
 def test_limits_exclude_layouts_and_say_why():
@@ -323,3 +325,129 @@ def test_an_interval_from_one_read_per_case_is_not_shown():
     assert table["weighted_ratio_ci_low"].isna().all() and table["recommended"].sum() == 1
     text = markdown(table, settings())
     assert "none (one read)" in text and "nan" not in text
+
+
+def mixed(weights=None, objective="time"):
+    """Rew's case: on contiguous storage an image costs 100 reads of a spectrum; a balanced
+    chunk shape reads the image in a third of that time and the spectrum 14x slower."""
+    measured = pd.DataFrame(
+        reads("contiguous", "none", {"slice": 100, "spectra": 1})
+        + reads("chunked-16x16x64", "none", {"slice": 33, "spectra": 13.9})
+    )
+    summary = summary_of({("contiguous", "none"): (1000, 1.0), ("chunked-16x16x64", "none"): (1000, 1.0)})
+    chosen = settings(objective=objective, weights=weights or {})
+    return rank_layouts(measured, summary, chosen).set_index("layout_id"), chosen
+
+
+def test_the_time_objective_ranks_by_what_the_read_mix_costs_and_the_geometric_mean_does_not():
+    by_time, chosen = mixed()
+    balanced = by_time.loc["chunked-16x16x64"]
+    # one read of each: the mean selection time is 50.5 ms here, so 100 + 1 against 33 + 13.9 of them
+    assert balanced["mix_ratio"] == pytest.approx((33 + 13.9) / 101)
+    assert balanced["mix_seconds"] == pytest.approx(balanced["seconds_slice"] + balanced["seconds_spectra"])
+    assert balanced["score"] == balanced["mix_ratio"] and balanced["recommended"]
+    assert (balanced["worst_case"], balanced["worst_slowdown"]) == ("spectra", pytest.approx(13.9))
+    assert by_time.loc["contiguous", "case_spread"] == pytest.approx(100)  # Rew's bias
+    assert "(recommend.objective: time)" in markdown(by_time.reset_index(), chosen)
+    by_ratio, chosen = mixed(objective="geometric")
+    assert by_ratio.loc["contiguous", "recommended"] and not by_ratio.loc["chunked-16x16x64", "recommended"]
+    assert by_ratio.loc["chunked-16x16x64", "score"] == pytest.approx((33 / 100 * 13.9) ** 0.5)
+    assert "(recommend.objective: geometric)" in markdown(by_ratio.reset_index(), chosen)
+    # the user's counts of reads: a thousand spectra per ten images make contiguous the cheaper
+    by_counts, _ = mixed({"spectra": 1000, "slice": 10})
+    assert by_counts.loc["contiguous", "recommended"]
+    assert by_counts.loc["chunked-16x16x64", "mix_ratio"] == pytest.approx((330 + 13900) / (1000 + 1000))
+
+
+def test_the_worst_case_objective_picks_the_smallest_largest_slowdown():
+    table, chosen = mixed(objective="worst-case")
+    # contiguous: slice 100/33 = 3.03x its fastest; the balanced shape: spectra 13.9x
+    assert table.loc["contiguous", "score"] == pytest.approx(100 / 33)
+    assert table.loc["contiguous", "worst_case"] == "slice" and table.loc["contiguous", "recommended"]
+    assert "at most 3.03x the fastest store's time in any case" in markdown(table.reset_index(), chosen)
+
+
+def test_an_objective_that_is_not_known_is_refused_naming_the_key():
+    from h5sweep.cases import SliceCase
+
+    with pytest.raises(ConfigError, match=r"recommend\.objective='mean'"):
+        recommend_from_config({"objective": "mean"}, [SliceCase({"repeats": 3})])
+
+
+def test_store_copies_widen_the_interval_by_what_a_copy_changes():
+    """Reads from three copies, one of which reads 30% slower: the bootstrap that draws copies
+    sees it; one that draws selections alone (all reads from one copy) does not."""
+    from h5sweep.analyze import objectives
+
+    base = pd.DataFrame(
+        reads("contiguous", "none", {"slice": 1, "spectra": 1})
+        + reads("chunked-16x16x256", "none", {"slice": 0.5, "spectra": 0.5})
+    )
+    copies = base.assign(store_copy=base["repeat"] % 3)
+    slow = (copies["layout_id"] == "chunked-16x16x256") & (copies["store_copy"] == 2)
+    copies.loc[slow, "seconds"] *= 1.3
+    widths = {}
+    for name, frame in {"copies": copies, "one copy": copies.assign(store_copy=0)}.items():
+        table = objectives.costs(
+            objectives.Reads.of(frame, ["slice", "spectra"]), {"slice": 1, "spectra": 1}, 0, np.random.default_rng(1)
+        )
+        widths[name] = table.loc[1, "mix_ratio_ci_high"] - table.loc[1, "mix_ratio_ci_low"]
+    assert widths["copies"] > 1.5 * widths["one copy"]
+
+
+def test_a_parallel_only_sweep_opens_on_its_parallel_verdicts():
+    section = "## Parallel passes (cases.parallel)\n\n- disk, read, P = 2: ...\n"
+    empty = rank_layouts(MEASURED.iloc[0:0], SUMMARY, settings())
+    text = markdown(empty, settings(), parallel=section)
+    assert "nothing to rank" not in text and text.startswith("# Recommendation\n\n## Parallel passes")
+    assert "nothing to rank" in markdown(empty, settings())
+
+
+def test_bandwidths_read_in_their_own_unit():
+    from h5sweep.analyze.recommend import _rate
+
+    assert [_rate(v) for v in (2.54e9, 900e6, 1.2e12, 5e3)] == ["2.54 GB/s", "900 MB/s", "1.2 TB/s", "5 kB/s"]
+
+
+def test_the_transposed_store_of_a_named_shape_says_its_order():
+    from h5sweep.analyze.recommend import label
+
+    row = {"layout_name": "image", "chunk_shape": "16x16x8", "compression": "none"}
+    names = [label({**row, "layout_id": i}) for i in ("chunked-16x16x8", "chunked-zxy-16x16x8")]
+    assert names == ["image (16x16x8)", "image (16x16x8) zxy"]
+
+
+def test_the_backends_figure_names_the_backends_it_compares(monkeypatch):
+    from h5sweep.report import figures
+
+    titles = []
+    monkeypatch.setattr(figures, "_save", lambda fig, out: titles.append(fig._suptitle.get_text()))
+    row = {
+        "filesystem": "disk",
+        "case": "slice",
+        "chunk_shape": "",
+        "layout_id": "contiguous",
+        "layout_name": "",
+        "compression": "none",
+        "reader": "numpy",
+        "cache_state": "cold",
+        "ratio_to_hdf5": 0.9,
+        "ratio_to_hdf5_ci_low": 0.8,
+        "ratio_to_hdf5_ci_high": 1.0,
+    }
+    figures.plot_backends(pd.DataFrame([{**row, "backend": "raw"}]), "disk", "unused.png")
+    assert titles[0].startswith("raw binary against HDF5 on disk")
+    assert "Zarr" not in titles[0]
+
+
+def test_a_filesystem_whose_intervals_missed_on_the_reference_machine_is_named_with_its_coverage(monkeypatch):
+    from h5sweep.analyze import calibration
+
+    assert calibration.caveat("tmpfs", {"tmpfs": (0.85, 0.97)}) is None
+    said = calibration.caveat("tmpfs", {"tmpfs": (0.65, 0.90)})
+    assert "65% of one run's paired ratios" in said and "90% of the two runs' intervals" in said
+    assert calibration.caveat("ext4", {"tmpfs": (0.65, 0.90)}) is None  # not measured: nothing said
+    monkeypatch.setattr(calibration, "MEASURED", {"ext4": (0.5, 0.8)})
+    assert "Intervals on ext4 are narrower than they claim" in markdown(
+        rank_layouts(MEASURED, SUMMARY, settings()), settings()
+    )

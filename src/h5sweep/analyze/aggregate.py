@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.analyze.scoring import CASE_THRESHOLDS, score, threshold_s
-from h5sweep.analyze.stats import median_ci, percentile
+from h5sweep.analyze.stats import median_ci, median_ci_over_copies, percentile
 from h5sweep.backends import REFERENCE
 from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
 from h5sweep.measure.records import read_tables, write_table
@@ -97,7 +97,12 @@ def first_read_option(reads: pd.DataFrame) -> dict | None:
 def _ratio_table(joined: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     out = []
     for keys, part in joined.groupby(GROUP_KEYS, dropna=False, sort=False):
-        median, low, high = median_ci(part["_ratio"].to_numpy())
+        if "store_copy" in part:  # reads from several copies: the copies drawn too
+            median, low, high = median_ci_over_copies(
+                part["_ratio"].to_numpy(), part["store_copy"].fillna(0).to_numpy()
+            )
+        else:
+            median, low, high = median_ci(part["_ratio"].to_numpy())
         out.append([*keys, median, low, high, len(part)])
     return pd.DataFrame(out, columns=[*GROUP_KEYS, *names])
 

@@ -1,12 +1,12 @@
 """From measurements to a decision: which layout to choose for the user's read mix.
 
-Per filesystem (and backend), every layout and compression of the grid is ranked by the
-weighted geometric mean of its paired time ratios to the contiguous layout: per read case,
-the median over selections of (this layout's time / contiguous's time on the same selection);
-then ``exp(sum_c w_c log median_c / sum_c w_c)`` with the read mix's weights ``w_c``. Its 95%
-interval comes from a paired bootstrap over selections (every layout resampled with the same
-selections, as they were measured), with a fixed seed so that the same measurements give the
-same table. Layouts whose interval overlaps the fastest one's are tied with it: the
+Per filesystem, every store of the grid (backend, layout and compression) is scored by the
+configured objective (:mod:`h5sweep.analyze.objectives`): by default the expected time of one
+unit of the user's work, ``sum_c n_c * mean_c`` with ``n_c`` the reads of case ``c`` the
+unit does (``recommend.weights``), ranked by its ratio to the reference store's. Its 95%
+interval comes from a paired bootstrap over the selections (and the store copies they were
+read from), every store resampled alike, with a fixed seed so that the same measurements give
+the same table. Stores whose interval overlaps the fastest one's are tied with it: the
 measurements cannot tell them apart, and the verdict says so instead of picking by noise.
 
 Layouts beyond the user's limits (file size relative to the raw data, write time) are listed
@@ -15,12 +15,12 @@ but not chosen. Nothing here imports an I/O library.
 
 from __future__ import annotations
 
-import math
 from functools import partial
 
 import numpy as np
 import pandas as pd
 
+from h5sweep.analyze import calibration, objectives
 from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as _backend_label
@@ -45,9 +45,7 @@ STATISTIC_WORDS = {
     "first-access": "first access after the file was evicted and reopened",
     "sustained": "sustained reads of an open file",
 }
-BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 20_261_122
-CONFIDENCE = 0.95
 CANDIDATE_KEYS = ["filesystem", "backend", "layout_id", "compression"]
 COLUMNS = [
     "filesystem",
@@ -58,9 +56,27 @@ COLUMNS = [
     "layout_name",
     "chunk_shape",
     "compression",
+    "objective",
+    "score",
+    "score_ci_low",
+    "score_ci_high",
+    "mix_seconds",
+    "mix_seconds_ci_low",
+    "mix_seconds_ci_high",
+    "mix_ratio",
+    "mix_ratio_ci_low",
+    "mix_ratio_ci_high",
+    "worst_case",
+    "worst_slowdown",
+    "worst_slowdown_ci_low",
+    "worst_slowdown_ci_high",
+    "case_spread",
     "weighted_ratio",
     "weighted_ratio_ci_low",
     "weighted_ratio_ci_high",
+    "to_best",
+    "to_best_ci_low",
+    "to_best_ci_high",
     "tied_with_best",
     "recommended",
     "meets_limits",
@@ -133,87 +149,63 @@ def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.S
     return keep
 
 
-def _log_ratios(reads: pd.DataFrame, reference: dict) -> pd.DataFrame:
-    """Per read: log of its time over the reference store's on the same selection (filesystem,
-    case and repeat): by default the contiguous HDF5 file's (raw has a contiguous store too)."""
-    pair = ["filesystem", "case", "repeat"]
-    base = reads[is_reference(reads, reference)][[*pair, "seconds"]].rename(columns={"seconds": "_base"})
-    joined = reads.merge(base, on=pair, how="inner")
-    joined = joined[(joined["seconds"] > 0) & (joined["_base"] > 0)]
-    return joined.assign(log_ratio=np.log(joined["seconds"] / joined["_base"]))
-
-
-def _weighted(per_case: dict[str, np.ndarray], weights: dict[str, float]) -> float:
-    total = sum(weights[c] for c in per_case)
-    return sum(weights[c] * float(np.median(v)) for c, v in per_case.items()) / total
-
-
 def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """The recommendation table: one row per filesystem, backend, layout and compression."""
     return rank_selected_reads(selected_reads(measurements, settings), summary, settings)
 
 
+def mix_words(weights: dict[str, float], cases: list[str]) -> str:
+    """The read mix as the tables say it: reads of each case per unit of the user's work."""
+    return ", ".join(f"{c} {weights[c]:g}" for c in cases)
+
+
 def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
-    """:func:`rank_layouts` of the reads :func:`selected_reads` chose."""
+    """:func:`rank_layouts` of the reads :func:`selected_reads` chose, ranked by the
+    configured objective (:mod:`h5sweep.analyze.objectives`)."""
     weights = weights_of(settings)
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
     reference = reference_of(settings)
+    objective = settings["recommend"].get("objective", "time")
     statistic = ranked_statistic(reads, settings)
-    ratios = _log_ratios(reads, reference)
+    reads = reads[reads["seconds"] > 0]
+    if "backend" not in reads:
+        reads = reads.assign(backend=REFERENCE)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
-    rows = []
+    frames = []
     # every backend's stores are ranked together: their ratios share the reference store
-    for filesystem, group in ratios.groupby("filesystem", sort=True):
-        cases = sorted(set(group["case"]), key=list(weights).index)
-        # the same resampled selections (by repeat) for every layout: a paired bootstrap
-        repeats = {c: np.sort(group.loc[group["case"] == c, "repeat"].unique()) for c in cases}
-        draws = {c: rng.integers(0, len(r), size=(BOOTSTRAP_SAMPLES, len(r))) for c, r in repeats.items()}
-        for (backend, layout_id, compression), part in group.groupby(
-            ["backend", "layout_id", "compression"], sort=False
-        ):
-            per_case, boot = {}, np.zeros(BOOTSTRAP_SAMPLES)
-            total = sum(weights[c] for c in cases)
-            for c in cases:
-                series = part[part["case"] == c].set_index("repeat")["log_ratio"]
-                values = series.reindex(repeats[c]).to_numpy()
-                if np.isnan(values).any():  # a layout without every selection cannot be paired
-                    values = values[~np.isnan(values)]
-                    picks = rng.integers(0, len(values), size=(BOOTSTRAP_SAMPLES, len(values)))
-                else:
-                    picks = draws[c]
-                per_case[c] = values
-                boot += weights[c] * np.median(values[picks], axis=1) / total
-            low, high = np.quantile(boot, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2])
-            if max(len(v) for v in per_case.values()) < 2:  # one read per case: no interval
-                low = high = math.nan
-            first = part.iloc[0]
-            rows.append(
-                {
-                    "filesystem": filesystem,
-                    "fs_type": first.get("fs_type", ""),
-                    "backend": backend,
-                    "layout_id": layout_id,
-                    "layout_name": first.get("layout_name", "") or "",
-                    "chunk_shape": first.get("chunk_shape", "") or "",
-                    "compression": compression,
-                    "weighted_ratio": math.exp(_weighted(per_case, weights)),
-                    "weighted_ratio_ci_low": math.exp(low),
-                    "weighted_ratio_ci_high": math.exp(high),
-                    "statistic": statistic,
-                    "weights": ", ".join(f"{c} {weights[c]:g}" for c in cases),
-                    "selections": int(sum(len(v) for v in per_case.values())),
-                    "reference_store": reference_name(reference),
-                    **{f"ratio_{c}": math.exp(float(np.median(v))) for c, v in per_case.items()},
-                }
-            )
-    table = pd.DataFrame(rows)
-    if table.empty:
+    for filesystem, group in reads.groupby("filesystem", sort=True):
+        mine = is_reference(group, reference)
+        if not mine.any():  # nothing to pair with
+            continue
+        cases = [c for c in weights if (group["case"] == c).any()]
+        matrices = objectives.Reads.of(group, cases)
+        ref = matrices.stores.index(tuple(group.loc[mine, objectives.STORE_KEYS].iloc[0]))
+        table = objectives.costs(matrices, weights, ref, rng, objective)
+        samples = table.attrs.pop("score_samples")
+        firsts = group.drop_duplicates(objectives.STORE_KEYS).set_index(objectives.STORE_KEYS)
+        about = firsts.reindex(pd.MultiIndex.from_tuples(matrices.stores, names=objectives.STORE_KEYS))
+        counts = group.groupby(objectives.STORE_KEYS)["repeat"].count()
+        table = table.assign(
+            filesystem=filesystem,
+            fs_type=about["fs_type"].to_numpy() if "fs_type" in about else "",
+            backend=[s[0] for s in matrices.stores],
+            layout_id=[s[1] for s in matrices.stores],
+            layout_name=about["layout_name"].fillna("").to_numpy() if "layout_name" in about else "",
+            chunk_shape=about["chunk_shape"].fillna("").to_numpy() if "chunk_shape" in about else "",
+            compression=[s[2] for s in matrices.stores],
+            statistic=statistic,
+            weights=mix_words(weights, cases),
+            selections=counts.reindex(about.index).fillna(0).astype(int).to_numpy(),
+            reference_store=reference_name(reference),
+        )
+        table["is_reference"] = is_reference(table, reference)
+        table = _with_limits(_with_costs(table, summary), settings["recommend"])
+        paired = objectives.to_best(samples, table["score"].to_numpy(float), table["meets_limits"].to_numpy(bool))
+        frames.append(pd.concat([table, paired], axis=1))
+    if not frames:
         return pd.DataFrame(columns=COLUMNS)
-    table["is_reference"] = is_reference(table, reference)
-    table = _with_costs(table, summary)
-    table = _with_limits(table, settings["recommend"])
-    return _ranked(table)
+    return _ranked(pd.concat(frames, ignore_index=True))
 
 
 def _with_costs(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
@@ -254,19 +246,20 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     overlaps its interval, tied with it; of the tied, the smallest file is the recommendation."""
     out = []
     for _, group in table.groupby("filesystem", sort=True):
-        group = group.sort_values(["meets_limits", "weighted_ratio"], ascending=[False, True], kind="stable")
+        group = group.sort_values(["meets_limits", "score"], ascending=[False, True], kind="stable")
         group = group.assign(rank=range(1, len(group) + 1), tied_with_best=False, recommended=False)
         eligible = group[group["meets_limits"]]
         if not eligible.empty:
             best = eligible.iloc[0]
-            # (a layout without an interval is tied with nothing but itself)
-            tied = (eligible["weighted_ratio_ci_low"] <= best["weighted_ratio_ci_high"]) | (eligible.index == best.name)
+            # tied: the paired interval of its score over the best's reaches 1 (a layout
+            # without an interval is tied with nothing but itself)
+            tied = (eligible["to_best_ci_low"] <= 1.0) | (eligible.index == best.name)
             group.loc[eligible.index[tied], "tied_with_best"] = True
-            smallest = eligible[tied].sort_values(["file_bytes", "weighted_ratio"], kind="stable").index[0]
+            smallest = eligible[tied].sort_values(["file_bytes", "score"], kind="stable").index[0]
             group.loc[smallest, "recommended"] = True
         out.append(group)
     ranked = pd.concat(out, ignore_index=True)
-    extra = [c for c in ranked.columns if c.startswith("ratio_")]
+    extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_"))]
     return ranked[[*COLUMNS, *extra]]
 
 
@@ -274,6 +267,8 @@ def label(row, with_backend: bool = False) -> str:
     """A layout and compression as a reader would say it (ids as the config and tables spell
     them), and the backend where several are ranked together."""
     name = row["layout_id"] if not row["layout_name"] else f"{row['layout_name']} ({row['chunk_shape']})"
+    if row["layout_name"] and "-zxy" in str(row["layout_id"]):  # the transposed store of a named shape
+        name += " zxy"
     name = name if row["compression"] == "none" else f"{name} with {row['compression']}"
     if with_backend:
         name = f"{_backend_label(row['backend'])} {name}"
@@ -337,9 +332,34 @@ def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = 
 
 
 def _interval(row) -> str:
-    if pd.isna(row["weighted_ratio_ci_low"]):
+    if pd.isna(row["score_ci_low"]):
         return "no interval: one read per case"
-    return f"95% interval {row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}"
+    return f"95% interval {row['score_ci_low']:.2f}-{row['score_ci_high']:.2f}"
+
+
+def seconds(value: float) -> str:
+    """A time as a reader would say it: milliseconds below a second."""
+    if pd.isna(value):
+        return ""
+    return f"{value * 1e3:.3g} ms" if abs(value) < 1 else f"{value:.3g} s"
+
+
+def _score_words(row, ref: str) -> str:
+    """What a store's score means, by the objective it was ranked by."""
+    objective = row.get("objective", "time")
+    if objective == "worst-case":
+        return (
+            f"at most {row['score']:.2f}x the fastest store's time in any case "
+            f"(its worst: {row['worst_case']}; {_interval(row)})"
+        )
+    if objective == "geometric":
+        return f"{row['score']:.2f}x {ref}'s time, weighted geometric mean over the cases ({_interval(row)})"
+    return f"{row['score']:.2f}x {ref}'s time for the mix, {seconds(row['mix_seconds'])} per unit ({_interval(row)})"
+
+
+def objective_sentence(objective: str) -> str:
+    """The objective a table was ranked by, in words (every verdict says which)."""
+    return f"Ranked by {objectives.OBJECTIVE_WORDS[objective]} (recommend.objective: {objective})."
 
 
 def verdict(group: pd.DataFrame) -> str:
@@ -349,7 +369,8 @@ def verdict(group: pd.DataFrame) -> str:
     backends = ", ".join(_backend_label(b) for b in sorted(set(group["backend"])))
     where = f"On {first['filesystem']} ({first['fs_type']}, {backends})"
     name_of = partial(label, with_backend=several)
-    mix = f"for this read mix ({first['weights']}; {STATISTIC_WORDS.get(first['statistic'], first['statistic'])})"
+    statistic = STATISTIC_WORDS.get(first["statistic"], first["statistic"])
+    mix = f"for this read mix (reads per unit of work: {first['weights']}; {statistic})"
     chosen = group[group["recommended"]]
     if chosen.empty:
         return f"{where}, no layout meets the limits; the table lists why each was excluded."
@@ -357,18 +378,14 @@ def verdict(group: pd.DataFrame) -> str:
     pick = chosen.iloc[0]
     tied = group[group["tied_with_best"]]
     ref = first["reference_store"]
-    if best["is_reference"]:
+    if best["is_reference"] and first.get("objective", "time") != "worst-case":
         text = f"{where}, {mix}, {name_of(best)} is the fastest"
         runner_up = group[(group.index != best.name) & group["meets_limits"]]
         if not runner_up.empty:
-            r = runner_up.iloc[0]
-            text += f"; the next, {name_of(r)}, takes {r['weighted_ratio']:.2f}x its time ({_interval(r)})"
+            text += f"; the next, {name_of(runner_up.iloc[0])}: {_score_words(runner_up.iloc[0], ref)}"
         text += "."
     else:
-        text = (
-            f"{where}, {mix}, {name_of(best)} is the fastest: {best['weighted_ratio']:.2f}x {ref}'s time "
-            f"({_interval(best)})."
-        )
+        text = f"{where}, {mix}, {name_of(best)} is the best: {_score_words(best, ref)}."
     if len(tied) > 1:
         others = ", ".join(name_of(r) for _, r in tied.iterrows() if r.name != best.name)
         text += f" The measurements cannot tell it apart from {others}."
@@ -377,24 +394,31 @@ def verdict(group: pd.DataFrame) -> str:
     if not base.empty and pick["file_bytes"] > 0:
         factor = base.iloc[0]["file_bytes"] / pick["file_bytes"]
         size_words = f" and {factor:.1f}x smaller than {ref}" if factor >= 1.05 else ""
-    slower = pick["weighted_ratio"] / best["weighted_ratio"] - 1
     if pick.name == best.name:
         text += f" Choose {name_of(pick)}{': it is the smallest of these' if len(tied) > 1 else ''}"
         text += f"{size_words}." if size_words else "."
     else:
-        text += f" Choose {name_of(pick)}: within {100 * slower:.0f}% of the fastest{size_words}."
+        text += (
+            f" Choose {name_of(pick)}: {pick['to_best']:.2f}x the best's score (paired 95% interval "
+            f"{pick['to_best_ci_low']:.2f}-{pick['to_best_ci_high']:.2f}){size_words}."
+        )
+    if pd.notna(pick.get("case_spread")) and pick["case_spread"] >= 10:
+        text += (
+            f" Its cases' times differ {pick['case_spread']:.0f}x: it serves {pick['worst_case']} worst "
+            f"({pick['worst_slowdown']:.2f}x that case's fastest store)."
+        )
     auto = group[group["layout_name"] == AUTO_LAYOUT_NAME]
     if not auto.empty:
         a = auto.iloc[0]
         text += (
             f" h5py's own chunking (chunks=True) would pick {a['chunk_shape']}: rank {int(a['rank'])} of "
-            f"{len(group)}, {a['weighted_ratio']:.2f}x {ref}'s time"
-            f"{', tied with the fastest' if a['tied_with_best'] else ''}."
+            f"{len(group)}, score {a['score']:.2f}"
+            f"{', tied with the best' if a['tied_with_best'] else ''}."
         )
     excluded = group[~group["meets_limits"]]
     if not excluded.empty:
         text += f" {len(excluded)} layout(s) exceed the limits and were not chosen."
-    return text
+    return text + " " + objective_sentence(first.get("objective", "time"))
 
 
 def machine_caveat(reads: pd.DataFrame) -> str | None:
@@ -409,18 +433,52 @@ def machine_caveat(reads: pd.DataFrame) -> str | None:
     )
 
 
+def _calibration_caveats(table: pd.DataFrame) -> list[str]:
+    """Per kind of filesystem ranked, where its intervals missed their calibration on the
+    reference machine (:mod:`h5sweep.analyze.calibration`), the measured figures."""
+    said = [calibration.caveat(fs_type) for fs_type in dict.fromkeys(table["fs_type"].astype(str))]
+    return [s for s in said if s]
+
+
 def _ref(settings: dict) -> str:
     """The reference store in words (the layout every ratio is to)."""
     name = reference_name(reference_of(settings))
     return "the contiguous layout" if name == "contiguous" else f"the reference layout {name}"
 
 
-def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:
+def _explained(settings: dict) -> str:
+    objective = settings["recommend"].get("objective", "time")
+    score = {
+        "time": f"the mix's expected time relative to {_ref(settings)} on the same selections",
+        "worst-case": "the largest slowdown over the cases against each case's fastest store",
+        "geometric": f"the weighted geometric mean of the per-case median ratios relative to {_ref(settings)} on "
+        "the same selections",
+    }[objective]
+    return (
+        f"Score: {score} (below 1 is faster than the reference; objective {objective}). Mix: the mean time of "
+        "one unit of work (the weights' reads of each case); per case: the mean time of one read; worst: the "
+        "case served slowest against its fastest store; spread: the slowest case's read time over the "
+        "fastest case's. Intervals are 95% (paired bootstrap over selections and store copies). Layouts "
+        "marked tied cannot be told apart from the best: the paired interval of their score over the best's "
+        "reaches 1."
+    )
+
+
+def _ranking_head(group: pd.DataFrame) -> tuple[list[str], list[str]]:
+    cases = [c.removeprefix("seconds_") for c in group.columns if c.startswith("seconds_") and group[c].notna().any()]
+    head = ["rank", "layout", "score", "95% interval", "mix time", "mix 95% interval"]
+    head += [f"{c} [ms]" for c in cases] + ["worst case", "spread", "file / raw", "write [s]", ""]
+    return head, cases
+
+
+def markdown(
+    table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None, parallel: str = ""
+) -> str:
     """``recommendation.md``: the verdicts first (and a ``caveat`` on the machine, where there
-    is one), then each filesystem's ranking."""
+    is one), then each filesystem's ranking, then the ``parallel`` section (where there is one)."""
     lines = ["# Recommendation", ""]
     if table.empty:
-        return "\n".join([*lines, f"No read case was measured against {_ref(settings)}: nothing to rank.", ""])
+        return "\n".join([*lines, *([] if parallel else [nothing_to_rank(settings)]), ""]) + parallel
     limits = settings["recommend"]
     stated = [
         f"file at most {limits['max_file_ratio']:g}x the raw data" if limits.get("max_file_ratio") else "",
@@ -431,40 +489,46 @@ def markdown(table: pd.DataFrame, settings: dict, why: dict | None = None, cavea
     for keys, group in groups:
         lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
     lines += [caveat, ""] if caveat else []
-    lines += [
-        f"Ratios are times relative to {_ref(settings)} on the same selections (below 1 is faster), "
-        "combined over the read cases as a weighted geometric mean; intervals are 95% (paired bootstrap over "
-        "selections). Layouts marked tied cannot be told apart from the fastest by these measurements."
-        + (f" Limits: {', '.join(stated)}." if stated else ""),
-        "",
-    ]
+    lines += [c + "\n" for c in _calibration_caveats(table)]
+    lines += [_explained(settings) + (f" Limits: {', '.join(stated)}." if stated else ""), ""]
     for filesystem, group in groups:
         lines += [f"## {filesystem} ({', '.join(sorted(set(group['backend'])))})", ""]
-        ratio_cols = [c for c in group.columns if c.startswith("ratio_") and group[c].notna().any()]
-        head = ["rank", "layout", "ratio", "95% interval", *[c.removeprefix("ratio_") for c in ratio_cols]]
-        head += ["file / raw", "write [s]", ""]
+        head, cases = _ranking_head(group)
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for _, row in group.iterrows():
-            cells = _cells(row, _several_backends(group))
-            cells[4:4] = [f"{row[c]:.2f}" if pd.notna(row[c]) else "" for c in ratio_cols]
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append("| " + " | ".join(_cells(row, cases, _several_backends(group))) + " |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines) + parallel
 
 
-def _cells(row, with_backend: bool = False) -> list[str]:
-    """A ranking row as the tables show it: rank, layout, ratio, interval, file / raw, write
+def nothing_to_rank(settings: dict) -> str:
+    return f"No read case was measured against {_ref(settings)}: nothing to rank."
+
+
+def _pair(low: float, high: float, digits: str = ".2f", scale: float = 1.0) -> str:
+    if pd.isna(low):
+        return "none (one read)"
+    return f"{low * scale:{digits}}-{high * scale:{digits}}"
+
+
+def _cells(row, cases: list[str], with_backend: bool = False) -> list[str]:
+    """A ranking row as the tables show it: rank, layout, score and its interval, the mix's
+    time and its interval, each case's time, the worst case, the spread, file / raw, write
     time, and whether it is recommended, tied or beyond a limit."""
     mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
+    worst = f"{row['worst_case']} {row['worst_slowdown']:.2f}x" if pd.notna(row["worst_slowdown"]) else ""
     return [
         str(int(row["rank"])),
         label(row, with_backend),
-        f"{row['weighted_ratio']:.2f}",
-        (
-            f"{row['weighted_ratio_ci_low']:.2f}-{row['weighted_ratio_ci_high']:.2f}"
-            if pd.notna(row["weighted_ratio_ci_low"])
-            else "none (one read)"
-        ),
+        f"{row['score']:.2f}",
+        _pair(row["score_ci_low"], row["score_ci_high"]),
+        seconds(row["mix_seconds"]),
+        _pair(row["mix_seconds_ci_low"], row["mix_seconds_ci_high"], ".3g", 1e3) + " ms"
+        if pd.notna(row["mix_seconds_ci_low"])
+        else "none (one read)",
+        *[f"{row[f'seconds_{c}'] * 1e3:.3g}" if pd.notna(row.get(f"seconds_{c}")) else "" for c in cases],
+        worst,
+        f"{row['case_spread']:.3g}x" if pd.notna(row["case_spread"]) else "",
         f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
         _write_cell(row),
         mark,
@@ -477,32 +541,34 @@ def _write_cell(row) -> str:
     return (">" if row.get("write_stopped", False) else "") + f"{row['write_median_s']:.3g}"
 
 
-def restructured(table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None) -> str:
+def restructured(
+    table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None, parallel: str = ""
+) -> str:
     """The same as :func:`markdown` in reStructuredText, for the report's first page."""
     lines = ["Recommendation", "==============", ""]
     if table.empty:
-        return "\n".join([*lines, f"No read case was measured against {_ref(settings)}: nothing to rank.", ""])
+        return "\n".join([*lines, *([] if parallel else [nothing_to_rank(settings)]), ""]) + parallel
     groups = list(table.groupby("filesystem", sort=True))
     for keys, group in groups:
         text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
         lines += [text.replace("*", "\\*"), ""]
     lines += [caveat, ""] if caveat else []
+    lines += [c + "\n" for c in _calibration_caveats(table)]
     lines += [
-        f"Ratios: time relative to {_ref(settings)} on the same selections, weighted geometric mean over the read "
-        "cases, 95% interval from a paired bootstrap; *tied*: cannot be told apart from the fastest. The full "
-        "ranking is ``recommendation.csv`` (under Results), the summary table ``summary.csv``, the figures below.",
+        _explained(settings).replace("*", "\\*") + " The full ranking is ``recommendation.csv`` (under Results), "
+        "the summary table ``summary.csv``, the figures below.",
         "",
     ]
     for filesystem, group in groups:
         title = f"{filesystem} ({', '.join(sorted(set(group['backend'])))})"
         lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", ""]
-        head = ["rank", "layout", f"ratio to {_ref(settings)}", "95% interval", "file / raw", "write [s]", ""]
+        head, cases = _ranking_head(group)
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
         for _, row in group.iterrows():
-            cells = _cells(row, _several_backends(group))
+            cells = [c or " " for c in _cells(row, cases, _several_backends(group))]
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines) + parallel
 
 
 PARALLEL_HEADING = "## Parallel passes (cases.parallel)"
@@ -555,7 +621,11 @@ def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rate(value: float) -> str:
-    return f"{value / 1e6:.3g} MB/s"
+    """A bandwidth in the unit that keeps it short (MB/s, GB/s)."""
+    for unit, size in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
+        if abs(value) >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value / 1e3:.3g} kB/s"
 
 
 def version_note(measurements: pd.DataFrame | None) -> str:
@@ -616,13 +686,12 @@ def recommend(
     why = evidence(reads, table)
     caveat = machine_caveat(reads)
     write_table(table, csv_out)
+    parallel = parallel_markdown(summary, measurements)
     with open(md_out, "w") as out:
-        out.write(markdown(table, settings, why, caveat) + parallel_markdown(summary, measurements))
+        out.write(markdown(table, settings, why, caveat, parallel))
     if rst_out:
         with open(rst_out, "w") as out:
             title = PARALLEL_HEADING.removeprefix("## ")
-            section = parallel_markdown(summary, measurements).replace(
-                PARALLEL_HEADING, title + "\n" + "-" * len(title)
-            )
-            out.write(restructured(table, settings, why, caveat) + section)
+            section = parallel.replace(PARALLEL_HEADING, title + "\n" + "-" * len(title))
+            out.write(restructured(table, settings, why, caveat, section))
     return table

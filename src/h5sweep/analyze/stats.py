@@ -52,6 +52,34 @@ def median_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[
     return float(np.median(x)), float(x[lo]), float(x[hi])
 
 
+COPY_BOOTSTRAP_SAMPLES = 2000
+COPY_BOOTSTRAP_SEED = 20_261_125
+
+
+def median_ci_over_copies(
+    values: Sequence[float], copies: Sequence[int], confidence: float = CONFIDENCE
+) -> tuple[float, float, float]:
+    """(median, low, high) of reads taken from several byte-identical copies of a store (a
+    filesystem's ``read_copies``): each copy reads at its own speed for as long as it exists,
+    and the next run meets other copies, so the interval comes from a bootstrap that draws the
+    copies with replacement, then the reads within each drawn copy (percentile interval, fixed
+    seed). Reads of one copy: :func:`median_ci`."""
+    x = np.asarray(values, dtype=float)
+    c = np.asarray(copies)
+    keep = ~np.isnan(x)
+    x, c = x[keep], c[keep]
+    groups = [x[c == k] for k in np.unique(c)]
+    if len(groups) < 2:
+        return median_ci(x, confidence)
+    rng = np.random.default_rng(COPY_BOOTSTRAP_SEED)
+    medians = np.empty(COPY_BOOTSTRAP_SAMPLES)
+    for b in range(COPY_BOOTSTRAP_SAMPLES):
+        drawn = [groups[k] for k in rng.integers(0, len(groups), size=len(groups))]
+        medians[b] = np.median(np.concatenate([g[rng.integers(0, len(g), size=len(g))] for g in drawn]))
+    low, high = np.quantile(medians, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(np.median(x)), float(low), float(high)
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]

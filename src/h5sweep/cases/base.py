@@ -96,6 +96,13 @@ TRADEOFF = Figure(
     inputs=("recommendation",),
     labels=(("figure", "trade-off"),),
 )
+MIX = Figure(
+    "mix",
+    "mix-{filesystem}",
+    "1. Recommendation",
+    inputs=("recommendation",),
+    labels=(("figure", "read mix"),),
+)
 AMPLIFICATION = Figure("amplification", "amplification-{filesystem}", "Model and device")
 BACKENDS = Figure("backends", "backends-{filesystem}", "HDF5 against Zarr")
 
@@ -107,7 +114,7 @@ def _read_figures(sweep) -> list[str]:
     )
     names = [BARS.name(case=case) for case in cases]
     names += [HEATMAP.name(case=case) for case in cases] if square else []
-    names += [SCORE.name(), TRADEOFF.name(), AMPLIFICATION.name()] if cases else []
+    names += [SCORE.name(), TRADEOFF.name(), MIX.name(), AMPLIFICATION.name()] if cases else []
     names += [BACKENDS.name()] if cases and len(sweep.backends) > 1 else []
     options = len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends)
     # a variants figure per case measured in more than one way (options, policies, cold modes)
@@ -141,5 +148,5 @@ SPEC = CaseSpec(
     figures=_read_figures,
     job_cost=_query_job,
     integer_columns=("chunk_cache_bytes", "chunk_cache_slots"),
-    plots=(BARS, HEATMAP, SCORE, TRADEOFF, AMPLIFICATION, BACKENDS, VARIANTS),
+    plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS),
 )

@@ -649,8 +649,9 @@ def _reference_rows(rows: pd.DataFrame) -> pd.Series:
 
 
 def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
-    """The read mix's weighted time ratio against file size and against write time, with
-    the Pareto front (nothing is both faster and smaller) and the recommendation marked."""
+    """The ranking's score (the objective's, e.g. the read mix's time over the reference's)
+    against file size and write time, with the Pareto front (nothing is both faster and
+    smaller) and the recommendation marked."""
     rows = recommendation[recommendation["filesystem"] == filesystem].copy()
     rows["_name"] = [
         backend_prefix(r)
@@ -677,24 +678,22 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
                 continue
             ax.errorbar(
                 part[x],
-                part["weighted_ratio"],
-                yerr=interval_errors(part, "weighted_ratio", "weighted_ratio_ci_low", "weighted_ratio_ci_high"),
+                part["score"],
+                yerr=interval_errors(part, "score", "score_ci_low", "score_ci_high"),
                 fmt="o",
                 markersize=4,
                 capsize=2,
                 linestyle="none",
                 **style,
             )
-        front = pareto_front(inside, x, "weighted_ratio")
-        ax.step(front[x], front["weighted_ratio"], where="post", color="black", linestyle="--", label="Pareto front")
+        front = pareto_front(inside, x, "score")
+        ax.step(front[x], front["score"], where="post", color="black", linestyle="--", label="Pareto front")
         chosen = rows[rows["recommended"].astype(bool)]
-        ax.scatter(
-            chosen[x], chosen["weighted_ratio"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended"
-        )
+        ax.scatter(chosen[x], chosen["score"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended")
         for _, r in pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows():
-            ax.annotate(r["_name"], (r[x], r["weighted_ratio"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+            ax.annotate(r["_name"], (r[x], r["score"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
-        if (rows["weighted_ratio"] > 0).any():
+        if (rows["score"] > 0).any():
             ax.set_yscale("log", base=2)
         ax.set_xlabel(words)
         if x == "write_median_s" and (pd.to_numeric(rows[x], errors="coerce") > 0).any():
@@ -702,7 +701,8 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         if rows.empty:
             _not_measured(ax, "no layout ranked")
     reference = rows["reference_store"].iloc[0] if "reference_store" in rows and not rows.empty else "contiguous"
-    axes[0].set_ylabel(f"read time / {reference}'s (weighted, 95% interval)")
+    objective = rows["objective"].iloc[0] if "objective" in rows and not rows.empty else "time"
+    axes[0].set_ylabel(f"score ({objective}; 1 = {reference}), 95% interval")
     axes[0].legend(fontsize=7)
     if not rows.empty:
         fig.suptitle(
@@ -760,7 +760,8 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     if "ratio_to_hdf5" not in summary:
         summary = summary.assign(ratio_to_hdf5=np.nan)
     rows = summary[(summary["filesystem"] == filesystem) & summary["ratio_to_hdf5"].notna()]
-    # named without the backend: each row is one Zarr store against its HDF5 twin
+    others = " and ".join(backend_label(b) for b in sorted(set(rows["backend"]) - {REFERENCE})) or "Other backends"
+    # named without the backend: each row is one store against its HDF5 twin
     rows = rows.assign(backend=REFERENCE)
     rows = rows.assign(_name=rows.apply(_candidate, axis=1) if not rows.empty else [])
     shape = {  # a contiguous store (raw) sorts first
@@ -802,38 +803,9 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         axes[0][0].set_yticks(range(len(names)), names, fontsize=7)
         axes[0][-1].legend(fontsize=7, loc="best")
         fig.suptitle(
-            f"Zarr against HDF5 on {filesystem}: per read case, time on a selection over the HDF5 file's of the "
-            "same chunk shape and codec (paired; left of 1 Zarr is faster)",
+            f"{others} against {backend_label(REFERENCE)} on {filesystem}: per read case, time on a selection over "
+            f"the {backend_label(REFERENCE)} file's of the same chunk shape and codec (paired; left of 1 the other "
+            "backend is faster)",
             fontsize=9,
         )
     _save(fig, out)
-
-
-def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
-    """Draw ``figure`` (``plot_<figure>``) from the rule's inputs: the summary (primary
-    variants, all for the variant figures), the single reads for the read-case figures, the
-    recommendation for the trade-off."""
-    if figure == "tradeoff":
-        plot_tradeoff(pd.read_csv(inputs["recommendation"]), **wildcards, out=out)
-        return
-    every_variant = figure in ("variants", "backends") or figure.startswith("parallel")
-    summary = load_summary(inputs["summary"], primary_only=not every_variant)
-    extra = {}
-    if "measurements" in inputs:
-        columns = [
-            "case",
-            "filesystem",
-            "backend",
-            "variant",
-            "layout",
-            "chunk_shape",
-            "shard_shape",
-            "layout_name",
-            "order",
-            "compression",
-            "cache_state",
-            "seconds",
-        ]
-        filters = [("case", "==", wildcards["case"]), ("filesystem", "==", wildcards["filesystem"])]
-        extra["measurements"] = pd.read_parquet(inputs["measurements"], columns=columns, filters=filters)
-    globals()[f"plot_{figure}"](summary, **wildcards, out=out, **extra)

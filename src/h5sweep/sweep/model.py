@@ -34,13 +34,22 @@ from h5sweep.storage.selections import POLICIES
 from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
 
 RECOMMEND_STATISTICS = ("first-access", "sustained")
+# what the ranking minimizes (h5sweep.analyze.objectives)
+RECOMMEND_OBJECTIVES = ("time", "worst-case", "geometric")
 
 
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     """The ``recommend:`` settings with their defaults, checked against the read cases: the
     weights name read cases of the sweep and one is positive; ``sustained`` needs a weighted
     case read under ``cold: first`` (an open file read again)."""
-    out = {"weights": {}, "statistic": "first-access", "max_file_ratio": None, "max_write_s": None, **recommend}
+    out = {
+        "weights": {},
+        "objective": "time",
+        "statistic": "first-access",
+        "max_file_ratio": None,
+        "max_write_s": None,
+        **recommend,
+    }
     known = {case.name: case for case in read_cases}
     for name, weight in out["weights"].items():
         if name not in known:
@@ -49,6 +58,8 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
             )
     if out["weights"] and not any(w > 0 for w in out["weights"].values()):
         raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
+    if out["objective"] not in RECOMMEND_OBJECTIVES:
+        raise ConfigError("recommend.objective", out["objective"], f"must be one of {', '.join(RECOMMEND_OBJECTIVES)}")
     if out["statistic"] not in RECOMMEND_STATISTICS:
         raise ConfigError("recommend.statistic", out["statistic"], f"must be one of {', '.join(RECOMMEND_STATISTICS)}")
     weighted = [known[n] for n, w in out["weights"].items() if w > 0] if out["weights"] else read_cases

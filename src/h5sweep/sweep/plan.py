@@ -157,8 +157,11 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         job_seconds=job_seconds,
         timed_seconds=timed,
         exclusive_seconds=exclusive,
-        finishing_jobs=2 + figures,
-        finishing_seconds=aggregate + rates.recommend_seconds(len(files)) + figures * rates.figure_seconds(len(files)),
+        finishing_jobs=3 + figures,  # the aggregate, the recommendation, the findings and the figures
+        finishing_seconds=aggregate
+        + rates.recommend_seconds(len(files))
+        + rates.SECONDS_PER_TABLE_JOB
+        + figures * rates.figure_seconds(len(files)),
         aggregate_seconds=aggregate,
     )
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]

@@ -1,0 +1,192 @@
+"""What a layout costs the user, and how sure the measurements are of it.
+
+The reads of one filesystem are laid out as one matrix per read case: a row per store, a
+column per selection (every store read the same seeded selections, so a column pairs them).
+One resampling of the selections (and of the store copies they were read from) is drawn per
+bootstrap sample and applied to every store alike: every statistic below is paired.
+
+Three objectives rank the stores (``recommend.objective``):
+
+- ``time``: the expected time of one unit of the user's work, ``sum_c n_c * mean_c``, with
+  ``n_c`` the reads of case ``c`` the unit does (``recommend.weights``) and ``mean_c`` the
+  store's mean read time of the case; ranked by its ratio to the reference store's.
+- ``worst-case``: the store's largest slowdown, over the cases of the mix, against the
+  fastest store of each case (the minimax choice: no case is ever far from its best).
+- ``geometric``: the weighted geometric mean over the cases of the median paired ratio to the
+  reference store (every case's ratio counts the same whatever its time).
+
+Where the reads came from several byte-identical copies of each store (a filesystem's
+``read_copies``), a bootstrap sample first draws copies with replacement and then selections
+within each drawn copy, so that how one copy's pages happen to lie widens the interval
+instead of hiding in it. Nothing here imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+OBJECTIVE_WORDS = {
+    "time": "the expected time of the read mix",
+    "worst-case": "the largest slowdown against each case's fastest store (minimax)",
+    "geometric": "the weighted geometric mean of the per-case median ratios",
+}
+BOOTSTRAP_SAMPLES = 2000
+CONFIDENCE = 0.95
+STORE_KEYS = ["backend", "layout_id", "compression"]
+
+
+@dataclass
+class Reads:
+    """One filesystem's reads as matrices: ``times[case]`` is stores x selections (NaN where
+    a store lacks a selection), ``copies[case]`` the store copy each selection was read from."""
+
+    stores: list[tuple]
+    cases: list[str]
+    times: dict[str, np.ndarray]
+    copies: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, reads: pd.DataFrame, cases: list[str]) -> Reads:
+        stores = list(dict.fromkeys(map(tuple, reads[STORE_KEYS].itertuples(index=False))))
+        index = {store: i for i, store in enumerate(stores)}
+        times, copies = {}, {}
+        present = [c for c in cases if (reads["case"] == c).any()]
+        for case in present:
+            mine = reads[reads["case"] == case]
+            repeats = np.sort(mine["repeat"].unique())
+            column = {r: j for j, r in enumerate(repeats)}
+            matrix = np.full((len(stores), len(repeats)), np.nan)
+            rows = [index[s] for s in map(tuple, mine[STORE_KEYS].itertuples(index=False))]
+            matrix[rows, [column[r] for r in mine["repeat"]]] = mine["seconds"].to_numpy(float)
+            times[case] = matrix
+            if "store_copy" in mine:
+                copy = mine.groupby("repeat")["store_copy"].first().reindex(repeats).fillna(0)
+                copies[case] = copy.to_numpy(int)
+            else:
+                copies[case] = np.zeros(len(repeats), int)
+        return cls(stores, present, times, copies)
+
+    def draws(self, rng: np.random.Generator, samples: int = BOOTSTRAP_SAMPLES) -> dict[str, np.ndarray]:
+        """Per case, ``samples`` resamplings of its selections (indices, samples x selections):
+        copies first where there are several, then selections within each drawn copy."""
+        out = {}
+        for case in self.cases:
+            copy = self.copies[case]
+            n = len(copy)
+            groups = [np.flatnonzero(copy == k) for k in np.unique(copy)]
+            if len(groups) < 2:
+                out[case] = rng.integers(0, n, size=(samples, n))
+                continue
+            picks = np.empty((samples, n), int)
+            for b in range(samples):
+                chosen = [groups[k] for k in rng.integers(0, len(groups), size=len(groups))]
+                drawn = np.concatenate([g[rng.integers(0, len(g), size=len(g))] for g in chosen])
+                if len(drawn) < n:  # copies read unequally often: top up from the whole
+                    drawn = np.concatenate([drawn, rng.integers(0, n, size=n - len(drawn))])
+                picks[b] = drawn[:n]
+            out[case] = picks
+        return out
+
+
+def _resampled_means(times: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """Each store's mean time over each resampling (stores x samples), ignoring missing reads."""
+    counts = np.zeros((picks.shape[0], times.shape[1]))
+    np.add.at(counts, (np.repeat(np.arange(picks.shape[0]), picks.shape[1]), picks.ravel()), 1)
+    valid = ~np.isnan(times)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.where(valid, times, 0.0) @ counts.T) / (valid.astype(float) @ counts.T)
+
+
+def _interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% percentile interval of each row of ``samples``."""
+    with np.errstate(invalid="ignore"):
+        low, high = np.nanquantile(samples, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2], axis=-1)
+    return low, high
+
+
+def costs(
+    reads: Reads, weights: dict[str, float], reference: int | None, rng: np.random.Generator, objective: str = "time"
+) -> pd.DataFrame:
+    """Every objective's value per store, with paired 95% intervals, and the ranked ``score``
+    (the chosen ``objective``'s). ``reference``: the reference store's row (None: no ratios)."""
+    cases = [c for c in reads.cases if weights.get(c, 0) > 0]
+    draws = reads.draws(rng)
+    n = len(reads.stores)
+    out = pd.DataFrame({"_store": range(n)})
+    one_read = max((reads.times[c].shape[1] for c in cases), default=0) < 2
+    means = {c: np.nanmean(reads.times[c], axis=1) for c in cases}
+    boot = {c: _resampled_means(reads.times[c], draws[c]) for c in cases}
+    for c in cases:
+        out[f"seconds_{c}"] = means[c]
+    # time: the mix of one unit of work
+    mix = sum(weights[c] * means[c] for c in cases)
+    mix_boot = sum(weights[c] * boot[c] for c in cases)
+    out["mix_seconds"] = mix
+    out["mix_seconds_ci_low"], out["mix_seconds_ci_high"] = _interval(mix_boot)
+    if reference is not None:
+        out["mix_ratio"] = mix / mix[reference]
+        out["mix_ratio_ci_low"], out["mix_ratio_ci_high"] = _interval(mix_boot / mix_boot[reference])
+    # worst case: the slowdown against each case's fastest store
+    slow = np.stack([means[c] / np.nanmin(means[c]) for c in cases])  # cases x stores
+    slow_boot = np.stack([boot[c] / np.nanmin(boot[c], axis=0) for c in cases])  # cases x stores x samples
+    out["worst_slowdown"] = np.nanmax(slow, axis=0)
+    out["worst_case"] = [cases[i] for i in np.nanargmax(np.nan_to_num(slow, nan=-1.0), axis=0)]
+    out["worst_slowdown_ci_low"], out["worst_slowdown_ci_high"] = _interval(np.nanmax(slow_boot, axis=0))
+    per_case = np.stack([means[c] for c in cases])
+    out["case_spread"] = np.nanmax(per_case, axis=0) / np.nanmin(per_case, axis=0)
+    # geometric: medians of the paired log ratios to the reference
+    if reference is not None:
+        total = sum(weights[c] for c in cases)
+        log_point = np.zeros(n)
+        log_boot = np.zeros((n, draws[cases[0]].shape[0]))
+        for c in cases:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ratio = np.log(reads.times[c]) - np.log(reads.times[c][reference])
+            log_point += weights[c] * np.nanmedian(ratio, axis=1) / total
+            for i in range(n):
+                log_boot[i] += weights[c] * np.nanmedian(ratio[i][draws[c]], axis=1) / total
+            out[f"ratio_{c}"] = np.exp(np.nanmedian(ratio, axis=1))
+        out["weighted_ratio"] = np.exp(log_point)
+        low, high = _interval(log_boot)
+        out["weighted_ratio_ci_low"], out["weighted_ratio_ci_high"] = np.exp(low), np.exp(high)
+    interval_columns = [c for c in out.columns if c.endswith(("_ci_low", "_ci_high"))]
+    if one_read:  # an interval from one read per case is no interval
+        out[interval_columns] = math.nan
+    value, low, high = SCORE_COLUMNS[objective]
+    if value in out:
+        out["score"], out["score_ci_low"], out["score_ci_high"] = out[value], out[low], out[high]
+    out["objective"] = objective
+    scores = {
+        "time": lambda: mix_boot / mix_boot[reference],
+        "worst-case": lambda: np.nanmax(slow_boot, axis=0),
+        "geometric": lambda: np.exp(log_boot),
+    }
+    out.attrs["score_samples"] = None if one_read or reference is None else scores[objective]()
+    return out.drop(columns="_store")
+
+
+def to_best(samples: np.ndarray | None, score: np.ndarray, eligible: np.ndarray) -> pd.DataFrame:
+    """Each store's score over the best eligible store's, with its paired 95% interval (the
+    same resamplings divided): the ratio by which ties are judged. ``samples``: stores x
+    bootstrap samples of the score (None: no interval)."""
+    out = pd.DataFrame(index=range(len(score)), columns=["to_best", "to_best_ci_low", "to_best_ci_high"], dtype=float)
+    if not eligible.any():
+        return out
+    best = int(np.flatnonzero(eligible)[np.nanargmin(score[eligible])])
+    out["to_best"] = score / score[best]
+    if samples is not None:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["to_best_ci_low"], out["to_best_ci_high"] = _interval(samples / samples[best])
+    return out
+
+
+# Each objective's ranked value and its interval's columns.
+SCORE_COLUMNS = {
+    "time": ("mix_ratio", "mix_ratio_ci_low", "mix_ratio_ci_high"),
+    "worst-case": ("worst_slowdown", "worst_slowdown_ci_low", "worst_slowdown_ci_high"),
+    "geometric": ("weighted_ratio", "weighted_ratio_ci_low", "weighted_ratio_ci_high"),
+}

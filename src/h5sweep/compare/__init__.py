@@ -1,0 +1,430 @@
+"""One verdict across systems: ``python -m h5sweep.compare RUN_DIR RUN_DIR... --out DIR``.
+
+Each finished sweep's own results folder (``results/<sweep>/``: its measurements, which carry
+the provenance, its summary and its recommendation) is enough: a folder copied from a cluster
+to a laptop compares as it is. A *system* is one filesystem of one run on its host(s); two
+filesystems of one run are two systems.
+
+Per system, every store's expected time of the read mix comes with its paired bootstrap
+samples (:mod:`h5sweep.analyze.objectives`), and its *regret*: that time over the system's
+best store's. The layout to choose across the systems is the one with the smallest largest
+regret (minimax regret), with a 95% interval from the systems' bootstraps drawn side by side
+(the systems are measured independently). Sweeps whose layouts, codecs, cases or selections
+differ are refused, naming what differs; ``--intersect`` compares what they share and says
+what it left out. For parallel sweeps of two dataset sizes, the bandwidth of the larger over
+the smaller per operation, mode and P (Folk & Choi's Fig. 7, Tables 8 and 11).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from h5sweep.analyze import findings, objectives
+from h5sweep.analyze.recommend import BOOTSTRAP_SEED, selected_reads
+
+STORE_KEYS = objectives.STORE_KEYS
+OPTION_COLUMNS = ["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0", "reader", "zarr_concurrency"]
+COLUMNS = [
+    "system",
+    "run",
+    "sweep",
+    "host",
+    "filesystem",
+    "fs_type",
+    "dataset_shape",
+    *STORE_KEYS,
+    "mix_seconds",
+    "mix_seconds_ci_low",
+    "mix_seconds_ci_high",
+    "regret",
+    "regret_ci_low",
+    "regret_ci_high",
+    "best_on_system",
+    "max_regret",
+    "max_regret_ci_low",
+    "max_regret_ci_high",
+    "minimax",
+    "file_bytes",
+    "weights",
+]
+
+
+class CompareError(ValueError):
+    """Sweeps that cannot be compared, or a run folder that is not a finished sweep's."""
+
+
+@dataclass
+class Run:
+    path: Path
+    measurements: pd.DataFrame
+    summary: pd.DataFrame
+    recommendation: pd.DataFrame | None
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def sweep(self) -> str:
+        return str(self.measurements["sweep"].iloc[0]) if "sweep" in self.measurements else self.path.name
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        text = str(self.measurements["dataset_shape"].iloc[0]) if "dataset_shape" in self.measurements else ""
+        return tuple(int(v) for v in text.split("x") if v.isdigit())
+
+
+def load_run(path: str | os.PathLike) -> Run:
+    """A finished sweep's results folder, with the read mix its recommendation used."""
+    folder = Path(path)
+    missing = [name for name in ("measurements.parquet", "summary.parquet") if not (folder / name).is_file()]
+    if missing:
+        raise CompareError(f"{folder}: not a finished sweep's results folder (no {', '.join(missing)})")
+    rec = folder / "recommendation.csv"
+    run = Run(
+        folder,
+        pd.read_parquet(folder / "measurements.parquet"),
+        pd.read_parquet(folder / "summary.parquet"),
+        pd.read_csv(rec) if rec.is_file() and rec.stat().st_size > 1 else None,
+    )
+    run.settings = settings_of(run)
+    return run
+
+
+def _mix(words: str) -> dict[str, float]:
+    out = {}
+    for part in str(words).split(", "):
+        case, _, count = part.rpartition(" ")
+        if case:
+            out[case] = float(count)
+    return out
+
+
+def settings_of(run: Run) -> dict:
+    """The recommendation's settings, from what the run folder holds: the read cases and their
+    first variant (the summary's primary rows), the mix (``recommendation.csv``, else one read
+    of each case) and the reference store (the summary's ``ratio_reference``)."""
+    s = run.summary
+    reads = s[s["ratio_to_contiguous"].notna()] if "ratio_to_contiguous" in s else s.iloc[0:0]
+    cases = list(dict.fromkeys(reads["case"]))
+    rec = run.recommendation
+    weights = _mix(rec["weights"].iloc[0]) if rec is not None and len(rec) and "weights" in rec else {}
+    weights = {c: w for c, w in weights.items() if c in cases} or {c: 1.0 for c in cases}
+    statistic = "first-access"
+    if rec is not None and len(rec) and str(rec["statistic"].iloc[0]).startswith("sustained"):
+        statistic = "sustained"
+    primary = reads[reads["primary"].fillna(False).astype(bool)]
+    options = {}
+    for backend, rows in primary.groupby("backend", sort=False):
+        first = rows.iloc[0]
+        options[backend] = {c: (None if pd.isna(first[c]) else first[c]) for c in OPTION_COLUMNS if c in rows}
+    name = str(reads["ratio_reference"].dropna().iloc[0]) if "ratio_reference" in reads and len(reads) else ""
+    layout_id, _, compression = name.partition(" ")
+    return {
+        "recommend": {"weights": weights, "statistic": statistic, "objective": "time"},
+        "read_cases": cases,
+        "policy": primary["policy"].mode().iloc[0] if "policy" in primary and len(primary) else "random",
+        "read_options": options,
+        "reference": {"layout_id": layout_id or "contiguous", "compression": compression or "none"},
+    }
+
+
+@dataclass
+class System:
+    name: str
+    run: Run
+    filesystem: str
+    reads: pd.DataFrame
+
+    @property
+    def host(self) -> str:
+        return "+".join(sorted(set(self.reads["host"].astype(str)))) if "host" in self.reads else ""
+
+    @property
+    def stores(self) -> set[tuple]:
+        return set(map(tuple, self.reads[STORE_KEYS].drop_duplicates().itertuples(index=False)))
+
+    def selections(self, by_text: bool) -> dict[str, tuple]:
+        out = {}
+        for case, rows in self.reads.groupby("case"):
+            ordered = rows.drop_duplicates("repeat").sort_values("repeat")
+            out[case] = tuple(ordered["selection"]) if by_text and "selection" in rows else (len(ordered),)
+        return out
+
+
+def systems_of(runs: list[Run]) -> list[System]:
+    out = []
+    for run in runs:
+        reads = selected_reads(run.measurements, run.settings)
+        if "backend" not in reads:
+            reads = reads.assign(backend="hdf5")
+        for filesystem, rows in reads.groupby("filesystem", sort=True):
+            out.append(System("", run, str(filesystem), rows[rows["seconds"] > 0]))
+    for system in out:
+        system.name = f"{system.host}/{system.filesystem}"
+    names = [s.name for s in out]
+    for system in out:
+        if names.count(system.name) > 1:
+            system.name = f"{system.run.path.name}:{system.name}"
+    return out
+
+
+def _differences(systems: list[System]) -> tuple[list[str], dict]:
+    """What differs between the systems (words), and what they share."""
+    said = []
+    stores = [s.stores for s in systems]
+    common = set.intersection(*stores)
+    for system, mine in zip(systems, stores, strict=True):
+        extra = sorted(mine - common)
+        if extra:
+            named = ", ".join(" ".join(k) for k in extra[:4]) + (" ..." if len(extra) > 4 else "")
+            said.append(f"stores only in {system.name} ({system.run.path}): {named}")
+    codecs = [{k[2] for k in s} for s in stores]
+    if len({frozenset(c) for c in codecs}) > 1:
+        said.append(
+            "codecs differ: "
+            + "; ".join(f"{s.name}: {', '.join(sorted(c))}" for s, c in zip(systems, codecs, strict=True))
+        )
+    cases = [set(s.reads["case"]) for s in systems]
+    shared_cases = set.intersection(*cases)
+    if len({frozenset(c) for c in cases}) > 1:
+        said.append(
+            "cases differ: "
+            + "; ".join(f"{s.name}: {', '.join(sorted(c))}" for s, c in zip(systems, cases, strict=True))
+        )
+    same_shape = len({s.run.shape for s in systems}) == 1
+    picks = [s.selections(same_shape) for s in systems]
+    shared_repeats = {}
+    for case in sorted(shared_cases):
+        seen = [p[case] for p in picks]
+        if len(set(seen)) > 1:
+            said.append(f"selections of {case} differ between the sweeps (seeds, sizes or repeats)")
+        if same_shape:
+            shared_repeats[case] = [i for i, sel in enumerate(seen[0]) if all(i < len(o) and o[i] == sel for o in seen)]
+    return said, {"stores": common, "cases": shared_cases, "repeats": shared_repeats if same_shape else None}
+
+
+def _costs(
+    system: System, stores: list[tuple], cases: list[str], weights: dict, rng
+) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """Each store's mix time on one system, in ``stores`` order, and bootstrap samples of its
+    ratio to the system's reference store (stores x samples; None: one read per case)."""
+    reads = system.reads
+    matrices = objectives.Reads.of(reads, cases)
+    order = [matrices.stores.index(s) for s in stores]
+    reference = system.run.settings["reference"]
+    ref_key = next(
+        (s for s in matrices.stores if s[1] == reference["layout_id"] and s[2] == reference["compression"]),
+        matrices.stores[0],
+    )
+    table = objectives.costs(matrices, weights, matrices.stores.index(ref_key), rng, "time")
+    samples = table.attrs.pop("score_samples")
+    return table.iloc[order].reset_index(drop=True), (None if samples is None else samples[order])
+
+
+def _interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return tuple(np.quantile(samples, [0.025, 0.975], axis=-1))
+
+
+def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, list[str], list[System]]:
+    """The comparison table (one row per system and store), what was left out, the systems."""
+    runs = [load_run(p) for p in paths]
+    if len(runs) < 2:
+        raise CompareError("compare needs two or more finished sweeps")
+    systems = systems_of(runs)
+    if len(systems) < 2:
+        raise CompareError("the sweeps hold fewer than two systems with read cases to compare")
+    said, shared = _differences(systems)
+    if said and not intersect:
+        raise CompareError(
+            "the sweeps differ, so their layouts cannot be compared as measured:\n- "
+            + "\n- ".join(said)
+            + "\n(--intersect compares what they share)"
+        )
+    weights = runs[0].settings["recommend"]["weights"]
+    cases = [c for c in weights if c in shared["cases"]]
+    if not cases or not shared["stores"]:
+        raise CompareError("the sweeps share no read case and store to compare")
+    if shared["repeats"] is not None:
+        for system in systems:
+            keep = pd.Series(False, index=system.reads.index)
+            for case, repeats in shared["repeats"].items():
+                ordered = sorted(system.reads.loc[system.reads["case"] == case, "repeat"].unique())
+                wanted = {ordered[i] for i in repeats}
+                keep |= (system.reads["case"] == case) & system.reads["repeat"].isin(wanted)
+            system.reads = system.reads[keep]
+    stores = sorted(shared["stores"])
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    frames, regrets = [], []
+    for system in systems:
+        table, samples = _costs(system, stores, cases, weights, rng)
+        regret = table["mix_seconds"].to_numpy() / np.nanmin(table["mix_seconds"].to_numpy())
+        regret_samples = None if samples is None else samples / np.nanmin(samples, axis=0)
+        regrets.append((regret, regret_samples))
+        sizes = system.run.summary.dropna(subset=["file_bytes"]).drop_duplicates(["filesystem", *STORE_KEYS])
+        sizes = sizes[sizes["filesystem"] == system.filesystem].set_index(STORE_KEYS)["file_bytes"]
+        frame = pd.DataFrame(stores, columns=STORE_KEYS).assign(
+            system=system.name,
+            run=str(system.run.path),
+            sweep=system.run.sweep,
+            host=system.host,
+            filesystem=system.filesystem,
+            fs_type=str(system.reads["fs_type"].iloc[0]) if "fs_type" in system.reads else "",
+            dataset_shape="x".join(map(str, system.run.shape)),
+            mix_seconds=table["mix_seconds"],
+            mix_seconds_ci_low=table["mix_seconds_ci_low"],
+            mix_seconds_ci_high=table["mix_seconds_ci_high"],
+            regret=regret,
+            best_on_system=regret == 1.0,
+            file_bytes=[sizes.get(s, np.nan) for s in stores],
+            weights=", ".join(f"{c} {weights[c]:g}" for c in cases),
+        )
+        if regret_samples is not None:
+            frame["regret_ci_low"], frame["regret_ci_high"] = _interval(regret_samples)
+        frames.append(frame)
+    worst = np.nanmax(np.stack([r for r, _ in regrets]), axis=0)
+    choice = int(np.nanargmin(worst))
+    low = high = np.full(len(stores), np.nan)
+    if all(s is not None for _, s in regrets):
+        worst_samples = np.nanmax(np.stack([s for _, s in regrets]), axis=0)
+        low, high = _interval(worst_samples)
+    out = pd.concat(frames, ignore_index=True)
+    index = {s: i for i, s in enumerate(stores)}
+    at = [index[tuple(k)] for k in out[STORE_KEYS].itertuples(index=False)]
+    out["max_regret"], out["max_regret_ci_low"], out["max_regret_ci_high"] = worst[at], low[at], high[at]
+    out["minimax"] = [i == choice for i in at]
+    left_out = said if intersect else []
+    return out[COLUMNS], left_out, systems
+
+
+def _store(row) -> str:
+    name = f"{row['layout_id']}" + ("" if row["compression"] == "none" else f" {row['compression']}")
+    return name if row["backend"] == "hdf5" else f"{row['backend']} {name}"
+
+
+def _ms(value: float) -> str:
+    return f"{value * 1e3:.3g} ms"
+
+
+def _ci(low, high, fmt=".2f") -> str:
+    return "no interval" if pd.isna(low) else f"{low:{fmt}}-{high:{fmt}}"
+
+
+def parallel_sizes(runs: list[Run]) -> pd.DataFrame:
+    """Parallel sweeps of two dataset sizes: the larger's median bandwidth over the smaller's
+    per filesystem, operation, mode, P and layout kind (Folk & Choi's Fig. 7, Tables 8, 11)."""
+    rows = []
+    for run in runs:
+        s = run.summary
+        if "case" not in s or not (s["case"] == "parallel").any():
+            continue
+        p = s[s["case"] == "parallel"].assign(
+            size=int(np.prod(run.shape)) if run.shape else 0,
+            kind=lambda f: np.where(f["chunk_shape"].fillna("") == "", "contiguous", "chunked"),
+        )
+        rows.append(p)
+    if len(rows) < 2 or len({int(r["size"].iloc[0]) for r in rows}) < 2:
+        return pd.DataFrame()
+    both = pd.concat(rows)
+    keys = ["filesystem", "operation", "mode", "processes", "kind"]
+    small, large = both["size"].min(), both["size"].max()
+    a = both[both["size"] == small].groupby(keys)["bytes_per_s_median"].max()
+    b = both[both["size"] == large].groupby(keys)["bytes_per_s_median"].max()
+    ratio = (b / a).dropna().rename("large_over_small").reset_index()
+    return ratio.assign(small_elements=small, large_elements=large)
+
+
+def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> str:
+    chosen = table[table["minimax"]].iloc[0]
+    systems = list(dict.fromkeys(table["system"]))
+    lines = ["# Comparison", ""]
+    mine = table[table["minimax"]]
+    lines.append(
+        f"Choose **{_store(chosen)}**: across {len(systems)} systems ({', '.join(systems)}), its time for the read "
+        f"mix ({chosen['weights']} reads per unit) is at most {chosen['max_regret']:.2f}x the best store of each "
+        f"system (95% interval {_ci(chosen['max_regret_ci_low'], chosen['max_regret_ci_high'])}); no other store's "
+        "largest regret is smaller (minimax regret)."
+    )
+    lines.append("")
+    lines += ["## Best store per system, and what the choice costs there", ""]
+    lines += [
+        "| system | fs type | dataset | best store | its mix time | the choice's mix time "
+        "| the choice over the best (95%) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for system in systems:
+        rows = table[table["system"] == system]
+        best = rows[rows["best_on_system"]].iloc[0]
+        pick = mine[mine["system"] == system].iloc[0]
+        lines.append(
+            f"| {system} | {best['fs_type']} | {best['dataset_shape']} | {_store(best)} | {_ms(best['mix_seconds'])} | "
+            f"{_ms(pick['mix_seconds'])} | {pick['regret']:.2f}x "
+            f"({_ci(pick['regret_ci_low'], pick['regret_ci_high'])}) |"
+        )
+    lines += ["", "## Every store's regret per system (time over that system's best)", ""]
+    head = ["store", *systems, "largest", "95% interval"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    by_store = table.groupby(STORE_KEYS, sort=False)
+    ordered = sorted(by_store, key=lambda kv: kv[1]["max_regret"].iloc[0])
+    for _, rows in ordered:
+        first = rows.iloc[0]
+        cells = [_store(first) + (" (choice)" if first["minimax"] else "")]
+        cells += [f"{rows.loc[rows['system'] == s, 'regret'].iloc[0]:.2f}" for s in systems]
+        cells += [f"{first['max_regret']:.2f}", _ci(first["max_regret_ci_low"], first["max_regret_ci_high"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    if left_out:
+        lines += ["## Left out (--intersect)", "", *[f"- {w}" for w in left_out], ""]
+    if not sizes.empty:
+        lines += [
+            "## Parallel passes: the larger dataset over the smaller (Folk & Choi Fig. 7, Tables 8 and 11)",
+            "",
+            "| filesystem | operation | mode | P | layout | bandwidth ratio |",
+            "|---|---|---|---|---|---|",
+        ]
+        for _, r in sizes.iterrows():
+            lines.append(
+                f"| {r['filesystem']} | {r['operation']} | {r['mode']} | {int(r['processes'])} | {r['kind']} "
+                f"| {r['large_over_small']:.2f} |"
+            )
+        lines.append("")
+    lines.append(
+        "Regret: a store's expected time for the read mix over the best store's on the same system (paired "
+        "bootstrap over the system's selections and store copies). The largest regret's interval draws every "
+        "system's bootstrap side by side."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m h5sweep.compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", help="finished sweeps' results folders (results/<sweep>/)")
+    parser.add_argument("--out", required=True, help="folder for comparison.md, comparison.csv and the figures")
+    parser.add_argument("--intersect", action="store_true", help="compare what the sweeps share; say what is left out")
+    args = parser.parse_args(argv)
+    try:
+        table, left_out, systems = compare(args.runs, args.intersect)
+    except CompareError as err:
+        print(f"h5sweep.compare: {err}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    runs = list({id(s.run): s.run for s in systems}.values())
+    sizes = parallel_sizes(runs)
+    table.to_csv(out / "comparison.csv", index=False)
+    if not sizes.empty:
+        sizes.to_csv(out / "parallel-sizes.csv", index=False)
+    (out / "comparison.md").write_text(markdown(table, left_out, sizes))
+    found = pd.concat([findings.evaluate(r.summary, r.shape).assign(run=str(r.path)) for r in runs], ignore_index=True)
+    found.to_csv(out / "findings.csv", index=False)
+    (out / "findings.md").write_text(findings.markdown(found, "Findings of the studies, checked on each sweep"))
+    from h5sweep.report import comparison
+
+    comparison.plot_reference(systems, out / "reference-across-systems.png")
+    comparison.plot_regret(table, out / "regret-per-system.png")
+    print(f"h5sweep.compare: {len(systems)} systems compared; {out / 'comparison.md'}")
+    return 0

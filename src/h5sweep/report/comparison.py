@@ -1,0 +1,68 @@
+"""Figures of a comparison across systems (:mod:`h5sweep.compare`)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from h5sweep.report.figures import OKABE_ITO, _save  # noqa: E402
+
+
+def plot_reference(systems, out) -> None:
+    """The reference store on every system: its mean read time per case (log axis), so the
+    systems themselves can be compared before their layouts are."""
+    cases = list(dict.fromkeys(c for s in systems for c in s.reads["case"]))
+    fig, ax = plt.subplots(figsize=(2.2 + 1.6 * len(cases), 4))
+    width = 0.8 / max(1, len(systems))
+    for k, system in enumerate(systems):
+        ref = system.run.settings["reference"]
+        mine = system.reads[
+            (system.reads["layout_id"] == ref["layout_id"]) & (system.reads["compression"] == ref["compression"])
+        ]
+        means = [mine.loc[mine["case"] == c, "seconds"].mean() * 1e3 for c in cases]
+        ax.bar(np.arange(len(cases)) + k * width, means, width, label=system.name, color=OKABE_ITO[k % len(OKABE_ITO)])
+    ax.set_xticks(np.arange(len(cases)) + width * (len(systems) - 1) / 2, cases)
+    ax.set_yscale("log")
+    ax.set_ylabel("mean read time [ms]")
+    ref = systems[0].run.settings["reference"]
+    ax.set_title(f"the reference store ({ref['layout_id']} {ref['compression']}) on each system", fontsize=9)
+    ax.legend(fontsize=7)
+    _save(fig, out)
+
+
+def plot_regret(table: pd.DataFrame, out) -> None:
+    """Each store's regret on each system (its mix time over that system's best store's), a
+    heat map with the values written in; the minimax choice on top."""
+    systems = list(dict.fromkeys(table["system"]))
+    keys = ["backend", "layout_id", "compression"]
+    order = table.drop_duplicates(keys).sort_values(["max_regret"])
+    names = [
+        f"{r['layout_id']}{'' if r['compression'] == 'none' else ' ' + r['compression']}"
+        + ("" if r["backend"] == "hdf5" else f" ({r['backend']})")
+        + (" (choice)" if r["minimax"] else "")
+        for _, r in order.iterrows()
+    ]
+    grid = np.array(
+        [
+            [
+                table[(table["system"] == s) & (table[keys] == pd.Series(r[keys])).all(axis=1)]["regret"].iloc[0]
+                for s in systems
+            ]
+            for _, r in order.iterrows()
+        ]
+    )
+    fig, ax = plt.subplots(figsize=(2.5 + 1.4 * len(systems), 1.2 + 0.3 * len(names)))
+    image = ax.imshow(np.log2(grid), cmap="cividis_r", vmin=0, vmax=max(1.0, np.log2(grid.max())), aspect="auto")
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=7, color="grey")
+    ax.set_xticks(range(len(systems)), systems, fontsize=7, rotation=20)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    fig.colorbar(image, ax=ax, label="log2 of the time over the system's best")
+    ax.set_title("each store's read-mix time over the best store's, per system", fontsize=9)
+    _save(fig, out)

@@ -1,0 +1,103 @@
+"""One verdict across systems: finished sweeps merged into one comparison (h5sweep.compare)."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from conftest import REPO, Workflow, tiny_config
+
+from h5sweep.compare import Run, parallel_sizes
+
+
+def _sweep(tmp_path, name, directory):
+    config = tiny_config(tmp_path / name, sweep=name)
+    config["filesystems"] = {"fs": str(directory)}
+    config["layouts"] = {"contiguous": True, "chunks": {"xy": [2, 5], "z": [64, 512]}}
+    config["compression"] = ["none"]
+    wf = Workflow(tmp_path / name / "wf")
+    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
+    return wf.root / "results" / name
+
+
+def _compare(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "h5sweep.compare", *map(str, args)], capture_output=True, text=True, cwd=REPO
+    )
+
+
+@pytest.mark.workflow
+def test_two_real_sweeps_on_disk_and_in_memory_give_one_minimax_layout(tmp_path):
+    memory = f"/dev/shm/h5sweep-compare-{os.getpid()}" if os.path.isdir("/dev/shm") else tmp_path / "second"
+    try:
+        disk = _sweep(tmp_path, "alpha", tmp_path / "disk")
+        shm = _sweep(tmp_path, "beta", memory)
+    finally:
+        shutil.rmtree(memory, ignore_errors=True)
+    done = _compare(disk, shm, "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(tmp_path / "out" / "comparison.csv")
+    # a filesystem named alike in both sweeps: each system is named by its results folder too
+    assert sorted(name.split(":")[0] for name in set(table["system"])) == ["alpha", "beta"]
+    if os.path.isdir("/dev/shm"):
+        assert "tmpfs" in set(table["fs_type"]) and table["fs_type"].nunique() == 2
+    stores = table.drop_duplicates(["backend", "layout_id", "compression"])
+    assert len(stores) == 5 and stores["minimax"].sum() == 1
+    chosen = stores[stores["minimax"]].iloc[0]
+    assert chosen["max_regret"] == stores["max_regret"].min() >= 1.0
+    for system, rows in table.groupby("system"):  # regret: over the system's best, which has 1
+        assert rows["regret"].min() == pytest.approx(1.0) and rows["best_on_system"].sum() >= 1, system
+        worst = rows.loc[rows["minimax"], "regret"].iloc[0]
+        assert worst <= chosen["max_regret"] + 1e-12
+    text = (tmp_path / "out" / "comparison.md").read_text()
+    assert text.startswith("# Comparison\n\nChoose **") and chosen["layout_id"] in text.split("\n")[2]
+    assert (tmp_path / "out" / "findings.md").read_text().count("## ") == 2
+    for figure in ("reference-across-systems.png", "regret-per-system.png"):
+        assert (tmp_path / "out" / figure).stat().st_size > 10_000
+
+    # a sweep without one of the layouts: refused naming it, compared on the rest with --intersect
+    partial = tmp_path / "partial"
+    shutil.copytree(shm, partial)
+    for name in ("measurements", "summary"):
+        frame = pd.read_parquet(partial / f"{name}.parquet")
+        frame[frame["layout_id"] != "chunked-5x5x512"].to_parquet(partial / f"{name}.parquet")
+    refused = _compare(disk, partial, "--out", tmp_path / "refused")
+    assert refused.returncode == 2 and "stores only in" in refused.stderr and "chunked-5x5x512" in refused.stderr
+    assert not (tmp_path / "refused" / "comparison.md").exists()
+    shared = _compare(disk, partial, "--out", tmp_path / "shared", "--intersect")
+    assert shared.returncode == 0, shared.stderr
+    text = (tmp_path / "shared" / "comparison.md").read_text()
+    assert "## Left out (--intersect)" in text and "chunked-5x5x512" in text.split("## Left out")[1]
+    assert "chunked-5x5x512" not in set(pd.read_csv(tmp_path / "shared" / "comparison.csv")["layout_id"])
+
+
+def test_a_folder_that_is_not_a_finished_sweep_is_refused_naming_what_it_lacks(tmp_path):
+    done = _compare(tmp_path, tmp_path, "--out", tmp_path / "out")
+    assert done.returncode == 2 and "no measurements.parquet, summary.parquet" in done.stderr
+
+
+def test_parallel_sweeps_of_two_sizes_give_the_size_ratio_per_mode_and_processes():
+    def run(shape, rates):
+        rows = [
+            {
+                "case": "parallel",
+                "filesystem": "disk",
+                "operation": "read",
+                "mode": mode,
+                "processes": p,
+                "chunk_shape": "",
+                "bytes_per_s_median": rate,
+            }
+            for (mode, p), rate in rates.items()
+        ]
+        measurements = pd.DataFrame({"dataset_shape": ["x".join(map(str, shape))]})
+        return Run(REPO, measurements, pd.DataFrame(rows), None)
+
+    small = run((4800, 5000), {("independent", 2): 100e6, ("collective", 2): 120e6})
+    large = run((16000, 32000), {("independent", 2): 300e6, ("collective", 2): 60e6})
+    sizes = parallel_sizes([small, large]).set_index("mode")
+    assert sizes.loc["independent", "large_over_small"] == pytest.approx(3.0)
+    assert sizes.loc["collective", "large_over_small"] == pytest.approx(0.5)
+    assert parallel_sizes([small, small]).empty  # one size: nothing to divide

@@ -1,0 +1,13 @@
+"""Check the studies' findings on this sweep's summary."""
+
+from h5sweep.joblog import logged
+
+with logged(snakemake.log[0]):
+    from h5sweep.analyze.findings import write
+
+    write(
+        snakemake.input.summary,
+        tuple(snakemake.params.shape),
+        snakemake.output.table,
+        snakemake.output.text,
+    )
