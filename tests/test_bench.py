@@ -124,9 +124,9 @@ def test_verdicts_compare_each_ratio_with_its_goal():
         " (min 6.000, max 7.000, 3 samples) (goal in [0.9, 1.5])",
         "PASS  paper.yaml dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
-    # the recommendation agreement, the fast Zarr path's goal, the side-by-side windows, then
-    # the plan's wall and job time for three configs added
-    assert len(GOALS) == 22
+    # the recommendation agreement, the fast Zarr path's goal, the side-by-side windows, the
+    # plan's wall and job time for three configs, then the calibration (2 per filesystem) added
+    assert len(GOALS) == 26
     assert verdicts({"side_by_side": {"overlapping_timed_windows": 1}}) == [
         "MISS  timed windows of two default sweeps run side by side overlapping another: 1.000 (goal in [0, 0])"
     ]

@@ -45,9 +45,9 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert two.measuring_wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
     # then the aggregate alone, and the recommendation and one job per figure side by side
     figures = len(figure_names(sweep))
-    assert two.finishing_jobs == figures + 2
+    assert two.finishing_jobs == figures + 3  # the aggregate, the recommendation, the findings
     stores = len(sweep.test_files())
-    drawing = rates.recommend_seconds(stores) + figures * rates.figure_seconds(stores)
+    drawing = rates.recommend_seconds(stores) + rates.findings_seconds() + figures * rates.figure_seconds(stores)
     assert two.finishing_seconds == pytest.approx(two.aggregate_seconds + drawing)
     assert two.wall_seconds == pytest.approx(
         rates.WORKFLOW_START_S + two.measuring_wall_seconds + two.aggregate_seconds + drawing / 2
@@ -55,7 +55,7 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert two.total_job_seconds == pytest.approx(two.job_seconds + two.finishing_seconds)
     text = two.describe()
     assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
-    assert f"{figures + 2} jobs for the tables and figures" in text
+    assert f"{figures + 3} jobs for the tables and figures" in text
 
 
 def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):

@@ -159,6 +159,16 @@ def mix_words(weights: dict[str, float], cases: list[str]) -> str:
     return ", ".join(f"{c} {weights[c]:g}" for c in cases)
 
 
+def mix_of(words: str) -> dict[str, float]:
+    """The ``weights`` column back as {case: reads per unit of work} (:func:`mix_words`)."""
+    out = {}
+    for part in str(words).split(", "):
+        case, _, count = part.rpartition(" ")
+        if case:
+            out[case] = float(count)
+    return out
+
+
 def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """:func:`rank_layouts` of the reads :func:`selected_reads` chose, ranked by the
     configured objective (:mod:`h5sweep.analyze.objectives`)."""

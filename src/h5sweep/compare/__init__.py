@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.analyze import findings, objectives
-from h5sweep.analyze.recommend import BOOTSTRAP_SEED, selected_reads
+from h5sweep.analyze.recommend import BOOTSTRAP_SEED, mix_of, selected_reads
 
 STORE_KEYS = objectives.STORE_KEYS
 OPTION_COLUMNS = ["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0", "reader", "zarr_concurrency"]
@@ -95,15 +95,6 @@ def load_run(path: str | os.PathLike) -> Run:
     return run
 
 
-def _mix(words: str) -> dict[str, float]:
-    out = {}
-    for part in str(words).split(", "):
-        case, _, count = part.rpartition(" ")
-        if case:
-            out[case] = float(count)
-    return out
-
-
 def settings_of(run: Run) -> dict:
     """The recommendation's settings, from what the run folder holds: the read cases and their
     first variant (the summary's primary rows), the mix (``recommendation.csv``, else one read
@@ -112,7 +103,7 @@ def settings_of(run: Run) -> dict:
     reads = s[s["ratio_to_contiguous"].notna()] if "ratio_to_contiguous" in s else s.iloc[0:0]
     cases = list(dict.fromkeys(reads["case"]))
     rec = run.recommendation
-    weights = _mix(rec["weights"].iloc[0]) if rec is not None and len(rec) and "weights" in rec else {}
+    weights = mix_of(rec["weights"].iloc[0]) if rec is not None and len(rec) and "weights" in rec else {}
     weights = {c: w for c, w in weights.items() if c in cases} or {c: 1.0 for c in cases}
     statistic = "first-access"
     if rec is not None and len(rec) and str(rec["statistic"].iloc[0]).startswith("sustained"):

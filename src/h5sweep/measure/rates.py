@@ -49,6 +49,11 @@ def recommend_seconds(stores: int) -> float:
     return SECONDS_PER_TABLE_JOB + stores * SECONDS_PER_RANKED_STORE
 
 
+def findings_seconds() -> float:
+    """The findings job: a few dozen checks of the summary."""
+    return SECONDS_PER_TABLE_JOB
+
+
 def figure_seconds(stores: int) -> float:
     """One plot job."""
     return SECONDS_PER_FIGURE + stores * SECONDS_PER_FIGURE_STORE

@@ -10,17 +10,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from h5sweep.analyze.recommend import mix_of  # noqa: E402
 from h5sweep.report.figures import OKABE_ITO, _not_measured, _save, backend_prefix  # noqa: E402
-
-
-def mix_of(words: str) -> dict[str, float]:
-    """The ``weights`` column back as {case: reads per unit of work}."""
-    out = {}
-    for part in str(words).split(", "):
-        case, _, count = part.rpartition(" ")
-        if case:
-            out[case] = float(count)
-    return out
 
 
 def store_name(row) -> str:

@@ -160,7 +160,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         finishing_jobs=3 + figures,  # the aggregate, the recommendation, the findings and the figures
         finishing_seconds=aggregate
         + rates.recommend_seconds(len(files))
-        + rates.SECONDS_PER_TABLE_JOB
+        + rates.findings_seconds()
         + figures * rates.figure_seconds(len(files)),
         aggregate_seconds=aggregate,
     )
