@@ -20,6 +20,7 @@ from h5sweep.cases import (
     case_spec,
     figure_names,
 )
+from h5sweep.cases.parallel import missing_mpi_environment
 from h5sweep.sweep.config import load_schema
 from h5sweep.errors import ConfigError
 from h5sweep.sweep.model import load_sweep
@@ -47,6 +48,8 @@ def check_plan(sweep):
     """Say what the sweep will cost; refuse one whose test files cannot fit on a disk."""
     the_plan = plan.make_plan(sweep, parallel_jobs())
     logger.info(the_plan.describe())
+    if sweep.parallel is not None and missing_mpi_environment():
+        logger.warning(f"To run (not for a dry run): {missing_mpi_environment()}.")
     for warning in the_plan.warnings:
         logger.warning(warning)
     short = [fs for fs in the_plan.filesystems if not fs.fits]
@@ -342,9 +345,12 @@ def file_axes(wildcards):
 
 
 def check_cluster_before_submitting():
-    """On a SLURM run, refuse to submit where job status could not be followed (see
+    """On a run (not a dry run), refuse to start without the MPI environment the parallel
+    passes need, and on SLURM where job status could not be followed (see
     h5sweep.sweep.cluster); runs after the DAG is built, before the first job is submitted.
     """
+    if SWEEP.parallel is not None and missing_mpi_environment():
+        raise WorkflowError(f"h5sweep: {missing_mpi_environment()}")
     plugin = workflow.executor_plugin
     if plugin is None or plugin.name != "slurm":
         return

@@ -100,16 +100,21 @@ def _ctrl_c_ends_it() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def run_test_config(tmp_path: Path, name: str):
-    """Run ``tests/configs/<name>`` for real with its filesystem in ``tmp_path``;
+def run_test_config(tmp_path: Path, name: str, report: bool = False):
+    """Run ``tests/configs/<name>`` for real with its filesystem in ``tmp_path`` (and with
+    ``report``, build its ``snakemake --report``, which fails on a missing caption);
     return the config, the results folder and the summary."""
     import pandas as pd
 
     config = yaml.safe_load((REPO / "tests" / "configs" / name).read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     wf = Workflow(tmp_path / "wf")
-    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
+    path = wf.write_config(config)
+    wf.run("--cores", "2", "--configfile", str(path), check=True)
     results = wf.root / "results" / config["sweep"]
+    if report:
+        wf.run("--configfile", str(path), "--report", str(results / "report.html"), check=True)
+        assert (results / "report.html").stat().st_size > 100_000
     return config, results, pd.read_csv(results / "summary.csv", keep_default_na=False)
 
 

@@ -26,3 +26,16 @@ def test_snakefmt_check_is_clean():
 def test_ruff_is_clean(args):
     proc = run(str(BIN / "ruff"), *args, "src", "tests", "workflow/scripts")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_figure_a_case_can_plan_has_its_caption_and_every_caption_a_figure():
+    """``snakemake --report`` fails on a figure whose caption file is missing."""
+    from h5sweep.cases import FIGURES
+
+    captions = {f.caption or f.kind for f in FIGURES.values()}
+    report = REPO / "workflow" / "report"
+    missing = sorted(c for c in captions if not (report / f"{c}.rst").is_file())
+    assert missing == []
+    # the tables' captions and the workflow's description are the rest
+    spare = {p.stem for p in report.glob("*.rst")} - captions
+    assert spare == {"findings", "recommendation", "summary", "workflow"}

@@ -62,10 +62,15 @@ def _config(**parallel_settings) -> dict:
 @pytest.mark.parametrize(
     "change, key, reason",
     [
-        ({"env": "/nonexistent/python"}, "cases.parallel", "make install-mpi"),
         ({"units_per_access": [1500]}, "cases.parallel.units_per_access[0]", "must be 1 to the 1024 columns"),
         ({"units": "z_slabs"}, "cases.parallel.units", "is for 3-D datasets; a 2-D one has columns"),
         ({"remainder": "middle"}, "cases.parallel.remainder", "must be one of study, first, last"),
+        # 1024 columns in accesses of 512: two whole accesses, so 4 ranks leave 2 without any
+        (
+            {"processes": [1, 4], "units_per_access": [512]},
+            "cases.parallel.processes[1]",
+            "more ranks than the 2 whole accesses of 512 columns",
+        ),
         # Zarr: with 2 ranks, 10 accesses of 20 columns split at column 100, inside the 4th
         # chunk of 32 columns: both ranks would write it
         ({"units_per_access": [20]}, "cases.parallel.units_per_access[0]", "two ranks would write one Zarr chunk"),
@@ -84,6 +89,26 @@ def test_a_parallel_case_that_cannot_run_is_refused_before_any_job(monkeypatch, 
     assert key in str(err.value) and reason in str(err.value)
     if "chunk" in reason:
         assert "chunk shape 256x32" in str(err.value) and "=20" in str(err.value)
+
+
+@pytest.mark.workflow
+def test_a_parallel_config_dry_runs_without_the_mpi_environment_and_a_run_is_refused(monkeypatch, tmp_path):
+    """A fresh clone without .venv-mpi plans a parallel sweep and says what the run needs; the
+    run itself stops before any job, naming the key and the command."""
+    from conftest import Workflow
+
+    monkeypatch.setenv("H5SWEEP_MPI_PYTHON", str(tmp_path / "no-such-python"))
+    config = _config()
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    wf = Workflow(tmp_path / "wf")
+    path = wf.write_config(config)
+    dry = wf.run("-n", "--configfile", str(path))
+    assert dry.returncode == 0, dry.stderr
+    said = dry.stdout + dry.stderr
+    assert "measuring jobs" in said and "To run (not for a dry run): cases.parallel needs the MPI environment" in said
+    run = wf.run("--cores", "2", "--configfile", str(path))
+    assert run.returncode != 0 and "make install-mpi" in run.stdout + run.stderr
+    assert not (wf.root / "results" / config["sweep"] / "raw").exists()
 
 
 def test_filtered_writes_pass_collectively_and_reads_need_no_refusal(monkeypatch):
@@ -234,7 +259,12 @@ def test_the_passes_run_in_the_workflow_for_hdf5_and_zarr_and_draw_the_studies_f
         assert (results / "plots" / f"{name}-disk.png").stat().st_size > 10_000, name
     recommendation = (results / "recommendation.md").read_text()
     assert "## Parallel passes (cases.parallel)" in recommendation
-    assert re.search(r"- disk, read, P = 2, 32 per access: .* MB/s \(.*MB/s-.*MB/s; best .*MB/s\)", recommendation)
+    rate = r"[0-9.]+ [kMGT]B/s"
+    assert re.search(rf"- disk, read, P = 2, 32 per access: .* {rate} \({rate}-{rate}; best {rate}\)", recommendation)
+    assert "nothing to rank" not in recommendation
+    # the report: every parallel figure has its caption
+    workflow.run("--configfile", "parallel.yaml", "--report", str(results / "report.html"), check=True)
+    assert (results / "report.html").stat().st_size > 100_000
     assert re.search(r"- disk, write, P = 2, 1 per access: ", recommendation)
     assert "the MPI build of .venv-mpi" in recommendation  # the serial column reads ran on HDF5 2.0
 

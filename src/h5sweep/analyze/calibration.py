@@ -14,9 +14,9 @@ from __future__ import annotations
 
 GOAL_INSIDE = 0.80
 GOAL_OVERLAP = 0.95
-RUN = ""
+RUN = "vm-20261125-231509"
 # fs_type: (median share inside, median share overlapping), over the 12 ordered pairs
-MEASURED: dict[str, tuple[float, float]] = {}
+MEASURED: dict[str, tuple[float, float]] = {"ext4": (0.917, 1.0), "tmpfs": (0.944, 1.0)}
 
 
 def caveat(fs_type: str, measured: dict[str, tuple[float, float]] | None = None) -> str | None:

@@ -443,6 +443,21 @@ def machine_caveat(reads: pd.DataFrame) -> str | None:
     )
 
 
+def unverified_caveat(reads: pd.DataFrame) -> str | None:
+    """Where ranked reads were recorded ``unverified`` (a filesystem whose device reads the
+    kernel's counter cannot see), a sentence naming the filesystems."""
+    if "cache_state" not in reads:
+        return None
+    where = sorted(set(reads.loc[reads["cache_state"] == "unverified", "filesystem"]))
+    if not where:
+        return None
+    return (
+        f"The reads ranked on {', '.join(where)} are unverified: the kernel does not count that storage's "
+        "device reads (a network filesystem or a FUSE mount), so that each first access came from the storage "
+        "and not from a cache is not checked."
+    )
+
+
 def _calibration_caveats(table: pd.DataFrame) -> list[str]:
     """Per kind of filesystem ranked, where its intervals missed their calibration on the
     reference machine (:mod:`h5sweep.analyze.calibration`), the measured figures."""
@@ -694,7 +709,7 @@ def recommend(
     reads = selected_reads(measurements, settings)
     table = rank_selected_reads(reads, summary, settings)
     why = evidence(reads, table)
-    caveat = machine_caveat(reads)
+    caveat = " ".join(c for c in (machine_caveat(reads), unverified_caveat(reads)) if c) or None
     write_table(table, csv_out)
     parallel = parallel_markdown(summary, measurements)
     with open(md_out, "w") as out:

@@ -21,6 +21,7 @@ from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import timed_io
+from h5sweep.storage.filesystems import device_reads_counted
 
 DEFAULT_SIZES = [4 * 1024 * 4**k for k in range(9)]  # 4 KiB ... 256 MiB
 
@@ -184,7 +185,7 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray, settle_s: flo
                             else:
                                 _hdf5_read(path, out, per_request)
                         evictable = attempt == "again" or resident < COLD_RESIDENT_FRACTION
-                        state = cache_state(read.io.device_read, evictable)
+                        state = cache_state(read.io.device_read, evictable, device_reads_counted(directory))
                         record(
                             api, "read", state, request, read.seconds, repeat, read.window, resident, read.io.read_calls
                         )

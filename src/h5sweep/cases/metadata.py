@@ -20,6 +20,7 @@ from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import timed_io
+from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Shape
 
 
@@ -108,7 +109,7 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray, settle_s:
                     (
                         "read",
                         read.seconds,
-                        cache_state(read.io.device_read, evictable),
+                        cache_state(read.io.device_read, evictable, device_reads_counted(directory)),
                         read.window,
                         read.io.read_calls,
                         float("nan"),

@@ -71,6 +71,17 @@ def mpi_python() -> Path:
     return Path(os.environ.get("H5SWEEP_MPI_PYTHON", MPI_PYTHON))
 
 
+def missing_mpi_environment() -> str | None:
+    """What a run of the parallel passes needs and this machine lacks: the MPI environment's
+    Python (its parallel h5py). A dry run only says it; a run is refused before any job."""
+    if mpi_python().exists():
+        return None
+    return (
+        f"cases.parallel needs the MPI environment {mpi_python()}: run `make install-mpi` "
+        "(or set H5SWEEP_MPI_PYTHON to a Python with mpi4py and a parallel h5py)"
+    )
+
+
 def remainder_rank(mode: str, remainder: str, processes: int) -> int:
     """The rank that takes the accesses left over after the even deal."""
     if remainder == "first" or (remainder == "study" and mode == "collective"):
@@ -148,8 +159,25 @@ class ParallelCase:
                     raise ConfigError(
                         self.units_key(kind, i), k, f"must be 1 to the {self.axis_units(shape)} {self.units}"
                     )
-        if not mpi_python().exists():
-            raise ConfigError(key, self.settings, f"needs the MPI environment {mpi_python()}: run `make install-mpi`")
+        self.check_every_rank_accesses(shape)
+
+    def check_every_rank_accesses(self, shape: Shape) -> None:
+        """Refuse a process count with more ranks than a parallel pass has whole accesses: the
+        deal would leave ranks without any, and the pass would not be the P-rank pass it says."""
+        if all(mode == "serial" for mode in self.modes):
+            return
+        for kind, ks in self.units_by_kind.items():
+            for k in ks:
+                whole = self.axis_units(shape) // k
+                for i, p in enumerate(self.processes):
+                    if p > whole:
+                        raise ConfigError(
+                            f"cases.parallel.processes[{i}]",
+                            p,
+                            f"more ranks than the {whole} whole accesses of {k} {self.units} a pass has "
+                            f"({kind} layouts, {self.axis_units(shape)} {self.units}): {p - whole} rank(s) would "
+                            "get none; lower the process count or the units per access",
+                        )
 
     @property
     def units_per_access(self) -> list[int]:

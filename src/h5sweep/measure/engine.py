@@ -33,6 +33,7 @@ The protocol of every read (``docs/method.md`` gives the reasons):
 from __future__ import annotations
 
 import math
+import os
 import time
 import zlib
 from collections.abc import Mapping, Sequence
@@ -47,6 +48,7 @@ from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import gc_paused, minor_faults, touched_empty
 from h5sweep.storage.datasources import DataSource
+from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
 
@@ -113,6 +115,7 @@ class OpenedForReads:
                 pagecache.evict(each)
         self.resident = pagecache.resident_fraction_of(paths)
         self.evictable = not evict or self.resident < COLD_RESIDENT_FRACTION
+        self.counted = device_reads_counted(os.path.dirname(os.path.abspath(path)))
         self.store = backend.open_for_reads(path, dataset_name, options, readahead)
         self.open_s = self.store.open_s
         self.reads = 0
@@ -204,7 +207,7 @@ def measurement_row(
         "library_read_bytes": t.io.requested_read,
         "read_calls": t.io.read_calls,
         "page_faults": t.page_faults,
-        "cache_state": cache_state(t.io.device_read, t.handle.evictable),
+        "cache_state": cache_state(t.io.device_read, t.handle.evictable, t.handle.counted),
         "cold_mode": cold,
         "reads_since_open": t.reads_before,
         "open_s": t.handle.open_s if t.reads_before == 0 else float("nan"),

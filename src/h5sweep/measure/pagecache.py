@@ -131,12 +131,16 @@ def prime(paths: list[str], budget_bytes: int | None = None) -> int:
     return read
 
 
-def cache_state(device_read_bytes: int, evictable: bool) -> str:
+def cache_state(device_read_bytes: int, evictable: bool, counted: bool = True) -> str:
     """Where a read's bytes came from: ``cold`` (some from the device), ``warm`` (all from
     the page cache), ``memory`` (a filesystem whose pages cannot be dropped, such as tmpfs),
-    ``unknown`` (the kernel does not count the process's device reads)."""
+    ``unverified`` (a filesystem whose reads the kernel's device counter cannot see: network
+    filesystems, FUSE; ``counted`` false), ``unknown`` (the kernel does not count the
+    process's device reads at all)."""
     if not evictable:
         return "memory"
+    if not counted:
+        return "unverified"
     if device_read_bytes < 0:
         return "unknown"
     return "cold" if device_read_bytes > 0 else "warm"

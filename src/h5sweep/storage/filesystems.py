@@ -6,9 +6,11 @@ directory, which we identify from the mount table so every measurement says wher
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +135,19 @@ def mount_info(path: str) -> MountInfo:
         if inside and len(point) >= len(best.mount_point):
             best = MountInfo(point, fs_type, device, fields[3] if len(fields) > 3 else "")
     return best
+
+
+@functools.lru_cache(maxsize=64)
+def device_reads_counted(directory: str) -> bool:
+    """Whether the kernel counts the device reads of files under ``directory`` in a process's
+    ``read_bytes`` (``/proc/self/io``): only where the filesystem sits on a block device. A
+    network filesystem (NFS, Lustre, GPFS), a FUSE mount or another filesystem without one
+    fetches its bytes past that counter, so a read there cannot be told cold or warm."""
+    device = mount_info(nearest_existing(directory)).device
+    try:
+        return device.startswith("/dev/") and stat.S_ISBLK(os.stat(device).st_mode)
+    except OSError:
+        return False
 
 
 def read_ahead_kb(path: str) -> int:

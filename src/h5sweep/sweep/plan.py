@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from h5sweep import backends, host
 from h5sweep.cases import CASE_SPECS, figure_names
 from h5sweep.measure import rates, settle
-from h5sweep.storage.filesystems import device_of, free_bytes, mount_info
+from h5sweep.storage.filesystems import device_of, device_reads_counted, free_bytes, mount_info
 from h5sweep.storage.layouts import Layout
 
 CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
@@ -167,6 +167,12 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
     reporting = host.plan_warning(host.free_page_reporting(), on_device)
     plan.warnings += [reporting] if reporting else []
+    unseen = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and not device_reads_counted(fs.directory)]
+    if unseen:
+        plan.warnings.append(
+            f"The kernel does not count the device reads of {', '.join(unseen)} (a network filesystem or a FUSE "
+            "mount): their reads are recorded as unverified, and no first access there can be checked as cold."
+        )
     for fs in sweep.filesystems:
         mine = [tf for tf in files if tf.filesystem.name == fs.name]
         bounds = [file_bytes_bound(sweep, tf.layout, tf.backend.name) for tf in mine]
