@@ -131,7 +131,8 @@ def test_the_measuring_path_never_imports_host_tuning():
 
 
 def test_the_package_top_level_stays_small_and_names_no_backend_outside_backends():
-    assert len([p for p in PACKAGE.iterdir() if p.name != "__pycache__"]) <= 12
+    # the layers' packages, the errors, the job helpers, and the two commands (host, compare)
+    assert len([p for p in PACKAGE.iterdir() if p.name != "__pycache__"]) <= 13
     constants = []
     for path in PACKAGE.rglob("*.py"):
         if "backends" in path.relative_to(PACKAGE).parts:

@@ -334,3 +334,16 @@ def test_units_per_access_may_differ_by_layout_kind_and_operation(monkeypatch):
     config = _config(units_per_access={"chunked": [20]})
     with pytest.raises(ConfigError, match=r"cases\.parallel\.units_per_access\.chunked\[0\]=20"):
         load_sweep(config, probe=False)
+
+
+def test_bigdoq_as_table_4_plans_at_most_8_hours_per_allocation():
+    """config/teragrid-cluster.yaml: 525 columns per access for both layouts and 1 column for
+    the chunked image's reads (the study's Table 4), ORIGDOQ's chunk cache: every MPI job (one
+    SLURM allocation) fits a night."""
+    from h5sweep.cases.parallel import SPEC
+
+    sweep = load_sweep(yaml.safe_load((REPO / "config" / "teragrid-cluster.yaml").read_text()), probe=False)
+    origdoq = load_sweep(yaml.safe_load((REPO / "config" / "teragrid.yaml").read_text()), probe=False)
+    assert sweep.chunk_caches == origdoq.chunk_caches
+    jobs = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.test_files() if SPEC.runs_on(store)]
+    assert len(jobs) == 2 and max(jobs) <= 8 * 3600

@@ -247,7 +247,7 @@ def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_fi
 
 
 def test_the_parallel_section_names_the_best_store_and_mode_per_operation_and_process_count():
-    from h5sweep.analyze.recommend import parallel_markdown, parallel_verdicts
+    from h5sweep.analyze.parallel import parallel_markdown, parallel_verdicts
 
     def row(op, layout, mode, p, median, low, high, best):
         return {
@@ -404,7 +404,7 @@ def test_a_parallel_only_sweep_opens_on_its_parallel_verdicts():
 
 
 def test_bandwidths_read_in_their_own_unit():
-    from h5sweep.analyze.recommend import _rate
+    from h5sweep.analyze.parallel import _rate
 
     assert [_rate(v) for v in (2.54e9, 900e6, 1.2e12, 5e3)] == ["2.54 GB/s", "900 MB/s", "1.2 TB/s", "5 kB/s"]
 

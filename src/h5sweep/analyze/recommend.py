@@ -6,8 +6,9 @@ unit of the user's work, ``sum_c n_c * mean_c`` with ``n_c`` the reads of case `
 unit does (``recommend.weights``), ranked by its ratio to the reference store's. Its 95%
 interval comes from a paired bootstrap over the selections (and the store copies they were
 read from), every store resampled alike, with a fixed seed so that the same measurements give
-the same table. Stores whose interval overlaps the fastest one's are tied with it: the
-measurements cannot tell them apart, and the verdict says so instead of picking by noise.
+the same table. A store whose score over the best's has a paired interval reaching 1 is tied
+with it: the measurements cannot tell them apart, and the verdict says so instead of picking
+by noise.
 
 Layouts beyond the user's limits (file size relative to the raw data, write time) are listed
 but not chosen. Nothing here imports an I/O library.
@@ -22,6 +23,7 @@ import pandas as pd
 
 from h5sweep.analyze import calibration, objectives
 from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
+from h5sweep.analyze.parallel import PARALLEL_HEADING, parallel_markdown
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as _backend_label
 from h5sweep.host import measured_caveat
@@ -594,107 +596,6 @@ def restructured(
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
     return "\n".join(lines) + parallel
-
-
-PARALLEL_HEADING = "## Parallel passes (cases.parallel)"
-PARALLEL_COLUMNS = [
-    "filesystem",
-    "operation",
-    "processes",
-    "units_per_access",
-    "backend",
-    "layout_id",
-    "compression",
-    "reader",
-    "mode",
-    "bytes_per_s_median",
-    "bytes_per_s_ci_low",
-    "bytes_per_s_ci_high",
-    "bytes_per_s_max",
-    "tied",
-]
-
-
-def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
-    """The parallel passes, per filesystem, operation, process count P and units per access:
-    the store and mode of the highest median bandwidth (serial passes, one process, compete at
-    every P: a user with P ranks may still read or write with one), with its interval, and
-    how many others' intervals reach it (``tied``: the measurements cannot tell them apart)."""
-    if summary.empty or "case" not in summary or not (summary["case"] == "parallel").any():
-        return pd.DataFrame(columns=PARALLEL_COLUMNS)
-    runs = summary[summary["case"] == "parallel"].copy()
-    runs["reader"] = runs["reader"].fillna("") if "reader" in runs else ""
-    out = []
-    for (filesystem, op, k), group in runs.groupby(["filesystem", "operation", "units_per_access"], sort=True):
-        serial = group[group["mode"] == "serial"]
-        for p in sorted(set(group.loc[group["mode"] != "serial", "processes"].astype(int))) or [1]:
-            candidates = pd.concat([group[(group["processes"] == p) & (group["mode"] != "serial")], serial])
-            ranked = candidates.sort_values("bytes_per_s_median", ascending=False, kind="stable")
-            best = ranked.iloc[0]
-            tied = int((ranked["bytes_per_s_ci_high"].iloc[1:] >= best["bytes_per_s_ci_low"]).sum())
-            out.append(
-                {
-                    **{c: best[c] for c in PARALLEL_COLUMNS if c in best and c != "tied"},
-                    "filesystem": filesystem,
-                    "operation": op,
-                    "processes": p,
-                    "units_per_access": int(k),
-                    "tied": tied,
-                }
-            )
-    return pd.DataFrame(out)[PARALLEL_COLUMNS]
-
-
-def _rate(value: float) -> str:
-    """A bandwidth in the unit that keeps it short (MB/s, GB/s)."""
-    for unit, size in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
-        if abs(value) >= size:
-            return f"{value / size:.3g} {unit}"
-    return f"{value / 1e3:.3g} kB/s"
-
-
-def version_note(measurements: pd.DataFrame | None) -> str:
-    """Where the parallel rows ran on another HDF5 than the serial reads (parallel HDF5 is
-    the system's MPI build, the serial rows the h5py wheels'), a sentence that says so."""
-    if measurements is None or "hdf5_version" not in measurements or "case" not in measurements:
-        return ""
-    hdf5 = measurements[measurements["backend"] == REFERENCE]
-    parallel = set(hdf5.loc[hdf5["case"] == "parallel", "hdf5_version"].dropna())
-    serial = set(hdf5.loc[~hdf5["case"].isin(["parallel"]), "hdf5_version"].dropna())
-    if not parallel or not serial or parallel == serial:
-        return ""
-    return (
-        f"The parallel passes ran on HDF5 {', '.join(sorted(parallel))} (the MPI build of .venv-mpi), "
-        f"the serial cases on HDF5 {', '.join(sorted(serial))}: compare them across cases with care."
-    )
-
-
-def parallel_markdown(summary: pd.DataFrame, measurements: pd.DataFrame | None = None) -> str:
-    """The parallel section of ``recommendation.md`` (empty without the parallel case)."""
-    verdicts = parallel_verdicts(summary)
-    if verdicts.empty:
-        return ""
-    lines = [PARALLEL_HEADING, ""]
-    lines.append(
-        "Best store and mode per filesystem, operation, process count and units per access, by median "
-        "bandwidth of whole passes (95% interval; best of the repeats in brackets)."
-    )
-    lines.append("")
-    for _, v in verdicts.iterrows():
-        ranks = f"{v['processes']} process{'es' if v['processes'] != 1 else ''}"
-        mode = "one process (serial)" if v["mode"] == "serial" else f"{v['mode']} on {ranks}"
-        reader = f" read by {v['reader']}" if v["reader"] and v["reader"] != "h5py" else ""
-        tied = f"; {v['tied']} other(s) within its interval" if v["tied"] else ""
-        lines.append(
-            f"- {v['filesystem']}, {v['operation']}, P = {v['processes']}, {v['units_per_access']} per access: "
-            f"{_backend_label(v['backend'])} {v['layout_id']} {v['compression']}{reader}, {mode}: "
-            f"{_rate(v['bytes_per_s_median'])} ({_rate(v['bytes_per_s_ci_low'])}-{_rate(v['bytes_per_s_ci_high'])}; "
-            f"best {_rate(v['bytes_per_s_max'])}){tied}."
-        )
-    note = version_note(measurements)
-    lines += ["", note] if note else []
-    lines.append("")
-    return "\n".join(lines) + "\n"
 
 
 def recommend(

@@ -28,6 +28,8 @@ import pandas as pd
 
 from h5sweep.analyze import findings, objectives
 from h5sweep.analyze.recommend import BOOTSTRAP_SEED, mix_of, selected_reads
+from h5sweep.backends import REFERENCE
+from h5sweep.backends import label as backend_label
 
 STORE_KEYS = objectives.STORE_KEYS
 OPTION_COLUMNS = ["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0", "reader", "zarr_concurrency"]
@@ -152,7 +154,7 @@ def systems_of(runs: list[Run]) -> list[System]:
     for run in runs:
         reads = selected_reads(run.measurements, run.settings)
         if "backend" not in reads:
-            reads = reads.assign(backend="hdf5")
+            reads = reads.assign(backend=REFERENCE)
         for filesystem, rows in reads.groupby("filesystem", sort=True):
             out.append(System("", run, str(filesystem), rows[rows["seconds"] > 0]))
     for system in out:
@@ -294,7 +296,7 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
 
 def _store(row) -> str:
     name = f"{row['layout_id']}" + ("" if row["compression"] == "none" else f" {row['compression']}")
-    return name if row["backend"] == "hdf5" else f"{row['backend']} {name}"
+    return name if row["backend"] == REFERENCE else f"{backend_label(row['backend'])} {name}"
 
 
 def _ms(value: float) -> str:

@@ -10,6 +10,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from h5sweep.backends import REFERENCE  # noqa: E402
+from h5sweep.backends import label as backend_label  # noqa: E402
 from h5sweep.report.figures import OKABE_ITO, _save  # noqa: E402
 
 
@@ -43,7 +45,7 @@ def plot_regret(table: pd.DataFrame, out) -> None:
     order = table.drop_duplicates(keys).sort_values(["max_regret"])
     names = [
         f"{r['layout_id']}{'' if r['compression'] == 'none' else ' ' + r['compression']}"
-        + ("" if r["backend"] == "hdf5" else f" ({r['backend']})")
+        + ("" if r["backend"] == REFERENCE else f" ({backend_label(r['backend'])})")
         + (" (choice)" if r["minimax"] else "")
         for _, r in order.iterrows()
     ]
