@@ -46,7 +46,7 @@ def parallel_jobs():
 
 def check_plan(sweep):
     """Say what the sweep will cost; refuse one whose test files cannot fit on a disk."""
-    the_plan = plan.make_plan(sweep, parallel_jobs())
+    the_plan = plan.make_plan(sweep, parallel_jobs(), cluster=not workflow.local_exec)
     logger.info(the_plan.describe())
     if sweep.parallel is not None and missing_mpi_environment():
         logger.warning(f"To run (not for a dry run): {missing_mpi_environment()}.")

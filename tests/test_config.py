@@ -192,3 +192,25 @@ def test_the_key_table_of_config_readme_is_generated_from_the_schema():
     schema = load_schema()
     schema["properties"]["sweep"]["description"] = "A changed description."
     assert "A changed description." in key_table(schema) and key_table(schema) != table
+
+
+def test_a_lustre_stripe_is_refused_off_lustre_and_a_bad_one_by_its_key(tmp_path):
+    """filesystems.<name>.stripe is applied with lfs setstripe on Lustre only: on this
+    machine's disk it is refused before any job, naming the key and the filesystem found."""
+    from h5sweep.storage.filesystems import mount_info, stripe_words
+
+    cfg = base(tmp_path)
+    cfg["filesystems"] = {"disk": {"path": str(tmp_path / "d"), "stripe": {"count": 4, "size": 1048576}}}
+    with pytest.raises(ConfigError) as err:
+        load_sweep(cfg)
+    found = mount_info(str(tmp_path)).fs_type
+    assert "filesystems.disk.stripe" in str(
+        err.value
+    ) and f"needs a Lustre filesystem; {tmp_path / 'd'} is on {found}" in str(err.value)
+    cfg["filesystems"]["disk"]["stripe"] = {"count": 4, "size": 100_000}
+    with pytest.raises(ConfigError, match=r"filesystems\.disk\.stripe\.size=100000: must be a multiple of 65536"):
+        load_sweep(cfg)
+    cfg["filesystems"]["disk"]["stripe"] = {"count": 0}
+    with pytest.raises(ConfigError, match=r"filesystems\.disk\.stripe\.count=0"):
+        load_sweep(cfg)
+    assert stripe_words({"count": -1, "size": 4 << 20}) == "count=-1 size=4194304" and stripe_words(None) == ""

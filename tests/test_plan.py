@@ -174,3 +174,17 @@ def test_a_generate_job_is_given_the_time_its_write_limits_allow():
     config["cases"]["write"]["limit_s"] = 1
     sweep = load_sweep(config, probe=False)
     assert resources.generate_runtime_min(sweep, layout, sweep.compressions[0]) == resources.MIN_RUNTIME_MIN
+
+
+def test_under_a_scheduler_the_mpi_jobs_are_planned_side_by_side():
+    """Locally an MPI job takes every core and runs alone; submitted to SLURM each job is an
+    allocation of its own, so the plan's wall time is the longest job's where the job limit
+    lets them all run at once."""
+    from h5sweep.cases.parallel import SPEC
+
+    sweep = load_sweep(yaml.safe_load((REPO / "config" / "teragrid-cluster.yaml").read_text()), probe=False)
+    local, slurm = make_plan(sweep, 2), make_plan(sweep, 10, cluster=True)
+    mpi = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.test_files() if SPEC.runs_on(store)]
+    assert local.measuring_wall_seconds >= sum(mpi)  # one after another
+    assert slurm.measuring_wall_seconds == pytest.approx(max(mpi))  # side by side
+    assert slurm.job_seconds == local.job_seconds

@@ -26,7 +26,7 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
 from h5sweep.storage.datasources import make_source
-from h5sweep.storage.filesystems import mount_info, nearest_existing
+from h5sweep.storage.filesystems import apply_stripe, mount_info, nearest_existing, stripe_words
 from h5sweep.sweep.settings import JobSettings
 
 
@@ -39,7 +39,11 @@ def largest_magnitude(source) -> float:
 
 def _shared_columns(job: JobSettings, backend) -> dict:
     """The store's columns and the provenance, common to every row a job writes."""
-    return {**job.store_columns(), **provenance(job.directory, job.hash, backend.versions())}
+    return {
+        **job.store_columns(),
+        **provenance(job.directory, job.hash, backend.versions()),
+        "fs_stripe": stripe_words(job.stripe),
+    }
 
 
 def _removed(job: JobSettings) -> DirectoryRemovedError:
@@ -89,6 +93,7 @@ def in_its_directory(job: JobSettings, record: str):
             f"filesystems.{job.filesystem} at where it is now), then run the sweep again: finished "
             "results are kept."
         )
+    apply_stripe(job.directory, job.stripe)  # the stores made below take the directory's layout
     try:
         yield
     except OSError as err:

@@ -27,6 +27,7 @@ class Filesystem:
     required: bool = True
     settle_s: float | None = None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
     read_copies: int = 1  # byte-identical copies of each store read in turn by its queries (h5sweep.measure.copies)
+    stripe: dict | None = None  # Lustre striping of the directory: {count, size} (lfs setstripe)
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -75,8 +76,11 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
                 bool(entry.get("required", True)),
                 None if settle_s is None else float(settle_s),
                 copies,
+                stripe_from_config(entry.get("stripe"), f"{key}.stripe"),
             )
         reason = fs.usable() if probe else None
+        if reason is None and probe and fs.stripe is not None:
+            check_stripe(fs.directory, fs.stripe, f"{key}.stripe")
         if reason is not None:
             if fs.required:
                 raise ConfigError(key, fs.directory, f"directory cannot be created or written: {reason}")
@@ -89,6 +93,51 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
     if not found:
         raise ConfigError("filesystems", entries, "no usable filesystem")
     return found
+
+
+STRIPE_UNIT = 65536  # Lustre stripe sizes are multiples of 64 KiB
+
+
+def stripe_from_config(stripe: dict | None, key: str) -> dict | None:
+    """``filesystems.<name>.stripe``: {count, size}: the number of OSTs a file is striped over
+    (-1: all) and the bytes per stripe (a multiple of 64 KiB)."""
+    if stripe is None:
+        return None
+    count, size = stripe.get("count", 1), stripe.get("size", 1 << 20)
+    if not isinstance(count, int) or isinstance(count, bool) or count == 0 or count < -1:
+        raise ConfigError(f"{key}.count", count, "must be a number of OSTs, 1 or more, or -1 for all")
+    if not isinstance(size, int) or isinstance(size, bool) or size < STRIPE_UNIT or size % STRIPE_UNIT:
+        raise ConfigError(f"{key}.size", size, f"must be a multiple of {STRIPE_UNIT} bytes (64 KiB)")
+    return {"count": count, "size": size}
+
+
+def check_stripe(directory: str, stripe: dict, key: str) -> None:
+    """Refuse a stripe where it cannot be applied: on a filesystem other than Lustre, or
+    without Lustre's ``lfs`` command."""
+    fs_type = mount_info(str(nearest_existing(directory))).fs_type
+    if fs_type != "lustre":
+        raise ConfigError(key, stripe, f"striping needs a Lustre filesystem; {directory} is on {fs_type}")
+    if shutil.which("lfs") is None:
+        raise ConfigError(key, stripe, "needs Lustre's lfs command on the PATH")
+
+
+def stripe_words(stripe: dict | None) -> str:
+    """The stripe as the rows record it (column ``fs_stripe``; empty: not set)."""
+    return "" if not stripe else f"count={stripe['count']} size={stripe['size']}"
+
+
+def apply_stripe(directory: str, stripe: dict | None) -> None:
+    """Set the directory's default Lustre layout, which the test stores created in it take."""
+    if not stripe:
+        return
+    import subprocess
+
+    os.makedirs(directory, exist_ok=True)
+    subprocess.run(
+        ["lfs", "setstripe", "-c", str(stripe["count"]), "-S", str(stripe["size"]), directory],
+        check=True,
+        capture_output=True,
+    )
 
 
 def nearest_existing(directory: str) -> Path:

@@ -83,6 +83,10 @@ class Plan:
     job_seconds: float  # of the measuring jobs
     timed_seconds: float = 0.0  # inside measurement windows, which never overlap on a node
     exclusive_seconds: float = 0.0  # of jobs that take every core (an MPI job's ranks): they run alone
+    # on a cluster every job is an allocation of its own, on nodes of its own: jobs run side by
+    # side up to ``parallel_jobs`` (the scheduler's job limit), each node's windows its own
+    cluster: bool = False
+    longest_job_seconds: float = 0.0
     # the jobs after the measurements: the aggregate (first, alone), then the recommendation
     # and one job per figure, sharing the cores
     finishing_jobs: int = 0
@@ -95,6 +99,8 @@ class Plan:
     def measuring_wall_seconds(self) -> float:
         """Jobs share the cores, but their timed windows run one at a time: the measuring
         jobs' wall time is at least the sum of the windows."""
+        if self.cluster:  # side by side, no node's lock shared: at least the longest job
+            return max(self.job_seconds / max(1, self.parallel_jobs), self.longest_job_seconds)
         shared = (self.job_seconds - self.exclusive_seconds) / max(1, self.parallel_jobs)
         return max(shared + self.exclusive_seconds, self.timed_seconds)
 
@@ -125,12 +131,13 @@ class Plan:
         return "\n".join(lines)
 
 
-def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
+def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: bool = False) -> Plan:
     """Jobs, job time and timed time of every case the sweep runs (from the case specs and
-    their cost models), and the peak disk of every filesystem."""
+    their cost models), and the peak disk of every filesystem. ``cluster``: the jobs are
+    submitted to a scheduler, each an allocation of its own (``parallel_jobs`` at once)."""
     files = sweep.test_files()
     in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
-    jobs, job_seconds, timed, exclusive = 0, 0.0, 0.0, 0.0
+    jobs, job_seconds, timed, exclusive, longest = 0, 0.0, 0.0, 0.0, 0.0
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
             continue
@@ -142,6 +149,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         for where, from_device in places:
             job, timed_part = cost(sweep, where, from_device)
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
+            longest = max(longest, job)
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             merged = len(places) - len(sweep.filesystems)
@@ -157,6 +165,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results") -> Plan:
         job_seconds=job_seconds,
         timed_seconds=timed,
         exclusive_seconds=exclusive,
+        cluster=cluster,
+        longest_job_seconds=longest,
         finishing_jobs=3 + figures,  # the aggregate, the recommendation, the findings and the figures
         finishing_seconds=aggregate
         + rates.recommend_seconds(len(files))

@@ -39,7 +39,8 @@ READ_CASE_KEYS = (*READ_CASES, "boxes")
 
 
 def _filesystem(filesystem) -> dict:
-    return {"name": filesystem.name, "directory": filesystem.directory, "settle_s": filesystem.settle_s}
+    stripe = {"stripe": filesystem.stripe} if filesystem.stripe else {}  # (no key: no rerun of others)
+    return {"name": filesystem.name, "directory": filesystem.directory, "settle_s": filesystem.settle_s, **stripe}
 
 
 def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) -> dict:
@@ -154,6 +155,11 @@ class JobSettings:
         """The filesystem's rest after a removal before a timed write, as configured or
         else by how it is mounted on the node the job runs on (:mod:`h5sweep.measure.settle`)."""
         return settle.settle_seconds(Filesystem(**self.settings["filesystem"]))
+
+    @property
+    def stripe(self) -> dict | None:
+        """The filesystem's Lustre striping (``filesystems.<name>.stripe``), or None."""
+        return self.settings["filesystem"].get("stripe")
 
     @property
     def read_copies(self) -> int:
