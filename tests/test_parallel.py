@@ -285,10 +285,10 @@ def test_the_passes_run_over_a_3d_cube_in_z_slabs_and_x_planes(workflow, tmp_pat
 @needs_mpi
 @pytest.mark.workflow
 def test_the_study_size_config_plans_one_twelve_task_allocation_per_test_file(workflow):
-    """config/teragrid-cluster.yaml: each test file's MPI job asks SLURM for 12 tasks of one CPU
+    """config/studies/folk-choi/bigdoq.yaml: each test file's MPI job asks SLURM for 12 tasks of one CPU
     and one rank's memory (the resources the SLURM plugin turns into --ntasks, --cpus-per-task
     and --mem-per-cpu), apart from the generation."""
-    dry = workflow.run("-n", "--configfile", "config/teragrid-cluster.yaml", check=True).stdout
+    dry = workflow.run("-n", "--configfile", "config/studies/folk-choi/bigdoq.yaml", check=True).stdout
     jobs = [block for block in dry.split("rule ")[1:] if block.startswith("measure_mpi_case:")]
     assert len(jobs) == 2
     for block in jobs:
@@ -300,15 +300,19 @@ def test_the_study_size_config_plans_one_twelve_task_allocation_per_test_file(wo
 
 def test_the_shipped_configs_are_the_studies_images(monkeypatch):
     monkeypatch.setenv("H5SWEEP_MPI_PYTHON", sys.executable)
-    orig = load_sweep(yaml.safe_load((REPO / "config" / "teragrid.yaml").read_text()), probe=False)
-    big = load_sweep(yaml.safe_load((REPO / "config" / "teragrid-cluster.yaml").read_text()), probe=False)
+    orig = load_sweep(
+        yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "origdoq.yaml").read_text()), probe=False
+    )
+    big = load_sweep(
+        yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "bigdoq.yaml").read_text()), probe=False
+    )
     assert (orig.shape, orig.dtype.name, big.shape, big.dtype.name) == ((7639, 6308), "uint8", (160419, 6308), "uint8")
     for sweep in (orig, big):
         chunked = [lay for lay in sweep.layouts if lay.chunk_shape]
         assert [lay.n_chunks(sweep.shape) for lay in chunked] == [13]
         assert sweep.parallel.units_per_access == [1, 525]
     assert big.parallel.processes == [1, 2, 4, 8, 12] and max(orig.parallel.processes) <= os.cpu_count()
-    kang = load_sweep(yaml.safe_load((REPO / "config" / "kang-parallel.yaml").read_text()), probe=False)
+    kang = load_sweep(yaml.safe_load((REPO / "config" / "studies" / "kang" / "parallel.yaml").read_text()), probe=False)
     assert [b.name for b in kang.backends] == ["hdf5", "zarr"] and kang.parallel.modes == ["serial", "independent"]
 
 
@@ -337,13 +341,17 @@ def test_units_per_access_may_differ_by_layout_kind_and_operation(monkeypatch):
 
 
 def test_bigdoq_as_table_4_plans_at_most_8_hours_per_allocation():
-    """config/teragrid-cluster.yaml: 525 columns per access for both layouts and 1 column for
+    """config/studies/folk-choi/bigdoq.yaml: 525 columns per access for both layouts and 1 column for
     the chunked image's reads (the study's Table 4), ORIGDOQ's chunk cache: every MPI job (one
     SLURM allocation) fits a night."""
     from h5sweep.cases.parallel import SPEC
 
-    sweep = load_sweep(yaml.safe_load((REPO / "config" / "teragrid-cluster.yaml").read_text()), probe=False)
-    origdoq = load_sweep(yaml.safe_load((REPO / "config" / "teragrid.yaml").read_text()), probe=False)
+    sweep = load_sweep(
+        yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "bigdoq.yaml").read_text()), probe=False
+    )
+    origdoq = load_sweep(
+        yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "origdoq.yaml").read_text()), probe=False
+    )
     assert sweep.chunk_caches == origdoq.chunk_caches
     jobs = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.test_files() if SPEC.runs_on(store)]
     assert len(jobs) == 2 and max(jobs) <= 8 * 3600

@@ -177,14 +177,14 @@ def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, 
 
 @pytest.mark.skipif(not (REPO / ".venv-mpi" / "bin" / "python").exists(), reason="no .venv-mpi: make install-mpi")
 def test_the_teragrid_config_runs_through_slurm_and_draws_the_studies_figures(cluster, tmp_path):
-    """config/teragrid.yaml (Folk & Choi's ORIGDOQ image) as shipped, its filesystem moved
+    """config/studies/folk-choi/origdoq.yaml (Folk & Choi's ORIGDOQ image) as shipped, its filesystem moved
     into the test's directory: every pass of both layouts in 2-task allocations, and the
     study's figures (bandwidth per mode, mode ratios, 525 against 1 column, chunked against
     contiguous)."""
     import yaml
 
     wf = Workflow(tmp_path / "wf")
-    config = yaml.safe_load((REPO / "config" / "teragrid.yaml").read_text())
+    config = yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "origdoq.yaml").read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     proc = slurm_run(wf, wf.write_config(config, "teragrid.yaml"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
