@@ -18,6 +18,19 @@ STUDIES = sorted((REPO / "config" / "studies").glob("*/*.yaml"))
 # Each experiment at a tiny size: the dataset and repeats shrunk, its layouts, codecs, cases,
 # variants and figures as shipped (chunk shapes shrunk only where they would exceed the data).
 TINY = {
+    "openmsi/compression.yaml": {
+        "dataset": {"shape": [16, 16, 4096]},
+        "compression": ["none", "gzip-1", "gzip-4", "gzip-8"],
+        "cases": {"slice": {"repeats": 4}, "spectra": {"repeats": 4}, "subcube": {"repeats": 4, "size": [5, 5, 500]}},
+    },
+    "kang/hdf5-vs-zarr.yaml": {
+        "dataset": {"shape": [32768, 64]},
+        "layouts": {
+            "shapes": [{"name": "flush_block", "chunk": [4096, 64]}, {"name": "channel_flush", "chunk": [4096, 1]}],
+            "shards": [{"name": "channel_flush_sharded", "chunk": [4096, 1], "shard": [16384, 64]}],
+        },
+        "cases": {"whole": {"repeats": 2}, "rows": {"repeats": 4, "size": 4096}, "column": {"repeats": 4}},
+    },
     "openmsi/write-strategies.yaml": {"dataset": {"shape": [32, 32, 4096]}, "cases": {"write": {"repeats": 1}}},
     "openmsi/local-scaling.yaml": {
         "dataset": {"shape": [20, 20, 4096]},

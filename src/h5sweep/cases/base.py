@@ -103,6 +103,9 @@ MIX = Figure(
     inputs=("recommendation",),
     labels=(("figure", "read mix"),),
 )
+SPLIT = Figure("split", "split-{filesystem}", "Model and device")
+CACHE = Figure("cache", "cache-{filesystem}", "Variants")
+LEVELS = Figure("levels", "levels-{filesystem}", "Compression levels")
 AMPLIFICATION = Figure("amplification", "amplification-{filesystem}", "Model and device")
 BACKENDS = Figure("backends", "backends-{filesystem}", "HDF5 against Zarr")
 
@@ -116,6 +119,11 @@ def _read_figures(sweep) -> list[str]:
     names += [HEATMAP.name(case=case) for case in cases] if square else []
     names += [SCORE.name(), TRADEOFF.name(), MIX.name(), AMPLIFICATION.name()] if cases else []
     names += [BACKENDS.name()] if cases and len(sweep.backends) > 1 else []
+    # the studies' forms: Kang's split of a read, the lab's cache lines, OpenMSI's gzip levels
+    names += [SPLIT.name()] if cases and sweep.split_read_time else []
+    names += [CACHE.name()] if cases and len(sweep.chunk_caches) > 1 else []
+    levels = {c.name for c in sweep.compressions if c.name.rpartition("-")[0] == "gzip"}
+    names += [LEVELS.name()] if cases and len(levels) > 1 else []
     options = len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends)
     # a variants figure per case measured in more than one way (options, policies, cold modes)
     names += [VARIANTS.name(case=c.name) for c in sweep.read_cases if options * len(c.cold_modes) > 1]
@@ -148,5 +156,5 @@ SPEC = CaseSpec(
     figures=_read_figures,
     job_cost=_query_job,
     integer_columns=("chunk_cache_bytes", "chunk_cache_slots"),
-    plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS),
+    plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS),
 )

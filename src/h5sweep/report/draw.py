@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from h5sweep.report import decision, figures
+from h5sweep.report import decision, figures, studies
 
 
 def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
@@ -15,7 +15,7 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
         plot = figures.plot_tradeoff if figure == "tradeoff" else decision.plot_mix
         plot(pd.read_csv(inputs["recommendation"]), **wildcards, out=out)
         return
-    every_variant = figure in ("variants", "backends") or figure.startswith("parallel")
+    every_variant = figure in ("variants", "backends", "cache") or figure.startswith("parallel")
     summary = figures.load_summary(inputs["summary"], primary_only=not every_variant)
     extra = {}
     if "measurements" in inputs:
@@ -35,4 +35,5 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
         ]
         filters = [("case", "==", wildcards["case"]), ("filesystem", "==", wildcards["filesystem"])]
         extra["measurements"] = pd.read_parquet(inputs["measurements"], columns=columns, filters=filters)
-    getattr(figures, f"plot_{figure}")(summary, **wildcards, out=out, **extra)
+    module = studies if hasattr(studies, f"plot_{figure}") else figures
+    getattr(module, f"plot_{figure}")(summary, **wildcards, out=out, **extra)

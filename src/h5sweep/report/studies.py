@@ -1,0 +1,123 @@
+"""The studies' own figure forms, from the summary's columns: Kang et al.'s split of a read's
+time into its storage part and the rest (decode and memory copies) with the I/O operations it
+made; the I/O lab's throughput against the chunk cache's size, slots and w0, as lines; and the
+OpenMSI study's file size, write time and read ratio against the gzip level."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from h5sweep.report.figures import OKABE_ITO, _not_measured, _save, layout_label  # noqa: E402
+
+
+def _reads(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
+    rows = summary[(summary["filesystem"] == filesystem) & summary["ratio_to_contiguous"].notna()]
+    return rows.assign(
+        _name=[
+            layout_label(r) + ("" if r["compression"] == "none" else f" {r['compression']}") for _, r in rows.iterrows()
+        ]
+    )
+
+
+def plot_split(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Kang et al.: per read case and store, the median storage part of a read (the stored
+    bytes of its chunks fetched as they are) and the rest (decode, assembly, memory copies),
+    stacked; beside it the median read calls the read made (its I/O operations)."""
+    rows = _reads(summary, filesystem)
+    rows = rows[rows["primary"].fillna(False).astype(bool)] if "primary" in rows else rows
+    cases = list(dict.fromkeys(rows["case"])) if "storage_s_median" in rows else []
+    fig, axes = plt.subplots(
+        max(1, len(cases)), 2, figsize=(12, 1.5 + 0.3 * rows["_name"].nunique() * max(1, len(cases))), squeeze=False
+    )
+    if not cases or "storage_s_median" not in rows:
+        _not_measured(axes[0][0], "no read split (split_read_time: false)")
+    for (ax, calls), case in zip(axes, cases, strict=False):
+        part = rows[rows["case"] == case].sort_values("median_s")
+        y = np.arange(len(part))
+        storage = part["storage_s_median"].to_numpy(float) * 1e3
+        rest = part["decode_copy_s_median"].to_numpy(float) * 1e3
+        ax.barh(y, storage, color=OKABE_ITO[0], label="storage (chunks fetched as stored)")
+        ax.barh(y, rest, left=np.nan_to_num(storage), color=OKABE_ITO[1], label="decode and memory copies")
+        ax.set_yticks(y, part["_name"], fontsize=7)
+        ax.set_xlabel("median time of a read [ms]")
+        ax.set_title(f"{case} on {filesystem}: where a read's time goes", fontsize=9)
+        calls.barh(y, part["read_calls_median"].to_numpy(float), color=OKABE_ITO[2])
+        calls.set_yticks(y, [""] * len(part))
+        calls.set_xlabel("read calls per read (I/O operations, median)")
+        calls.set_title(f"{case}: I/O operations", fontsize=9)
+    axes[0][0].legend(fontsize=7, loc="lower right")
+    _save(fig, out)
+
+
+def plot_cache(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """The I/O lab: per read case, each chunked store's median throughput (bytes selected over
+    the median time) against the chunk cache setting, as lines; the settings ordered by size,
+    then slots, then w0."""
+    rows = _reads(summary, filesystem).dropna(subset=["chunk_cache_bytes"])
+    rows = rows[rows["chunk_shape"].fillna("") != ""]
+    if "policy" in rows and rows["policy"].nunique() > 1:  # the first policy's reads
+        primary = summary.loc[summary["primary"].fillna(False).astype(bool), "policy"].dropna()
+        rows = rows[rows["policy"] == (primary.iloc[0] if len(primary) else rows["policy"].iloc[0])]
+    settings = rows[["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"]].drop_duplicates()
+    settings = settings.sort_values(["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"])
+    labels = [f"{int(b) / 2**20:g} MiB\n{int(s)} slots\nw0 {w:g}" for b, s, w in settings.itertuples(index=False)]
+    index = {_setting(r): i for i, (_, r) in enumerate(settings.iterrows())}
+    cases = list(dict.fromkeys(rows["case"]))
+    fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(4.5 * max(1, len(cases)) + 1, 4.2), squeeze=False)
+    if not cases:
+        _not_measured(axes[0][0], "no chunked store read through several chunk caches")
+    for ax, case in zip(axes[0], cases, strict=False):
+        part = rows[rows["case"] == case]
+        for k, (name, line) in enumerate(part.groupby("_name", sort=True)):
+            at = [index[_setting(r)] for _, r in line.iterrows()]
+            rate = line["bytes_selected"].to_numpy(float) / line["median_s"].to_numpy(float) / 1e6
+            order = np.argsort(at)
+            ax.plot(np.asarray(at)[order], rate[order], marker="o", color=OKABE_ITO[k % len(OKABE_ITO)], label=name)
+        ax.set_xticks(range(len(labels)), labels, fontsize=6)
+        ax.set_yscale("log")
+        ax.set_ylabel("median throughput [MB/s]")
+        ax.set_title(f"{case} on {filesystem}: against the chunk cache", fontsize=9)
+    axes[0][-1].legend(fontsize=6)
+    _save(fig, out)
+
+
+def _setting(row) -> tuple[float, float, float]:
+    return tuple(float(row[c]) for c in ("chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"))
+
+
+def gzip_level(compression: str) -> int | None:
+    head, _, level = str(compression).rpartition("-")
+    return int(level) if head == "gzip" and level.isdigit() else None
+
+
+def plot_levels(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """The OpenMSI study's compression figures: against the gzip level, the file size over the
+    raw data, the write's median time and each read case's median ratio to the reference, one
+    line per chunk shape."""
+    rows = summary[summary["filesystem"] == filesystem]
+    rows = rows.assign(level=[gzip_level(c) for c in rows["compression"]]).dropna(subset=["level"])
+    panels = [("write", "file_bytes", "file size / raw data"), ("write", "median_s", "write time [s] (median)")]
+    panels += [
+        (case, "ratio_to_contiguous", f"{case}: read time / reference's")
+        for case in dict.fromkeys(rows.loc[rows["ratio_to_contiguous"].notna(), "case"])
+    ]
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels) + 1, 3.8), squeeze=False)
+    for ax, (case, column, words) in zip(axes[0], panels, strict=True):
+        part = rows[(rows["case"] == case) & rows["primary"].fillna(False).astype(bool)]
+        for k, (shape, line) in enumerate(part.groupby("chunk_shape", sort=True)):
+            line = line.sort_values("level")
+            value = line[column] / line["raw_bytes"] if column == "file_bytes" else line[column]
+            ax.plot(line["level"], value, marker="o", color=OKABE_ITO[k % len(OKABE_ITO)], label=shape)
+        ax.set_xlabel("gzip level")
+        ax.set_ylabel(words, fontsize=8)
+        if column == "ratio_to_contiguous":
+            ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+    axes[0][0].legend(fontsize=6)
+    fig.suptitle(f"compression levels on {filesystem}", fontsize=9)
+    _save(fig, out)
