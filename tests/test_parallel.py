@@ -273,7 +273,7 @@ def test_the_passes_run_in_the_workflow_for_hdf5_and_zarr_and_draw_the_studies_f
 @pytest.mark.workflow
 @pytest.mark.parametrize("units", ["z_slabs", "x_planes"])
 def test_the_passes_run_over_a_3d_cube_in_z_slabs_and_x_planes(workflow, tmp_path, units):
-    changes = {"units": units} if units == "z_slabs" else {"units": units, "units_per_access": [5, 24]}
+    changes = {"units": units} if units == "z_slabs" else {"units": units, "units_per_access": [5, 12]}
     results = _run_config(workflow, tmp_path, "parallel-3d.yaml", **changes)
     runs = pd.read_parquet(results / "measurements.parquet").query("case == 'parallel'")
     units_along = {"z_slabs": 256, "x_planes": 24}[units]
