@@ -53,9 +53,10 @@ def _chunked(rows: pd.DataFrame) -> pd.DataFrame:
     return rows[rows["chunk_shape"].fillna("") != ""]
 
 
-def _level(compression: str, codec: str = "gzip") -> int | None:
+def gzip_level(compression: str) -> int | None:
+    """The level of a gzip compression name (``gzip-4``: 4), or None for any other."""
     head, _, level = str(compression).rpartition("-")
-    return int(level) if head == codec and level.isdigit() else None
+    return int(level) if head == "gzip" and level.isdigit() else None
 
 
 def _ratio(row) -> str:
@@ -155,7 +156,7 @@ def _slices_slower(s, shape):
 
 
 def _gzip_levels(s, shape, what: str):
-    rows = s[s["case"] == "write"].assign(level=[_level(c) for c in s.loc[s["case"] == "write", "compression"]])
+    rows = s[s["case"] == "write"].assign(level=[gzip_level(c) for c in s.loc[s["case"] == "write", "compression"]])
     rows = rows.dropna(subset=["level"])
     if rows["level"].nunique() < 2 or (
         what == "write" and not ((rows["level"] > 5).any() and (rows["level"] <= 5).any())

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from h5sweep.analyze.findings import gzip_level  # noqa: E402
 from h5sweep.report.figures import OKABE_ITO, _not_measured, _save, layout_label  # noqa: E402
 
 
@@ -89,11 +90,6 @@ def plot_cache(summary: pd.DataFrame, filesystem: str, out: str) -> None:
 
 def _setting(row) -> tuple[float, float, float]:
     return tuple(float(row[c]) for c in ("chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"))
-
-
-def gzip_level(compression: str) -> int | None:
-    head, _, level = str(compression).rpartition("-")
-    return int(level) if head == "gzip" and level.isdigit() else None
 
 
 def plot_levels(summary: pd.DataFrame, filesystem: str, out: str) -> None:
