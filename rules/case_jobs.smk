@@ -56,7 +56,9 @@ rule measure_mpi_case:
     resources:
         mem_mb=case_mem_mb,
         mem_mb_per_cpu=mpi_case_mem_mb_per_task,
-        tasks=mpi_case_tasks,
+        tasks=mpi_slurm_tasks,
+        tasks_per_node=mpi_case_tasks_per_node,
+        nodes=mpi_case_nodes,
         cpus_per_task=1,
         mpi=mpi_case_launch,
         runtime=case_runtime,

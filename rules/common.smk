@@ -313,6 +313,22 @@ def mpi_case_tasks(wildcards):
     return case_spec(wildcards.case).mpi_tasks(SWEEP)
 
 
+def mpi_case_tasks_per_node(wildcards):
+    """Ranks per node where the case sets them (cases.parallel.tasks_per_node), else unset;
+    the SLURM plugin takes --ntasks-per-node above 1 and --ntasks otherwise."""
+    per_node = case_spec(wildcards.case).mpi_tasks_per_node(SWEEP)
+    return per_node if per_node and per_node > 1 else None
+
+
+def mpi_slurm_tasks(wildcards):
+    return None if mpi_case_tasks_per_node(wildcards) else mpi_case_tasks(wildcards)
+
+
+def mpi_case_nodes(wildcards):
+    per_node = case_spec(wildcards.case).mpi_tasks_per_node(SWEEP)
+    return -(-mpi_case_tasks(wildcards) // per_node) if per_node else None
+
+
 def mpi_case_mem_mb_per_task(wildcards, attempt):
     return -(-case_mem_mb(wildcards, attempt) // mpi_case_tasks(wildcards))
 

@@ -53,6 +53,14 @@ def test_the_study_deals_contiguous_blocks_and_the_remainder_to_the_last_or_firs
     assert parallel._tiles([[(0, 10)], [(5, 10)]], 15) == "unit 5 is accessed 2 times"
 
 
+def test_spread_deals_every_access_in_blocks_that_differ_by_at_most_one():
+    """Kang's Fig. 3 at the poster's size: 511 flushes and a short one over 64 ranks, 8 each."""
+    parts = deal(35_660_170, 69_649, 64, "independent", "spread")
+    assert [len(p) for p in parts] == [8] * 64
+    assert parts[-1][-1] == (511 * 69_649, 69_531) and parts[1][0] == (8 * 69_649, 69_649)
+    assert [len(p) for p in deal(10, 1, 4, "collective", "spread")] == [3, 3, 2, 2]
+
+
 def _config(**parallel_settings) -> dict:
     config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
     config["cases"]["parallel"].update(parallel_settings)
@@ -75,6 +83,8 @@ def _config(**parallel_settings) -> dict:
         # chunk of 32 columns: both ranks would write it
         ({"units_per_access": [20]}, "cases.parallel.units_per_access[0]", "two ranks would write one Zarr chunk"),
         ({"compression": ["gzip-1"]}, "cases.parallel.modes[1]", "writes a filtered dataset (gzip-1) in parallel"),
+        ({"limit_s": 0}, "cases.parallel.limit_s", ""),
+        ({"tasks_per_node": 0}, "cases.parallel.tasks_per_node", ""),
     ],
 )
 def test_a_parallel_case_that_cannot_run_is_refused_before_any_job(monkeypatch, change, key, reason):
@@ -165,14 +175,15 @@ def stores(tmp_path_factory):
 
 @needs_mpi
 @pytest.mark.parametrize(
-    "backend, layout",
-    [("hdf5", Layout(None)), ("hdf5", CHUNKED), ("zarr", CHUNKED)],
-    ids=["hdf5-contiguous", "hdf5-chunked", "zarr"],
+    "backend, layout, rows_units",
+    [("hdf5", Layout(None), False), ("hdf5", CHUNKED, False), ("zarr", CHUNKED, False), ("hdf5", CHUNKED, True)],
+    ids=["hdf5-contiguous", "hdf5-chunked", "zarr", "hdf5-rows"],
 )
-def test_a_pass_reads_and_writes_every_byte_once_under_mpirun(stores, tmp_path, backend, layout):
+def test_a_pass_reads_and_writes_every_byte_once_under_mpirun(stores, tmp_path, backend, layout, rows_units):
     directory, made = stores
     out = tmp_path / "rows.parquet"
-    proc = mpirun(2, _settings(directory, layout, backend), made[backend, layout.id], str(out), "--first")
+    units = {"units": "rows", "units_per_access": [1, 12]} if rows_units else {}
+    proc = mpirun(2, _settings(directory, layout, backend, **units), made[backend, layout.id], str(out), "--first")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     rows = pd.read_parquet(out)
     modes = backends.spec(backend).capabilities.parallel_modes
@@ -180,8 +191,9 @@ def test_a_pass_reads_and_writes_every_byte_once_under_mpirun(stores, tmp_path, 
     assert len(rows) == 2 * readers * 2 * 2 * len(modes)  # repeats x readers x k x operations x modes
     raw = 96 * 1000
     # counted: every pass covers each column once, the whole dataset's bytes
-    assert (rows["units_accessed"] == 1000).all() and (rows["bytes_selected"] == raw).all()
-    assert set(zip(rows["units_per_access"], rows["accesses"], strict=True)) == {(1, 1000), (100, 10)}
+    along, k = (96, 12) if rows_units else (1000, 100)  # rows of [rows, columns], or columns
+    assert (rows["units_accessed"] == along).all() and (rows["bytes_selected"] == raw).all()
+    assert set(zip(rows["units_per_access"], rows["accesses"], strict=True)) == {(1, along), (k, along // k)}
     assert np.allclose(rows["bytes_per_s"], raw / rows["seconds"]) and rows["verified"].all()
     assert set(rows.loc[rows["mode"] == "serial", "processes"]) == {1}
     assert set(rows.loc[rows["mode"] != "serial", "processes"]) == {2}
@@ -226,6 +238,72 @@ def test_a_wrong_value_fails_the_run_naming_the_rank_the_mode_and_the_access(sto
     assert "1 values differ from the data source" in said
 
 
+@needs_mpi
+def test_hints_reach_the_mpi_io_driver_and_are_recorded_per_row(stores, tmp_path):
+    directory, made = stores
+    hints = {"romio_cb_read": "enable", "cb_buffer_size": "8388608"}
+    settings = _settings(directory, CHUNKED, operations=["read"], units_per_access=[100], repeats=1, hints=hints)
+    out = tmp_path / "rows.parquet"
+    proc = mpirun(2, settings, made["hdf5", CHUNKED.id], str(out), "--first")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = pd.read_parquet(out).set_index("mode")
+    asked = "cb_buffer_size=8388608;romio_cb_read=enable"
+    assert set(rows["mpi_hints"]) == {asked}
+    # what HDF5's mpio driver holds: the hints it was given (serial passes open no MPI-IO file)
+    assert rows.loc["independent", "mpi_hints_in_effect"] == asked == rows.loc["collective", "mpi_hints_in_effect"]
+    assert rows.loc["serial", "mpi_hints_in_effect"] == ""
+
+
+@needs_mpi
+def test_a_pass_past_its_limit_stops_is_recorded_as_stopped_and_its_later_repeats_are_not_run(stores, tmp_path):
+    """A limit shorter than one access: every rank stops after its first access (in collective
+    mode, all at the same call); what they read or wrote is still checked."""
+    directory, made = stores
+    settings = _settings(directory, Layout(None), units_per_access=[1], repeats=3, limit_s=1e-9)
+    out = tmp_path / "rows.parquet"
+    proc = mpirun(2, settings, made["hdf5", "contiguous"], str(out), "--first")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = pd.read_parquet(out)
+    assert len(rows) == 2 * 3 and set(rows["repeat"]) == {0}  # read and write, 3 modes; repeats 1-2 not run
+    assert rows["stopped"].all() and rows["bytes_per_s"].isna().all() and set(rows["limit_s"]) == {1e-9}
+    made_accesses = rows.set_index(["operation", "mode"])["units_accessed"].to_dict()
+    for operation in ("read", "write"):
+        assert made_accesses[operation, "serial"] == 1
+        assert made_accesses[operation, "independent"] == 2 == made_accesses[operation, "collective"]
+    assert rows["verified"].all()
+
+
+@needs_mpi
+def test_a_run_appends_each_pass_to_its_checkpoint_and_skips_the_passes_it_holds(stores, tmp_path):
+    directory, made = stores
+    checkpoint = tmp_path / "passes.jsonl"
+    fresh = parallel.Checkpoint(str(checkpoint), "fingerprint")
+    assert not fresh.passes and checkpoint.read_text().count("\n") == 1
+    settings = json.loads(Path(_settings(directory, CHUNKED, operations=["read"], repeats=2)).read_text())
+    settings["checkpoint"] = str(checkpoint)
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(settings))
+    proc = mpirun(2, str(path), made["hdf5", CHUNKED.id], str(tmp_path / "first.parquet"), "--first")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    planned = [key for key, _ in parallel.planned(settings, 2, True)]
+    assert len(planned) == 2 * 2 * 3  # repeats x k x modes
+    # a kill after three passes, with the fourth's line cut short
+    lines = checkpoint.read_text().splitlines()
+    assert len(lines) == 1 + len(planned)
+    checkpoint.write_text("\n".join(lines[:4]) + "\n" + lines[4][:40])
+    kept = parallel.Checkpoint(str(checkpoint), "fingerprint")
+    assert list(kept.passes) == planned[:3]
+    settings["done"] = sorted(kept.passes)
+    path.write_text(json.dumps(settings))
+    proc = mpirun(2, str(path), made["hdf5", CHUNKED.id], str(tmp_path / "rest.parquet"), "--first")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len(pd.read_parquet(tmp_path / "rest.parquet")) == len(planned) - 3
+    resumed = parallel.Checkpoint(str(checkpoint), "fingerprint")
+    assert list(resumed.passes) == planned[:3] + planned[3:]
+    # other settings: started afresh
+    assert not parallel.Checkpoint(str(checkpoint), "other settings").passes
+
+
 def _run_config(workflow, tmp_path, name: str, **changes) -> Path:
     config = yaml.safe_load((REPO / "tests" / "configs" / name).read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
@@ -267,6 +345,68 @@ def test_the_passes_run_in_the_workflow_for_hdf5_and_zarr_and_draw_the_studies_f
     assert (results / "report.html").stat().st_size > 100_000
     assert re.search(r"- disk, write, P = 2, 1 per access: ", recommendation)
     assert "the MPI build of .venv-mpi" in recommendation  # the serial column reads ran on HDF5 2.0
+
+
+def _ranks_of(root: Path) -> list[int]:
+    """The MPI ranks of the parallel passes running in the workflow at ``root``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if entry.name.isdigit() and "parallel.main" in command and str(root) in command:
+                found.append(int(entry.name))
+        except OSError:  # ended meanwhile
+            continue
+    return found
+
+
+@needs_mpi
+@pytest.mark.workflow
+def test_a_killed_mpi_job_loses_at_most_its_pass_and_the_rerun_runs_only_the_rest(workflow, tmp_path):
+    """SIGKILL to the whole run (as an allocation's time limit ends it) once the MPI job has
+    finished a few passes; after --unlock, the rerun keeps those passes' rows as measured and
+    runs only the others."""
+    import signal
+    import time
+
+    config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
+    config.update(sweep="killed-mpi", backends=["hdf5"], filesystems={"disk": str(tmp_path / "disk")})
+    config["layouts"] = {"contiguous": True, "shapes": []}
+    config["cases"] = {
+        "write": {"repeats": 1},
+        "parallel": {"processes": [1, 2], "units_per_access": [1], "operations": ["read"], "repeats": 8},
+    }
+    cfg = workflow.write_config(config)
+    results = workflow.root / "results" / "killed-mpi"
+    proc = workflow.popen("--cores", "2", "--configfile", str(cfg))
+    deadline, before = time.monotonic() + 300, []
+    while time.monotonic() < deadline and proc.poll() is None:
+        found = list((results / "raw").rglob("*.checkpoint.jsonl")) if (results / "raw").exists() else []
+        lines = found[0].read_text().splitlines() if found else []
+        if len(lines) >= 1 + 5:
+            os.killpg(proc.pid, signal.SIGKILL)
+            before = lines
+            break
+        time.sleep(0.02)
+    proc.wait(timeout=60)
+    assert before, f"the MPI job was not caught running:\n{proc.stdout.read()[-3000:]}"
+    while time.monotonic() < deadline and _ranks_of(tmp_path):  # they end with their launcher
+        time.sleep(0.1)
+    assert not _ranks_of(tmp_path)
+    checkpoint = next((results / "raw").rglob("*.checkpoint.jsonl"))
+    kept = parallel.Checkpoint(str(checkpoint), json.loads(before[0])["fingerprint"]).passes
+    assert len(kept) >= 5 and len(kept) < 3 * 8 + 2 * 8
+    workflow.run("--unlock", "--configfile", str(cfg), check=True)
+    workflow.run("--cores", "2", "--configfile", str(cfg), "--rerun-incomplete", check=True)
+    runs = pd.read_parquet(results / "measurements.parquet").query("case == 'parallel'")
+    assert len(runs) == 3 * 8 + 2 * 8  # serial once, independent and collective at P = 2; 8 repeats each
+    keys = set(zip(runs["processes"], runs["mode"], runs["repeat"], strict=True))
+    assert len(keys) == len(runs)  # every pass once
+    measured = set(runs["seconds"])
+    assert all(row["seconds"] in measured for row in kept.values())  # kept as measured, not redone
+    log = next((results / "logs" / "parallel").rglob("*.log")).read_text()
+    assert re.search(rf"\b{len(kept)} passes kept from an earlier attempt", log), log
+    assert not list((results / "raw").rglob("*.checkpoint.jsonl"))  # removed once the record is written
 
 
 @needs_mpi

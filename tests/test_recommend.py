@@ -293,6 +293,24 @@ def test_the_parallel_section_names_the_best_store_and_mode_per_operation_and_pr
     assert "ran on HDF5 1.10.8 (the MPI build of .venv-mpi), the serial cases on HDF5 2.0.0" in parallel_markdown(
         summary, measurements
     )
+    # stopped at cases.parallel.limit_s: no bandwidth, counted, not ranked
+    nan = float("nan")
+    stopped = pd.DataFrame(
+        rows
+        + [
+            row("read", "chunked", "collective", 2, nan, nan, nan, nan),
+            row("write", "chunked", "independent", 4, nan, nan, nan, nan),
+        ]
+    )
+    verdicts = {(v["operation"], v["processes"]): v for v in parallel_verdicts(stopped).to_dict("records")}
+    assert (verdicts["read", 2]["mode"], verdicts["read", 2]["stopped"]) == ("collective", 1)
+    assert verdicts["write", 4]["stopped"] == 1 and verdicts["write", 4]["mode"] == "serial"
+    text = parallel_markdown(stopped)
+    assert (
+        "1 other(s) within its interval; 1 store(s) or mode(s) stopped at cases.parallel.limit_s, not ranked." in text
+    )
+    alone = stopped[(stopped["operation"] == "write") & (stopped["mode"] != "serial")]
+    assert "every pass stopped at cases.parallel.limit_s: no bandwidth to rank." in parallel_markdown(alone)
 
 
 def test_under_cold_first_the_ranking_rests_on_sustained_reads_and_says_so():

@@ -150,14 +150,16 @@ def test_an_interleaved_sweep_generates_and_reads_a_filesystem_in_one_allocation
 def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, tmp_path):
     """One multi-task SLURM job per test file (2 tasks, apart from the store's generation);
     inside it each MPI run starts its ranks with ``srun --mpi=pmix`` (PMIx, as Debian's Open
-    MPI), 1 and 2 ranks, and every read and write pass covers the whole image once."""
+    MPI), 1 and 2 ranks, and every read and write pass covers the whole image once. Ranks per
+    node and MPI-IO hints reach the allocation (--ntasks-per-node) and the files, and are
+    recorded."""
     import yaml
 
     wf = Workflow(tmp_path / "wf")
     config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     config["backends"] = ["hdf5"]
-    config["cases"]["parallel"]["repeats"] = 1
+    config["cases"]["parallel"].update(repeats=1, tasks_per_node=2, hints={"romio_cb_read": "enable"})
     proc = slurm_run(wf, wf.write_config(config))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     measured = pd.read_parquet(wf.root / "results" / "parallel" / "measurements.parquet")
@@ -171,6 +173,9 @@ def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, 
         assert job_id and jobcomp()[job_id]["JobState"] == "COMPLETED"
     assert len(set(runs["slurm_job_id"])) == 2  # contiguous and column chunks
     assert set(runs["slurm_tasks"]) == {"2"} and set(runs["rank_nodes"]) == {1}
+    assert set(runs["tasks_per_node"]) == {2} and set(runs["mpi_hints"]) == {"romio_cb_read=enable"}
+    parallel_modes = runs[runs["mode"] != "serial"]
+    assert set(parallel_modes["mpi_hints_in_effect"]) == {"romio_cb_read=enable"}
     others = set(measured[measured["case"] != "parallel"]["slurm_job_id"])
     assert not others & set(runs["slurm_job_id"])  # generation and serial queries ran elsewhere
 

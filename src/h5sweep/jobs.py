@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import os
 import shutil
 import socket
@@ -208,6 +209,12 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     write_table(rows, record)
 
 
+def checkpoint_path(record: str) -> str:
+    """Where a job's runner keeps what it finished until the job's record is written (beside
+    the record, which Snakemake removes when a job fails; this file it leaves)."""
+    return f"{record}.checkpoint.jsonl"
+
+
 def _runner(spec):
     """The function that measures a case with a job of its own, imported now (in the job)."""
     module, function = spec.runner.split(":")
@@ -221,9 +228,17 @@ def run_case(case: str, settings: dict, record: str, store_path: str | None = No
     spec = case_spec(case)
     measure = _runner(spec)
     if spec.scope == "store":
+        # a runner that can resume keeps its finished work beside the record until it is written
+        keeps = "checkpoint" in inspect.signature(measure).parameters
+        extra = {"checkpoint": checkpoint_path(record)} if keeps else {}
         _measure_store(
-            settings, store_path, record, lambda job, backend, source: measure(job, backend, store_path, source)
+            settings,
+            store_path,
+            record,
+            lambda job, backend, source: measure(job, backend, store_path, source, **extra),
         )
+        if keeps and os.path.exists(extra["checkpoint"]):
+            os.remove(extra["checkpoint"])
         return
     job = JobSettings(settings)
     backend = backends.load(job.backend)

@@ -25,6 +25,7 @@ PARALLEL_COLUMNS = [
     "bytes_per_s_ci_high",
     "bytes_per_s_max",
     "tied",
+    "stopped",
 ]
 
 
@@ -32,7 +33,9 @@ def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
     """The parallel passes, per filesystem, operation, process count P and units per access:
     the store and mode of the highest median bandwidth (serial passes, one process, compete at
     every P: a user with P ranks may still read or write with one), with its interval, and
-    how many others' intervals reach it (``tied``: the measurements cannot tell them apart)."""
+    how many others' intervals reach it (``tied``: the measurements cannot tell them apart).
+    A store and mode whose every pass was stopped at ``cases.parallel.limit_s`` has no
+    bandwidth: it is not ranked, but counted (``stopped``)."""
     if summary.empty or "case" not in summary or not (summary["case"] == "parallel").any():
         return pd.DataFrame(columns=PARALLEL_COLUMNS)
     runs = summary[summary["case"] == "parallel"].copy()
@@ -42,16 +45,24 @@ def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
         serial = group[group["mode"] == "serial"]
         for p in sorted(set(group.loc[group["mode"] != "serial", "processes"].astype(int))) or [1]:
             candidates = pd.concat([group[(group["processes"] == p) & (group["mode"] != "serial")], serial])
-            ranked = candidates.sort_values("bytes_per_s_median", ascending=False, kind="stable")
+            measured = candidates[candidates["bytes_per_s_median"].notna()]
+            where = {
+                "filesystem": filesystem,
+                "operation": op,
+                "processes": p,
+                "units_per_access": int(k),
+                "stopped": len(candidates) - len(measured),
+            }
+            if measured.empty:  # every pass stopped at its limit
+                out.append({**where, "tied": 0})
+                continue
+            ranked = measured.sort_values("bytes_per_s_median", ascending=False, kind="stable")
             best = ranked.iloc[0]
             tied = int((ranked["bytes_per_s_ci_high"].iloc[1:] >= best["bytes_per_s_ci_low"]).sum())
             out.append(
                 {
-                    **{c: best[c] for c in PARALLEL_COLUMNS if c in best and c != "tied"},
-                    "filesystem": filesystem,
-                    "operation": op,
-                    "processes": p,
-                    "units_per_access": int(k),
+                    **{c: best[c] for c in PARALLEL_COLUMNS if c in best and c not in ("tied", "stopped")},
+                    **where,
                     "tied": tied,
                 }
             )
@@ -94,15 +105,23 @@ def parallel_markdown(summary: pd.DataFrame, measurements: pd.DataFrame | None =
     )
     lines.append("")
     for _, v in verdicts.iterrows():
+        where = f"- {v['filesystem']}, {v['operation']}, P = {v['processes']}, {v['units_per_access']} per access: "
+        stopped = (
+            f"; {v['stopped']} store(s) or mode(s) stopped at cases.parallel.limit_s, not ranked"
+            if v["stopped"]
+            else ""
+        )
+        if pd.isna(v["bytes_per_s_median"]):
+            lines.append(where + "every pass stopped at cases.parallel.limit_s: no bandwidth to rank.")
+            continue
         ranks = f"{v['processes']} process{'es' if v['processes'] != 1 else ''}"
         mode = "one process (serial)" if v["mode"] == "serial" else f"{v['mode']} on {ranks}"
         reader = f" read by {v['reader']}" if v["reader"] and v["reader"] != "h5py" else ""
         tied = f"; {v['tied']} other(s) within its interval" if v["tied"] else ""
         lines.append(
-            f"- {v['filesystem']}, {v['operation']}, P = {v['processes']}, {v['units_per_access']} per access: "
-            f"{_backend_label(v['backend'])} {v['layout_id']} {v['compression']}{reader}, {mode}: "
+            where + f"{_backend_label(v['backend'])} {v['layout_id']} {v['compression']}{reader}, {mode}: "
             f"{_rate(v['bytes_per_s_median'])} ({_rate(v['bytes_per_s_ci_low'])}-{_rate(v['bytes_per_s_ci_high'])}; "
-            f"best {_rate(v['bytes_per_s_max'])}){tied}."
+            f"best {_rate(v['bytes_per_s_max'])}){tied}{stopped}."
         )
     note = version_note(measurements)
     lines += ["", note] if note else []

@@ -185,6 +185,11 @@ class PassFile(abc.ABC):
         """Close; after a write, flush what this rank wrote and put it on storage (inside the
         pass's clock)."""
 
+    def hints_in_effect(self) -> dict[str, str]:
+        """The MPI-IO hints the file was opened with, as the MPI-IO layer reports them
+        (``cases.parallel.hints``); empty where the backend does not open through MPI-IO."""
+        return {}
+
 
 class StoredChunks(abc.ABC):
     """The stored bytes of a store, by what a selection touches."""
@@ -250,12 +255,20 @@ class Backend(abc.ABC):
     def stored_chunks(self, path: str, layout: Layout, dataset_name: str) -> StoredChunks: ...
 
     def open_pass(
-        self, path: str, dataset_name: str, mode: str, comm, option: ReadOption, create: tuple | None = None
+        self,
+        path: str,
+        dataset_name: str,
+        mode: str,
+        comm,
+        option: ReadOption,
+        create: tuple | None = None,
+        hints: dict[str, str] | None = None,
     ) -> PassFile:
         """This rank's handle for a parallel pass in ``mode`` on communicator ``comm`` (every
         rank that takes part calls it; in ``serial`` mode only rank 0 does). ``create``:
         ``(shape, dtype, layout, compression)`` of a store to create for a write pass (the
-        ranks create it together where the mode is collective or independent)."""
+        ranks create it together where the mode is collective or independent). ``hints``:
+        MPI-IO hints for a backend that opens through MPI-IO (others ignore them)."""
         raise NotImplementedError(f"the {self.label} backend has no parallel passes")
 
     @abc.abstractmethod

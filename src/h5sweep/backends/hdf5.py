@@ -194,12 +194,20 @@ class PassFile(base.PassFile):
     (rank 0 alone), else the MPI-IO driver, every access an ``H5Dread``/``H5Dwrite`` of one
     hyperslab with an independent or collective transfer property list."""
 
-    def __init__(self, path, dataset_name, mode, comm, option: ChunkCache, create):
+    def __init__(self, path, dataset_name, mode, comm, option: ChunkCache, create, hints=None):
         from h5py import h5fd, h5p  # the MPI-IO driver's constants
 
         kwargs = dict(option.open_kwargs())
-        if mode != "serial":
+        self.mpio = mode != "serial"
+        if self.mpio:
             kwargs.update(driver="mpio", comm=comm)
+            if hints:
+                from mpi4py import MPI
+
+                info = MPI.Info.Create()
+                for key, value in hints.items():
+                    info.Set(str(key), str(value))
+                kwargs.update(info=info)
         self.path, self.writing, self.collective = path, create is not None, mode == "collective"
         if self.writing:
             shape, dtype, layout, compression = create
@@ -238,6 +246,13 @@ class PassFile(base.PassFile):
         if self.writing:  # this rank's node's pages of the file, on storage
             fsync_path(self.path)
 
+    def hints_in_effect(self) -> dict[str, str]:
+        if not self.mpio:
+            return {}
+        comm, info = self.file.id.get_access_plist().get_fapl_mpio()  # collective: every rank asks
+        comm.Free()
+        return {info.Get_nthkey(i): info.Get(info.Get_nthkey(i)) for i in range(info.Get_nkeys())}
+
 
 class HDF5Backend(SingleFileStore, Backend):
     name = HDF5
@@ -260,8 +275,8 @@ class HDF5Backend(SingleFileStore, Backend):
     def stored_chunks(self, path, layout, dataset_name) -> StoredChunks:
         return StoredChunks(path, layout, dataset_name)
 
-    def open_pass(self, path, dataset_name, mode, comm, option, create=None) -> PassFile:
-        return PassFile(path, dataset_name, mode, comm, option, create)
+    def open_pass(self, path, dataset_name, mode, comm, option, create=None, hints=None) -> PassFile:
+        return PassFile(path, dataset_name, mode, comm, option, create, hints)
 
     def call_overhead_s(self, path, dataset_name) -> float:
         return call_overhead_s(path, dataset_name)

@@ -371,7 +371,7 @@ class ZarrBackend(Backend):
         opened = TensorstoreStore if options.reader == "tensorstore" else ZarrPythonStore
         return opened(path, options)
 
-    def open_pass(self, path, dataset_name, mode, comm, option, create=None) -> PassFile:
+    def open_pass(self, path, dataset_name, mode, comm, option, create=None, hints=None) -> PassFile:
         return PassFile(path, mode, comm, option, create)
 
     def stored_chunks(self, path, layout, dataset_name) -> StoredChunks:

@@ -2,13 +2,16 @@
 P ranks read or write the *entire* dataset in a series of accesses of ``k`` units each along one
 axis, in every mode, for every process count, on every store whose backend has parallel passes.
 
-- **Units** (``units``): columns of a 2-D image ``[rows, columns]``; for a 3-D cube ``[x, y, z]``,
+- **Units** (``units``): columns or rows of a 2-D array ``[rows, columns]`` (rows: Kang's
+  ``[time, channels]`` recording in blocks of time steps); for a 3-D cube ``[x, y, z]``,
   ``z_slabs`` (ion images, ``[:, :, z]``) or ``x_planes`` (blocks of spectra, ``[x, :, :]``).
 - **Accesses**: ``units // k`` accesses of ``k`` units, and one of the ``units % k`` left over.
 - **Dealing** (the study's rule): the full accesses are dealt among the P ranks in contiguous
   blocks of ``(units // k) // P``; the accesses left over, the short one included, go to one
   rank: with ``remainder: study``, the last rank in independent mode and rank 0 in collective
-  mode, as the study did; ``first`` or ``last`` choose rank 0 or the last rank in both modes.
+  mode, as the study did; ``first`` or ``last`` choose rank 0 or the last rank in both modes;
+  ``spread`` deals every access, the short one included, in contiguous blocks whose sizes
+  differ by at most one (an even partition, as Kang et al.'s).
 - **Modes**: ``serial`` (rank 0 does the whole pass through the library's default driver; its
   rows say 1 process), ``independent`` (each rank its own accesses), ``collective`` (MPI-IO
   collective calls; a rank with fewer accesses joins the others' calls with an empty one).
@@ -33,12 +36,15 @@ interval. The runner (:func:`measure`) starts one MPI program per process count
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import logging
 import math
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -55,10 +61,10 @@ from h5sweep.storage.layouts import Layout, Shape
 
 MODES = ("serial", "independent", "collective")
 OPERATIONS = ("read", "write")
-REMAINDERS = ("study", "first", "last")
+REMAINDERS = ("study", "first", "last", "spread")
 LAYOUT_KINDS = ("contiguous", "chunked")
 # The units of a pass and the axis they lie along, by the dataset's rank.
-UNITS = {"columns": (2, 1), "z_slabs": (3, 2), "x_planes": (3, 0)}
+UNITS = {"columns": (2, 1), "rows": (2, 0), "z_slabs": (3, 2), "x_planes": (3, 0)}
 DEFAULT_UNITS = {2: "columns", 3: "z_slabs"}
 # The MPI environment's Python (make install-mpi); H5SWEEP_MPI_PYTHON overrides it.
 MPI_PYTHON = Path(__file__).resolve().parents[3] / ".venv-mpi" / "bin" / "python"
@@ -82,8 +88,21 @@ def missing_mpi_environment() -> str | None:
     )
 
 
+def _hint_value(value) -> str:
+    """An MPI-IO hint's value as MPI_Info holds it: a string (true/false for YAML booleans)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def hints_words(hints: dict[str, str]) -> str:
+    """Hints as one column: ``key=value`` pairs in key order, joined by ``;`` (empty: none)."""
+    return ";".join(f"{k}={hints[k]}" for k in sorted(hints))
+
+
 def remainder_rank(mode: str, remainder: str, processes: int) -> int:
-    """The rank that takes the accesses left over after the even deal."""
+    """The rank that takes the accesses left over after the even deal (``spread``: the last
+    rank takes the short last access, the others left over go one each to the first ranks)."""
     if remainder == "first" or (remainder == "study" and mode == "collective"):
         return 0
     return processes - 1
@@ -101,6 +120,10 @@ def deal(units: int, k: int, processes: int, mode: str, remainder: str = "study"
     every = accesses(units, k)
     if mode == "serial":
         return [every] + [[] for _ in range(processes - 1)]
+    if remainder == "spread":  # contiguous blocks whose sizes differ by at most one access
+        sizes = [len(every) // processes + (r < len(every) % processes) for r in range(processes)]
+        edges = np.cumsum([0, *sizes])
+        return [every[edges[r] : edges[r + 1]] for r in range(processes)]
     share = (units // k) // processes
     parts = [every[r * share : (r + 1) * share] for r in range(processes)]
     parts[remainder_rank(mode, remainder, processes)] += every[processes * share :]
@@ -131,6 +154,9 @@ class ParallelCase:
         self.remainder = str(self.settings.get("remainder", "study"))
         self.units = self.settings.get("units")
         self.repeats = int(self.settings.get("repeats", 6))
+        self.limit_s = self.settings.get("limit_s")
+        self.tasks_per_node = self.settings.get("tasks_per_node")
+        self.hints = {str(k): _hint_value(v) for k, v in (self.settings.get("hints") or {}).items()}
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
         key = "cases.parallel"
@@ -144,6 +170,12 @@ class ParallelCase:
             raise ConfigError(f"{key}.units", self.units, f"is for {rank}-D datasets; a {len(shape)}-D one has {fits}")
         if self.repeats < 1:
             raise ConfigError(f"{key}.repeats", self.repeats, "must be at least 1")
+        limit = self.limit_s
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int | float) or not limit > 0):
+            raise ConfigError(f"{key}.limit_s", limit, "must be a number of seconds above 0, or null")
+        per_node = self.tasks_per_node
+        if per_node is not None and (isinstance(per_node, bool) or not isinstance(per_node, int) or per_node < 1):
+            raise ConfigError(f"{key}.tasks_per_node", per_node, "must be a whole number of ranks, at least 1, or null")
         if self.remainder not in REMAINDERS:
             raise ConfigError(f"{key}.remainder", self.remainder, f"must be one of {', '.join(REMAINDERS)}")
         for name, values, known in (("modes", self.modes, MODES), ("operations", self.operations, OPERATIONS)):
@@ -257,6 +289,9 @@ class ParallelCase:
             "units_per_access": {op: self.units_for(job.layout, op) for op in self.operations},
             "remainder": self.remainder,
             "repeats": self.repeats,
+            "limit_s": None if self.limit_s is None else float(self.limit_s),
+            "hints": self.hints,
+            "tasks_per_node": self.tasks_per_node,
         }
 
 
@@ -345,7 +380,8 @@ def job_seconds(sweep, store, from_device: bool = True) -> tuple[float, float]:
         for op in case.operations:
             for k in case.units_for(store.layout, op):
                 for mode in modes:
-                    timed += options * case.repeats * pass_seconds(sweep, store, op, mode, k, processes, from_device)
+                    one = pass_seconds(sweep, store, op, mode, k, processes, from_device)
+                    timed += options * case.repeats * (one if case.limit_s is None else min(one, case.limit_s))
                     check = raw / rates.MAKE_DATA_BYTES_PER_S
                     if op == "write":  # its values made before, and read back after
                         check += raw / rates.MAKE_DATA_BYTES_PER_S + raw / rates.read_rate(store.compression)
@@ -353,10 +389,26 @@ def job_seconds(sweep, store, from_device: bool = True) -> tuple[float, float]:
     return rates.SECONDS_PER_JOB + timed + untimed, timed
 
 
+RANK_MB = 200  # one rank's interpreter and libraries
+
+
 def memory_per_task_mb(sweep) -> int:
-    """One rank: its interpreter and libraries, and at most the whole dataset (serial: rank 0
-    holds every access's buffer) twice (the values and the source's, for checking)."""
-    return 200 + -(-2 * sweep.raw_bytes // rates.MB)
+    """One task's memory (SLURM's --mem-per-cpu): a rank holds its accesses' values twice
+    (read or to write, and the source's, for checking); a serial pass's rank 0 holds the whole
+    dataset. Without ``tasks_per_node`` a node may hold rank 0 alone, so every task gets the
+    most one rank needs; with it, a node's tasks share the most one node needs in any run."""
+    case = sweep.parallel
+    data_mb = -(-2 * sweep.raw_bytes // rates.MB)
+    per_node = case.tasks_per_node
+    if not per_node:
+        return RANK_MB + data_mb
+    serial = "serial" in case.modes
+    need = 0
+    for p in sorted(set(case.processes)):
+        on_node = min(p, per_node)
+        held = data_mb if serial or p == 1 else -(-data_mb * on_node // p)
+        need = max(need, on_node * RANK_MB + held)
+    return -(-need // per_node)
 
 
 def tasks(sweep) -> int:
@@ -404,6 +456,7 @@ SPEC = CaseSpec(
     mem_mb=memory_mb,
     threads=tasks,  # locally: the cores mpirun's ranks take; on SLURM, tasks of one CPU each
     mpi_tasks=tasks,
+    mpi_tasks_per_node=lambda sweep: sweep.parallel.tasks_per_node,
     applies=_runs_on,
     read_options="all",
     plots=(BANDWIDTH, MODE_RATIOS, UNITS_FIGURE, LAYOUTS_FIGURE, BACKENDS_FIGURE),
@@ -469,7 +522,10 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
             backend.remove(target)
         comm.Barrier()
     create = (shape, dtype, ctx["layout"], ctx["compression"]) if operation == "write" else None
-    handle = backend.open_pass(target, ctx["name"], mode, comm, option, create) if taking_part else None
+    hints = ctx["hints"]
+    handle = backend.open_pass(target, ctx["name"], mode, comm, option, create, hints) if taking_part else None
+    # every rank with a handle asks (HDF5 duplicates the communicator to answer)
+    in_effect = handle.hints_in_effect() if handle is not None and hints else {}
     regions = [region(shape, axis, start, count) for start, count in mine]
     if operation == "read":
         buffers = [touched_empty(_start_and_size(r)[1], dtype) for r in regions]
@@ -480,10 +536,14 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
         most = comm.allreduce(len(calls), op=MPI.MAX)
         empty = handle.prepare_empty()
         calls += [empty] * (most - len(calls))
+    limit_s = ctx["limit_s"]
     before = pagecache.io_counters()
     comm.Barrier()
     t0 = time.perf_counter_ns()
-    results = [call() for call in calls]
+    if limit_s is None:
+        results = [call() for call in calls]
+    else:
+        results = _until_deadline(calls, t0 + int(limit_s * 1e9), comm if mode == "collective" else None)
     if handle is not None and operation == "write":
         handle.close()  # flush, close and fsync: inside the clock
     own = (time.perf_counter_ns() - t0) / 1e9
@@ -492,12 +552,15 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
     io = pagecache.io_counters() - before
     if handle is not None and operation == "read":
         handle.close()
+    done = min(len(results), len(regions))  # this rank's accesses made before any stop
+    stopped = bool(comm.allreduce(len(results) < len(calls), op=MPI.LOR))
     seconds = comm.allreduce(elapsed, op=MPI.MAX)
     fastest = comm.allreduce(own if taking_part else np.inf, op=MPI.MIN)
     device_read = comm.allreduce(max(io.device_read, 0), op=MPI.SUM)
-    units_done = comm.allreduce(sum(count for _, count in mine), op=MPI.SUM)
+    units_done = comm.allreduce(sum(count for _, count in mine[:done]), op=MPI.SUM)
     # checked after the clock: what was read, or what the write left in the store (read back
-    # by every rank, each its own accesses)
+    # by every rank, each its own accesses); a stopped pass, the accesses it made
+    regions, buffers = regions[:done], buffers[:done]
     if operation == "read":
         found = [b if value is None else np.asarray(value) for b, value in zip(buffers, results, strict=False)]
     else:
@@ -536,16 +599,38 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
         "selection": "whole dataset",
         "bytes_selected": raw,
         "seconds": seconds,
-        "bytes_per_s": raw / seconds,
+        "stopped": stopped,
+        "limit_s": float("nan") if limit_s is None else float(limit_s),
+        "bytes_per_s": float("nan") if stopped else raw / seconds,
         "fastest_rank_s": fastest,
         "device_read_bytes": device_read,
         "resident_fraction_before_evict": resident_before,
         "rank_nodes": ctx["nodes"],
+        "tasks_per_node": ctx["tasks_per_node"],
+        "mpi_hints": hints_words(hints),
+        "mpi_hints_in_effect": hints_words({key: in_effect[key] for key in hints if key in in_effect}),
         "verified": True,
         "mpi_library": MPI.Get_library_version().splitlines()[0].strip(),
         **option.columns(),
         **ctx["versions"],
     }
+
+
+def _until_deadline(calls, deadline_ns: int, comm=None) -> list:
+    """Make the calls in order until the clock passes the deadline (the pass's ``limit_s``
+    after its start); their results. ``comm``: in collective mode the ranks agree after each
+    call whether any is past it, so that all stop at the same collective call."""
+    from mpi4py import MPI
+
+    results = []
+    for call in calls:
+        results.append(call())
+        late = time.perf_counter_ns() > deadline_ns
+        if comm is not None:
+            late = comm.allreduce(late, op=MPI.LOR)
+        if late:
+            break
+    return results
 
 
 def _read_back(handle, regions, written) -> list[np.ndarray]:
@@ -559,9 +644,43 @@ def _read_back(handle, regions, written) -> list[np.ndarray]:
     return found
 
 
+def planned(settings: dict, size: int, first_run: bool) -> list[tuple[str, tuple]]:
+    """The passes of one MPI run of ``size`` ranks, in the order they run (repeats outermost,
+    then read options, operations, k and modes; serial passes only in the ``first_run``):
+    ``(key, (repeat, option, operation, k, mode))``. A key names a pass across attempts of the
+    job, so that a rerun skips the passes a killed attempt finished."""
+    modes = [m for m in settings["modes"] if m != "serial" or first_run]
+    ks = settings["units_per_access"]  # per operation, or one list for both
+    per_operation = ks if isinstance(ks, dict) else {op: ks for op in settings["operations"]}
+    options = max(1, len(settings["read_options"]))
+    passes = []
+    for repeat in range(int(settings["repeats"])):
+        for option in range(options):
+            for operation in settings["operations"]:
+                for k in per_operation[operation]:
+                    for mode in modes:
+                        passes.append(
+                            (
+                                pass_key(size, option, operation, int(k), mode, repeat),
+                                (repeat, option, operation, int(k), mode),
+                            )
+                        )
+    return passes
+
+
+def pass_key(size: int, option: int, operation: str, k: int, mode: str, repeat: int | None = None) -> str:
+    """A pass's key; without ``repeat``, its variant's (every repeat of it)."""
+    variant = f"{size}|{option}|{operation}|{k}|{mode}"
+    return variant if repeat is None else f"{variant}|{repeat}"
+
+
 def run(settings: dict, path: str, comm, first_run: bool = True) -> list[dict]:
     """Every operation, k and mode of the settings on one store, with the communicator's size
-    as the process count (serial passes only in the ``first_run``); rows on rank 0."""
+    as the process count (serial passes only in the ``first_run``); rows on rank 0.
+
+    With ``settings["checkpoint"]``, rank 0 appends each pass's row to that file as the pass
+    ends (:class:`Checkpoint`), and the passes it already holds (``settings["done"]``) are
+    skipped. A pass stopped at ``limit_s`` stops its variant: its later repeats are not run."""
     from mpi4py import MPI
 
     from h5sweep import backends
@@ -587,38 +706,135 @@ def run(settings: dict, path: str, comm, first_run: bool = True) -> list[dict]:
         "source": make_source(dataset, layout),
         "nodes": len(set(comm.allgather(MPI.Get_processor_name()))),
         "versions": backend.versions(),
+        "limit_s": settings.get("limit_s"),
+        "hints": settings.get("hints") or {},
+        "tasks_per_node": settings.get("tasks_per_node"),
     }
     options = [spec.option_from_settings(o) for o in settings["read_options"]] or [backend.default_read_option]
+    size = comm.Get_size()
+    done, stopped = set(settings.get("done", [])), set(settings.get("stopped", []))
+    todo = [(key, p) for key, p in planned(settings, size, first_run) if key not in done]
     # untimed: one rank per node reads the store into its page cache, so that the first
     # eviction frees the store's own pages just before the first read, as later ones do
     node = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    if node.Get_rank() == 0 and "read" in settings["operations"]:
+    if node.Get_rank() == 0 and any(p[2] == "read" for _, p in todo):
         pagecache.prime(backend.paths_to_evict(path))
     node.Free()
     comm.Barrier()
-    modes = [m for m in settings["modes"] if m != "serial" or first_run]
-    ks = settings["units_per_access"]  # per operation, or one list for both
-    per_operation = ks if isinstance(ks, dict) else {op: ks for op in settings["operations"]}
+    window = json.loads(os.environ.get("H5SWEEP_WINDOW", "{}"))  # the runner's timed window, as it opened
+    checkpoint = settings.get("checkpoint")
     rows = []
-    for repeat in range(int(settings["repeats"])):
-        for option in options:
-            for operation in settings["operations"]:
-                for k in per_operation[operation]:
-                    for mode in modes:
-                        row = one_pass(ctx, operation, mode, int(k), option, repeat)
-                        if row is not None:
-                            rows.append(row)
+    for key, (repeat, option, operation, k, mode) in todo:
+        variant = pass_key(size, option, operation, k, mode)
+        if variant in stopped:
+            continue
+        row = one_pass(ctx, operation, mode, k, options[option], repeat)
+        if row is not None and not _runner_alive():
+            # the job that holds the node's timed window is gone (killed): a pass from now on
+            # would not be exclusive, and this one ended after it; neither is recorded
+            comm.Abort(1)
+        if row is not None:
+            row.update(window)
+            rows.append(row)
+            if checkpoint:
+                Checkpoint.append(checkpoint, {"pass": key, "row": row})
+        if row is not None and row["stopped"]:
+            stopped.add(variant)
+        stopped = set(comm.bcast(sorted(stopped), root=0))
     return rows
 
 
-def launcher(processes: int) -> list[str]:
+def _runner_alive() -> bool:
+    """Whether the job that started this MPI run is still running (where it runs on this
+    node: ``H5SWEEP_RUNNER`` is its host and process id)."""
+    host, _, pid = os.environ.get("H5SWEEP_RUNNER", "").rpartition(":")
+    if not pid or host != socket.gethostname():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die_with_parent() -> None:
+    """On Linux, end this rank when the process that started it (mpirun, or srun's step
+    daemon) ends, as a killed job's ranks should; and at once if it has already ended."""
+    import ctypes
+    import signal
+
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+class Checkpoint:
+    """The passes a job has finished, kept beside its record until the record is written, so
+    that a killed job (its allocation's time limit, a node failure) loses at most the pass it
+    was in: a JSON line per finished pass (``{"pass": key, "row": ...}``), and one per MPI run
+    that ended (``{"window": ...}``: its timed window's columns). The first line is the
+    fingerprint of the job's settings; a checkpoint of other settings is started afresh."""
+
+    def __init__(self, path: str, fingerprint: str):
+        self.path, self.fingerprint = path, fingerprint
+        self.passes: dict[str, dict] = {}
+        self.windows: dict[float, dict] = {}
+        lines = Path(path).read_text(encoding="utf-8").splitlines() if os.path.exists(path) else []
+        entries = []
+        for line in lines:
+            try:
+                entries.append(json.loads(line))
+            except json.JSONDecodeError:  # the line a kill cut short
+                break
+        if not entries or entries[0].get("fingerprint") != fingerprint:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(json.dumps({"fingerprint": fingerprint}) + "\n", encoding="utf-8")
+            entries = []
+        for entry in entries[1:]:
+            if "pass" in entry:
+                self.passes[entry["pass"]] = entry["row"]
+            elif "window" in entry:
+                self.windows[entry["window"]["window_opened_at"]] = entry["window"]
+        if entries and len(entries) < len(lines):  # drop the cut line before appending
+            Path(path).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+
+    @staticmethod
+    def append(path: str, entry: dict) -> None:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(entry, default=_plain) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def stopped_variants(self) -> list[str]:
+        return sorted({key.rsplit("|", 1)[0] for key, row in self.passes.items() if row.get("stopped")})
+
+    def rows(self) -> list[dict]:
+        """Every finished pass's row, with its MPI run's window where that run ended (a killed
+        run's window has no closing time)."""
+        return [{**row, **self.windows.get(row.get("window_opened_at"), {})} for row in self.passes.values()]
+
+
+def _plain(value):
+    """JSON for what a row holds beyond Python's own types: NumPy scalars."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} in a row")
+
+
+def launcher(processes: int, tasks_per_node: int | None = None) -> list[str]:
     """How a job starts ``processes`` ranks: ``srun --mpi=pmix`` inside a SLURM allocation
     (PMIx, as Debian's Open MPI; slurmd must have been started with the PMIx library
-    installed), else ``mpirun``."""
+    installed), else ``mpirun``; at most ``tasks_per_node`` ranks on a node, where set."""
     if os.environ.get("SLURM_JOB_ID") and shutil.which("srun"):
         # --overlap: the job's own Snakemake may itself run in a step of the allocation
-        return ["srun", "--overlap", "--mpi=pmix", f"--ntasks={processes}"]
-    command = ["mpirun", "--oversubscribe", "-n", str(processes)]
+        per_node = [f"--ntasks-per-node={tasks_per_node}"] if tasks_per_node else []
+        return ["srun", "--overlap", "--mpi=pmix", f"--ntasks={processes}", *per_node]
+    command = ["mpirun", "--oversubscribe", "-n", str(processes)]  # one node: tasks_per_node is moot
     if os.geteuid() == 0:  # a container's root; Open MPI refuses it unless told
         command.insert(1, "--allow-run-as-root")
     return command
@@ -652,28 +868,52 @@ def variant_label(row: dict) -> str:
     )
 
 
-def measure(job, backend, store_path: str, source) -> list[dict]:
+def measure(job, backend, store_path: str, source, checkpoint: str | None = None) -> list[dict]:
     """The case's runner (its spec's ``runner``): one MPI run per process count on one test
-    store, each inside the node's exclusive measurement window; its rows."""
-    import pandas as pd
+    store, each inside the node's exclusive measurement window; its rows. ``checkpoint``: the
+    file that keeps finished passes across attempts of the job (:class:`Checkpoint`; the job
+    removes it once its record is written); a rerun runs only the passes not in it."""
+    import hashlib
 
     from h5sweep import backends
     from h5sweep.measure.lock import timed_window
 
     case = job.optional_case("parallel")
     spec = backends.spec(job.backend)
-    rows: list[dict] = []
     tasks_ = allocation_tasks()
+    settings = case.settings_for(job, spec)
     with tempfile.TemporaryDirectory(prefix="h5sweep-parallel-") as scratch:
-        settings = os.path.join(scratch, "settings.json")
-        with open(settings, "w", encoding="utf-8") as f:
-            json.dump(case.settings_for(job, spec), f)
+        checkpoint = checkpoint or os.path.join(scratch, "passes.jsonl")
+        what = json.dumps({"settings": settings, "store": os.path.abspath(store_path)}, sort_keys=True)
+        kept = Checkpoint(checkpoint, hashlib.sha256(what.encode()).hexdigest())
+        if kept.passes:
+            logging.getLogger("h5sweep").info(
+                "%s: %d passes kept from an earlier attempt (%s)", store_path, len(kept.passes), checkpoint
+            )
+        stopped = set(kept.stopped_variants())
+        settings.update(checkpoint=checkpoint, done=sorted(kept.passes), stopped=sorted(stopped))
+        path = os.path.join(scratch, "settings.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(settings, f)
         for i, processes in enumerate(sorted(set(case.processes))):
+            todo = [
+                key
+                for key, (_, option, operation, k, mode) in planned(settings, processes, i == 0)
+                if key not in kept.passes and pass_key(processes, option, operation, k, mode) not in stopped
+            ]
+            if not todo:
+                continue
             out = os.path.join(scratch, f"{processes}.parquet")
-            command = [*launcher(processes), *program(), settings, store_path, out]
+            command = [*launcher(processes, case.tasks_per_node), *program(), path, store_path, out]
             command += ["--first"] if i == 0 else []
             with timed_window() as window:
-                proc = subprocess.run(command, capture_output=True, text=True)
+                opened = {k: v for k, v in window.columns().items() if k != "window_closed_at"}
+                env = {
+                    **os.environ,
+                    "H5SWEEP_WINDOW": json.dumps({**opened, "window_steal_s": float("nan")}),
+                    "H5SWEEP_RUNNER": f"{socket.gethostname()}:{os.getpid()}",
+                }
+                proc = subprocess.run(command, capture_output=True, text=True, env=env)
             if proc.returncode != 0:
                 found = re.findall(r"PassError: (.*)", proc.stderr + proc.stdout)
                 detail = found[0] if found else (proc.stderr or proc.stdout)[-1500:]
@@ -681,9 +921,9 @@ def measure(job, backend, store_path: str, source) -> list[dict]:
                     f"{store_path}: the MPI run with {processes} processes failed ({' '.join(command[:4])} ...): "
                     f"{detail}"
                 )
-            for row in pd.read_parquet(out).to_dict("records"):
-                rows.append({**row, "variant": variant_label(row), "slurm_tasks": tasks_, **window.columns()})
-    return rows
+            Checkpoint.append(checkpoint, {"window": window.columns()})
+        rows = Checkpoint(checkpoint, kept.fingerprint).rows()
+    return [{**row, "variant": variant_label(row), "slurm_tasks": tasks_} for row in rows]
 
 
 def main(argv: list[str]) -> int:
@@ -691,6 +931,7 @@ def main(argv: list[str]) -> int:
 
     from h5sweep.measure.records import write_table
 
+    _die_with_parent()
     first = "--first" in argv
     settings_path, store, record = [a for a in argv if a != "--first"]
     with open(settings_path, encoding="utf-8") as f:

@@ -92,6 +92,8 @@ class CaseSpec:
     # generation) of this many tasks, one CPU and mem_mb / tasks each; the job starts its
     # ranks itself (srun inside SLURM, mpirun locally). None: an ordinary job.
     mpi_tasks: Callable[[object], int] | None = None
+    # an MPI case's ranks per node (None: as the scheduler places them)
+    mpi_tasks_per_node: Callable[[object], int | None] = field(default=lambda sweep: None, repr=False)
     plots: tuple[Figure, ...] = ()  # the kinds of figure it draws (each gets a plot rule)
     # store scope: which stores it runs on besides ``backends`` (an object with .backend, .layout)
     applies: Callable[[object], bool] = field(default=lambda store: True, repr=False)
