@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-plan bench-calibration bench-mpiio plan docs
+.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-plan bench-calibration bench-mpiio plan studies-plan docs
 
 install: $(STAMP)
 
@@ -85,6 +85,10 @@ bench-mpiio: install-mpi
 
 plan: install
 	$(BIN)/snakemake -n -q --configfile $(or $(CONFIG),config/config.yaml)
+
+# the plan of every study config (config/studies/): the studies at their size, one sweep each
+studies-plan: install
+	@for c in config/studies/*/*.yaml; do echo "== $$c"; H5SWEEP_MPI_PYTHON=$${H5SWEEP_MPI_PYTHON:-$(BIN)/python} $(BIN)/snakemake -n -q --configfile $$c 2>&1 | grep -E '^h5sweep plan|peak disk' || exit 1; done
 
 # regenerate config/README.md's key table from config/schema.yaml
 docs: install

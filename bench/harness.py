@@ -9,7 +9,7 @@ Absolute times vary between machines and runs; ratios measured side by side do n
    (the smallest uncompressed read, where any overhead shows), and bytes read from the
    device by cold reads against the stored bytes of the chunks they touch (readahead off on
    HDF5's descriptor, so the band is two-sided: over-reading fails as under-reading does);
-3. orchestration: building the DAG of the paper grid, and Snakemake's share of a sweep's
+3. orchestration: building the DAG of a 379-store grid (bench/grid.yaml), and Snakemake's share of a sweep's
    wall time;
 4. the default sweep alone: its timed windows never overlap and fill most of the wall time,
    and its peak disk stays within the plan; then the default sweep twice side by side (their
@@ -332,7 +332,7 @@ def bench_dag(repo: Path, samples: int = SAMPLES) -> dict:
     for _ in range(samples):
         t0 = time.perf_counter()
         proc = subprocess.run(
-            [*snakemake_cmd(), "-n", "-q", "--configfile", "config/paper.yaml"],
+            [*snakemake_cmd(), "-n", "-q", "--configfile", "bench/grid.yaml"],
             cwd=repo,
             capture_output=True,
             text=True,
@@ -908,7 +908,7 @@ GOALS = [
         (0.9, 1.5),
         "cold reads, readahead off: device bytes vs stored bytes of the 64 KiB chunks touched",
     ),
-    ("dag", "ratio_dry_run_vs_15s", (None, 1.0), "paper.yaml dry run vs 15 s"),
+    ("dag", "ratio_dry_run_vs_15s", (None, 1.0), "379-store grid (bench/grid.yaml) dry run vs 15 s"),
     ("sweep", "snakemake_overhead_share", (None, 0.15), "Snakemake's share of the default sweep's wall time"),
     ("sweep", "ratio_peak_disk_vs_plan", (None, 1.0), "measured peak disk vs planned bound"),
     *(

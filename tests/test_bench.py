@@ -122,7 +122,7 @@ def test_verdicts_compare_each_ratio_with_its_goal():
         # too high is as wrong as too low: readahead's over-reading misses the band
         "MISS  cold reads, readahead off: device bytes vs stored bytes of the 64 KiB chunks touched: 6.200"
         " (min 6.000, max 7.000, 3 samples) (goal in [0.9, 1.5])",
-        "PASS  paper.yaml dry run vs 15 s: 0.200 (goal <= 1.0)",
+        "PASS  379-store grid (bench/grid.yaml) dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
     # the recommendation agreement, the fast Zarr path's goal, the side-by-side windows, the
     # plan's wall and job time for three configs, then the calibration (2 per filesystem) added

@@ -111,11 +111,12 @@ def test_defaults_are_filled_and_the_grid_expands(tmp_path):
     assert {tf.compression.name for tf in sweep.test_files() if tf.layout.kind == "contiguous"} == {"none"}
 
 
-def test_shipped_configs_are_valid_and_paper_is_the_study_grid():
-    paper = load_sweep(yaml.safe_load((REPO / "config" / "paper.yaml").read_text()))
-    assert paper.shape == (100, 100, 100_000) and paper.raw_bytes == 2_000_000_000
-    assert len([lay for lay in paper.layouts if lay.kind == "chunked"]) == 42
-    assert paper.write_case.repeats == 3 and all(c.repeats == 50 for c in paper.read_cases)
+def test_shipped_configs_are_valid_and_the_openmsi_chunking_config_is_the_study_grid():
+    grid = load_sweep(yaml.safe_load((REPO / "config" / "studies" / "openmsi" / "chunking.yaml").read_text()))
+    assert grid.shape == (100, 100, 100_000) and grid.raw_bytes == 2_000_000_000
+    assert len([lay for lay in grid.layouts if lay.kind == "chunked"]) == 42
+    assert grid.write_case.repeats == 3 and all(c.repeats == 50 for c in grid.read_cases)
+    assert not (REPO / "config" / "paper.yaml").exists()  # the study's experiments, not one monolith
     default = load_sweep(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
     assert len([lay for lay in default.layouts if lay.kind == "chunked"]) >= 9
     assert {c.name for c in default.compressions} >= {"none", "gzip-4"}

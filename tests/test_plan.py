@@ -20,7 +20,7 @@ def sweep_of(name):
 
 
 def test_peak_disk_is_jobs_at_once_times_the_largest_file_and_its_kept_repeats():
-    sweep = sweep_of("paper.yaml")
+    sweep = sweep_of("studies/openmsi/chunking.yaml")
     plan = make_plan(sweep, parallel_jobs=4)
     largest = max(file_bytes_bound(sweep, layout) for layout in sweep.layouts)
     # 32 x 32 chunks allocate 128 x 128 x (100,352) elements: the largest file

@@ -53,11 +53,11 @@ def test_dry_runs_of_the_shipped_configs_plan_the_whole_grid(workflow):
     assert counts["aggregate"] == counts["recommend"] == 1
     filters = job_counts(workflow.run("-n", "--configfile", "config/filters.yaml", check=True).stdout)
     assert filters["generate_on_disk"] == 1 + 2 * 17 and filters["query_interleaved"] == filesystems
-    paper = workflow.run("-n", "--configfile", "config/paper.yaml", check=True)
-    counts = job_counts(paper.stdout)
+    grid = workflow.run("-n", "--configfile", str(REPO / "bench" / "grid.yaml"), check=True)
+    counts = job_counts(grid.stdout)
     assert counts["generate_on_disk"] == 1 + 42 * 9
     assert counts["query"] == (1 + 42 * 9) * filesystems
-    assert not (workflow.root / "results" / "paper" / "summary.csv").exists()
+    assert not (workflow.root / "results" / "bench-grid" / "summary.csv").exists()
 
 
 def test_a_config_file_replaces_the_default_instead_of_merging_into_it(workflow, tmp_path):
