@@ -109,3 +109,71 @@ def test_the_experiments_run_end_to_end_at_a_tiny_size_with_their_figures(tmp_pa
         assert (results / "plots" / f"{figure}.png").stat().st_size > 5_000, figure
     findings = pd.read_csv(results / "findings.csv")
     assert len(findings) >= 16 and (findings["verdict"] != "not measured").any()
+
+
+def _paper_scale_summary() -> pd.DataFrame:
+    """A summary of the OpenMSI grid crossed with gzip 1-8 (379 stores), as a sweep at
+    paper scale would write it: a cold first access and 49 warm reads per store."""
+    rows = []
+    shapes = [(m, n) for m in (1, 2, 4, 8, 16, 32) for n in (128, 256, 512, 1024, 2048, 4096, 8192)]
+    stores = [("contiguous", "", "none")]
+    stores += [
+        ("chunked", f"{m}x{m}x{n}", comp) for m, n in shapes for comp in ["none"] + [f"gzip-{g}" for g in range(1, 9)]
+    ]
+    for i, (layout, chunk, comp) in enumerate(stores):
+        for state, repeats in (("cold", 1), ("warm", 49)):
+            t = 0.01 * (1 + i % 17) * (3 if state == "cold" else 1)
+            rows.append(
+                {
+                    "filesystem": "disk",
+                    "case": "slice",
+                    "backend": "hdf5",
+                    "layout": layout,
+                    "layout_id": layout if not chunk else f"chunked-{chunk}",
+                    "chunk_shape": chunk,
+                    "compression": comp,
+                    "cache_state": state,
+                    "repeats": repeats,
+                    "min_s": t / 2,
+                    "median_s": t,
+                    "mean_s": t * 1.1,
+                    "max_s": t * 3,
+                    "median_ci_low_s": t * 0.9,
+                    "median_ci_high_s": t * 1.1,
+                    "ratio_to_contiguous": 1 + i % 5,
+                    "ratio_ci_low": 1 + i % 5 - 0.1,
+                    "ratio_ci_high": 1 + i % 5 + 0.1,
+                    "bytes_selected": 500_000,
+                    "compression_ratio": 1.0 if comp == "none" else 1 + (i % 9) / 3,
+                    "variant": "",
+                    "layout_name": "",
+                    "shard_shape": "",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_a_grid_at_paper_scale_is_drawn_in_panels_every_label_readable(tmp_path):
+    """379 stores: bars and stats in one panel per compression (43 and 42 rows, each at most
+    45), every store labelled once; the compression ratio in one (m, n) panel per gzip level."""
+    from h5sweep.report import bars, studies
+
+    summary = _paper_scale_summary()
+    rows = summary.assign(_candidate=summary.apply(bars._candidate, axis=1))
+    order = list(dict.fromkeys(rows["_candidate"]))
+    panels = bars.facets(rows, order)
+    assert len(order) == 379 and len(panels) == 9
+    assert all(len(names) <= bars.ROWS_PER_PANEL for _, names in panels)
+    labelled = [name for _, names in panels for name in names]
+    assert set(labelled) == set(order) and labelled.count("contiguous") == 9  # the baseline in each
+    assert [title for title, _ in panels] == ["none"] + [f"gzip-{g}" for g in range(1, 9)]
+    for plot in (bars.plot_case_bars, bars.plot_stats):
+        out = tmp_path / f"{plot.__name__}.png"
+        plot(summary, "slice", "disk", str(out))
+        assert out.stat().st_size > 50_000
+    out = tmp_path / "grid.png"
+    studies.plot_compression_grid(summary[summary["cache_state"] == "warm"], str(out))
+    assert out.stat().st_size > 50_000
+    # a small sweep stays one panel
+    small = rows[rows["compression"].isin(["none"])]
+    assert len(bars.facets(small, list(dict.fromkeys(small["_candidate"])))) == 1

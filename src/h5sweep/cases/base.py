@@ -106,6 +106,7 @@ MIX = Figure(
 SPLIT = Figure("split", "split-{filesystem}", "Model and device")
 CACHE = Figure("cache", "cache-{filesystem}", "Variants")
 LEVELS = Figure("levels", "levels-{filesystem}", "Compression levels")
+STATS = Figure("stats", "stats-{case}-{filesystem}", "Access cases")
 AMPLIFICATION = Figure("amplification", "amplification-{filesystem}", "Model and device")
 BACKENDS = Figure("backends", "backends-{filesystem}", "HDF5 against Zarr")
 
@@ -124,6 +125,8 @@ def _read_figures(sweep) -> list[str]:
     names += [CACHE.name()] if cases and len(sweep.chunk_caches) > 1 else []
     levels = {c.name for c in sweep.compressions if c.name.rpartition("-")[0] == "gzip"}
     names += [LEVELS.name()] if cases and len(levels) > 1 else []
+    # OpenMSI's min/median/mean/max bars, for the cases read under its protocol (cold: first)
+    names += [STATS.name(case=c.name) for c in sweep.read_cases if "first" in c.cold_modes]
     options = len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends)
     # a variants figure per case measured in more than one way (options, policies, cold modes)
     names += [VARIANTS.name(case=c.name) for c in sweep.read_cases if options * len(c.cold_modes) > 1]
@@ -156,5 +159,5 @@ SPEC = CaseSpec(
     figures=_read_figures,
     job_cost=_query_job,
     integer_columns=("chunk_cache_bytes", "chunk_cache_slots"),
-    plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS),
+    plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS, STATS),
 )

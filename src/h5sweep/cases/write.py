@@ -129,6 +129,16 @@ def write_cache_bytes(sweep, backend) -> int:
 
 FILE_SIZES = Figure("file_sizes", "file-sizes", "File size", "file-sizes")  # every store's, one figure
 WRITE = Figure("write", "write-{filesystem}", "Write")
+# the OpenMSI study's compression ratio over (m, n): with compressed m x m x n chunkings
+COMPRESSION_GRID = Figure("compression_grid", "compression-grid", "File size", "compression-grid")
+
+
+def _compressed_square_chunks(sweep) -> bool:
+    square = len(sweep.shape) == 3 and any(
+        lay.chunk_shape and lay.chunk_shape[0] == lay.chunk_shape[1] for lay in sweep.layouts
+    )
+    return square and any(not c.is_none for c in sweep.compressions)
+
 
 SPEC = CaseSpec(
     name="write",
@@ -138,10 +148,11 @@ SPEC = CaseSpec(
     enabled=lambda sweep: True,
     figures=lambda sweep: (
         [FILE_SIZES.name(), WRITE.name()]
+        + ([COMPRESSION_GRID.name()] if _compressed_square_chunks(sweep) else [])
         + ([VARIANTS.name(case="write")] if len(sweep.write_case.variants()) > 1 else [])
     ),
     job_cost=_generate_job,
-    plots=(FILE_SIZES, WRITE, VARIANTS),
+    plots=(FILE_SIZES, WRITE, COMPRESSION_GRID, VARIANTS),
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from h5sweep.report import decision, figures, studies
+from h5sweep.report import bars, decision, figures, studies
 
 
 def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
@@ -35,5 +35,5 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
         ]
         filters = [("case", "==", wildcards["case"]), ("filesystem", "==", wildcards["filesystem"])]
         extra["measurements"] = pd.read_parquet(inputs["measurements"], columns=columns, filters=filters)
-    module = studies if hasattr(studies, f"plot_{figure}") else figures
+    module = next(m for m in (studies, bars, figures) if hasattr(m, f"plot_{figure}"))
     getattr(module, f"plot_{figure}")(summary, **wildcards, out=out, **extra)

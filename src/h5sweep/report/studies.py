@@ -1,7 +1,8 @@
 """The studies' own figure forms, from the summary's columns: Kang et al.'s split of a read's
 time into its storage part and the rest (decode and memory copies) with the I/O operations it
 made; the I/O lab's throughput against the chunk cache's size, slots and w0, as lines; and the
-OpenMSI study's file size, write time and read ratio against the gzip level."""
+OpenMSI study's file size, write time and read ratio against the gzip level, and its
+compression ratio over the (m, n) chunking."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.analyze.findings import gzip_level  # noqa: E402
-from h5sweep.report.figures import OKABE_ITO, _not_measured, _save, layout_label  # noqa: E402
+from h5sweep.report.figures import OKABE_ITO, _grid, _not_measured, _save, _text_colour, layout_label  # noqa: E402
 
 
 def _reads(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
@@ -116,4 +117,44 @@ def plot_levels(summary: pd.DataFrame, filesystem: str, out: str) -> None:
             ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
     axes[0][0].legend(fontsize=6)
     fig.suptitle(f"compression levels on {filesystem}", fontsize=9)
+    _save(fig, out)
+
+
+def plot_compression_grid(summary: pd.DataFrame, out: str) -> None:
+    """The OpenMSI study's compression ratio over the chunking: raw bytes over file bytes per
+    m x m x n chunk shape (m across x and y, n along z), one panel per codec and level, each
+    cell annotated; the write case's files, as the file-sizes figure."""
+    rows = summary[summary["case"] == summary["case"].iloc[0]] if len(summary) else summary
+    rows = rows[rows["filesystem"] == rows["filesystem"].iloc[0]] if len(rows) else rows
+    rows = rows[(rows["layout"] == "chunked") & (rows["compression"] != "none")] if len(rows) else rows
+    if "backend" in rows:
+        rows = rows[rows["backend"] == rows["backend"].iloc[0]] if len(rows) else rows
+    comps = list(dict.fromkeys(rows["compression"])) if len(rows) else []
+    grids = [
+        (comp, _grid(rows[rows["compression"] == comp].drop_duplicates("chunk_shape"), "compression_ratio"))
+        for comp in comps
+    ]
+    grids = [(comp, grid) for comp, grid in grids if grid[0]]
+    across = min(3, max(1, len(grids)))
+    down = -(-max(1, len(grids)) // across)
+    widest = max([len(grid[1]) for _, grid in grids] + [1])
+    fig, axes = plt.subplots(down, across, figsize=(across * max(4.0, 0.7 * widest + 2), down * 4.0), squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    if not grids:
+        _not_measured(flat[0], "compression ratio of compressed m x m x n chunkings")
+    top = max([float(np.nanmax(grid[2])) for _, grid in grids if np.isfinite(grid[2]).any()] + [1.0])
+    for ax, (comp, (ms, ns, values)) in zip(flat, grids, strict=False):
+        image = ax.imshow(values, cmap="cividis", vmin=1.0, vmax=top, aspect="auto")
+        ax.set_xticks(range(len(ns)), ns)
+        ax.set_yticks(range(len(ms)), ms)
+        ax.set_xlabel("n (chunk size in z)")
+        ax.set_ylabel("m (chunk size in x, y)")
+        ax.set_title(f"compression ratio, {comp}", fontsize=9)
+        for (i, j), v in np.ndenumerate(values):
+            if np.isfinite(v):
+                colour = _text_colour(image.cmap(image.norm(v)))
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", color=colour, fontsize=7)
+        fig.colorbar(image, ax=ax).set_label("raw bytes / file bytes", fontsize=7)
+    for ax in flat[len(grids) :] if grids else flat[1:]:
+        ax.set_axis_off()
     _save(fig, out)

@@ -1,0 +1,213 @@
+"""The read cases' bars (the OpenMSI study's form): per layout, every read with its median and
+interval beside the paired ratio to the reference (``bars-*``), and the study's min, median,
+mean and max of the reads (``stats-*``). A grid of many layouts (the study's 43 chunkings times
+its codecs) is faceted: one panel per compression, each of at most :data:`ROWS_PER_PANEL`
+layouts, panels side by side, so that every label stays readable at paper scale."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from h5sweep.report.figures import (  # noqa: E402
+    CACHE_STATE_COLOURS,
+    OKABE_ITO,
+    _candidate,
+    _not_measured,
+    _reference_of,
+    _save,
+    _selection_words,
+    interval_errors,
+)
+
+ROWS_PER_PANEL = 45  # layouts per panel: 7-point labels at 0.32 inch a row
+PANELS_ACROSS = 3
+
+
+def facets(rows: pd.DataFrame, order: list[str]) -> list[tuple[str, list[str]]]:
+    """The panels of a bars figure: ``order`` (candidates, as drawn top to bottom) as one panel
+    where it fits, else one per compression (the uncompressed contiguous baseline in each),
+    each cut into panels of at most :data:`ROWS_PER_PANEL`."""
+    if len(order) <= ROWS_PER_PANEL:
+        return [("", order)]
+    compression = rows.groupby("_candidate")["compression"].first().to_dict()
+    baseline = set(rows.loc[rows["layout"] == "contiguous", "_candidate"])
+    panels = []
+    for comp in dict.fromkeys(compression[c] for c in order if c not in baseline):
+        mine = [c for c in order if c in baseline or compression[c] == comp]
+        parts = math.ceil(len(mine) / ROWS_PER_PANEL)
+        for i in range(parts):
+            title = comp + (f" ({i + 1}/{parts})" if parts > 1 else "")
+            panels.append((title, mine[i * ROWS_PER_PANEL : (i + 1) * ROWS_PER_PANEL]))
+    return panels
+
+
+def _panel_axes(panels: list, width_ratios: list[int], rows_tall: int):
+    """A figure of ``panels`` laid out :data:`PANELS_ACROSS` across, each a group of axes
+    side by side (``width_ratios``) sharing the rows; the groups, and the figure."""
+    across = min(PANELS_ACROSS, len(panels))
+    down = math.ceil(len(panels) / across)
+    per = len(width_ratios)
+    fig, axes = plt.subplots(
+        down,
+        across * per,
+        figsize=(sum(width_ratios) * 2.2 * across, down * max(3.0, 0.32 * rows_tall + 1.6)),
+        squeeze=False,
+        gridspec_kw={"width_ratios": width_ratios * across},
+    )
+    groups = []
+    for i in range(down * across):
+        row, col = divmod(i, across)
+        group = list(axes[row][col * per : (col + 1) * per])
+        if i < len(panels):
+            for ax in group[1:]:
+                ax.sharey(group[0])
+            groups.append(group)
+        else:
+            for ax in group:
+                ax.set_axis_off()
+    return fig, groups
+
+
+def _rows(summary: pd.DataFrame, case: str, filesystem: str) -> pd.DataFrame:
+    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
+    return rows.assign(_candidate=rows.apply(_candidate, axis=1) if not rows.empty else [])
+
+
+def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, measurements=None) -> None:
+    """Every layout's reads of one case as points (colour: where their bytes came from), with
+    the median and its 95% interval, sorted by the paired ratio to contiguous; beside it that
+    ratio on a log2 axis with its interval and the contiguous reference at 1."""
+    rows = _rows(summary, case, filesystem)
+    ratio = rows.groupby("_candidate")["ratio_to_contiguous"].median().fillna(1.0)
+    order = list(ratio.sort_values(ascending=False, kind="stable").index)  # fastest on top
+    panels = facets(rows, order)
+    fig, groups = _panel_axes(panels, [3, 2], max(len(names) for _, names in panels))
+    reads = _reads_of(measurements, case, filesystem, rows)
+    states = [s for s in CACHE_STATE_COLOURS if s in set(rows["cache_state"].fillna(""))]
+    reference = _reference_of(rows)
+    for (title, names), (ax_time, ax_ratio) in zip(panels, groups, strict=True):
+        mine = rows[rows["_candidate"].isin(names)]
+        theirs = None if reads is None else reads[reads["_candidate"].isin(names)]
+        _bars_panel(ax_time, ax_ratio, mine, names, theirs, states, reference)
+        if title:
+            ax_time.set_title(title, fontsize=9, loc="left")
+    if not states:
+        _not_measured(groups[0][0], f"{case} on {filesystem}")
+    if not rows.empty:
+        first = rows.iloc[0]
+        n = int(rows["repeats"].max())
+        fig.suptitle(
+            f"{case} on {filesystem}: {_selection_words(first, reads)}; n = {n} reads per layout and cache state",
+            fontsize=9,
+        )
+    _save(fig, out)
+
+
+def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference) -> None:
+    y = {name: i for i, name in enumerate(order)}
+    offsets = {state: (k - (len(states) - 1) / 2) * 0.25 for k, state in enumerate(states)}
+    rng = np.random.default_rng(0)
+    for state in states:
+        colour = CACHE_STATE_COLOURS[state]
+        part = rows[rows["cache_state"].fillna("") == state]
+        if reads is not None:
+            mine = reads[reads["cache_state"].fillna("") == state]
+            ys = mine["_candidate"].map(y).astype(float) + offsets[state] + rng.uniform(-0.08, 0.08, len(mine))
+            ax_time.scatter(mine["seconds"], ys, s=6, color=colour, alpha=0.35, linewidths=0)
+        ys = part["_candidate"].map(y).astype(float) + offsets[state]
+        low = (part["median_s"] - part["median_ci_low_s"]).clip(lower=0)
+        high = (part["median_ci_high_s"] - part["median_s"]).clip(lower=0)
+        ax_time.errorbar(
+            part["median_s"],
+            ys,
+            xerr=[low, high],
+            fmt="|",
+            markersize=12,
+            color=colour,
+            capsize=3,
+            label=f"{state or 'reads'}: median, 95% interval",
+        )
+        rat = part.dropna(subset=["ratio_to_contiguous"])
+        ax_ratio.errorbar(
+            rat["ratio_to_contiguous"],
+            rat["_candidate"].map(y).astype(float) + offsets[state],
+            xerr=interval_errors(rat, "ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high"),
+            fmt="o",
+            color=colour,
+            capsize=3,
+            markersize=4,
+        )
+    ax_ratio.axvline(1.0, color="black", linewidth=1)
+    ax_ratio.text(1.0, len(order) - 0.4, f" {reference}", fontsize=8, va="bottom")
+    ax_ratio.set_xscale("log", base=2)
+    ax_ratio.set_xlabel(f"ratio to {reference}, paired by selection (median, 95% CI)")
+    ax_ratio.tick_params(labelleft=False)
+    ax_time.set_xscale("log")
+    ax_time.set_xlabel("seconds per read")
+    ax_time.set_yticks(range(len(order)), order, fontsize=7)
+    ax_time.set_ylim(-0.7, len(order) - 0.3)
+    if states:
+        ax_time.legend(fontsize=7, loc="lower right")
+
+
+def _reads_of(measurements, case, filesystem, rows):
+    """The single reads behind the summary rows drawn (same case, filesystem and variant)."""
+    if measurements is None or rows.empty:
+        return None
+    reads = measurements[(measurements["case"] == case) & (measurements["filesystem"] == filesystem)]
+    reads = reads[reads["variant"].isin(set(rows["variant"]))]
+    reads = reads.fillna({"chunk_shape": "", "layout_name": "", "cache_state": "", "shard_shape": ""})
+    return reads.assign(_candidate=reads.apply(_candidate, axis=1) if not reads.empty else [])
+
+
+STATISTICS = (("min_s", "min"), ("median_s", "median"), ("mean_s", "mean"), ("max_s", "max"))
+
+
+def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
+    """The OpenMSI study's bars: per layout, the min, median, mean and max time of the case's
+    reads (the sustained reads, under the study's protocol), fastest median on top, on a log
+    axis; the first access of each layout marked apart where it was measured alone."""
+    rows = _rows(summary, case, filesystem)
+    rows = rows.assign(cache_state=rows["cache_state"].fillna("")) if len(rows) else rows
+    # the state with the most reads (the sustained reads under the study's protocol); a cold
+    # state of fewer reads is the first access of each layout, marked apart
+    reads_by_state = rows.groupby("cache_state")["repeats"].sum() if len(rows) else pd.Series(dtype=float)
+    state = str(reads_by_state.idxmax()) if len(reads_by_state) else ""
+    first = rows[(rows["cache_state"] == "cold") & (state != "cold")] if len(rows) else rows
+    rows = rows[rows["cache_state"] == state] if len(rows) else rows
+    order = list(rows.sort_values("median_s", kind="stable")["_candidate"].drop_duplicates())
+    panels = facets(rows, order)
+    fig, groups = _panel_axes(panels, [4], max(len(names) for _, names in panels))
+    height = 0.8 / len(STATISTICS)
+    for (title, names), (ax,) in zip(panels, groups, strict=True):
+        mine = rows[rows["_candidate"].isin(names)].drop_duplicates("_candidate").set_index("_candidate")
+        y = np.arange(len(names))
+        for k, (column, words) in enumerate(STATISTICS):
+            values = mine.reindex(names)[column] if column in mine else pd.Series(np.nan, index=names)
+            ax.barh(y + (k - 1.5) * height, values, height, color=OKABE_ITO[k], label=words)
+        if len(first):
+            cold = first.drop_duplicates("_candidate").set_index("_candidate").reindex(names)["median_s"]
+            ax.scatter(cold, y, marker="x", color="black", s=14, label="first access (cold)")
+        ax.set_yticks(y, names, fontsize=7)
+        ax.set_ylim(len(names) - 0.5, -0.5)  # fastest on top
+        ax.set_xscale("log")
+        ax.set_xlabel("seconds per read")
+        ax.legend(fontsize=7, loc="lower right")
+        if title:
+            ax.set_title(title, fontsize=9, loc="left")
+    if rows.empty:
+        _not_measured(groups[0][0], f"{case} on {filesystem}")
+    else:
+        n = int(rows["repeats"].max())
+        fig.suptitle(
+            f"{case} on {filesystem}: min, median, mean and max of n = {n} {state} reads per layout", fontsize=9
+        )
+    _save(fig, out)
