@@ -18,6 +18,7 @@ import numpy as np
 
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.cases import parallel
+from h5sweep.cases.parallel import passes
 from h5sweep.measure import pagecache
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import make_source
@@ -96,6 +97,9 @@ def main(directory: str) -> int:
         "source": source,
         "nodes": 1,
         "versions": backend.versions(),
+        "limit_s": None,
+        "hints": {},
+        "tasks_per_node": None,
     }
     parts = parallel.deal(DATASET["shape"][1], K, size, "collective")
     ours, bare = [], []
@@ -103,7 +107,7 @@ def main(directory: str) -> int:
         order = ("h5sweep", "bare") if sample % 2 == 0 else ("bare", "h5sweep")
         for which in order:
             if which == "h5sweep":
-                row = parallel.one_pass(ctx, "read", "collective", K, DEFAULT_CACHE, sample)
+                row = passes.one_pass(ctx, "read", "collective", K, DEFAULT_CACHE, sample)
                 seconds = comm.bcast(row["seconds"] if rank == 0 else None, root=0)
                 ours.append(seconds)
             else:

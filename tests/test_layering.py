@@ -19,14 +19,14 @@ PARSE_TIME = [
     "h5sweep.backends",
     "h5sweep.cases",
 ]
-# The package's layers, bottom up: a module imports only from its own layer or those below.
-# Imports made for type annotations only (under ``if TYPE_CHECKING:``) do not count.
+# The package's layers, bottom up: a module imports only from its own layer or those below,
+# imports made for type annotations only (under ``if TYPE_CHECKING:``) included.
 LAYERS = [
     ["h5sweep", "h5sweep.errors"],
     ["h5sweep.storage"],  # layouts, codecs, selections, filesystems, data sources
-    ["h5sweep.measure"],  # the lock, the page cache, timing, the read engine, records
+    ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records
     ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
-    ["h5sweep.cases"],  # access cases: definition and runner together
+    ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict); the read engine
     ["h5sweep.sweep"],  # the sweep's definition and plan (parse time)
     ["h5sweep.analyze", "h5sweep.jobs", "h5sweep.joblog"],  # analysis; what workflow scripts call
     ["h5sweep.report"],  # figures
@@ -47,23 +47,11 @@ def test_parse_time_modules_import_no_io_library():
     assert loaded == ""
 
 
-def _type_only(tree) -> set[int]:
-    """ids of the import nodes under ``if TYPE_CHECKING:``."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
-            found |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
-    return found
-
-
-def _imports(path: Path, runtime_only: bool = False) -> set[str]:
+def _imports(path: Path) -> set[str]:
     """The h5sweep modules a module imports, anywhere in it (function-level imports too)."""
     found = set()
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_only(tree) if runtime_only else set()
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("h5sweep"):
             found.add(node.module)
             found.update(f"{node.module}.{a.name}" for a in node.names)
@@ -113,7 +101,7 @@ def test_each_layer_imports_only_itself_and_those_below():
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     upward = []
     for name, path in sorted(modules.items()):
-        for imported in sorted(m for m in _imports(path, runtime_only=True) if m in modules):
+        for imported in sorted(m for m in _imports(path) if m in modules):
             if _layer(imported) > _layer(name):
                 upward.append(f"{name} -> {imported}")
     assert upward == []
@@ -141,3 +129,29 @@ def test_the_package_top_level_stays_small_and_names_no_backend_outside_backends
             if isinstance(node, ast.Constant) and node.value in ("hdf5", "zarr", "raw"):
                 constants.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value!r}")
     assert constants == []
+
+
+def _lines(relative: str) -> int:
+    return len((PACKAGE / relative).read_text(encoding="utf-8").splitlines())
+
+
+def test_each_case_owns_its_figures_and_no_module_outgrows_its_room():
+    """A case package draws its own figures (its specs name the module), the report's figure
+    module and the recommendation stay small, and no file of a case is over 300 lines."""
+    import importlib
+
+    from h5sweep.cases import CASE_SPECS
+
+    assert _lines("report/figures.py") <= 350 and _lines("analyze/recommend.py") <= 480
+    too_long = [
+        str(p.relative_to(PACKAGE))
+        for p in (PACKAGE / "cases").rglob("*.py")
+        if _lines(str(p.relative_to(PACKAGE))) > 300
+    ]
+    assert too_long == []
+    own = {spec.name: [f for f in spec.plots if f.module] for spec in CASE_SPECS}
+    for case in ("parallel", "scaling", "metadata", "iosize"):
+        assert own[case], case
+        for figure in own[case]:
+            assert figure.module.startswith(f"h5sweep.cases.{case}.")
+            assert hasattr(importlib.import_module(figure.module), f"plot_{figure.kind}")

@@ -18,7 +18,7 @@ import yaml
 from h5sweep import backends
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import parallel
-from h5sweep.cases.parallel import accesses, deal, remainder_rank
+from h5sweep.cases.parallel import accesses, deal, mpi, passes, remainder_rank, runner
 from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import make_source
@@ -48,9 +48,9 @@ def test_the_study_deals_contiguous_blocks_and_the_remainder_to_the_last_or_firs
     for mode in ("serial", "independent", "collective"):
         for processes in (1, 2, 3, 7, 12, 20):  # more ranks than accesses: the rest take it all
             parts = deal(6308, 525, processes, mode)
-            assert parallel._tiles(parts, 6308) is None
+            assert passes._tiles(parts, 6308) is None
             assert sum(n for part in parts for _, n in part) == 6308
-    assert parallel._tiles([[(0, 10)], [(5, 10)]], 15) == "unit 5 is accessed 2 times"
+    assert passes._tiles([[(0, 10)], [(5, 10)]], 15) == "unit 5 is accessed 2 times"
 
 
 def test_spread_deals_every_access_in_blocks_that_differ_by_at_most_one():
@@ -155,7 +155,7 @@ def _settings(directory: Path, layout: Layout, backend: str = "hdf5", **extra) -
 
 def mpirun(processes: int, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [*parallel.launcher(processes), *parallel.program(), *args], capture_output=True, text=True, timeout=300
+        [*runner.launcher(processes), *runner.program(), *args], capture_output=True, text=True, timeout=300
     )
 
 
@@ -277,7 +277,7 @@ def test_a_pass_past_its_limit_stops_is_recorded_as_stopped_and_its_later_repeat
 def test_a_run_appends_each_pass_to_its_checkpoint_and_skips_the_passes_it_holds(stores, tmp_path):
     directory, made = stores
     checkpoint = tmp_path / "passes.jsonl"
-    fresh = parallel.Checkpoint(str(checkpoint), "fingerprint")
+    fresh = mpi.Checkpoint(str(checkpoint), "fingerprint")
     assert not fresh.passes and checkpoint.read_text().count("\n") == 1
     settings = json.loads(Path(_settings(directory, CHUNKED, operations=["read"], repeats=2)).read_text())
     settings["checkpoint"] = str(checkpoint)
@@ -285,23 +285,23 @@ def test_a_run_appends_each_pass_to_its_checkpoint_and_skips_the_passes_it_holds
     path.write_text(json.dumps(settings))
     proc = mpirun(2, str(path), made["hdf5", CHUNKED.id], str(tmp_path / "first.parquet"), "--first")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    planned = [key for key, _ in parallel.planned(settings, 2, True)]
+    planned = [key for key, _ in mpi.planned(settings, 2, True)]
     assert len(planned) == 2 * 2 * 3  # repeats x k x modes
     # a kill after three passes, with the fourth's line cut short
     lines = checkpoint.read_text().splitlines()
     assert len(lines) == 1 + len(planned)
     checkpoint.write_text("\n".join(lines[:4]) + "\n" + lines[4][:40])
-    kept = parallel.Checkpoint(str(checkpoint), "fingerprint")
+    kept = mpi.Checkpoint(str(checkpoint), "fingerprint")
     assert list(kept.passes) == planned[:3]
     settings["done"] = sorted(kept.passes)
     path.write_text(json.dumps(settings))
     proc = mpirun(2, str(path), made["hdf5", CHUNKED.id], str(tmp_path / "rest.parquet"), "--first")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert len(pd.read_parquet(tmp_path / "rest.parquet")) == len(planned) - 3
-    resumed = parallel.Checkpoint(str(checkpoint), "fingerprint")
+    resumed = mpi.Checkpoint(str(checkpoint), "fingerprint")
     assert list(resumed.passes) == planned[:3] + planned[3:]
     # other settings: started afresh
-    assert not parallel.Checkpoint(str(checkpoint), "other settings").passes
+    assert not mpi.Checkpoint(str(checkpoint), "other settings").passes
 
 
 def _run_config(workflow, tmp_path, name: str, **changes) -> Path:
@@ -353,7 +353,7 @@ def _ranks_of(root: Path) -> list[int]:
     for entry in Path("/proc").iterdir():
         try:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            if entry.name.isdigit() and "parallel.main" in command and str(root) in command:
+            if entry.name.isdigit() and "mpi.main" in command and str(root) in command:
                 found.append(int(entry.name))
         except OSError:  # ended meanwhile
             continue
@@ -394,7 +394,7 @@ def test_a_killed_mpi_job_loses_at_most_its_pass_and_the_rerun_runs_only_the_res
         time.sleep(0.1)
     assert not _ranks_of(tmp_path)
     checkpoint = next((results / "raw").rglob("*.checkpoint.jsonl"))
-    kept = parallel.Checkpoint(str(checkpoint), json.loads(before[0])["fingerprint"]).passes
+    kept = mpi.Checkpoint(str(checkpoint), json.loads(before[0])["fingerprint"]).passes
     assert len(kept) >= 5 and len(kept) < 3 * 8 + 2 * 8
     workflow.run("--unlock", "--configfile", str(cfg), check=True)
     workflow.run("--cores", "2", "--configfile", str(cfg), "--rerun-incomplete", check=True)
@@ -453,7 +453,14 @@ def test_the_shipped_configs_are_the_studies_images(monkeypatch):
         assert sweep.parallel.units_per_access == [1, 525]
     assert big.parallel.processes == [1, 2, 4, 8, 12] and max(orig.parallel.processes) <= os.cpu_count()
     kang = load_sweep(yaml.safe_load((REPO / "config" / "studies" / "kang" / "parallel.yaml").read_text()), probe=False)
-    assert [b.name for b in kang.backends] == ["hdf5", "zarr"] and kang.parallel.modes == ["serial", "independent"]
+    assert [b.name for b in kang.backends] == ["hdf5", "zarr"] and kang.parallel.modes == ["independent"]
+    # the poster's array, [time, channels], in chunks of one flush, k = one flush, P up to 64
+    assert kang.shape == (35_660_170, 64) and [lay.chunk_shape for lay in kang.layouts if lay.chunk_shape] == [
+        (69_649, 64)
+    ]
+    case = kang.parallel
+    assert (case.units, case.units_per_access, max(case.processes)) == ("rows", [69_649], 64)
+    assert {len(part) for part in deal(kang.shape[0], 69_649, 64, "independent", case.remainder)} == {8}
 
 
 def test_the_plan_counts_the_runs_of_bytes_each_pass_touches():

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from h5sweep.analyze.recommend import evidence, machine_caveat, markdown, rank_layouts, selected_reads
+from h5sweep.analyze.ranking import rank_layouts, selected_reads
+from h5sweep.analyze.wording import evidence, machine_caveat, markdown
 from h5sweep.errors import ConfigError
 from h5sweep.sweep.model import recommend_from_config
 
@@ -247,7 +248,7 @@ def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_fi
 
 
 def test_the_parallel_section_names_the_best_store_and_mode_per_operation_and_process_count():
-    from h5sweep.analyze.parallel import parallel_markdown, parallel_verdicts
+    from h5sweep.cases.parallel.verdict import parallel_markdown, parallel_verdicts
 
     def row(op, layout, mode, p, median, low, high, best):
         return {
@@ -422,13 +423,13 @@ def test_a_parallel_only_sweep_opens_on_its_parallel_verdicts():
 
 
 def test_bandwidths_read_in_their_own_unit():
-    from h5sweep.analyze.parallel import _rate
+    from h5sweep.cases.parallel.verdict import _rate
 
     assert [_rate(v) for v in (2.54e9, 900e6, 1.2e12, 5e3)] == ["2.54 GB/s", "900 MB/s", "1.2 TB/s", "5 kB/s"]
 
 
 def test_the_transposed_store_of_a_named_shape_says_its_order():
-    from h5sweep.analyze.recommend import label
+    from h5sweep.analyze.wording import label
 
     row = {"layout_name": "image", "chunk_shape": "16x16x8", "compression": "none"}
     names = [label({**row, "layout_id": i}) for i in ("chunked-16x16x8", "chunked-zxy-16x16x8")]
@@ -436,10 +437,10 @@ def test_the_transposed_store_of_a_named_shape_says_its_order():
 
 
 def test_the_backends_figure_names_the_backends_it_compares(monkeypatch):
-    from h5sweep.report import figures
+    from h5sweep.report import stores
 
     titles = []
-    monkeypatch.setattr(figures, "_save", lambda fig, out: titles.append(fig._suptitle.get_text()))
+    monkeypatch.setattr(stores, "_save", lambda fig, out: titles.append(fig._suptitle.get_text()))
     row = {
         "filesystem": "disk",
         "case": "slice",
@@ -453,7 +454,7 @@ def test_the_backends_figure_names_the_backends_it_compares(monkeypatch):
         "ratio_to_hdf5_ci_low": 0.8,
         "ratio_to_hdf5_ci_high": 1.0,
     }
-    figures.plot_backends(pd.DataFrame([{**row, "backend": "raw"}]), "disk", "unused.png")
+    stores.plot_backends(pd.DataFrame([{**row, "backend": "raw"}]), "disk", "unused.png")
     assert titles[0].startswith("raw binary against HDF5 on disk")
     assert "Zarr" not in titles[0]
 

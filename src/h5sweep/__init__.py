@@ -8,7 +8,7 @@ The package holds the logic of the Snakemake workflow; one module per axis of th
 - :mod:`h5sweep.storage.datasources`  the values written (synthetic spectra, chunk index, donor)
 - :mod:`h5sweep.cases`        access cases (write, slice, spectra, subcube)
 
-and the stages of the workflow: :mod:`h5sweep.cases.write`, :mod:`h5sweep.measure.engine`,
+and the stages of the workflow: :mod:`h5sweep.cases.write`, :mod:`h5sweep.cases.engine`,
 :mod:`h5sweep.analyze.aggregate`, :mod:`h5sweep.report.figures`.
 """
 

@@ -39,7 +39,7 @@ FIGURE_INPUTS = {
 
 @dataclass(frozen=True)
 class Figure:
-    """One kind of figure: drawn by ``plot_<kind>`` in :mod:`h5sweep.report.figures` into
+    """One kind of figure: drawn by ``plot_<kind>`` (in ``module``, else in the report) into
     ``plots/<pattern>.png``, whose wildcards (``{case}``, ``{filesystem}``) its rule has."""
 
     kind: str
@@ -48,6 +48,9 @@ class Figure:
     caption: str = ""  # workflow/report/<caption>.rst (the kind if empty)
     inputs: tuple[str, ...] = ("summary",)  # of FIGURE_INPUTS
     labels: tuple[tuple[str, str], ...] = ()  # the report's labels besides its wildcards
+    # the module whose plot_<kind> draws it, where a case package draws its own figures
+    # (empty: the report's, h5sweep.report)
+    module: str = ""
 
     @property
     def wildcards(self) -> list[str]:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.analyze import findings, objectives
-from h5sweep.analyze.recommend import BOOTSTRAP_SEED, mix_of, selected_reads
+from h5sweep.analyze.ranking import BOOTSTRAP_SEED, mix_of, selected_reads
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
 

@@ -1,1 +1,2 @@
-"""Measuring: the measurement lock, the page cache, timing, the read engine, records."""
+"""Measuring: the measurement lock, the page cache, timing, rates, records (the read engine,
+which drives backends and cases, sits above them: :mod:`h5sweep.cases.engine`)."""

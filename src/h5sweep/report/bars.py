@@ -16,16 +16,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from h5sweep.report.figures import (  # noqa: E402
-    CACHE_STATE_COLOURS,
-    OKABE_ITO,
-    _candidate,
-    _not_measured,
-    _reference_of,
-    _save,
-    _selection_words,
-    interval_errors,
-)
+from h5sweep.cases.style import CACHE_STATE_COLOURS, OKABE_ITO, interval_errors  # noqa: E402
+from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.report.figures import _candidate, _reference_of, _selection_words  # noqa: E402
 
 ROWS_PER_PANEL = 45  # layouts per panel: 7-point labels at 0.32 inch a row
 PANELS_ACROSS = 3

@@ -12,7 +12,8 @@ import pandas as pd  # noqa: E402
 
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
-from h5sweep.report.figures import OKABE_ITO, _save  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO  # noqa: E402
+from h5sweep.cases.style import save as _save  # noqa: E402
 
 
 def plot_reference(systems, out) -> None:

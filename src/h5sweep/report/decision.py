@@ -1,4 +1,5 @@
-"""Figures of the decision (``recommendation.csv``): what each store costs the user's read mix."""
+"""Figures of the decision (``recommendation.csv``): what each store costs the user's read mix,
+and the trade-off of read time against file size with its Pareto front."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from h5sweep.analyze.recommend import mix_of  # noqa: E402
-from h5sweep.report.figures import OKABE_ITO, _not_measured, _save, backend_prefix  # noqa: E402
+from h5sweep.analyze.ranking import mix_of  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors  # noqa: E402
+from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.cases.style import save as _save  # noqa: E402
 
 
 def store_name(row) -> str:
@@ -53,4 +56,84 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
         fontsize=9,
     )
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    _save(fig, out)
+
+
+def pareto_front(points: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
+    """The rows no other row beats on both ``x`` and ``y`` (smaller is better), by ``x``."""
+    ordered = points.dropna(subset=[x, y]).sort_values([x, y], kind="stable")
+    keep, best = [], np.inf
+    for index, row in ordered.iterrows():
+        if row[y] < best:
+            keep.append(index)
+            best = row[y]
+    return ordered.loc[keep]
+
+
+def _reference_rows(rows: pd.DataFrame) -> pd.Series:
+    if "is_reference" in rows:
+        return rows["is_reference"].fillna(False).astype(bool)
+    return rows["layout_id"] == "contiguous"
+
+
+def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
+    """The ranking's score (the objective's, e.g. the read mix's time over the reference's)
+    against file size and write time, with the Pareto front (nothing is both faster and
+    smaller) and the recommendation marked."""
+    rows = recommendation[recommendation["filesystem"] == filesystem].copy()
+    rows["_name"] = [
+        backend_prefix(r)
+        + (r["layout_id"] if not isinstance(r["layout_name"], str) or not r["layout_name"] else r["layout_name"])
+        + ("" if r["compression"] == "none" else f" {r['compression']}")
+        for _, r in rows.iterrows()
+    ]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
+    for ax, (x, words) in zip(
+        axes, [("file_ratio", "file size / raw data"), ("write_median_s", "write time [s]")], strict=True
+    ):
+        inside = rows[rows["meets_limits"].astype(bool)]
+        outside = rows[~rows["meets_limits"].astype(bool)]
+        # one colour per filter (the compression's family: gzip, shuffle+gzip, blosc, ...)
+        family = rows["compression"].str.replace(r"-[^+]*$", "", regex=True)
+        families = list(dict.fromkeys(family))
+        groups = [
+            (inside[family[inside.index] == f], {"color": OKABE_ITO[k % len(OKABE_ITO)], "label": f})
+            for k, f in enumerate(families)
+        ]
+        groups.append((outside, {"color": "grey", "alpha": 0.5, "label": "beyond the limits"}))
+        for part, style in groups:
+            if part.empty:
+                continue
+            ax.errorbar(
+                part[x],
+                part["score"],
+                yerr=interval_errors(part, "score", "score_ci_low", "score_ci_high"),
+                fmt="o",
+                markersize=4,
+                capsize=2,
+                linestyle="none",
+                **style,
+            )
+        front = pareto_front(inside, x, "score")
+        ax.step(front[x], front["score"], where="post", color="black", linestyle="--", label="Pareto front")
+        chosen = rows[rows["recommended"].astype(bool)]
+        ax.scatter(chosen[x], chosen["score"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended")
+        for _, r in pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows():
+            ax.annotate(r["_name"], (r[x], r["score"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+        if (rows["score"] > 0).any():
+            ax.set_yscale("log", base=2)
+        ax.set_xlabel(words)
+        if x == "write_median_s" and (pd.to_numeric(rows[x], errors="coerce") > 0).any():
+            ax.set_xscale("log")
+        if rows.empty:
+            _not_measured(ax, "no layout ranked")
+    reference = rows["reference_store"].iloc[0] if "reference_store" in rows and not rows.empty else "contiguous"
+    objective = rows["objective"].iloc[0] if "objective" in rows and not rows.empty else "time"
+    axes[0].set_ylabel(f"score ({objective}; 1 = {reference}), 95% interval")
+    axes[0].legend(fontsize=7)
+    if not rows.empty:
+        fig.suptitle(
+            f"trade-off on {filesystem}: read mix {rows['weights'].iloc[0]} ({rows['statistic'].iloc[0]})", fontsize=9
+        )
     _save(fig, out)

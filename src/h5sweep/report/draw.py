@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pandas as pd
 
-from h5sweep.report import bars, decision, figures, studies
+from h5sweep.cases import FIGURES
+from h5sweep.report import bars, decision, figures, stores, studies
+
+
+def _drawn_by(figure: str):
+    """The module whose ``plot_<figure>`` draws a figure: the case package's own where its
+    spec names one, else the report's."""
+    if figure in FIGURES and FIGURES[figure].module:
+        return importlib.import_module(FIGURES[figure].module)
+    return next(m for m in (studies, bars, stores, figures) if hasattr(m, f"plot_{figure}"))
 
 
 def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
@@ -12,7 +23,7 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
     variants, all for the variant figures), the single reads for the read-case figures, the
     recommendation for the trade-off."""
     if figure in ("tradeoff", "mix"):
-        plot = figures.plot_tradeoff if figure == "tradeoff" else decision.plot_mix
+        plot = decision.plot_tradeoff if figure == "tradeoff" else decision.plot_mix
         plot(pd.read_csv(inputs["recommendation"]), **wildcards, out=out)
         return
     every_variant = figure in ("variants", "backends", "cache") or figure.startswith("parallel")
@@ -35,5 +46,4 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
         ]
         filters = [("case", "==", wildcards["case"]), ("filesystem", "==", wildcards["filesystem"])]
         extra["measurements"] = pd.read_parquet(inputs["measurements"], columns=columns, filters=filters)
-    module = next(m for m in (studies, bars, figures) if hasattr(m, f"plot_{figure}"))
-    getattr(module, f"plot_{figure}")(summary, **wildcards, out=out, **extra)
+    getattr(_drawn_by(figure), f"plot_{figure}")(summary, **wildcards, out=out, **extra)

@@ -15,7 +15,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.analyze.findings import gzip_level  # noqa: E402
-from h5sweep.report.figures import OKABE_ITO, _grid, _not_measured, _save, _text_colour, layout_label  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO, layout_label  # noqa: E402
+from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.report.figures import _grid, _text_colour  # noqa: E402
 
 
 def _reads(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:

@@ -26,7 +26,7 @@ class Filesystem:
     directory: str  # as configured (may be relative to the working directory)
     required: bool = True
     settle_s: float | None = None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
-    read_copies: int = 1  # byte-identical copies of each store read in turn by its queries (h5sweep.measure.copies)
+    read_copies: int = 1  # byte-identical copies of each store read in turn by its queries (h5sweep.cases.copies)
     stripe: dict | None = None  # Lustre striping of the directory: {count, size} (lfs setstripe)
 
     def usable(self) -> str | None:

@@ -163,7 +163,7 @@ class JobSettings:
 
     @property
     def read_copies(self) -> int:
-        """How many byte-identical copies of the store a query reads in turn (h5sweep.measure.copies)."""
+        """How many byte-identical copies of the store a query reads in turn (h5sweep.cases.copies)."""
         return int(self.settings.get("read_copies", 1))
 
     @property

@@ -101,7 +101,7 @@ def memory_mb(sweep) -> int:
     return -(-2 * block * (1 + 8 // itemsize) // rates.MB) + 64 * max(case.processes) + 256
 
 
-FIGURE = Figure("scaling", "scaling-{filesystem}", "Local scaling")
+FIGURE = Figure("scaling", "scaling-{filesystem}", "Local scaling", module="h5sweep.cases.scaling.figures")
 
 SPEC = CaseSpec(
     name="scaling",

@@ -51,7 +51,7 @@ def timed_seconds(sweep) -> float:
     return sum(case.repeats * (per + 2 * n * rates.SECONDS_PER_DATASET) for n in case.datasets)
 
 
-FIGURE = Figure("metadata", "metadata-{filesystem}", "Metadata overhead")
+FIGURE = Figure("metadata", "metadata-{filesystem}", "Metadata overhead", module="h5sweep.cases.metadata.figures")
 
 SPEC = CaseSpec(
     name="metadata",

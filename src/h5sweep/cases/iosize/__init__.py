@@ -61,7 +61,7 @@ def timed_seconds(sweep) -> float:
     return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * rates.SECONDS_PER_WRITTEN_CHUNK)
 
 
-FIGURE = Figure("iosize", "iosize-{filesystem}", "Throughput vs I/O size")
+FIGURE = Figure("iosize", "iosize-{filesystem}", "Throughput vs I/O size", module="h5sweep.cases.iosize.figures")
 
 SPEC = CaseSpec(
     name="iosize",

@@ -1,6 +1,7 @@
-"""The parallel passes' verdicts (``cases.parallel``): per filesystem, operation, process count
-and units per access, the store and mode of the highest median bandwidth, for the section
-``recommendation.md`` ends with. Nothing here imports an I/O library."""
+"""The parallel case's verdicts: per filesystem, operation, process count and units per
+access, the store and mode of the highest median bandwidth, for the section
+``recommendation.md`` ends with (:mod:`h5sweep.analyze.recommend`). Nothing here imports an I/O
+library."""
 
 from __future__ import annotations
 

@@ -1,0 +1,270 @@
+"""From measurements to a decision: which layout to choose for the user's read mix (the
+ranking; :mod:`.wording` says it, :mod:`.recommend` writes it).
+
+Per filesystem, every store of the grid (backend, layout and compression) is scored by the
+configured objective (:mod:`h5sweep.analyze.objectives`): by default the expected time of one
+unit of the user's work, ``sum_c n_c * mean_c`` with ``n_c`` the reads of case ``c`` the
+unit does (``recommend.weights``), ranked by its ratio to the reference store's. Its 95%
+interval comes from a paired bootstrap over the selections (and the store copies they were
+read from), every store resampled alike, with a fixed seed so that the same measurements give
+the same table. A store whose score over the best's has a paired interval reaching 1 is tied
+with it: the measurements cannot tell them apart, and the verdict says so instead of picking
+by noise.
+
+Layouts beyond the user's limits (file size relative to the raw data, write time) are listed
+but not chosen. Nothing here imports an I/O library.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from h5sweep.analyze import objectives
+from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
+from h5sweep.backends import REFERENCE
+
+
+def reference_of(settings: dict | None) -> dict:
+    return (settings or {}).get("reference") or DEFAULT_REFERENCE
+
+
+def is_reference(frame: pd.DataFrame, reference: dict) -> pd.Series:
+    """Rows of the reference store (the reference backend's, with the reference compression)."""
+    mine = (frame["layout_id"] == reference["layout_id"]) & (frame["compression"] == reference["compression"])
+    if "backend" in frame:
+        mine &= frame["backend"] == REFERENCE
+    return mine
+
+
+STATISTICS = ("first-access", "sustained")
+STATISTIC_WORDS = {
+    "first-access": "first access after the file was evicted and reopened",
+    "sustained": "sustained reads of an open file",
+}
+BOOTSTRAP_SEED = 20_261_122
+CANDIDATE_KEYS = ["filesystem", "backend", "layout_id", "compression"]
+COLUMNS = [
+    "filesystem",
+    "fs_type",
+    "backend",
+    "rank",
+    "layout_id",
+    "layout_name",
+    "chunk_shape",
+    "compression",
+    "objective",
+    "score",
+    "score_ci_low",
+    "score_ci_high",
+    "mix_seconds",
+    "mix_seconds_ci_low",
+    "mix_seconds_ci_high",
+    "mix_ratio",
+    "mix_ratio_ci_low",
+    "mix_ratio_ci_high",
+    "worst_case",
+    "worst_slowdown",
+    "worst_slowdown_ci_low",
+    "worst_slowdown_ci_high",
+    "case_spread",
+    "weighted_ratio",
+    "weighted_ratio_ci_low",
+    "weighted_ratio_ci_high",
+    "to_best",
+    "to_best_ci_low",
+    "to_best_ci_high",
+    "tied_with_best",
+    "recommended",
+    "meets_limits",
+    "excluded_by",
+    "file_bytes",
+    "file_ratio",
+    "write_median_s",
+    "write_stopped",
+    "statistic",
+    "weights",
+    "selections",
+    "reference_store",
+    "is_reference",
+]
+
+
+def weights_of(settings: dict) -> dict[str, float]:
+    """The read mix: the configured weights, or every read case weighted equally."""
+    configured = settings["recommend"].get("weights") or {}
+    if not configured:
+        return {case: 1.0 for case in settings["read_cases"]}
+    return {case: float(configured.get(case, 0.0)) for case in settings["read_cases"] if configured.get(case, 0)}
+
+
+def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """The timed reads the recommendation compares: the read mix's cases, in the sweep's
+    first visiting policy and chunk cache, of the statistic's kind (``first-access``: reads
+    after eviction and reopening, i.e. ``cold: every``, else each case's first read of the
+    file; ``sustained``: the reads of an open file after its first under ``cold: first``)."""
+    weights = weights_of(settings)
+    reads = measurements[measurements["case"].isin(list(weights))] if "case" in measurements else measurements
+    if reads.empty or "cold_mode" not in reads:  # no read case measured
+        return reads.iloc[0:0]
+    if "policy" in reads:
+        reads = reads[reads["policy"] == settings["policy"]]
+    reads = reads[_in_first_read_option(reads, settings["read_options"])]
+    sustained = reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] > 0)]
+    if settings["recommend"]["statistic"] == "sustained":
+        return sustained
+    every = reads[reads["cold_mode"] == "every"]
+    # a case read only under cold: first has one first access per store: nothing to give an
+    # interval; its sustained reads (repeats - 1 per store) are ranked instead, and said so
+    only_first = set(reads["case"]) - set(every["case"])
+    return pd.concat([every, sustained[sustained["case"].isin(only_first)]])
+
+
+def ranked_statistic(reads: pd.DataFrame, settings: dict) -> str:
+    """What the ranking compares, in the words of the ``statistic`` column: the configured
+    statistic, and the cases whose sustained reads stand in for first accesses."""
+    statistic = settings["recommend"]["statistic"]
+    if statistic == "sustained" or reads.empty or "cold_mode" not in reads:
+        return statistic
+    instead = sorted(set(reads.loc[reads["cold_mode"] == "first", "case"]))
+    if not instead:
+        return statistic
+    return f"{statistic}; sustained for {', '.join(instead)} (cold: first leaves one first access per store)"
+
+
+def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.Series:
+    """Whether each read was made in its backend's first read option (HDF5: the first chunk
+    cache; Zarr: the first reader), the settings ``options`` gives per backend."""
+    keep = pd.Series(False, index=reads.index)
+    backend = reads["backend"] if "backend" in reads else pd.Series(REFERENCE, index=reads.index)
+    for name, columns in options.items():
+        mine = backend == name
+        for column, value in columns.items():
+            if column in reads:
+                mine &= reads[column].isna() if value is None else reads[column] == value
+        keep |= mine
+    return keep
+
+
+def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """The recommendation table: one row per filesystem, backend, layout and compression."""
+    return rank_selected_reads(selected_reads(measurements, settings), summary, settings)
+
+
+def mix_words(weights: dict[str, float], cases: list[str]) -> str:
+    """The read mix as the tables say it: reads of each case per unit of the user's work."""
+    return ", ".join(f"{c} {weights[c]:g}" for c in cases)
+
+
+def mix_of(words: str) -> dict[str, float]:
+    """The ``weights`` column back as {case: reads per unit of work} (:func:`mix_words`)."""
+    out = {}
+    for part in str(words).split(", "):
+        case, _, count = part.rpartition(" ")
+        if case:
+            out[case] = float(count)
+    return out
+
+
+def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """:func:`rank_layouts` of the reads :func:`selected_reads` chose, ranked by the
+    configured objective (:mod:`h5sweep.analyze.objectives`)."""
+    weights = weights_of(settings)
+    if reads.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    reference = reference_of(settings)
+    objective = settings["recommend"].get("objective", "time")
+    statistic = ranked_statistic(reads, settings)
+    reads = reads[reads["seconds"] > 0]
+    if "backend" not in reads:
+        reads = reads.assign(backend=REFERENCE)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    frames = []
+    # every backend's stores are ranked together: their ratios share the reference store
+    for filesystem, group in reads.groupby("filesystem", sort=True):
+        mine = is_reference(group, reference)
+        if not mine.any():  # nothing to pair with
+            continue
+        cases = [c for c in weights if (group["case"] == c).any()]
+        matrices = objectives.Reads.of(group, cases)
+        ref = matrices.stores.index(tuple(group.loc[mine, objectives.STORE_KEYS].iloc[0]))
+        table = objectives.costs(matrices, weights, ref, rng, objective)
+        samples = table.attrs.pop("score_samples")
+        firsts = group.drop_duplicates(objectives.STORE_KEYS).set_index(objectives.STORE_KEYS)
+        about = firsts.reindex(pd.MultiIndex.from_tuples(matrices.stores, names=objectives.STORE_KEYS))
+        counts = group.groupby(objectives.STORE_KEYS)["repeat"].count()
+        table = table.assign(
+            filesystem=filesystem,
+            fs_type=about["fs_type"].to_numpy() if "fs_type" in about else "",
+            backend=[s[0] for s in matrices.stores],
+            layout_id=[s[1] for s in matrices.stores],
+            layout_name=about["layout_name"].fillna("").to_numpy() if "layout_name" in about else "",
+            chunk_shape=about["chunk_shape"].fillna("").to_numpy() if "chunk_shape" in about else "",
+            compression=[s[2] for s in matrices.stores],
+            statistic=statistic,
+            weights=mix_words(weights, cases),
+            selections=counts.reindex(about.index).fillna(0).astype(int).to_numpy(),
+            reference_store=reference_name(reference),
+        )
+        table["is_reference"] = is_reference(table, reference)
+        table = _with_limits(_with_costs(table, summary), settings["recommend"])
+        paired = objectives.to_best(samples, table["score"].to_numpy(float), table["meets_limits"].to_numpy(bool))
+        frames.append(pd.concat([table, paired], axis=1))
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    return _ranked(pd.concat(frames, ignore_index=True))
+
+
+def _with_costs(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """File size (and its ratio to the raw data) and the write case's median time, per store."""
+    keys = CANDIDATE_KEYS
+    sizes = summary.dropna(subset=["file_bytes"]).drop_duplicates(keys)[[*keys, "file_bytes", "raw_bytes"]]
+    writes = summary[(summary["case"] == "write") & summary["primary"].astype(bool)]
+    if "writes_stopped" not in writes:  # records from before writes could be stopped
+        writes = writes.assign(writes_stopped=0)
+    writes = writes.drop_duplicates(keys)[[*keys, "median_s", "writes_stopped"]]
+    writes = writes.assign(write_stopped=writes["writes_stopped"].fillna(0).astype(int) > 0)
+    writes = writes.drop(columns="writes_stopped").rename(columns={"median_s": "write_median_s"})
+    out = table.merge(sizes, on=keys, how="left").merge(writes, on=keys, how="left")
+    out["write_stopped"] = out["write_stopped"].fillna(False).astype(bool)
+    out["file_ratio"] = out["file_bytes"] / out["raw_bytes"]
+    return out.drop(columns="raw_bytes")
+
+
+def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
+    reasons = []
+    for _, row in table.iterrows():
+        why = []
+        limit = recommend.get("max_file_ratio")
+        if limit is not None and not row["file_ratio"] <= limit:
+            why.append(f"file {row['file_ratio']:.2f}x raw > {limit:g}")
+        limit = recommend.get("max_write_s")
+        if row["write_stopped"]:  # slower than its limit: its time is not known
+            why.append(f"write stopped at {row['write_median_s']:.3g} s (cases.write.limit_s)")
+        elif limit is not None and not row["write_median_s"] <= limit:
+            why.append(f"write {row['write_median_s']:.3g} s > {limit:g} s")
+        reasons.append("; ".join(why))
+    return table.assign(excluded_by=reasons, meets_limits=[not r for r in reasons])
+
+
+def _ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """Ranks within each filesystem, every backend's stores together (layouts within the
+    limits first, fastest first); the fastest within the limits, and those whose interval
+    overlaps its interval, tied with it; of the tied, the smallest file is the recommendation."""
+    out = []
+    for _, group in table.groupby("filesystem", sort=True):
+        group = group.sort_values(["meets_limits", "score"], ascending=[False, True], kind="stable")
+        group = group.assign(rank=range(1, len(group) + 1), tied_with_best=False, recommended=False)
+        eligible = group[group["meets_limits"]]
+        if not eligible.empty:
+            best = eligible.iloc[0]
+            # tied: the paired interval of its score over the best's reaches 1 (a layout
+            # without an interval is tied with nothing but itself)
+            tied = (eligible["to_best_ci_low"] <= 1.0) | (eligible.index == best.name)
+            group.loc[eligible.index[tied], "tied_with_best"] = True
+            smallest = eligible[tied].sort_values(["file_bytes", "score"], kind="stable").index[0]
+            group.loc[smallest, "recommended"] = True
+        out.append(group)
+    ranked = pd.concat(out, ignore_index=True)
+    extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_"))]
+    return ranked[[*COLUMNS, *extra]]

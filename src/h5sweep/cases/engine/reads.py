@@ -1,0 +1,219 @@
+"""One timed read and its row, as the engine (:mod:`h5sweep.cases.engine`) makes it: the store
+opened for reads, the read timed into a preallocated buffer, its cache state, the checking of
+its values after the window; and the order in which stores and cases take turns."""
+
+from __future__ import annotations
+
+import os
+import time
+import zlib
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from h5sweep.errors import VerificationError
+from h5sweep.measure import pagecache
+from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
+from h5sweep.measure.timing import minor_faults
+from h5sweep.storage.datasources import DataSource
+from h5sweep.storage.filesystems import device_reads_counted
+from h5sweep.storage.layouts import Layout
+from h5sweep.storage.selections import Selection
+
+if TYPE_CHECKING:  # types only: the engine runs whatever backend, case and read option it is given
+    from h5sweep.backends.base import Backend, ReadOption, StoredChunks
+    from h5sweep.cases.base import ReadCase
+
+
+# Bytes of values read in one measurement window before they are checked (and freed): the
+# window's reads are kept until it closes, so this bounds the memory a job holds for them.
+VERIFY_BUDGET_BYTES = 256 * 2**20
+
+
+def verify(values: np.ndarray, expected: np.ndarray, where: str, tolerance: float = 0.0) -> None:
+    """Raise if ``values`` differ from ``expected`` (by more than ``tolerance``, a lossy
+    codec's error bound); the message says where and how."""
+    if values.shape != expected.shape:
+        raise VerificationError(f"{where}: read shape {values.shape}, expected {expected.shape}")
+    if tolerance > 0:
+        differ = np.abs(values.astype(np.float64) - expected.astype(np.float64)) > tolerance
+    else:
+        differ = values != expected
+    if np.issubdtype(values.dtype, np.floating):
+        differ &= ~(np.isnan(values) & np.isnan(expected))
+    if differ.any():
+        first = tuple(int(i) for i in np.argwhere(differ)[0])
+        raise VerificationError(
+            f"{where}: {int(differ.sum())} of {differ.size} values differ from the data source "
+            f"(first at offset {first} of the selection: file has {values[first]!r}, "
+            f"expected {expected[first]!r}); the file is not what was written"
+        )
+
+
+def prime_stores(stores: list[tuple[Backend, str]]) -> int:
+    """Untimed, before the stores' first cold reads: every page of each store (a backend and
+    its path) in the page cache, in order, while they fit in half of the available memory
+    (see :func:`h5sweep.measure.pagecache.prime`); the bytes read."""
+    return pagecache.prime([p for backend, path in stores for p in backend.paths_to_evict(path)])
+
+
+class OpenedForReads:
+    """A test store dropped from the page cache (``evict``), then opened by its backend."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        path: str,
+        dataset_name: str,
+        options,
+        evict: bool,
+        readahead: bool,
+        layout: Layout,
+        split: bool = False,
+    ):
+        self.layout = layout
+        self.paths = paths = backend.paths_to_evict(path)
+        self.evict = evict
+        self.split = split  # also time the storage part of every read (see timed_read)
+        # how much of the store the drop below frees (1.0 after priming; a store's previous
+        # read leaves what it pulled in); NaN when nothing is dropped
+        self.resident_before = pagecache.resident_fraction_of(paths) if evict else float("nan")
+        if evict:
+            for each in paths:
+                pagecache.evict(each)
+        self.resident = pagecache.resident_fraction_of(paths)
+        self.evictable = not evict or self.resident < COLD_RESIDENT_FRACTION
+        self.counted = device_reads_counted(os.path.dirname(os.path.abspath(path)))
+        self.store = backend.open_for_reads(path, dataset_name, options, readahead)
+        self.open_s = self.store.open_s
+        self.reads = 0
+
+    def close(self) -> None:
+        self.store.close()
+
+
+# Reads of one store at a time (h5sweep.measure.interleave reads several, selection by selection).
+class TimedRead(NamedTuple):
+    """What the window keeps of one read; its row is written after the window."""
+
+    repeat: int
+    selection: Selection
+    elapsed_ns: int
+    io: pagecache.IOCounters
+    handle: OpenedForReads
+    reads_before: int  # reads of this handle before this one (0: a first access)
+    values: np.ndarray
+    storage_ns: int | None = None  # the storage part alone (split reads), where measured
+    page_faults: int = -1  # minor page faults taken during the timed read
+
+
+def timed_read(backend, path, case, repeat, selection, opened, buffer, counters) -> tuple[TimedRead, object]:
+    """One timed read of ``selection`` from the open store into ``buffer``: only the library's
+    read is timed. ``counters`` is the I/O counters' snapshot at the read's start; the
+    snapshot after it is returned as the next read's start (nothing between two reads reads
+    a file), so each read costs one system call for its I/O evidence. Page faults are counted
+    from before the read's preparation (selecting its dataspace) to just after the read; the
+    copy of the values after it, which maps pages of its own, is left out."""
+    faults = minor_faults()  # a system call: kept away from the clock by the preparation below
+    read = opened.store.prepare(opened.layout.to_storage(selection.start), buffer)
+    start = time.perf_counter_ns()
+    try:
+        result = read()
+    except Exception as err:  # e.g. a corrupt chunk: HDF5's "filter returned failure", a codec's error
+        raise VerificationError(
+            f"{path} case {case.name} repeat {repeat} {selection.label}: {backend.label} could not "
+            f"read the selection: {err}"
+        ) from err
+    elapsed = time.perf_counter_ns() - start
+    faults = minor_faults() - faults
+    after = pagecache.io_counters()
+    values = buffer.copy() if result is None else np.asarray(result)
+    storage_ns = None
+    if opened.split:
+        storage_ns, after = timed_storage_read(opened, selection, buffer.shape, after)
+    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, values, storage_ns, faults)
+    opened.reads += 1
+    return record, after
+
+
+def timed_storage_read(opened: OpenedForReads, selection: Selection, shape, counters) -> tuple[int | None, object]:
+    """The storage part of a read, timed alone right after it: the stored bytes of the chunks
+    the selection touches, fetched as they are (HDF5: a direct chunk read of each; Zarr: each
+    chunk file read whole), nothing decoded or copied into the array. A first access is
+    mirrored: the store is evicted again before it. Where the library cannot fetch stored
+    chunks on their own (contiguous, Zarr shards) None. Returns the next read's counters."""
+    fetch = opened.store.prepare_storage(opened.layout.to_storage(selection.start), shape)
+    if fetch is None:
+        return None, counters
+    if opened.evict and opened.reads == 0:
+        for each in opened.paths:
+            pagecache.evict(each)
+    start = time.perf_counter_ns()
+    fetch()
+    elapsed = time.perf_counter_ns() - start
+    return elapsed, pagecache.io_counters()
+
+
+def measurement_row(
+    t: TimedRead, case, layout: Layout, stored: StoredChunks, cache, policy, cold, window, itemsize
+) -> dict:
+    """The measurement row of one timed read (written after its window closed)."""
+    chunks = layout.chunks_touched(t.selection.start, t.selection.size)
+    return {
+        "case": case.name,
+        "repeat": t.repeat,
+        "seconds": t.elapsed_ns / 1e9,
+        "storage_s": t.storage_ns / 1e9 if t.storage_ns is not None else float("nan"),
+        "decode_copy_s": (t.elapsed_ns - t.storage_ns) / 1e9 if t.storage_ns is not None else float("nan"),
+        "selection": t.selection.label,
+        "bytes_selected": t.selection.nbytes(itemsize),
+        "chunks_touched": chunks,
+        "chunk_bytes_touched": chunks * layout.chunk_bytes(itemsize),
+        "stored_bytes_touched": stored.touched(t.selection),
+        "files_touched": stored.files_touched(t.selection),
+        "device_read_bytes": t.io.device_read,
+        "library_read_bytes": t.io.requested_read,
+        "read_calls": t.io.read_calls,
+        "page_faults": t.page_faults,
+        "cache_state": cache_state(t.io.device_read, t.handle.evictable, t.handle.counted),
+        "cold_mode": cold,
+        "reads_since_open": t.reads_before,
+        "open_s": t.handle.open_s if t.reads_before == 0 else float("nan"),
+        "resident_fraction_at_open": t.handle.resident,
+        "resident_fraction_before_evict": t.handle.resident_before,
+        **cache.columns(),
+        "cache_holds_chunk": cache.holds_chunk(layout.chunk_bytes(itemsize)),
+        "policy": policy,
+        "variant": variant_label(policy, cache, cold),
+        **window.columns(),
+    }
+
+
+def variant_label(policy: str, cache: ReadOption, cold: str) -> str:
+    return f"{policy}, {cache.label}, cold {cold}"
+
+
+def check_all(path: str, case: ReadCase, unchecked, source: DataSource, layout: Layout, tolerance: float) -> None:
+    for repeat, selection, stored in unchecked:
+        values = stored.transpose(np.argsort(layout.axes_of(stored.ndim)))  # back to (x, y, z)
+        where = f"{path} case {case.name} repeat {repeat} {selection.label}"
+        verify(values, source.region(selection.region), where, tolerance)
+
+
+def visiting_order(n_stores: int, seed: int, case: str, repeat: int) -> list[int]:
+    """The order the stores are read in for one selection: a permutation drawn from the seed,
+    the case and the selection's number, so every run reads in the same order."""
+    rng = np.random.default_rng([seed, zlib.crc32(case.encode()), repeat])
+    return [int(i) for i in rng.permutation(n_stores)]
+
+
+def rounds(repeats: list[int]) -> list[list[tuple[int, int]]]:
+    """The passes of an interleaved read: each variant's repeats spread evenly over as many
+    rounds as the variant with the most has, so every variant's reads span the whole pass in
+    time; round r lists (variant, repeat) in variant order."""
+    n = max(repeats)
+    out: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for v, m in enumerate(repeats):
+        for j in range(m):
+            out[j * n // m].append((v, j))
+    return out

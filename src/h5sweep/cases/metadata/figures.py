@@ -1,0 +1,30 @@
+"""The metadata case's figure: file size and write and read time against the datasets."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from h5sweep.cases.style import save as _save  # noqa: E402
+
+
+def plot_metadata(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """File size and write/read time against the number of datasets holding the values."""
+    rows = summary[(summary["case"] == "metadata") & (summary["filesystem"] == filesystem)].copy()
+    rows["n_datasets"] = rows["n_datasets"].astype(int)
+    fig, (ax_size, ax_time) = plt.subplots(1, 2, figsize=(11, 4))
+    sizes = rows.drop_duplicates("n_datasets").sort_values("n_datasets")
+    ax_size.plot(sizes["n_datasets"], sizes["metadata_file_bytes"].astype(float) / 1e6, marker="o", label="file")
+    ax_size.axhline(float(rows["raw_bytes"].iloc[0]) / 1e6, color="grey", linestyle=":", label="raw data")
+    ax_size.set(xscale="log", xlabel="datasets", ylabel="file size [MB]", title=f"file size, {filesystem}")
+    ax_size.legend(fontsize=7)
+    for operation, part in rows.groupby("operation"):
+        part = part.sort_values("n_datasets")
+        ax_time.errorbar(part["n_datasets"], part["mean_s"], yerr=part["std_s"].fillna(0), marker="o", label=operation)
+    ax_time.set(xscale="log", yscale="log", xlabel="datasets", ylabel="seconds (mean)", title=f"time, {filesystem}")
+    ax_time.legend(fontsize=7)
+    _save(fig, out)

@@ -1,0 +1,204 @@
+"""The parallel case's figures (Folk & Choi's bandwidth against process count; Kang et al.'s
+HDF5 against Zarr): bandwidth per mode and k, the modes', units' and layouts' ratios, and the
+backends side by side, from the summary's parallel rows."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from h5sweep.cases.style import OKABE_ITO, interval_errors, layout_label  # noqa: E402
+from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.cases.style import save as _save  # noqa: E402
+
+MODE_STYLES = {"serial": ":", "independent": "--", "collective": "-"}
+
+
+def _passes(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
+    """The parallel case's rows of a filesystem, each with the label of its store (backend,
+    layout, compression, reader) in ``_store``."""
+    rows = summary[(summary["case"] == "parallel") & (summary["filesystem"] == filesystem)].copy()
+    if rows.empty:
+        return rows.assign(_store=[])
+
+    def store(row) -> str:
+        comp = "" if row["compression"] in ("", "none") else f" {row['compression']}"
+        reader = row.get("reader", "")
+        reader = f" ({reader})" if isinstance(reader, str) and reader and reader != "h5py" else ""
+        return layout_label(row) + comp + reader
+
+    rows["_store"] = rows.apply(store, axis=1)
+    rows["processes"] = rows["processes"].astype(int)
+    rows["units_per_access"] = rows["units_per_access"].astype(int)
+    return rows
+
+
+def _pass_grid(rows: pd.DataFrame, columns: str = "units_per_access"):
+    """Panels: one row per operation, one column per value of ``columns``."""
+    operations = [op for op in ("read", "write") if op in set(rows["operation"])] or ["read"]
+    values = sorted(set(rows[columns])) if not rows.empty else [None]
+    fig, axes = plt.subplots(
+        len(operations), len(values), figsize=(5.5 * len(values), 4.2 * len(operations)), squeeze=False
+    )
+    return fig, axes, operations, values
+
+
+def _panels(rows: pd.DataFrame, axes, operations: list[str], ks: list):
+    """(axis, operation, k, rows) of every panel with rows; the others say not measured."""
+    for i, op in enumerate(operations):
+        for j, k in enumerate(ks):
+            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            if part.empty:
+                _not_measured(axes[i][j], f"{op}, {k} per access")
+                continue
+            yield axes[i][j], op, k, part
+
+
+def _serial_line(ax, line: pd.DataFrame, counts: list[int], value: str, colour, label: str) -> None:
+    """A serial pass (one process) drawn flat across the process counts, as the study drew it."""
+    ax.plot(counts, [float(line[value].iloc[0])] * len(counts), color=colour, linestyle=":", label=label)
+
+
+def plot_parallel(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Folk & Choi's Figs. 3-4: bandwidth of whole-dataset passes against processes, per store
+    and mode: the best of the repeats (marker) and the median with its interval (bar); one row
+    of panels per operation, one column per units per access."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, ks = _pass_grid(rows)
+    counts = sorted(set(rows["processes"])) if not rows.empty else []
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+            for mode, line in by_store.groupby("mode", sort=False):
+                line = line.sort_values("processes")
+                label = f"{store}, {mode}"
+                if mode == "serial":
+                    _serial_line(ax, line, counts, "bytes_per_s_max", colour, label)
+                    continue
+                ax.errorbar(
+                    line["processes"],
+                    line["bytes_per_s_median"],
+                    yerr=interval_errors(line, "bytes_per_s_median", "bytes_per_s_ci_low", "bytes_per_s_ci_high"),
+                    color=colour,
+                    linestyle=MODE_STYLES.get(mode, "-"),
+                    capsize=2,
+                    label=label,
+                )
+                ax.plot(line["processes"], line["bytes_per_s_max"], color=colour, marker="o", linestyle="none")
+        units = part["units"].iloc[0] if not part.empty else "units"
+        ax.set(xlabel="processes", ylabel="bytes/s (best: dot; median, 95% interval)", yscale="log")
+        ax.set_title(f"{op}, {k} {units} per access, {filesystem}", fontsize=9)
+        if counts:
+            ax.set_xticks(counts)
+        ax.legend(fontsize=6)
+    _save(fig, out)
+
+
+def _ratio_line(ax, ratio: pd.Series, colour, style: str, label: str) -> None:
+    ax.plot(ratio.index, ratio, color=colour, linestyle=style, marker="o", label=label)
+
+
+def _ratio_panel(ax, ylabel: str, title: str) -> None:
+    """A panel of ratios against processes: 1 marked, log scale."""
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set(xlabel="processes", ylabel=ylabel, yscale="log")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6)
+
+
+def _best(part: pd.DataFrame, keys: list[str]) -> pd.Series:
+    return part.set_index(keys)["bytes_per_s_max"]
+
+
+def plot_parallel_modes(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Folk & Choi's Figs. 5-6: the ratios of best bandwidths independent / collective,
+    independent / serial and collective / serial against processes, per store."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, ks = _pass_grid(rows)
+    pairs = [("independent", "collective"), ("independent", "serial"), ("collective", "serial")]
+    styles = ["-", "--", ":"]
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+            by_mode = {m: g.set_index("processes")["bytes_per_s_max"] for m, g in by_store.groupby("mode")}
+            for style, (top, bottom) in zip(styles, pairs, strict=True):
+                if top not in by_mode or bottom not in by_mode:
+                    continue
+                below = by_mode[bottom]
+                if bottom == "serial":  # one serial pass for every process count
+                    below = pd.Series(float(below.iloc[0]), index=by_mode[top].index)
+                ratio = (by_mode[top] / below).dropna().sort_index()
+                _ratio_line(ax, ratio, colour, style, f"{store}: {top} / {bottom}")
+        _ratio_panel(ax, "ratio of best bandwidths", f"{op}, {k} per access, {filesystem}")
+    _save(fig, out)
+
+
+def plot_parallel_units(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Folk & Choi's Figs. 8-9: best bandwidth with the most units per access over that with
+    the fewest, against processes, per store and mode."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, _ = _pass_grid(rows, columns="operation")
+    for i, op in enumerate(operations):
+        ax = axes[i][0]
+        part = rows[rows["operation"] == op]
+        ks = sorted(set(part["units_per_access"]))
+        if len(ks) > 1:
+            for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+                for mode, line in by_store.groupby("mode", sort=False):
+                    best = line.set_index(["units_per_access", "processes"])["bytes_per_s_max"]
+                    ratio = (
+                        (best.loc[ks[-1]] / best.loc[ks[0]]).dropna().sort_index()
+                        if ks[0] in best.index.get_level_values(0) and ks[-1] in best.index.get_level_values(0)
+                        else pd.Series(dtype=float)
+                    )
+                    _ratio_line(ax, ratio, colour, MODE_STYLES.get(mode, "-"), f"{store}, {mode}")
+        title = f"{op}: {ks[-1]} / {ks[0]} per access, {filesystem}" if len(ks) > 1 else f"{op}: one k"
+        _ratio_panel(ax, "ratio of best bandwidths", title)
+    _save(fig, out)
+
+
+def plot_parallel_layouts(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Folk & Choi's Figs. 10-11: best bandwidth of each chunked store over its backend's
+    contiguous store, in the same mode, units per access and process count."""
+    rows = _passes(summary, filesystem)
+    fig, axes, operations, ks = _pass_grid(rows)
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        keys = ["backend", "reader", "mode", "processes"]
+        base = _best(part[part["layout"] == "contiguous"], keys)
+        chunked = part[part["layout"] != "contiguous"]
+        for colour, (store, by_store) in zip(OKABE_ITO, chunked.groupby("_store", sort=False), strict=False):
+            for mode, line in by_store.groupby("mode", sort=False):
+                ratio = (_best(line, keys) / base).dropna()
+                if ratio.empty:
+                    continue
+                ratio = ratio.droplevel([0, 1, 2]).sort_index()
+                _ratio_line(ax, ratio, colour, MODE_STYLES.get(mode, "-"), f"{store}, {mode}")
+        _ratio_panel(ax, "chunked / contiguous (best bandwidths)", f"{op}, {k} per access, {filesystem}")
+    _save(fig, out)
+
+
+def plot_parallel_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """Kang et al.'s Fig. 3: median time of a whole read pass and a whole write pass against
+    processes, each rank its own part (independent mode; one process: serial), per backend,
+    layout and reader, with the median's interval."""
+    rows = _passes(summary, filesystem)
+    rows = rows[rows["mode"].isin(["independent", "serial"])]
+    fig, axes, operations, ks = _pass_grid(rows)
+    for ax, op, k, part in _panels(rows, axes, operations, ks):
+        for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
+            line = by_store.sort_values(["processes", "mode"]).drop_duplicates("processes", keep="first")
+            ax.errorbar(
+                line["processes"],
+                line["median_s"],
+                yerr=interval_errors(line, "median_s", "median_ci_low_s", "median_ci_high_s"),
+                color=colour,
+                marker="o",
+                capsize=2,
+                label=store,
+            )
+        ax.set(xlabel="processes", ylabel="seconds per pass (median, 95% interval)", yscale="log")
+        ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
+        ax.legend(fontsize=6)
+    _save(fig, out)

@@ -1,0 +1,118 @@
+"""What a store costs beyond its read times: the bytes a read takes from the device against
+what it selected (read amplification), and the backends' stores of one layout side by side."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from h5sweep.backends import REFERENCE  # noqa: E402
+from h5sweep.backends import label as backend_label  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO, interval_errors  # noqa: E402
+from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.report.figures import _candidate  # noqa: E402
+
+
+def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """The model against the device: per read case, the stored bytes of the chunks a read
+    touches (from the layout and the file's chunk index) against the bytes its cold reads
+    fetched from the device; above the diagonal the storage read more than the chunks
+    (readahead, metadata), below it less (already cached)."""
+    from h5sweep.analyze.aggregate import model_bytes
+
+    rows = summary[(summary["filesystem"] == filesystem) & (summary["cache_state"] == "cold")]
+    rows = rows.dropna(subset=["device_read_bytes_median"])
+    rows = rows.assign(_model=model_bytes(rows) if not rows.empty else [])
+    rows = rows[rows["_model"] > 0]
+    cases = list(dict.fromkeys(rows["case"]))
+    fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(4.6 * max(1, len(cases)), 4.4), squeeze=False)
+    if not cases:
+        axes[0][0].set_axis_off()
+        axes[0][0].set_title(f"no cold reads from a device on {filesystem} (a memory filesystem?)", fontsize=9)
+    for ax, case in zip(axes[0], cases, strict=False):
+        part = rows[rows["case"] == case]
+        groups = part.groupby(["backend", "compression"], sort=False)
+        for colour, ((backend, comp), group) in zip(OKABE_ITO * 3, groups, strict=False):
+            ax.scatter(
+                group["stored_bytes_touched_median"] / 1e6,
+                group["device_read_bytes_median"] / 1e6,
+                color=colour,
+                s=18,
+                marker="o" if backend == REFERENCE else "s",
+                label=comp if backend == REFERENCE else f"{backend_label(backend)} {comp}",
+            )
+        values = np.concatenate([part["stored_bytes_touched_median"], part["device_read_bytes_median"]]) / 1e6
+        values = values[values > 0]
+        if values.size:
+            lo, hi = values.min() / 1.5, values.max() * 1.5
+            ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8, linestyle=":", label="read = chunks touched")
+            ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi))
+        ax.set_xlabel("model: stored bytes of chunks touched [MB]")
+        ax.set_ylabel("measured: device bytes read [MB]")
+        ax.set_title(f"{case} on {filesystem} (medians of cold reads)", fontsize=9)
+        ax.legend(fontsize=7)
+    _save(fig, out)
+
+
+def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
+    """HDF5 against the other backends, layout by layout: per read case, each store's paired
+    ratio of its reads to HDF5's reads of the same layout, compression and selections (median
+    and 95% interval, log2 axis; left of 1 the other backend is faster), one colour per
+    reader."""
+    if "ratio_to_hdf5" not in summary:
+        summary = summary.assign(ratio_to_hdf5=np.nan)
+    rows = summary[(summary["filesystem"] == filesystem) & summary["ratio_to_hdf5"].notna()]
+    others = " and ".join(backend_label(b) for b in sorted(set(rows["backend"]) - {REFERENCE})) or "Other backends"
+    # named without the backend: each row is one store against its HDF5 twin
+    rows = rows.assign(backend=REFERENCE)
+    rows = rows.assign(_name=rows.apply(_candidate, axis=1) if not rows.empty else [])
+    shape = {  # a contiguous store (raw) sorts first
+        n: tuple(int(v) for v in str(c).split("x") if v.isdigit())
+        for n, c in zip(rows["_name"], rows["chunk_shape"], strict=True)
+    }
+    names = sorted(shape, key=lambda n: (shape[n], n))  # one order for every case (shared axis)
+    y = {n: i for i, n in enumerate(names)}
+    series = list(dict.fromkeys(zip(rows["reader"], rows["cache_state"].fillna(""), strict=True)))
+    cases = list(dict.fromkeys(rows["case"]))
+    fig, axes = plt.subplots(
+        1,
+        max(1, len(cases)),
+        figsize=(3.6 * max(1, len(cases)) + 3.5, max(3.0, 0.35 * len(names) + 1.8)),
+        squeeze=False,
+        sharey=True,
+    )
+    if not cases:
+        axes[0][0].set_axis_off()
+        axes[0][0].set_title(f"no store of another backend was compared with HDF5 on {filesystem}", fontsize=9)
+    for ax, case in zip(axes[0], cases, strict=False):
+        for k, (reader, state) in enumerate(series):
+            mine = rows[(rows["case"] == case) & (rows["reader"] == reader) & (rows["cache_state"].fillna("") == state)]
+            ax.errorbar(
+                mine["ratio_to_hdf5"],
+                mine["_name"].map(y).astype(float) + (k - (len(series) - 1) / 2) * 0.18,
+                xerr=interval_errors(mine, "ratio_to_hdf5", "ratio_to_hdf5_ci_low", "ratio_to_hdf5_ci_high"),
+                fmt="o",
+                markersize=4,
+                capsize=3,
+                color=OKABE_ITO[k % len(OKABE_ITO)],
+                label=f"{reader}, {state}" if state else reader,
+            )
+        ax.axvline(1.0, color="black", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("time / HDF5's (median, 95% CI)", fontsize=8)
+        ax.set_title(case, fontsize=9)
+    if cases:
+        axes[0][0].set_yticks(range(len(names)), names, fontsize=7)
+        axes[0][-1].legend(fontsize=7, loc="best")
+        fig.suptitle(
+            f"{others} against {backend_label(REFERENCE)} on {filesystem}: per read case, time on a selection over "
+            f"the {backend_label(REFERENCE)} file's of the same chunk shape and codec (paired; left of 1 the other "
+            "backend is faster)",
+            fontsize=9,
+        )
+    _save(fig, out)
