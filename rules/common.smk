@@ -3,6 +3,7 @@
 # own settings from h5sweep.sweep.settings as params.settings.
 
 import os
+from pathlib import Path
 from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
@@ -77,6 +78,8 @@ def check_plan(sweep):
 
 SWEEP = checked_sweep(config)
 RESULTS = f"results/{SWEEP.name}"
+# the report's captions (a case package may keep its figures' captions beside them)
+REPORT_DIR = Path(workflow.basedir) / "workflow" / "report"
 if workflow.is_main_process:  # not again inside each cluster job
     check_plan(SWEEP)
 

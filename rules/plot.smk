@@ -13,7 +13,7 @@ for figure in FIGURES.values():
         output:
             report(
                 f"{RESULTS}/plots/{figure.pattern}.png",
-                caption=f"../workflow/report/{figure.caption or figure.kind}.rst",
+                caption=str(figure.caption_file(REPORT_DIR)),
                 category=figure.category,
                 labels=figure.report_labels(),
             ),

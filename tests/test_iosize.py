@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from conftest import run_test_config
 
-from h5sweep.cases import IOSizeCase
-from h5sweep.cases.iosize import run_iosize
+from h5sweep.cases.iosize import IOSizeCase, run_iosize
 from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import SyntheticSource
 

@@ -32,10 +32,12 @@ def test_every_figure_a_case_can_plan_has_its_caption_and_every_caption_a_figure
     """``snakemake --report`` fails on a figure whose caption file is missing."""
     from h5sweep.cases import FIGURES
 
-    captions = {f.caption or f.kind for f in FIGURES.values()}
     report = REPO / "workflow" / "report"
-    missing = sorted(c for c in captions if not (report / f"{c}.rst").is_file())
+    files = {f.caption_file(report) for f in FIGURES.values()}
+    missing = sorted(str(f) for f in files if not f.is_file())
     assert missing == []
+    # a case package keeps its figures' captions beside them
+    assert all(f.caption_file(report).parent != report for f in FIGURES.values() if f.module)
     # the tables' captions and the workflow's description are the rest
-    spare = {p.stem for p in report.glob("*.rst")} - captions
+    spare = {p.stem for p in report.glob("*.rst")} - {f.stem for f in files if f.parent == report}
     assert spare == {"findings", "recommendation", "summary", "workflow"}

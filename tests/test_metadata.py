@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from conftest import run_test_config
 
-from h5sweep.cases import MetadataCase
-from h5sweep.cases.metadata import _groups, run_metadata
+from h5sweep.cases.metadata import MetadataCase, _groups, run_metadata
 from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import SyntheticSource
 

@@ -8,8 +8,7 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.backends.fastwrite import write_fast
-from h5sweep.cases import ScalingCase
-from h5sweep.cases.scaling import combine, run_scaling, split_x
+from h5sweep.cases.scaling import ScalingCase, combine, run_scaling, split_x
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.storage.codecs import parse_compression

@@ -1,21 +1,20 @@
-"""Access cases: one module per case, all registered here by name.
+"""Access cases, all registered here by name.
 
 A read case turns its config entry into a seeded sequence of selections; the query stage
-times reading each one. The write case times writing the whole dataset. To add a case,
-write a module with a ``ReadCase`` subclass and add it to ``READ_CASES``.
+times reading each one (to add one: a module with a ``ReadCase`` subclass, added to
+``READ_CASES``). The write case times writing the whole dataset. A case with a job of its
+own is a package with its ``SPEC`` (definition, time model, runner, figures, verdict), added
+to ``CASE_MODULES``.
 """
 
 from __future__ import annotations
 
-from h5sweep.cases import base, iosize, metadata, parallel, scaling, write
+import importlib
+
 from h5sweep.cases.base import ReadCase
 from h5sweep.cases.box import BoxCase
 from h5sweep.cases.column import ColumnCase
-from h5sweep.cases.iosize import IOSizeCase
-from h5sweep.cases.metadata import MetadataCase
-from h5sweep.cases.parallel import ParallelCase
 from h5sweep.cases.rows import RowsCase
-from h5sweep.cases.scaling import ScalingCase
 from h5sweep.cases.slice import SliceCase
 from h5sweep.cases.spec import FIGURE_INPUTS, SCOPES, CaseSpec, Figure
 from h5sweep.cases.spectra import SpectraCase
@@ -28,13 +27,15 @@ from h5sweep.storage.layouts import Shape
 READ_CASES: dict[str, type[ReadCase]] = {
     case.name: case for case in (SliceCase, SpectraCase, SubcubeCase, WholeCase, RowsCase, ColumnCase)
 }
-# Cases with a flow of their own: the write case (generate), local scaling (scale) and
-# metadata overhead and I/O size (once per filesystem each).
-CASE_NAMES = ("write", *READ_CASES, "boxes", "scaling", "metadata", "iosize", "parallel")
-
-
-# What the workflow derives its targets, figures and summary columns from (h5sweep.cases.spec).
-CASE_SPECS: tuple[CaseSpec, ...] = (write.SPEC, base.SPEC, scaling.SPEC, metadata.SPEC, iosize.SPEC, parallel.SPEC)
+# The registry: each entry a module or package of h5sweep.cases whose SPEC (h5sweep.cases.spec)
+# the workflow derives its targets, jobs, figures and summary columns from. A new case is its
+# package, one entry here and its block under cases in config/schema.yaml.
+CASE_MODULES = ("write", "base", "scaling", "metadata", "iosize", "parallel")
+CASE_SPECS: tuple[CaseSpec, ...] = tuple(importlib.import_module(f"h5sweep.cases.{m}").SPEC for m in CASE_MODULES)
+# Cases that run only where the config names them, each checked against the dataset when built.
+OPTIONAL_CASES: dict[str, type] = {spec.name: spec.settings_type for spec in CASE_SPECS if spec.settings_type}
+# The names a config's cases may have: the write case, the read cases, boxes, the optional cases.
+CASE_NAMES = ("write", *READ_CASES, "boxes", *OPTIONAL_CASES)
 # Every kind of figure, by kind: each has a plot rule (rules/plot.smk).
 FIGURES: dict[str, Figure] = {figure.kind: figure for spec in CASE_SPECS for figure in spec.plots}
 # Every setting that makes a variant of some case.
@@ -94,10 +95,6 @@ def write_case_from_config(cases_cfg: dict) -> WriteCase:
     return WriteCase(cases_cfg.get("write") or {})
 
 
-# Cases that run only when configured, each checked against the dataset when built.
-OPTIONAL_CASES = {"scaling": ScalingCase, "metadata": MetadataCase, "iosize": IOSizeCase, "parallel": ParallelCase}
-
-
 def optional_case_from_config(cases_cfg: dict, name: str, dataset_shape: Shape, itemsize: int):
     """The case ``name`` if the config enables it (checked), else None."""
     if name not in cases_cfg:
@@ -124,14 +121,10 @@ __all__ = [
     "CaseSpec",
     "VARIANT_COLUMNS",
     "CASE_NAMES",
-    "IOSizeCase",
     "READ_CASES",
-    "MetadataCase",
     "ReadCase",
-    "ScalingCase",
     "WriteCase",
     "OPTIONAL_CASES",
-    "ParallelCase",
     "optional_case_from_config",
     "read_cases_from_config",
     "write_case_from_config",

@@ -60,6 +60,20 @@ class Figure:
         """The figure's name with the given wildcards filled in (the others kept as ``{w}``)."""
         return self.pattern.format(**{w: values.get(w, "{" + w + "}") for w in self.wildcards})
 
+    def caption_file(self, report_dir):
+        """Its caption: ``<caption or kind>.rst`` beside the module that draws it, where the case
+        package keeps it there, else in ``report_dir`` (``workflow/report``)."""
+        import importlib.util
+        from pathlib import Path
+
+        name = f"{self.caption or self.kind}.rst"
+        if self.module:
+            spec = importlib.util.find_spec(self.module)
+            beside = Path(spec.origin).parent / name if spec and spec.origin else None
+            if beside is not None and beside.is_file():
+                return beside
+        return Path(report_dir) / name
+
     def report_labels(self) -> dict:
         return {**dict(self.labels), **{w: "{" + w + "}" for w in self.wildcards}}
 
@@ -104,6 +118,14 @@ class CaseSpec:
     # its variant columns that hold whole numbers (typed Int64 in the summary, empty in the
     # rows of cases without them)
     integer_columns: tuple[str, ...] = ()
+    # A case that runs only where the config names it (``cases.<name>``): the class built from
+    # that entry (its ``ranks``: the dataset ranks it measures; ``check(shape, itemsize)``);
+    # the sweep holds it by name (``sweep.<name>``, None where not configured).
+    settings_type: type | None = None
+    # Its refusals that need the whole grid, before any job: ``check_grid(case, grid)`` with
+    # ``grid.shape``, ``grid.compressions`` (the config's order) and ``grid.stores`` (every
+    # test store: ``.backend``, ``.layout``, ``.compression``).
+    check_grid: Callable[[object, object], None] | None = field(default=None, repr=False)
 
     def runs_on(self, store) -> bool:
         """Whether a store-scope case runs on this test store (an object with ``.backend``)."""

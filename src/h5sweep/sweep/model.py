@@ -8,23 +8,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
 from h5sweep.backends import REFERENCE, REGISTRY, BackendSpec, specs_from_config
 from h5sweep.backends.chunk_cache import caches_from_config
 from h5sweep.cases import (
-    IOSizeCase,
-    MetadataCase,
-    ParallelCase,
+    CASE_SPECS,
+    OPTIONAL_CASES,
     ReadCase,
-    ScalingCase,
     WriteCase,
     optional_case_from_config,
     read_cases_from_config,
     write_case_from_config,
 )
-from h5sweep.cases.parallel import SPEC as PARALLEL_SPEC
 from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config
 from h5sweep.storage.datasources import fill_name, read_donor
@@ -105,15 +103,21 @@ class Sweep:
     score: dict
     policies: list[str]
     chunk_caches: list
-    scaling: ScalingCase | None
-    metadata: MetadataCase | None
-    iosize: IOSizeCase | None
-    parallel: ParallelCase | None
+    # the cases that run only where the config names them, by name (None where not named):
+    # ``sweep.<name>`` reads them (e.g. ``sweep.parallel``)
+    optional_cases: dict[str, object]
     reference: dict  # the store every read ratio is to: {"layout_id", "compression"}
     recommend: dict
     interleave: bool
     split_read_time: bool
     config: dict = field(repr=False)
+
+    def __getattr__(self, name: str):
+        """An optional case by name (``sweep.parallel``): the case, or None where the config
+        does not name it."""
+        if name in OPTIONAL_CASES:
+            return self.__dict__.get("optional_cases", {}).get(name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     @classmethod
     def from_config(cls, config: dict, probe: bool = True) -> Sweep:
@@ -129,12 +133,6 @@ class Sweep:
             read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape), dtype=dataset["dtype"])
         read_cases = read_cases_from_config(config["cases"], shape)
         compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
-        if "scaling" in config["cases"]:
-            for i, comp in enumerate(compressions):
-                if not comp.lossless:
-                    raise ConfigError(
-                        f"compression[{i}]", comp.name, "is lossy, and the scaling case checks its values exactly"
-                    )
         layouts = layouts_from_config(config["layouts"], shape, itemsize)
         write_case = write_case_from_config(config["cases"])
         if len(shape) != 3 and set(write_case.strategies) - {"chunk"}:
@@ -147,16 +145,18 @@ class Sweep:
         read_options = {backend.name: backend.options_from_config(config) for backend in backends}  # checked now
         _check_every_setting_is_stored(backends, layouts, compressions)
         reference = reference_from_config(config["layouts"], layouts, compressions, backends)
-        parallel = optional_case_from_config(config["cases"], "parallel", shape, itemsize)
-        if parallel is not None:
-            stores = [
-                TestFile(None, layout, comp, backend)
-                for backend in backends
-                for layout in layouts
-                for comp in ([NONE] if layout.chunk_shape is None else compressions)
-                if backend.stores(layout, comp)
-            ]
-            parallel.check_stores(shape, [s for s in stores if PARALLEL_SPEC.runs_on(s)])
+        optional = {name: optional_case_from_config(config["cases"], name, shape, itemsize) for name in OPTIONAL_CASES}
+        stores = [
+            TestFile(None, layout, comp, backend)
+            for backend in backends
+            for layout in layouts
+            for comp in ([NONE] if layout.chunk_shape is None else compressions)
+            if backend.stores(layout, comp)
+        ]
+        grid = SimpleNamespace(shape=shape, compressions=compressions, stores=stores)
+        for spec in CASE_SPECS:  # each case's refusals that need the grid
+            if optional.get(spec.name) is not None and spec.check_grid is not None:
+                spec.check_grid(optional[spec.name], grid)
         return cls(
             name=config["sweep"],
             dataset=dataset,
@@ -172,10 +172,7 @@ class Sweep:
             score=config["score"],
             policies=policies_from_config(config["policies"]),
             chunk_caches=caches_from_config(config["chunk_cache"]),
-            scaling=optional_case_from_config(config["cases"], "scaling", shape, itemsize),
-            metadata=optional_case_from_config(config["cases"], "metadata", shape, itemsize),
-            iosize=optional_case_from_config(config["cases"], "iosize", shape, itemsize),
-            parallel=parallel,
+            optional_cases=optional,
             reference=reference,
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),

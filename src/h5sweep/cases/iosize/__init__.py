@@ -76,6 +76,7 @@ SPEC = CaseSpec(
     scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
     plots=(FIGURE,),
     integer_columns=("request_bytes",),
+    settings_type=IOSizeCase,
 )
 
 

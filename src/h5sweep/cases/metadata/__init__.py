@@ -66,6 +66,7 @@ SPEC = CaseSpec(
     scratch_bytes=lambda sweep: sweep.raw_bytes + 64 * 1024,  # its file, beside the test stores
     plots=(FIGURE,),
     integer_columns=("n_datasets", "metadata_file_bytes"),
+    settings_type=MetadataCase,
 )
 
 

@@ -138,5 +138,7 @@ SPEC = CaseSpec(
     read_options="all",
     plots=(BANDWIDTH, MODE_RATIOS, UNITS_FIGURE, LAYOUTS_FIGURE, BACKENDS_FIGURE),
     integer_columns=("processes", "units_per_access"),
+    settings_type=ParallelCase,
+    check_grid=lambda case, grid: case.check_stores(grid.shape, [s for s in grid.stores if SPEC.runs_on(s)]),
     scratch_bytes=lambda sweep: sweep.largest_file_bytes(),  # a write pass's store
 )

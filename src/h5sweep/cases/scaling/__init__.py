@@ -103,6 +103,16 @@ def memory_mb(sweep) -> int:
 
 FIGURE = Figure("scaling", "scaling-{filesystem}", "Local scaling", module="h5sweep.cases.scaling.figures")
 
+
+def _lossless_only(case, grid) -> None:
+    """The scaling case checks its values exactly: a lossy codec is refused."""
+    for i, comp in enumerate(grid.compressions):
+        if not comp.lossless:
+            raise ConfigError(
+                f"compression[{i}]", comp.name, "is lossy, and the scaling case checks its values exactly"
+            )
+
+
 SPEC = CaseSpec(
     name="scaling",
     scope="store",
@@ -117,6 +127,8 @@ SPEC = CaseSpec(
     backends=(HDF5,),  # its workers read through h5py
     plots=(FIGURE,),
     integer_columns=("processes", "z_slices"),
+    settings_type=ScalingCase,
+    check_grid=_lossless_only,
 )
 
 

@@ -1,0 +1,162 @@
+"""A new case costs one package, one registry line and one schema block: a toy case (fsync a
+small file, timed) is added to a copy of the project in exactly those three places, and a
+real Snakemake run measures it, summarizes it and draws its figure, caption included."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import BIN, REPO, tiny_config
+
+TOY = '''"""A toy case: the time to write and fsync a small file, per filesystem."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.errors import ConfigError
+from h5sweep.measure import rates
+from h5sweep.measure.lock import timed_window
+
+
+class ToyCase:
+    name = "toy"
+    ranks = (1, 2, 3, 4, 5)
+
+    def __init__(self, settings: dict):
+        self.repeats = int(settings.get("repeats", 2))
+        self.size = int(settings.get("size", 4096))
+
+    def check(self, shape=(), itemsize: int = 1) -> None:
+        if self.repeats < 1:
+            raise ConfigError("cases.toy.repeats", self.repeats, "must be at least 1")
+
+
+def run_toy(directory: str, case: ToyCase, data, settle_s: float = 0.0) -> list[dict]:
+    os.makedirs(directory, exist_ok=True)
+    path, rows = os.path.join(directory, "toy.bin"), []
+    for repeat in range(case.repeats):
+        with timed_window() as window:
+            t0 = time.perf_counter()
+            with open(path, "wb") as f:
+                f.write(b"x" * case.size)
+                f.flush()
+                os.fsync(f.fileno())
+            seconds = time.perf_counter() - t0
+        rows.append({"case": "toy", "repeat": repeat, "seconds": seconds, "bytes_selected": case.size,
+                     "toy_size": case.size, **window.columns()})
+    os.remove(path)
+    return rows
+
+
+FIGURE = Figure("toy", "toy-{filesystem}", "Toy", module="h5sweep.cases.toy.figures")
+
+SPEC = CaseSpec(
+    name="toy",
+    scope="filesystem",
+    stage="toy",
+    variant_columns=("toy_size",),
+    enabled=lambda sweep: sweep.toy is not None,
+    figures=lambda sweep: [FIGURE.name()],
+    job_cost=rates.filesystem_job(lambda sweep: 0.01 * sweep.toy.repeats, lambda sweep: sweep.toy.repeats),
+    runner="h5sweep.cases.toy:run_toy",
+    mem_mb=lambda sweep: 200,
+    plots=(FIGURE,),
+    integer_columns=("toy_size",),
+    settings_type=ToyCase,
+)
+'''
+
+FIGURES = '''"""The toy case's figure."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+from h5sweep.cases.style import save  # noqa: E402
+
+
+def plot_toy(summary, filesystem, out):
+    rows = summary[(summary["case"] == "toy") & (summary["filesystem"] == filesystem)]
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar(["fsync"], rows["median_s"])
+    save(fig, out)
+'''
+
+SCHEMA = """      toy:
+        x-optional: true
+        description: A toy case (tests/test_toy_case.py).
+        type: object
+        additionalProperties: false
+        default: {}
+        properties:
+          repeats: {type: integer, minimum: 1, default: 2}
+          size: {type: integer, minimum: 1, default: 4096}
+"""
+
+
+@pytest.mark.workflow
+def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_path):
+    root = tmp_path / "project"
+    root.mkdir()
+    for part in ("Snakefile", "rules", "workflow", "config", "profiles", "src"):
+        src = REPO / part
+        if src.is_dir():
+            shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(src, root / part)
+    package = root / "src" / "h5sweep" / "cases" / "toy"
+    package.mkdir()
+    (package / "__init__.py").write_text(TOY)
+    (package / "figures.py").write_text(FIGURES)
+    (package / "toy.rst").write_text("The toy case's fsync time on {{ snakemake.wildcards.filesystem }}.\n")
+    # the registry line
+    registry = root / "src" / "h5sweep" / "cases" / "__init__.py"
+    line = 'CASE_MODULES = ("write", "base", "scaling", "metadata", "iosize", "parallel")'
+    assert line in registry.read_text()
+    registry.write_text(registry.read_text().replace(line, line[:-1] + ', "toy")'))
+    # the schema block, under cases
+    schema = root / "config" / "schema.yaml"
+    text = schema.read_text()
+    assert "      iosize:\n" in text
+    schema.write_text(text.replace("      iosize:\n", SCHEMA + "      iosize:\n", 1))
+
+    config = tiny_config(tmp_path, sweep="toy")
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["cases"]["toy"] = {"repeats": 3}
+    (root / "toy.yaml").write_text(yaml.safe_dump(config))
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    run = subprocess.run(
+        [str(BIN / "snakemake"), "--cores", "2", "--configfile", "toy.yaml"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    results = root / "results" / "toy"
+    rows = pd.read_parquet(results / "measurements.parquet").query("case == 'toy'")
+    assert len(rows) == 3 and set(rows["toy_size"]) == {4096} and set(rows["filesystem"]) == {"disk"}
+    summary = pd.read_parquet(results / "summary.parquet").query("case == 'toy'")
+    assert len(summary) == 1 and int(summary["repeats"].iloc[0]) == 3
+    assert (results / "plots" / "toy-disk.png").stat().st_size > 1_000
+    report = subprocess.run(
+        [str(BIN / "snakemake"), "--configfile", "toy.yaml", "--report", str(results / "report.html")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert report.returncode == 0, report.stderr[-3000:]
+    assert "fsync time on disk" in (results / "report.html").read_text(errors="replace")
