@@ -39,7 +39,7 @@ BAD = [
     (("compression",), ["gzip-12"], "compression[0]='gzip-12': gzip level 12 is out of range 0-9"),
     (("cases", "slice", "repeats"), 0, "cases.slice.repeats=0"),
     (("cases", "write", "repeats"), -1, "cases.write.repeats=-1"),
-    (("dataset", "shape"), [100], "dataset.shape=[100]"),  # [time, channels] or [x, y, z]
+    (("dataset", "shape"), [2] * 6, "dataset.shape=[2, 2, 2, 2, 2, 2]"),  # rank 1 to 5
     (("dataset", "shape"), [100, 0, 5], "dataset.shape[1]=0"),
     (("dataset", "shape"), [10, 10, 2.5], "dataset.shape[2]=2.5"),
     (

@@ -408,7 +408,10 @@ BAD_CONFIGS = [
     ({"compression": ["none", "gzip-11"]}, "compression[1]='gzip-11'"),
     ({"compression": ["bzip-2"]}, "compression[0]='bzip-2'"),
     ({"cases": {"write": {"repeats": 1}, "slice": {"repeats": 0}}}, "cases.slice.repeats=0"),
-    ({"dataset": {"shape": [20], "dtype": "uint16", "fill": "synthetic", "seed": 0}}, "dataset.shape=[20]"),
+    (
+        {"dataset": {"shape": [2] * 6, "dtype": "uint16", "fill": "synthetic", "seed": 0}},
+        "dataset.shape=[2, 2, 2, 2, 2, 2]",
+    ),
     ({"dataset": {"shape": [20, -2, 5], "dtype": "uint16", "fill": "synthetic", "seed": 0}}, "dataset.shape[1]=-2"),
     ({"cases": {"spectra": {"repeats": 3, "size": 40}}}, "cases.spectra={'repeats': 3, 'size': 40, 'cold': 'every'}"),
     ({"filesystems": {"disk": "/proc/version/h5sweep"}}, "filesystems.disk='/proc/version/h5sweep'"),

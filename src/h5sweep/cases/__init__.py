@@ -69,8 +69,9 @@ def case_spec(name: str) -> CaseSpec:
     raise KeyError(f"no case spec named {name!r} (known: {', '.join(s.name for s in CASE_SPECS)})")
 
 
-def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
-    """The read cases the config enables, in registry order, each checked against ``shape``."""
+def read_cases_from_config(cases_cfg: dict, shape: Shape, axes: list[str] | None = None) -> list[ReadCase]:
+    """The read cases the config enables, in registry order, each checked against ``shape``
+    (``axes``: the dataset's axis names, for boxes sized by axis name)."""
     unknown = sorted(set(cases_cfg) - set(CASE_NAMES))
     if unknown:
         raise ConfigError(
@@ -83,7 +84,7 @@ def read_cases_from_config(cases_cfg: dict, shape: Shape) -> list[ReadCase]:
             case.check(shape)
             found.append(case)
     for i, entry in enumerate(cases_cfg.get("boxes") or []):
-        box = BoxCase(entry, i)
+        box = BoxCase(entry, i, axes)
         if box.name in CASE_NAMES or box.name in {c.name for c in found}:
             raise ConfigError(f"cases.boxes[{i}].name", box.name, "is already the name of a case")
         box.check(shape)

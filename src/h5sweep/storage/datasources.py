@@ -13,7 +13,8 @@ query stage can check each selection it read against the truth without keeping t
   target shape.
 
 A 2-D dataset ``[time, channels]`` (a recording, as in the neuroscience study) gets its own
-``synthetic`` values: per channel an offset, a rhythm and noise (:class:`RecordingSource`).
+``synthetic`` values: per channel an offset, a rhythm and noise (:class:`RecordingSource`);
+an array of another rank, a smooth field and noise (:class:`FieldSource`).
 """
 
 from __future__ import annotations
@@ -175,6 +176,46 @@ class RecordingSource(DataSource):
         return self._cast(values)
 
 
+class FieldSource(DataSource):
+    """Deterministic values for an array of any rank (1, 4, 5, or any other without a source of
+    its own): a smooth field, per axis a seeded wave read at the axis's own rate and phase, plus
+    noise from a seeded table at each element's linear index (integer indexing throughout, so
+    any region recomputes to the same numbers)."""
+
+    kind = "synthetic"
+    NOISE_TABLE = 1 << 20
+    WAVE_TABLE = 4096
+
+    def __init__(self, shape: Shape, dtype: np.dtype, seed: int):
+        super().__init__(shape, dtype)
+        rng = np.random.default_rng([seed, 0xF1E1D])
+        self.noise = rng.normal(0.0, 4.0, self.NOISE_TABLE).astype(np.float32)
+        phase = np.arange(self.WAVE_TABLE) * (2 * np.pi / self.WAVE_TABLE)
+        self.wave = np.sin(phase).astype(np.float32)
+        rank = len(self.shape)
+        self.rates = rng.integers(1, 32, rank, dtype=np.int64)  # wave samples per index step
+        self.phases = rng.integers(0, self.WAVE_TABLE, rank, dtype=np.int64)
+        self.amplitude = rng.uniform(10.0, 60.0, rank).astype(np.float32)
+        unsigned = np.issubdtype(self.dtype, np.unsignedinteger)
+        self.base = np.float32(200.0 if unsigned else 0.0)
+        self.strides = [int(np.prod(self.shape[a + 1 :])) for a in range(rank)]
+
+    def _compute(self, *indices):
+        rank = len(indices)
+        values = np.full(tuple(len(i) for i in indices), self.base, dtype=np.float32)
+        linear = np.zeros((1,) * rank, dtype=np.int64)
+        for axis, idx in enumerate(indices):
+            shape = [1] * rank
+            shape[axis] = len(idx)
+            idx = idx.astype(np.int64).reshape(shape)
+            values = (
+                values
+                + self.amplitude[axis] * self.wave[(idx * self.rates[axis] + self.phases[axis]) % self.WAVE_TABLE]
+            )
+            linear = linear + idx * self.strides[axis]
+        return self._cast(values + self.noise[linear % self.NOISE_TABLE])
+
+
 class ChunkIndexSource(DataSource):
     """Each element holds the linear index of its chunk (modulo the dtype's range)."""
 
@@ -253,12 +294,21 @@ def read_donor(
     return values
 
 
+def axis_names(dataset_cfg: dict) -> list[str]:
+    """The names of the dataset's axes: as ``dataset.axes`` gives them, else x, y, z (3-D),
+    time, channels (2-D), or axis0, axis1, ..."""
+    if dataset_cfg.get("axes"):
+        return [a["name"] for a in dataset_cfg["axes"]]
+    rank = len(dataset_cfg["shape"])
+    return {3: ["x", "y", "z"], 2: ["time", "channels"]}.get(rank, [f"axis{i}" for i in range(rank)])
+
+
 def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:
     """Build the data source that ``dataset.fill`` names, for files of ``layout``."""
     shape, dtype = tuple(dataset_cfg["shape"]), np.dtype(dataset_cfg["dtype"])
     fill = dataset_cfg["fill"]
     if fill == "synthetic":
-        source = RecordingSource if len(shape) == 2 else SyntheticSource
+        source = {2: RecordingSource, 3: SyntheticSource}.get(len(shape), FieldSource)
         return source(shape, dtype, int(dataset_cfg["seed"]))
     if fill == "chunk-index":
         return ChunkIndexSource(shape, dtype, layout)

@@ -25,7 +25,7 @@ from h5sweep.cases import (
 )
 from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config
-from h5sweep.storage.datasources import fill_name, read_donor
+from h5sweep.storage.datasources import axis_names, fill_name, read_donor
 from h5sweep.storage.filesystems import Filesystem, filesystems_from_config
 from h5sweep.storage.layouts import Layout, Shape, layouts_from_config
 from h5sweep.storage.selections import POLICIES
@@ -131,7 +131,7 @@ class Sweep:
         fill = dataset["fill"]
         if isinstance(fill, dict) and probe:
             read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape), dtype=dataset["dtype"])
-        read_cases = read_cases_from_config(config["cases"], shape)
+        read_cases = read_cases_from_config(config["cases"], shape, axis_names(dataset))
         compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
         layouts = layouts_from_config(config["layouts"], shape, itemsize)
         write_case = write_case_from_config(config["cases"])
@@ -270,5 +270,22 @@ def load_sweep(config: dict, schema: dict | None = None, probe: bool = True) -> 
     ``probe=False``: the config was checked by the main process already; only its defaults
     are filled in and the grid expanded, without the schema check, the filesystem probes or
     reading a donor file (each cluster job re-reads the workflow)."""
-    checked = validate_schema(config, schema) if probe else with_defaults(config, schema)
+    checked = validate_schema(with_axes(config), schema) if probe else with_defaults(with_axes(config), schema)
     return Sweep.from_config(checked, probe)
+
+
+def with_axes(config: dict) -> dict:
+    """The config with ``dataset.shape`` set from ``dataset.axes`` where the axes are given
+    (a shape given too must agree); axis names must differ."""
+    dataset = config.get("dataset") or {}
+    axes = dataset.get("axes")
+    if not isinstance(axes, list) or not all(isinstance(a, dict) and "size" in a and "name" in a for a in axes):
+        return config  # none, or malformed: the schema says what is wrong
+    sizes = [a["size"] for a in axes]
+    if "shape" in dataset and list(dataset["shape"]) != sizes:
+        raise ConfigError("dataset.shape", dataset["shape"], f"differs from the sizes of dataset.axes {sizes}")
+    names = [a["name"] for a in axes]
+    for i, name in enumerate(names):
+        if names.index(name) != i:
+            raise ConfigError(f"dataset.axes[{i}].name", name, "names an axis twice")
+    return {**config, "dataset": {**dataset, "shape": sizes}}

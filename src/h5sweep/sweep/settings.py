@@ -29,7 +29,7 @@ from h5sweep.cases import (
 )
 from h5sweep.measure import settle
 from h5sweep.storage.codecs import Compression, parse_compression
-from h5sweep.storage.datasources import fill_name
+from h5sweep.storage.datasources import axis_names, fill_name
 from h5sweep.storage.filesystems import Filesystem
 from h5sweep.storage.layouts import Layout
 from h5sweep.sweep.config import config_hash
@@ -234,7 +234,7 @@ class JobSettings:
 
     @cached_property
     def read_cases(self):
-        return read_cases_from_config(self.settings["cases"], self.shape)
+        return read_cases_from_config(self.settings["cases"], self.shape, axis_names(self.dataset))
 
     @cached_property
     def write_case(self):
