@@ -23,17 +23,17 @@ PARSE_TIME = [
 # imports made for type annotations only (under ``if TYPE_CHECKING:``) included.
 LAYERS = [
     ["h5sweep", "h5sweep.errors"],
-    ["h5sweep.storage"],  # layouts, codecs, selections, filesystems, data sources
-    ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records
+    ["h5sweep.storage", "h5sweep.trace"],  # layouts, codecs, selections, filesystems, data sources; recordings
+    ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log
     ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
     ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict); the read engine
     ["h5sweep.sweep"],  # the sweep's definition and plan (parse time)
-    ["h5sweep.analyze", "h5sweep.jobs", "h5sweep.joblog"],  # analysis; what workflow scripts call
+    ["h5sweep.analyze", "h5sweep.jobs"],  # analysis; the stages workflow scripts call
     ["h5sweep.report"],  # figures
     ["h5sweep.compare"],  # a command across finished sweeps
 ]
 # The measuring path never imports host tuning.
-MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.jobs", "h5sweep.joblog"]
+MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.jobs"]
 IO_LIBRARIES = ["h5py", "zarr", "tensorstore", "hdf5plugin", "numcodecs", "mpi4py"]
 
 

@@ -13,7 +13,7 @@ def test_each_case_has_the_studys_selection_size():
     assert cases["spectra"].size(SHAPE) == (5, 5, 20_000)
     assert cases["subcube"].size(SHAPE) == (5, 5, 1000)
     assert cases["slice"].selections(SHAPE, 0)[0].nbytes(2) == 500_000
-    assert list(READ_CASES) == ["slice", "spectra", "subcube", "whole", "rows", "column"]
+    assert list(READ_CASES) == ["slice", "spectra", "subcube", "whole", "rows", "column", "trace"]
 
 
 def test_selection_sequences_are_reproducible_and_depend_only_on_seed_and_case():

@@ -1,9 +1,9 @@
 """Collect every job's records into measurements.parquet and the summary (Parquet and CSV)."""
 
-from h5sweep.joblog import logged
+from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log[0]):
-    # heavy imports inside the job's untimed section (h5sweep.joblog.logged)
+    # heavy imports inside the job's untimed section (h5sweep.measure.joblog.logged)
     from h5sweep.analyze.aggregate import aggregate
 
     out = snakemake.output

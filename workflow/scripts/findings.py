@@ -1,6 +1,6 @@
 """Check the studies' findings on this sweep's summary."""
 
-from h5sweep.joblog import logged
+from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log[0]):
     from h5sweep.analyze.findings import write

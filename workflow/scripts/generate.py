@@ -1,9 +1,9 @@
 """Generate one test store and time it (the write case)."""
 
-from h5sweep.joblog import logged
+from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log[0]) as log:
-    # heavy imports inside the job's untimed section (h5sweep.joblog.logged)
+    # heavy imports inside the job's untimed section (h5sweep.measure.joblog.logged)
     from h5sweep.jobs import run_generate
 
     log.info("generating %s", snakemake.output.store)

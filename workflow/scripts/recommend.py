@@ -1,6 +1,6 @@
 """Rank the layouts for the user's read mix and write the verdict."""
 
-from h5sweep.joblog import logged
+from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log[0]):
     from h5sweep.analyze.recommend import recommend

@@ -19,13 +19,14 @@ from h5sweep.cases.slice import SliceCase
 from h5sweep.cases.spec import FIGURE_INPUTS, SCOPES, CaseSpec, Figure
 from h5sweep.cases.spectra import SpectraCase
 from h5sweep.cases.subcube import SubcubeCase
+from h5sweep.cases.trace import TraceCase
 from h5sweep.cases.whole import WholeCase
 from h5sweep.cases.write import WriteCase
 from h5sweep.errors import ConfigError
 from h5sweep.storage.layouts import Shape
 
 READ_CASES: dict[str, type[ReadCase]] = {
-    case.name: case for case in (SliceCase, SpectraCase, SubcubeCase, WholeCase, RowsCase, ColumnCase)
+    case.name: case for case in (SliceCase, SpectraCase, SubcubeCase, WholeCase, RowsCase, ColumnCase, TraceCase)
 }
 # The registry: each entry a module or package of h5sweep.cases whose SPEC (h5sweep.cases.spec)
 # the workflow derives its targets, jobs, figures and summary columns from. A new case is its

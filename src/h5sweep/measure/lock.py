@@ -5,7 +5,7 @@ section (a read case's selections, a write, a scaling run, the I/O size and meta
 holds it *exclusively*; untimed heavy work (making data, writing query files, checking the
 values read) holds it *shared*, so untimed work may overlap other untimed work but never a
 timed section. A job holds the shared lock for its whole life (from before its heavy imports
-to its exit, see :func:`h5sweep.joblog.logged`) and gives it up only for its own timed
+to its exit, see :func:`h5sweep.measure.joblog.logged`) and gives it up only for its own timed
 windows. A second lock, the turnstile, gives waiting timed sections priority: a job that
 wants a window takes the turnstile first, and untimed work passes through the turnstile
 before it takes its shared lock, so a stream of untimed work cannot starve a measurement.
@@ -135,7 +135,7 @@ def timed_window():
     """Hold the node's measurement lock exclusively; yields the :class:`Window`.
 
     Inside untimed work of the same process (a whole job is untimed work, see
-    :func:`h5sweep.joblog.logged`), the shared lock is given up for the window and taken
+    :func:`h5sweep.measure.joblog.logged`), the shared lock is given up for the window and taken
     back after it. Windows do not nest."""
     global _shared_fd, _in_window
     if _in_window:

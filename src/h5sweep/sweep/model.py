@@ -40,6 +40,8 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     """The ``recommend:`` settings with their defaults, checked against the read cases: the
     weights name read cases of the sweep and one is positive; ``sustained`` needs a weighted
     case read under ``cold: first`` (an open file read again)."""
+    # a case that sets its own share of the work (a recorded trace: all of its reads)
+    own = {case.name: case.default_weight for case in read_cases if hasattr(case, "default_weight")}
     out = {
         "weights": {},
         "objective": "time",
@@ -54,6 +56,8 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
             raise ConfigError(
                 f"recommend.weights.{name}", weight, f"is not a read case of this sweep (known: {', '.join(known)})"
             )
+    if not out["weights"] and own:  # unset: one read of each case, and the trace's own
+        out["weights"] = {case.name: own.get(case.name, 1) for case in read_cases}
     if out["weights"] and not any(w > 0 for w in out["weights"].values()):
         raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
     if out["objective"] not in RECOMMEND_OBJECTIVES:
@@ -132,6 +136,9 @@ class Sweep:
         if isinstance(fill, dict) and probe:
             read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape), dtype=dataset["dtype"])
         read_cases = read_cases_from_config(config["cases"], shape, axis_names(dataset))
+        for case in read_cases:  # a recording's content in the jobs' settings: a new one reruns them
+            if hasattr(case, "digest"):
+                config["cases"][case.name]["digest"] = case.digest()
         compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
         layouts = layouts_from_config(config["layouts"], shape, itemsize)
         write_case = write_case_from_config(config["cases"])

@@ -196,9 +196,13 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, plan:
     selection from every store in its visiting order. A single variant is read selection by
     selection; several (each cold: every) take turns, so that a case's medians span the
     whole pass rather than a stretch of it in which the machine may be faster or slower."""
+    # one buffer per store and selection size (a recorded trace reads boxes of many sizes)
     buffers = [
         [
-            touched_empty(s.layout.to_storage(sel[0].size), s.source.dtype)
+            {
+                size: touched_empty(s.layout.to_storage(size), s.source.dtype)
+                for size in dict.fromkeys(x.size for x in sel)
+            }
             for s, sel in zip(stores, v.selections, strict=True)
         ]
         for v in variants
@@ -216,7 +220,7 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, plan:
             ]
         )
     schedule = rounds([len(v.selections[0]) for v in variants])
-    per_round = sum(b.nbytes for per_variant in buffers for b in per_variant)
+    per_round = sum(max(b.nbytes for b in sizes.values()) for per_variant in buffers for sizes in per_variant)
     per_batch = max(1, VERIFY_BUDGET_BYTES // max(1, per_round))
     opened: dict[tuple[int, int], OpenedForReads] = {}
     try:
@@ -251,7 +255,7 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, plan:
                             repeat,
                             variant.selections[k][repeat],
                             opened[(v, k)],
-                            buffers[v][k],
+                            buffers[v][k][variant.selections[k][repeat].size],
                             counters,
                         )
                         if variant.cold == "every":  # closed before another store's read
