@@ -30,3 +30,10 @@ def is_no_space(err: BaseException) -> bool:
 
 class VerificationError(RuntimeError):
     """Values read from a test file differ from what the data source says they are."""
+
+
+def check_limit_s(key: str, value) -> None:
+    """A time limit as the cases take it (``cases.write.limit_s``, ``cases.parallel.limit_s``):
+    a number of seconds above 0, or None; else the error names ``key``."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not value > 0):
+        raise ConfigError(key, value, "must be a number of seconds above 0, or null")

@@ -33,7 +33,7 @@ import numpy as np
 from h5sweep.backends.base import Backend, WriteStopped
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
-from h5sweep.errors import ConfigError
+from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.measure import rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import fsync_path
@@ -62,10 +62,7 @@ class WriteCase:
         self.strategies = list(self.settings.get("strategies") or ["chunk"])
         self.fill_times = list(self.settings.get("fill_time") or ["ifset"])
         self.limit_s = self.settings.get("limit_s")
-        if self.limit_s is not None and (
-            isinstance(self.limit_s, bool) or not isinstance(self.limit_s, int | float) or not self.limit_s > 0
-        ):
-            raise ConfigError("cases.write.limit_s", self.limit_s, "must be a number of seconds above 0, or null")
+        check_limit_s("cases.write.limit_s", self.limit_s)
         if self.repeats < 1:
             raise ConfigError("cases.write.repeats", self.repeats, "must be at least 1")
         for i, strategy in enumerate(self.strategies):

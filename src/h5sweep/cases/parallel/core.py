@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from h5sweep.errors import ConfigError
+from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.storage.layouts import Layout, Shape
 
 MODES = ("serial", "independent", "collective")
@@ -122,9 +122,7 @@ class ParallelCase:
             raise ConfigError(f"{key}.units", self.units, f"is for {rank}-D datasets; a {len(shape)}-D one has {fits}")
         if self.repeats < 1:
             raise ConfigError(f"{key}.repeats", self.repeats, "must be at least 1")
-        limit = self.limit_s
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int | float) or not limit > 0):
-            raise ConfigError(f"{key}.limit_s", limit, "must be a number of seconds above 0, or null")
+        check_limit_s(f"{key}.limit_s", self.limit_s)
         per_node = self.tasks_per_node
         if per_node is not None and (isinstance(per_node, bool) or not isinstance(per_node, int) or per_node < 1):
             raise ConfigError(f"{key}.tasks_per_node", per_node, "must be a whole number of ranks, at least 1, or null")
