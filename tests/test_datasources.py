@@ -96,7 +96,7 @@ def test_donor_is_tiled_to_the_target_shape(tmp_path):
 @pytest.mark.parametrize(
     "donor, dataset_dtype, key, reason",
     [
-        (None, "uint16", "dataset.fill.donor.path", "cannot be read as HDF5"),
+        (None, "uint16", "dataset.fill.donor.path", "does not exist"),
         (np.zeros((4, 5), dtype=np.uint16), "uint16", "dataset.fill.donor.dataset", "non-empty 3-D array"),
         (
             np.full((3, 4, 5), 0.5, dtype=np.float32),

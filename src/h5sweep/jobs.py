@@ -15,8 +15,6 @@ import socket
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
 from h5sweep import backends
 from h5sweep.cases import case_spec
 from h5sweep.cases.copies import read_copies, read_copies_of_all
@@ -35,7 +33,7 @@ def largest_magnitude(source) -> float:
     """The data's largest absolute value (for a lossy codec's error bound; computed in the
     job's untimed part, only when a codec asks)."""
     with untimed_work():
-        return float(np.abs(source.materialize()).max())
+        return source.largest_magnitude()
 
 
 def _shared_columns(job: JobSettings, backend) -> dict:
@@ -114,7 +112,8 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
     backend = backends.load(job.backend)
     layout, comp = job.layout, job.compression
     with untimed_work():
-        data = make_source(job.dataset, layout).materialize()
+        source = make_source(job.dataset, layout)
+        data = source if source.streams else source.materialize()  # a donor is never held whole
     cache, settle_s = job.write_option, job.settle_s
     limits = job.write_case.limits(job, layout, comp, int(getattr(cache, "nbytes", 0)))
     try:

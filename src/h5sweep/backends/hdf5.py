@@ -116,8 +116,9 @@ def write_stored(
     cache: ChunkCache = DEFAULT_CACHE,
     deadline: float | None = None,
 ) -> int:
-    """Write ``stored`` (the array in the layout's storage order, C-contiguous) to a new HDF5
-    file at ``path`` through the standard HDF5 write path; return the number of writes.
+    """Write ``stored`` (the array in the layout's storage order, C-contiguous, or streamed
+    values that compute a block when indexed) to a new HDF5 file at ``path`` through the
+    standard HDF5 write path; return the number of writes.
 
     Each block of the write ``strategy`` is one ``H5Dwrite`` of a hyperslab, from a memory
     hyperslab of the whole array (HDF5 gathers the block; no copy is made in Python).
@@ -128,7 +129,8 @@ def write_stored(
     them decides how often it is compressed. ``deadline``: stop between two calls once it has
     passed (:func:`h5sweep.backends.base.stop_at`).
     """
-    if not stored.flags.c_contiguous:
+    in_memory = isinstance(stored, np.ndarray)
+    if in_memory and not stored.flags.c_contiguous:
         raise ValueError("write_stored needs a C-contiguous array in storage order")
     kwargs = (
         {}
@@ -150,8 +152,12 @@ def write_stored(
             start = tuple(s.start for s in region)
             count = tuple(s.stop - s.start for s in region)
             file_space.select_hyperslab(start, count)
-            mem_space.select_hyperslab(start, count)
-            dset.id.write(mem_space, file_space, stored)
+            if in_memory:
+                mem_space.select_hyperslab(start, count)
+                dset.id.write(mem_space, file_space, stored)
+            else:  # streamed values (h5sweep.storage.datasources.StoredValues): this block only
+                block = stored[region]
+                dset.id.write(h5s.create_simple(block.shape), file_space, block)
             writes += 1
         f.flush()
     fsync_path(path)

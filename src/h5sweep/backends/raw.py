@@ -91,12 +91,22 @@ class StoredBytes(base.StoredChunks):
         return 1
 
 
-def write_npy(path: str, stored: np.ndarray) -> int:
-    """One ``.npy`` file of ``stored`` (C order), flushed to the device; one write call."""
+def write_npy(path: str, stored) -> int:
+    """One ``.npy`` file of ``stored`` (C order), flushed to the device; one write call (streamed
+    values: the header, then one call per slab along the first axis)."""
     with open(path, "wb") as f:
-        np.lib.format.write_array(f, np.ascontiguousarray(stored), allow_pickle=False)
+        if isinstance(stored, np.ndarray):
+            np.lib.format.write_array(f, np.ascontiguousarray(stored), allow_pickle=False)
+            calls = 1
+        else:
+            header = {"descr": np.lib.format.dtype_to_descr(stored.dtype), "fortran_order": False}
+            np.lib.format.write_array_header_1_0(f, {**header, "shape": tuple(stored.shape)})
+            calls = 1
+            for region in Layout(None).write_blocks(tuple(stored.shape), stored.dtype.itemsize):
+                f.write(stored[region].tobytes())
+                calls += 1
     fsync_path(path)
-    return 1
+    return calls
 
 
 class RawBackend(SingleFileStore, Backend):

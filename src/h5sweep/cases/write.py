@@ -10,7 +10,10 @@ file the read cases query is the write case's own, as a user's converter would l
 
 The values are computed into memory first (as the study read its donor into memory) and put
 into the layout's storage order before the clock starts, so the timed region is only HDF5's
-work and the storage's: create, write one block per call (HDF5 gathers each block from the
+work and the storage's. A donor is not held whole: its values are read block by block as the
+write asks for them, and the time those reads take is taken out of the write's clock (each row
+says how much, ``source_read_s``); the query file is then written by the same standard path,
+untimed (``standard-streamed``). The timed write is: create, write one block per call (HDF5 gathers each block from the
 in-memory array itself), flush, fsync, close, inside the node's exclusive measurement
 window. The last write of the default variant (one chunk per call, fill time ``ifset``)
 becomes the query file; where the write case has no such variant, the query file is written
@@ -39,6 +42,7 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import fsync_path
 from h5sweep.measure.timing import timed_io
 from h5sweep.storage.codecs import Compression
+from h5sweep.storage.datasources import DataSource, StoredValues
 from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout, storage_order
 
 FILL_TIMES = ("ifset", "never", "alloc")
@@ -154,12 +158,13 @@ SPEC = CaseSpec(
 
 
 QUERY_FILE_FROM_WRITE_CASE = "write-case"
+QUERY_FILE_STREAMED = "standard-streamed"
 
 
 def generate(
     backend: Backend,
     path: str,
-    data: np.ndarray,
+    data: np.ndarray | DataSource,
     layout: Layout,
     compression: Compression,
     write_case: WriteCase,
@@ -190,9 +195,10 @@ def generate(
     def settled() -> float:
         return settle.settle(directory, settle_s)
 
+    streamed = not isinstance(data, np.ndarray)
     try:
         with untimed_work():
-            stored = storage_order(data, layout)
+            stored = StoredValues(data, layout) if streamed else storage_order(data, layout)
         for strategy, fill_time in write_case.variants():
             if fill_time not in backend.fill_times:  # e.g. Zarr has no fill times but its own
                 continue
@@ -209,10 +215,12 @@ def generate(
                         )
                     except WriteStopped as stop:
                         writes, stopped = stop.calls, True
+                source_s = stored.take_compute_s() if streamed else 0.0
                 rows.append(
                     {
                         "repeat": repeat,
-                        "seconds": timed.seconds,
+                        "seconds": timed.seconds - source_s,
+                        "source_read_s": source_s,
                         "stopped": stopped,
                         "limit_s": limit_s if math.isfinite(limit_s) else float("nan"),
                         "file_bytes": float("nan") if stopped else backend.footprint_bytes(partial),
@@ -242,7 +250,11 @@ def generate(
             partials.append(partial)
             with untimed_work():
                 t0 = time.perf_counter_ns()
-                method = backend.write_fast(partial, data, layout, compression, name, threads)
+                if streamed:  # the standard path, block by block
+                    backend.write(partial, stored, layout, compression, name, "chunk", backend.fill_times[0], cache)
+                    method = QUERY_FILE_STREAMED
+                else:
+                    method = backend.write_fast(partial, data, layout, compression, name, threads)
                 query_write_s = (time.perf_counter_ns() - t0) / 1e9
                 os.replace(partials.pop(), path)
     finally:

@@ -9,8 +9,9 @@ query stage can check each selection it read against the truth without keeping t
   study's uncompressed baseline), modulo the range of the dtype. A contiguous file has no
   chunks; its values are the index of notional ``1 x 1 x 256`` blocks, so that a read from
   the wrong place (or a file never written, all zeros) cannot pass the check.
-- ``donor``: an existing HDF5 dataset of the same rank read into memory and tiled to the
-  target shape.
+- ``donor``: an existing HDF5 dataset or Zarr array of the same rank, cropped or tiled to
+  the target shape and read box by box as the values are asked for: never whole, so a donor
+  larger than memory streams (:class:`DonorSource`).
 
 A 2-D dataset ``[time, channels]`` (a recording, as in the neuroscience study) gets its own
 ``synthetic`` values: per channel an offset, a rhythm and noise (:class:`RecordingSource`);
@@ -19,6 +20,11 @@ an array of another rank, a smooth field and noise (:class:`FieldSource`).
 
 from __future__ import annotations
 
+import itertools
+import math
+import os
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,12 +34,16 @@ from h5sweep.storage.layouts import Layout, Region, Shape
 
 # Regions are computed in x-slabs of at most this many elements, to bound temporary memory.
 _SLAB_ELEMENTS = 4 * 2**20
+# A donor of a wider integer type is read through for its range before any job runs up to
+# this size; a larger one is checked block by block as it is written.
+RANGE_CHECK_BYTES = 2**30
 
 
 class DataSource:
     """Base class: ``region`` computes values; ``materialize`` the whole cube."""
 
     kind = "abstract"
+    streams = False  # True: too large to hold, written block by block (a donor)
 
     def __init__(self, shape: Shape, dtype: np.dtype):
         self.shape = tuple(shape)
@@ -54,6 +64,17 @@ class DataSource:
 
     def materialize(self) -> np.ndarray:
         return self.region(tuple(slice(0, n) for n in self.shape))
+
+    def slabs(self) -> Iterator[Region]:
+        """The whole array as regions along the first axis of at most ``_SLAB_ELEMENTS``."""
+        per_row = max(1, math.prod(self.shape[1:]))
+        step = max(1, _SLAB_ELEMENTS // per_row)
+        for i in range(0, self.shape[0], step):
+            yield (slice(i, min(i + step, self.shape[0])), *(slice(0, n) for n in self.shape[1:]))
+
+    def largest_magnitude(self) -> float:
+        """The largest absolute value, slab by slab."""
+        return max((float(np.abs(self.region(r)).max()) for r in self.slabs()), default=0.0)
 
     def _cast(self, values: np.ndarray) -> np.ndarray:
         if np.issubdtype(self.dtype, np.integer):
@@ -243,55 +264,114 @@ class ChunkIndexSource(DataSource):
 
 
 class DonorSource(DataSource):
-    """An existing dataset of the same rank, read whole into memory and tiled to the target
-    shape."""
+    """An existing array of the same rank, cropped or tiled to the target shape. A region is
+    read from the donor in boxes that do not wrap (one read per box of the tiling it
+    crosses), so only what is asked for is ever in memory."""
 
     kind = "donor"
+    streams = True  # written block by block, never materialized (see h5sweep.cases.write)
 
-    def __init__(self, shape: Shape, dtype: np.dtype, path: str, dataset: str):
+    def __init__(self, shape: Shape, dtype: np.dtype, path: str, dataset: str, key: str = "dataset.fill.donor"):
         super().__init__(shape, dtype)
-        self.donor = read_donor(path, dataset, rank=len(self.shape))
+        self.path, self.dataset, self.key = path, dataset, key
+        # opened now: a wrong path or name is refused here, not at the first read
+        self._array = open_donor(path, dataset, key)
 
-    def _compute(self, *indices):
-        wrapped = [idx % n for idx, n in zip(indices, self.donor.shape, strict=True)]
-        return self.donor[np.ix_(*wrapped)].astype(self.dtype)
+    @property
+    def array(self):
+        if self._array is None:
+            self._array = open_donor(self.path, self.dataset, self.key)
+        return self._array
+
+    def __getstate__(self):  # an open file does not travel between processes
+        return {**self.__dict__, "_array": None}
+
+    def region(self, region: Region) -> np.ndarray:
+        donor = self.array
+        bounds = [s.indices(n)[:2] for s, n in zip(region, self.shape, strict=True)]
+        out = np.empty(tuple(b - a for a, b in bounds), dtype=self.dtype)
+        # along the first axis in slabs, so that what is read beside ``out`` stays small
+        step = max(1, _SLAB_ELEMENTS // max(1, math.prod(out.shape[1:])))
+        rest = [_wrapped_runs(a, b, n) for (a, b), n in zip(bounds[1:], donor.shape[1:], strict=True)]
+        for first in range(bounds[0][0], bounds[0][1], step):
+            slab = _wrapped_runs(first, min(first + step, bounds[0][1]), donor.shape[0])
+            offset = first - bounds[0][0]
+            for runs in itertools.product(slab, *rest):
+                target = tuple(slice(t, t + length) for t, _, length in runs)
+                target = (slice(target[0].start + offset, target[0].stop + offset), *target[1:])
+                source = tuple(slice(d, d + length) for _, d, length in runs)
+                out[target] = self._checked(np.asarray(donor[source]))
+        return out
+
+    def _checked(self, values: np.ndarray) -> np.ndarray:
+        """The donor's values in the dataset's type; integers out of its range are refused."""
+        if self.dtype.kind in "iu" and values.size and values.dtype != self.dtype:
+            info = np.iinfo(self.dtype)
+            low, high = values.min(), values.max()
+            if low < info.min or high > info.max:
+                raise ConfigError(
+                    f"{self.key}.dataset",
+                    self.dataset,
+                    f"holds values {low}..{high}, which do not fit {self.dtype.name} ({info.min}..{info.max})",
+                )
+        return values.astype(self.dtype, copy=False)
 
 
-def read_donor(
-    path: str, dataset: str, key: str = "dataset.fill.donor", rank: int = 3, dtype: np.dtype | None = None
-) -> np.ndarray:
-    """The donor's values, checked: it exists, has the dataset's rank, and (given ``dtype``)
-    its values fit the dataset's type (integers within its range; no floats into integers)."""
+def _wrapped_runs(start: int, stop: int, n: int) -> list[tuple[int, int, int]]:
+    """``[start, stop)`` of a tiled axis of period ``n`` as runs (target offset, donor start,
+    length) that do not wrap."""
+    runs, at = [], start
+    while at < stop:
+        length = min(stop - at, n - at % n)
+        runs.append((at - start, at % n, length))
+        at += length
+    return runs
+
+
+def open_donor(path: str, dataset: str, key: str = "dataset.fill.donor"):
+    """The donor array, opened for reading (an HDF5 dataset or a Zarr array: anything with
+    ``shape``, ``dtype``, ``chunks`` and box indexing), or a ConfigError naming the key."""
     import h5py
 
+    if not os.path.exists(path):
+        raise ConfigError(f"{key}.path", path, "does not exist")
+    if os.path.isfile(path) and h5py.is_hdf5(path):
+        f = h5py.File(path, "r")
+        if dataset not in f or not isinstance(f[dataset], h5py.Dataset):
+            names = []
+            f.visit(lambda name: names.append(name) if isinstance(f[name], h5py.Dataset) else None)
+            f.close()
+            raise ConfigError(f"{key}.dataset", dataset, f"no such dataset in {path} (it has: {', '.join(names)})")
+        return f[dataset]
+    import zarr
+
     try:
-        with h5py.File(path, "r") as f:
-            if dataset not in f:
-                raise ConfigError(f"{key}.dataset", dataset, f"no such dataset in {path}")
-            donor = f[dataset]
-            if donor.ndim != rank or 0 in donor.shape:
-                raise ConfigError(
-                    f"{key}.dataset",
-                    dataset,
-                    f"donor must be a non-empty {rank}-D array like the dataset, is {donor.shape}",
-                )
-            values = donor[...]
-    except OSError as err:
-        raise ConfigError(f"{key}.path", path, f"cannot be read as HDF5: {err}") from err
+        return zarr.open_array(path, path=dataset.strip("/"), mode="r")
+    except Exception as err:  # noqa: BLE001 - any failure to open is the user's path or name
+        raise ConfigError(
+            f"{key}.path", path, f"is neither an HDF5 file nor a Zarr array at {dataset!r}: {err}"
+        ) from err
+
+
+def check_donor(path: str, dataset: str, key: str = "dataset.fill.donor", rank: int = 3, dtype: np.dtype | None = None):
+    """The donor opened and checked: it exists, has the dataset's rank, and (given ``dtype``)
+    holds numbers that can become it: no floats into integers and, where its integer type is
+    wider, values within range (read slab by slab up to :data:`RANGE_CHECK_BYTES`; a larger
+    donor's values are checked as they are written)."""
+    donor = open_donor(path, dataset, key)
+    if len(donor.shape) != rank or 0 in donor.shape:
+        raise ConfigError(
+            f"{key}.dataset", dataset, f"donor must be a non-empty {rank}-D array like the dataset, is {donor.shape}"
+        )
     if dtype is not None and np.dtype(dtype).kind in "iu":
-        if values.dtype.kind not in "iub":
-            raise ConfigError(
-                f"{key}.dataset", dataset, f"holds {values.dtype.name}, not integers for {np.dtype(dtype).name}"
-            )
-        info = np.iinfo(dtype)
-        low, high = int(values.min()), int(values.max())
-        if low < info.min or high > info.max:
-            raise ConfigError(
-                f"{key}.dataset",
-                dataset,
-                f"values {low}..{high} do not fit {np.dtype(dtype).name} ({info.min}..{info.max})",
-            )
-    return values
+        have, want = np.dtype(donor.dtype), np.dtype(dtype)
+        if have.kind not in "iub":
+            raise ConfigError(f"{key}.dataset", dataset, f"holds {have.name}, not integers for {want.name}")
+        if not np.can_cast(have, want) and math.prod(donor.shape) * have.itemsize <= RANGE_CHECK_BYTES:
+            source = DonorSource(tuple(donor.shape), want, path, dataset, key)
+            for region in source.slabs():  # refuses values out of range, slab by slab
+                source.region(region)
+    return donor
 
 
 def axis_names(dataset_cfg: dict) -> list[str]:
@@ -320,3 +400,32 @@ def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:
 def fill_name(dataset_cfg: dict) -> str:
     fill = dataset_cfg["fill"]
     return fill if isinstance(fill, str) else "donor"
+
+
+class StoredValues:
+    """A streaming source's values in a layout's storage order, computed a region at a time
+    as a backend's write asks for them (``stored[region]``, the region in stored axes).
+
+    The time spent computing (reading the donor) is kept apart, in ``compute_ns``: the write
+    case takes it out of the write's clock, which then covers the library's calls only.
+    """
+
+    def __init__(self, source: DataSource, layout: Layout):
+        self.source, self.layout = source, layout
+        self.axes = layout.axes_of(len(source.shape))
+        self.shape = tuple(layout.to_storage(source.shape))
+        self.dtype = source.dtype
+        self.ndim = len(self.shape)
+        self.compute_ns = 0
+
+    def __getitem__(self, region: Region) -> np.ndarray:
+        t0 = time.perf_counter_ns()
+        values = self.source.region(tuple(self.layout.to_logical(tuple(region))))
+        values = np.ascontiguousarray(values if self.layout.order == "xyz" else values.transpose(self.axes))
+        self.compute_ns += time.perf_counter_ns() - t0
+        return values
+
+    def take_compute_s(self) -> float:
+        """Seconds spent computing since the last call."""
+        seconds, self.compute_ns = self.compute_ns / 1e9, 0
+        return seconds

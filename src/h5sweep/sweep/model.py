@@ -7,6 +7,7 @@ the paths they write; nothing here touches the disk except the filesystem probes
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
@@ -14,6 +15,8 @@ import numpy as np
 
 from h5sweep.backends import REFERENCE, REGISTRY, BackendSpec, specs_from_config
 from h5sweep.backends.chunk_cache import caches_from_config
+from h5sweep.backends.donor import DONOR_LAYOUT_NAME
+from h5sweep.backends.donor import describe as describe_donor
 from h5sweep.cases import (
     CASE_SPECS,
     OPTIONAL_CASES,
@@ -24,8 +27,8 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.errors import ConfigError
-from h5sweep.storage.codecs import NONE, Compression, compressions_from_config
-from h5sweep.storage.datasources import axis_names, fill_name, read_donor
+from h5sweep.storage.codecs import NONE, Compression, compressions_from_config, parse_compression
+from h5sweep.storage.datasources import axis_names, check_donor, fill_name
 from h5sweep.storage.filesystems import Filesystem, filesystems_from_config
 from h5sweep.storage.layouts import Layout, Shape, layouts_from_config
 from h5sweep.storage.selections import POLICIES
@@ -115,6 +118,8 @@ class Sweep:
     interleave: bool
     split_read_time: bool
     config: dict = field(repr=False)
+    # the compressions the donor's own layout is stored with (None: the configured ones)
+    donor_compressions: list[Compression] | None = None
 
     def __getattr__(self, name: str):
         """An optional case by name (``sweep.parallel``): the case, or None where the config
@@ -132,15 +137,15 @@ class Sweep:
         dataset = config["dataset"]
         shape = tuple(int(v) for v in dataset["shape"])
         itemsize = np.dtype(dataset["dtype"]).itemsize
-        fill = dataset["fill"]
-        if isinstance(fill, dict) and probe:
-            read_donor(fill["donor"]["path"], fill["donor"]["dataset"], rank=len(shape), dtype=dataset["dtype"])
         read_cases = read_cases_from_config(config["cases"], shape, axis_names(dataset))
         for case in read_cases:  # a recording's content in the jobs' settings: a new one reruns them
             if hasattr(case, "digest"):
                 config["cases"][case.name]["digest"] = case.digest()
         compressions = compressions_from_config(config["compression"], np.dtype(dataset["dtype"]), len(shape))
+        donor_compressions = None
         layouts = layouts_from_config(config["layouts"], shape, itemsize)
+        if isinstance(dataset["fill"], dict):  # the donor's own layout, measured as "donor"
+            layouts, donor_compressions = with_donor_layout(dataset, layouts, compressions, config["backends"])
         write_case = write_case_from_config(config["cases"])
         if len(shape) != 3 and set(write_case.strategies) - {"chunk"}:
             raise ConfigError(
@@ -157,7 +162,7 @@ class Sweep:
             TestFile(None, layout, comp, backend)
             for backend in backends
             for layout in layouts
-            for comp in ([NONE] if layout.chunk_shape is None else compressions)
+            for comp in _compressions_for(layout, compressions, donor_compressions)
             if backend.stores(layout, comp)
         ]
         grid = SimpleNamespace(shape=shape, compressions=compressions, stores=stores)
@@ -185,6 +190,7 @@ class Sweep:
             interleave=bool(config.get("interleave", False)),
             split_read_time=bool(config.get("split_read_time", False)),
             config=config,
+            donor_compressions=donor_compressions,
         )
 
     @property
@@ -200,8 +206,9 @@ class Sweep:
         return config_hash(self.config)
 
     def compressions_for(self, layout: Layout) -> list[Compression]:
-        """Filters need chunks: contiguous is measured uncompressed only."""
-        return [NONE] if layout.chunk_shape is None else self.compressions
+        """Filters need chunks: contiguous is measured uncompressed only; the donor's own
+        layout with the donor's codec."""
+        return _compressions_for(layout, self.compressions, self.donor_compressions)
 
     def test_files(self) -> list[TestFile]:
         """Every store of the grid: each backend stores the layouts and codecs it can (Zarr:
@@ -230,6 +237,14 @@ class Sweep:
     def largest_file_bytes(self) -> int:
         """Upper bound of one test file's size: all allocated chunks, uncompressed."""
         return max(layout.allocated_elements(self.shape) for layout in self.layouts) * self.dtype.itemsize
+
+
+def _compressions_for(layout: Layout, compressions: list, donor_compressions: list | None) -> list:
+    if layout.chunk_shape is None:
+        return [NONE]
+    if layout.name == DONOR_LAYOUT_NAME and donor_compressions is not None:
+        return donor_compressions
+    return compressions
 
 
 def reference_from_config(layouts_cfg: dict, layouts: list[Layout], compressions, backends) -> dict:
@@ -296,3 +311,36 @@ def with_axes(config: dict) -> dict:
         if names.index(name) != i:
             raise ConfigError(f"dataset.axes[{i}].name", name, "names an axis twice")
     return {**config, "dataset": {**dataset, "shape": sizes}}
+
+
+def with_donor_layout(dataset: dict, layouts: list[Layout], compressions: list, backend_names: list[str]):
+    """The layouts with the donor's own layout added, named ``donor`` (its chunk shape, clipped
+    to the dataset's shape, or contiguous), and the compressions that layout is stored with:
+    the donor's codec (with the configured ones too where the chunk shape was configured), or
+    None where the codec table has no such codec or no configured backend stores it: then the
+    donor's chunk shape is measured with the configured compressions, and a warning says why.
+    Reads the donor's metadata only."""
+    shape, donor_cfg = tuple(dataset["shape"]), dataset["fill"]["donor"]
+    donor = check_donor(donor_cfg["path"], donor_cfg["dataset"], "dataset.fill.donor", len(shape), dataset["dtype"])
+    found = describe_donor(donor)
+    chunks = None if found.chunks is None else tuple(min(c, n) for c, n in zip(found.chunks, shape, strict=True))
+    layout = Layout(chunks, DONOR_LAYOUT_NAME)
+    configured = layout in layouts
+    layouts = [lay for lay in layouts if lay != layout] + [layout]
+    if chunks is None:
+        return layouts, None
+    compression = None
+    try:
+        if found.compression is not None:
+            compression = parse_compression(found.compression, "dataset.fill.donor")
+    except ConfigError:
+        compression = None
+    families = [REGISTRY[name].capabilities.codec_families for name in backend_names if name in REGISTRY]
+    if compression is None or not any(f is None or compression.family in f for f in families):
+        print(
+            f"h5sweep: the donor's codec ({found.described}) is not one the configured backends store; "
+            "its chunk shape is measured with the configured compressions",
+            file=sys.stderr,
+        )
+        return layouts, None
+    return layouts, list(dict.fromkeys([*compressions, compression] if configured else [compression]))
