@@ -908,6 +908,10 @@ GOALS = [
         (0.9, 1.5),
         "cold reads, readahead off: device bytes vs stored bytes of the 64 KiB chunks touched",
     ),
+    *(
+        ("replay", f"ratio_replay_vs_program_{mode}", (0.8, 1.25), f"{what}: replayed recording vs the program's reads")
+        for mode, what in (("cold", "cold first read"), ("warm", "warm"))
+    ),
     ("dag", "ratio_dry_run_vs_15s", (None, 1.0), "379-store grid (bench/grid.yaml) dry run vs 15 s"),
     ("sweep", "snakemake_overhead_share", (None, 0.15), "Snakemake's share of the default sweep's wall time"),
     ("sweep", "ratio_peak_disk_vs_plan", (None, 1.0), "measured peak disk vs planned bound"),

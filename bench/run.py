@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import harness as bench  # bench/harness.py, beside this script
+import replay  # bench/replay.py
 
 from h5sweep import host
 
@@ -120,6 +121,8 @@ def measure(args) -> dict:
         args.dir, (shape[0], shape[1], min(shape[2], 20_000)), samples=args.samples
     )
     print(json.dumps(results["harness"], indent=2), flush=True)
+    results["replay"] = replay.bench_replay(args.dir, (shape[0], shape[1], min(shape[2], 5_000)), args.samples)
+    print(json.dumps(results["replay"], indent=2), flush=True)
     if not args.quick:
         results["dag"] = bench.bench_dag(REPO)
         print(json.dumps(results["dag"], indent=2), flush=True)

@@ -65,7 +65,9 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
         assert len(gen[key]["samples"]) == 2 and gen[key]["min"] <= gen[key]["median"] <= gen[key]["max"]
     assert len(harness["ratio_harness_vs_bare"]["samples"]) == 2 and harness["cold_stored_bytes_touched"] > 0
     assert harness["cold_cache_states"] in (["cold"], ["memory"])  # every read a first access
-    assert len(results["verdicts"]) == 6 and all(v.startswith(("PASS", "MISS")) for v in results["verdicts"])
+    replay = results["replay"]
+    assert replay["reads"] == 55 and len(replay["ratio_replay_vs_program_cold"]["samples"]) == 2
+    assert len(results["verdicts"]) == 8 and all(v.startswith(("PASS", "MISS")) for v in results["verdicts"])
     assert "2 samples" in proc.stdout and "written" in proc.stdout
     # freed pages were held for the bench where this machine reports them sooner, and the
     # delay was put back afterwards (h5sweep.host)
@@ -125,8 +127,8 @@ def test_verdicts_compare_each_ratio_with_its_goal():
         "PASS  379-store grid (bench/grid.yaml) dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
     # the recommendation agreement, the fast Zarr path's goal, the side-by-side windows, the
-    # plan's wall and job time for three configs, then the calibration (2 per filesystem) added
-    assert len(GOALS) == 26
+    # plan's wall and job time for three configs, the calibration (2 per filesystem), the replay (2) added
+    assert len(GOALS) == 28
     assert verdicts({"side_by_side": {"overlapping_timed_windows": 1}}) == [
         "MISS  timed windows of two default sweeps run side by side overlapping another: 1.000 (goal in [0, 0])"
     ]
