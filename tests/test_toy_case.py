@@ -24,6 +24,10 @@ from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
 from h5sweep.measure.lock import timed_window
+from h5sweep.storage import columns
+
+TOY_SIZE = columns.column("toy_size", columns.INTEGER, "bytes")
+columns.group(columns.MEASUREMENTS, (TOY_SIZE,), "Toy case: bytes written before each fsync.")
 
 
 class ToyCase:
@@ -51,7 +55,7 @@ def run_toy(directory: str, case: ToyCase, data, settle_s: float = 0.0) -> list[
                 os.fsync(f.fileno())
             seconds = time.perf_counter() - t0
         rows.append({"case": "toy", "repeat": repeat, "seconds": seconds, "bytes_selected": case.size,
-                     "toy_size": case.size, **window.columns()})
+                     TOY_SIZE: case.size, **window.columns()})
     os.remove(path)
     return rows
 
@@ -62,14 +66,13 @@ SPEC = CaseSpec(
     name="toy",
     scope="filesystem",
     stage="toy",
-    variant_columns=("toy_size",),
+    variant_columns=(TOY_SIZE,),
     enabled=lambda sweep: sweep.toy is not None,
     figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.filesystem_job(lambda sweep: 0.01 * sweep.toy.repeats, lambda sweep: sweep.toy.repeats),
     runner="h5sweep.cases.toy:run_toy",
     mem_mb=lambda sweep: 200,
     plots=(FIGURE,),
-    integer_columns=("toy_size",),
     settings_type=ToyCase,
 )
 '''
@@ -149,6 +152,15 @@ def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_pa
     assert len(rows) == 3 and set(rows["toy_size"]) == {4096} and set(rows["filesystem"]) == {"disk"}
     summary = pd.read_parquet(results / "summary.parquet").query("case == 'toy'")
     assert len(summary) == 1 and int(summary["repeats"].iloc[0]) == 3
+    typed = pd.read_parquet(results / "summary.parquet")["toy_size"]
+    assert str(typed.dtype) == "Int64"  # its registered type: empty, not NaN, in other cases' rows
+    docs = subprocess.run(
+        [str(BIN / "python"), "-m", "h5sweep.sweep.config", "config/README.md"], cwd=root, env=env, check=True
+    )
+    assert (
+        docs.returncode == 0
+        and "| `toy_size` | Toy case: bytes written before each fsync. |" in (root / "config" / "README.md").read_text()
+    )
     assert (results / "plots" / "toy-disk.png").stat().st_size > 1_000
     report = subprocess.run(
         [str(BIN / "snakemake"), "--configfile", "toy.yaml", "--report", str(results / "report.html")],

@@ -519,7 +519,9 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     summary; ``free_page_reporting_ms`` (provenance) to the measurements; ``store_copy`` to the
     measurements; ``ratio_reference`` (the store every ratio is to) to the summary; ``stopped``
     and ``limit_s`` (a write stopped at its limit) to the measurements, ``writes_stopped`` and
-    ``limit_s`` to the summary; ``fs_stripe`` (Lustre striping) to the measurements."""
+    ``limit_s`` to the summary; ``fs_stripe`` (Lustre striping) to the measurements;
+    ``source_read_s`` (a donor's reads kept off a write's clock) to the measurements, and
+    ``cache_holds_chunk`` typed as the column registry says (a nullable boolean, was object)."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

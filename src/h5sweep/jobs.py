@@ -24,6 +24,7 @@ from h5sweep.errors import DirectoryRemovedError, StorageFullError, is_no_space
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
+from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import make_source
 from h5sweep.storage.filesystems import apply_stripe, mount_info, nearest_existing, stripe_words
 from h5sweep.sweep.settings import JobSettings
@@ -41,7 +42,7 @@ def _shared_columns(job: JobSettings, backend) -> dict:
     return {
         **job.store_columns(),
         **provenance(job.directory, job.hash, backend.versions()),
-        "fs_stripe": stripe_words(job.stripe),
+        C.FS_STRIPE: stripe_words(job.stripe),
     }
 
 
@@ -65,10 +66,10 @@ def _measured_on(job: JobSettings, record: str) -> tuple[str, str] | None:
     tables = sorted(Path(*parts[: found[0] + 3]).rglob("*.parquet")) if found else []
     for table in tables:
         with contextlib.suppress(Exception):  # a record being written, or one without provenance
-            rows = pd.read_parquet(table, columns=["host", "fs_mount", "fs_type"])
-            mine = rows[rows["host"] == here]
+            rows = pd.read_parquet(table, columns=[C.HOST, C.FS_MOUNT, C.FS_TYPE])
+            mine = rows[rows[C.HOST] == here]
             if len(mine):
-                return str(mine["fs_mount"].iloc[0]), str(mine["fs_type"].iloc[0])
+                return str(mine[C.FS_MOUNT].iloc[0]), str(mine[C.FS_TYPE].iloc[0])
     return None
 
 
@@ -145,7 +146,7 @@ def _store_columns(job: JobSettings, backend, store_path: str) -> dict:
     """What every row measured on a store carries: the shared columns, its footprint and counts."""
     return {
         **_shared_columns(job, backend),
-        "file_bytes": backend.footprint_bytes(store_path),
+        C.FILE_BYTES: backend.footprint_bytes(store_path),
         **backend.store_counts(store_path),
     }
 

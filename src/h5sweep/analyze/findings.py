@@ -18,9 +18,13 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.backends import REFERENCE
+from h5sweep.cases.iosize import columns as IC
+from h5sweep.cases.metadata import columns as MC
+from h5sweep.cases.parallel import columns as PC
+from h5sweep.storage import columns as C
 
 HOLDS, FAILS, UNMEASURED = "holds", "does not hold", "not measured"
-COLUMNS = ["filesystem", "finding", "study", "section", "statement", "verdict", "evidence", "needs"]
+COLUMNS = [C.FILESYSTEM, C.FINDING, C.STUDY, C.SECTION, C.STATEMENT, C.VERDICT, C.EVIDENCE, C.NEEDS]
 
 
 @dataclass(frozen=True)
@@ -39,18 +43,18 @@ def _shape(text) -> tuple[int, ...]:
 
 def _reads(s: pd.DataFrame, case: str, backend: str | None = REFERENCE) -> pd.DataFrame:
     """One case's primary rows (the config's first variant), of one backend (None: all)."""
-    rows = s[(s["case"] == case) & s["primary"].fillna(False).astype(bool)]
-    if backend is not None and "backend" in rows:
-        rows = rows[rows["backend"] == backend]
+    rows = s[(s[C.CASE] == case) & s[C.PRIMARY].fillna(False).astype(bool)]
+    if backend is not None and C.BACKEND in rows:
+        rows = rows[rows[C.BACKEND] == backend]
     return rows
 
 
 def _contiguous(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows[rows["chunk_shape"].fillna("") == ""]
+    return rows[rows[C.CHUNK_SHAPE].fillna("") == ""]
 
 
 def _chunked(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows[rows["chunk_shape"].fillna("") != ""]
+    return rows[rows[C.CHUNK_SHAPE].fillna("") != ""]
 
 
 def gzip_level(compression: str) -> int | None:
@@ -60,22 +64,22 @@ def gzip_level(compression: str) -> int | None:
 
 
 def _ratio(row) -> str:
-    return f"{row['ratio_to_contiguous']:.2f}x ({row['ratio_ci_low']:.2f}-{row['ratio_ci_high']:.2f})"
+    return f"{row[C.RATIO_TO_CONTIGUOUS]:.2f}x ({row[C.RATIO_CI_LOW]:.2f}-{row[C.RATIO_CI_HIGH]:.2f})"
 
 
 def _name(row) -> str:
-    shape = row["chunk_shape"] if isinstance(row["chunk_shape"], str) and row["chunk_shape"] else "contiguous"
-    return shape if row["compression"] == "none" else f"{shape} {row['compression']}"
+    shape = row[C.CHUNK_SHAPE] if isinstance(row[C.CHUNK_SHAPE], str) and row[C.CHUNK_SHAPE] else "contiguous"
+    return shape if row[C.COMPRESSION] == "none" else f"{shape} {row[C.COMPRESSION]}"
 
 
 # --- OpenMSI ----------------------------------------------------------------------------
 
 
 def _gzip4_ratio(s, shape):
-    rows = s[(s["case"] == "write") & (s["compression"] == "gzip-4")].dropna(subset=["compression_ratio"])
+    rows = s[(s[C.CASE] == "write") & (s[C.COMPRESSION] == "gzip-4")].dropna(subset=[C.COMPRESSION_RATIO])
     if rows.empty:
         return None
-    ratios = rows["compression_ratio"]
+    ratios = rows[C.COMPRESSION_RATIO]
     median = float(ratios.median())
     return (
         2.9 <= median <= 3.8,
@@ -86,32 +90,32 @@ def _gzip4_ratio(s, shape):
 def _padding(s, shape):
     if len(shape) != 3:
         return None
-    rows = s[(s["case"] == "write") & (s["compression"] == "none")].dropna(subset=["file_bytes"])
+    rows = s[(s[C.CASE] == "write") & (s[C.COMPRESSION] == "none")].dropna(subset=[C.FILE_BYTES])
     rows = rows[
         [
             bool(c) and any(n % m for n, m in zip(shape[:2], _shape(c)[:2], strict=True))
-            for c in rows["chunk_shape"].fillna("")
+            for c in rows[C.CHUNK_SHAPE].fillna("")
         ]
     ]
     if rows.empty:
         return None
     said, holds = [], True
-    for _, r in rows.drop_duplicates("chunk_shape").iterrows():
-        m = _shape(r["chunk_shape"])
+    for _, r in rows.drop_duplicates(C.CHUNK_SHAPE).iterrows():
+        m = _shape(r[C.CHUNK_SHAPE])
         padded = math.prod(math.ceil(n / c) * c for n, c in zip(shape, m, strict=True)) / math.prod(shape)
-        holds &= r["file_bytes"] >= 0.99 * padded * r["raw_bytes"]
-        said.append(f"{r['chunk_shape']}: file {r['file_bytes'] / r['raw_bytes']:.3f}x raw, edge chunks {padded:.3f}x")
+        holds &= r[C.FILE_BYTES] >= 0.99 * padded * r[C.RAW_BYTES]
+        said.append(f"{r[C.CHUNK_SHAPE]}: file {r[C.FILE_BYTES] / r[C.RAW_BYTES]:.3f}x raw, edge chunks {padded:.3f}x")
     return holds, "; ".join(said[:4])
 
 
 def _one_by_one(s, shape):
-    rows = s[(s["case"] == "write") & (s["compression"] == "none")].dropna(subset=["file_bytes"])
-    rows = rows[[_shape(c)[:2] == (1, 1) for c in rows["chunk_shape"].fillna("")]].drop_duplicates("chunk_shape")
+    rows = s[(s[C.CASE] == "write") & (s[C.COMPRESSION] == "none")].dropna(subset=[C.FILE_BYTES])
+    rows = rows[[_shape(c)[:2] == (1, 1) for c in rows[C.CHUNK_SHAPE].fillna("")]].drop_duplicates(C.CHUNK_SHAPE)
     if len(rows) < 2:
         return None
-    by_n = rows.assign(n=[_shape(c)[-1] for c in rows["chunk_shape"]]).sort_values("n")
-    sizes = ", ".join(f"{r['chunk_shape']} {r['file_bytes'] / r['raw_bytes']:.3f}x raw" for _, r in by_n.iterrows())
-    return bool(by_n["file_bytes"].iloc[0] == by_n["file_bytes"].max()), sizes
+    by_n = rows.assign(n=[_shape(c)[-1] for c in rows[C.CHUNK_SHAPE]]).sort_values("n")
+    sizes = ", ".join(f"{r[C.CHUNK_SHAPE]} {r[C.FILE_BYTES] / r[C.RAW_BYTES]:.3f}x raw" for _, r in by_n.iterrows())
+    return bool(by_n[C.FILE_BYTES].iloc[0] == by_n[C.FILE_BYTES].max()), sizes
 
 
 def _best_for(case: str, want_contiguous: bool):
@@ -119,11 +123,11 @@ def _best_for(case: str, want_contiguous: bool):
         rows = _reads(s, case)
         if _contiguous(rows).empty or _chunked(rows).empty:
             return None
-        faster = _chunked(rows)[_chunked(rows)["ratio_ci_high"] < 1]
-        best = rows.sort_values("median_s").iloc[0]
+        faster = _chunked(rows)[_chunked(rows)[C.RATIO_CI_HIGH] < 1]
+        best = rows.sort_values(C.MEDIAN_S).iloc[0]
         words = f"fastest median: {_name(best)}; chunked stores surely faster than contiguous: {len(faster)}"
         if len(faster):
-            words += f" (best {_ratio(faster.sort_values('ratio_to_contiguous').iloc[0])})"
+            words += f" (best {_ratio(faster.sort_values(C.RATIO_TO_CONTIGUOUS).iloc[0])})"
         return (faster.empty if want_contiguous else not faster.empty), words
 
     return check
@@ -131,14 +135,14 @@ def _best_for(case: str, want_contiguous: bool):
 
 def _one_by_one_worst_slices(s, shape):
     rows = _reads(s, "slice")
-    ones = rows[[_shape(c)[:2] == (1, 1) for c in rows["chunk_shape"].fillna("")]]
+    ones = rows[[_shape(c)[:2] == (1, 1) for c in rows[C.CHUNK_SHAPE].fillna("")]]
     if ones.empty or len(rows) < 2:
         return None
-    worst = rows.sort_values("median_s").iloc[-1]
-    return _shape(worst["chunk_shape"])[:2] == (
+    worst = rows.sort_values(C.MEDIAN_S).iloc[-1]
+    return _shape(worst[C.CHUNK_SHAPE])[:2] == (
         1,
         1,
-    ), f"slowest slice median: {_name(worst)} ({worst['median_s'] * 1e3:.3g} ms)"
+    ), f"slowest slice median: {_name(worst)} ({worst[C.MEDIAN_S] * 1e3:.3g} ms)"
 
 
 def _slices_slower(s, shape):
@@ -146,23 +150,23 @@ def _slices_slower(s, shape):
     if slices.empty or spectra.empty:
         return None
     a, b = slices.iloc[0], spectra.iloc[0]
-    data = b["bytes_selected"] / a["bytes_selected"]
-    return bool(a["median_ci_low_s"] > b["median_ci_high_s"]), (
-        f"contiguous slice {a['median_s'] * 1e3:.3g} ms "
-        f"({a['median_ci_low_s'] * 1e3:.3g}-{a['median_ci_high_s'] * 1e3:.3g}), "
-        f"spectra {b['median_s'] * 1e3:.3g} ms ({b['median_ci_low_s'] * 1e3:.3g}-{b['median_ci_high_s'] * 1e3:.3g}); "
+    data = b[C.BYTES_SELECTED] / a[C.BYTES_SELECTED]
+    return bool(a[C.MEDIAN_CI_LOW_S] > b[C.MEDIAN_CI_HIGH_S]), (
+        f"contiguous slice {a[C.MEDIAN_S] * 1e3:.3g} ms "
+        f"({a[C.MEDIAN_CI_LOW_S] * 1e3:.3g}-{a[C.MEDIAN_CI_HIGH_S] * 1e3:.3g}), "
+        f"spectra {b[C.MEDIAN_S] * 1e3:.3g} ms ({b[C.MEDIAN_CI_LOW_S] * 1e3:.3g}-{b[C.MEDIAN_CI_HIGH_S] * 1e3:.3g}); "
         f"spectra select {data:.2g}x the slice's bytes"
     )
 
 
 def _gzip_levels(s, shape, what: str):
-    rows = s[s["case"] == "write"].assign(level=[gzip_level(c) for c in s.loc[s["case"] == "write", "compression"]])
+    rows = s[s[C.CASE] == "write"].assign(level=[gzip_level(c) for c in s.loc[s[C.CASE] == "write", C.COMPRESSION]])
     rows = rows.dropna(subset=["level"])
     if rows["level"].nunique() < 2 or (
         what == "write" and not ((rows["level"] > 5).any() and (rows["level"] <= 5).any())
     ):
         return None
-    by = rows.groupby("level").agg(ratio=("compression_ratio", "median"), write=("median_s", "median"))
+    by = rows.groupby("level").agg(ratio=(C.COMPRESSION_RATIO, "median"), write=(C.MEDIAN_S, "median"))
     if what == "size":
         low, high = by.index.min(), by.index.max()
         gain = by.loc[high, "ratio"] / by.loc[low, "ratio"]
@@ -180,20 +184,20 @@ def _contiguous_fastest_write(s, shape):
     if _contiguous(rows).empty or _chunked(rows).empty:
         return None
     base = _contiguous(rows).iloc[0]
-    faster = rows[rows["median_ci_high_s"] < base["median_ci_low_s"]]
-    words = f"contiguous {base['median_s']:.3g} s; stores surely faster: {len(faster)}"
+    faster = rows[rows[C.MEDIAN_CI_HIGH_S] < base[C.MEDIAN_CI_LOW_S]]
+    words = f"contiguous {base[C.MEDIAN_S]:.3g} s; stores surely faster: {len(faster)}"
     if len(faster):
-        words += f" (e.g. {_name(faster.sort_values('median_s').iloc[0])} {faster['median_s'].min():.3g} s)"
+        words += f" (e.g. {_name(faster.sort_values(C.MEDIAN_S).iloc[0])} {faster[C.MEDIAN_S].min():.3g} s)"
     return faster.empty, words
 
 
 def _spectrum_writes(s, shape):
-    rows = s[(s["case"] == "write") & (s["write_strategy"] == "spectrum") & (s["compression"] == "none")]
+    rows = s[(s[C.CASE] == "write") & (s[C.WRITE_STRATEGY] == "spectrum") & (s[C.COMPRESSION] == "none")]
     rows = _chunked(rows)
     if rows.empty:
         return None
-    rows = rows.assign(m=[_shape(c)[0] for c in rows["chunk_shape"]])
-    by_m = rows.groupby("m")["median_s"].median()
+    rows = rows.assign(m=[_shape(c)[0] for c in rows[C.CHUNK_SHAPE]])
+    by_m = rows.groupby("m")[C.MEDIAN_S].median()
     if len(by_m) < 2:
         return None
     return bool(by_m.iloc[-1] > by_m.iloc[0]), ", ".join(f"m={m}: {t:.3g} s" for m, t in by_m.items())
@@ -201,9 +205,9 @@ def _spectrum_writes(s, shape):
 
 def _compression_slows(s, shape):
     rows = _chunked(_reads(s, "slice"))
-    plain = rows[rows["compression"] == "none"].set_index("chunk_shape")["median_s"]
-    packed = rows[rows["compression"] != "none"]
-    pairs = [(r["median_s"] / plain[r["chunk_shape"]]) for _, r in packed.iterrows() if r["chunk_shape"] in plain]
+    plain = rows[rows[C.COMPRESSION] == "none"].set_index(C.CHUNK_SHAPE)[C.MEDIAN_S]
+    packed = rows[rows[C.COMPRESSION] != "none"]
+    pairs = [(r[C.MEDIAN_S] / plain[r[C.CHUNK_SHAPE]]) for _, r in packed.iterrows() if r[C.CHUNK_SHAPE] in plain]
     if not pairs:
         return None
     factor = float(np.median(pairs))
@@ -215,10 +219,10 @@ def _compression_slows(s, shape):
 
 
 def _scaling(s, shape):
-    rows = s[s["case"] == "scaling"]
-    if rows.empty or "processes" not in rows:
+    rows = s[s[C.CASE] == "scaling"]
+    if rows.empty or PC.PROCESSES not in rows:
         return None
-    by_p = rows.groupby("processes")["median_s"].median()
+    by_p = rows.groupby(PC.PROCESSES)[C.MEDIAN_S].median()
     if len(by_p) < 2:
         return None
     p = max(q for q in by_p.index if q <= 8)
@@ -231,28 +235,28 @@ def _scaling(s, shape):
 
 def _chunking_helps_slow_axis(s, shape):
     rows = _chunked(_reads(s, "slice"))
-    if rows.empty or "ratio_ci_high" not in rows or rows["ratio_ci_high"].isna().all():
+    if rows.empty or C.RATIO_CI_HIGH not in rows or rows[C.RATIO_CI_HIGH].isna().all():
         return None
-    best = rows.sort_values("ratio_to_contiguous").iloc[0]
-    return bool(best["ratio_ci_high"] < 0.5), f"best chunked slice: {_name(best)} {_ratio(best)} of contiguous"
+    best = rows.sort_values(C.RATIO_TO_CONTIGUOUS).iloc[0]
+    return bool(best[C.RATIO_CI_HIGH] < 0.5), f"best chunked slice: {_name(best)} {_ratio(best)} of contiguous"
 
 
 def _chunking_hurts_fast_axis(s, shape):
     rows = _chunked(_reads(s, "spectra"))
-    if rows.empty or rows["ratio_ci_low"].isna().all():
+    if rows.empty or rows[C.RATIO_CI_LOW].isna().all():
         return None
-    worst = rows.sort_values("ratio_to_contiguous").iloc[-1]
-    return bool(worst["ratio_ci_low"] > 2), f"worst chunked spectra: {_name(worst)} {_ratio(worst)} of contiguous"
+    worst = rows.sort_values(C.RATIO_TO_CONTIGUOUS).iloc[-1]
+    return bool(worst[C.RATIO_CI_LOW] > 2), f"worst chunked spectra: {_name(worst)} {_ratio(worst)} of contiguous"
 
 
 def _cache_thrash(s, shape):
-    rows = s[s["case"].isin(["slice", "spectra", "subcube", "rows", "column"])].dropna(subset=["chunk_cache_bytes"])
-    if rows["chunk_cache_bytes"].nunique() < 2:
+    rows = s[s[C.CASE].isin(["slice", "spectra", "subcube", "rows", "column"])].dropna(subset=[C.CHUNK_CACHE_BYTES])
+    if rows[C.CHUNK_CACHE_BYTES].nunique() < 2:
         return None
-    small, large = rows["chunk_cache_bytes"].min(), rows["chunk_cache_bytes"].max()
-    keys = ["layout_id", "compression", "case"]
-    a = rows[rows["chunk_cache_bytes"] == small].groupby(keys)["median_s"].median()
-    b = rows[rows["chunk_cache_bytes"] == large].groupby(keys)["median_s"].median()
+    small, large = rows[C.CHUNK_CACHE_BYTES].min(), rows[C.CHUNK_CACHE_BYTES].max()
+    keys = [C.LAYOUT_ID, C.COMPRESSION, C.CASE]
+    a = rows[rows[C.CHUNK_CACHE_BYTES] == small].groupby(keys)[C.MEDIAN_S].median()
+    b = rows[rows[C.CHUNK_CACHE_BYTES] == large].groupby(keys)[C.MEDIAN_S].median()
     gain = (a / b).dropna()
     if gain.empty:
         return None
@@ -263,10 +267,10 @@ def _cache_thrash(s, shape):
 
 
 def _many_datasets(s, shape):
-    rows = s[(s["case"] == "metadata")].dropna(subset=["n_datasets"])
-    if rows["n_datasets"].nunique() < 2:
+    rows = s[(s[C.CASE] == "metadata")].dropna(subset=[MC.N_DATASETS])
+    if rows[MC.N_DATASETS].nunique() < 2:
         return None
-    by_n = rows.groupby("n_datasets")["metadata_file_bytes"].median()
+    by_n = rows.groupby(MC.N_DATASETS)[MC.METADATA_FILE_BYTES].median()
     return bool(by_n.iloc[-1] > by_n.iloc[0]), ", ".join(
         f"{int(n)} datasets: {b / 1e3:.4g} kB" for n, b in by_n.items()
     )
@@ -276,24 +280,24 @@ def _many_datasets(s, shape):
 
 
 def _zarr_slower(s, shape):
-    if "ratio_to_hdf5" not in s:
+    if C.RATIO_TO_HDF5 not in s:
         return None
-    rows = s[s["primary"].fillna(False).astype(bool)].dropna(subset=["ratio_to_hdf5"])
+    rows = s[s[C.PRIMARY].fillna(False).astype(bool)].dropna(subset=[C.RATIO_TO_HDF5])
     if rows.empty:
         return None
-    slower = (rows["ratio_to_hdf5_ci_low"] > 1).mean()
+    slower = (rows[C.RATIO_TO_HDF5_CI_LOW] > 1).mean()
     return (
         slower > 0.5,
         f"{100 * slower:.0f}% of {len(rows)} other-backend rows surely slower than HDF5 "
-        f"(median ratio {rows['ratio_to_hdf5'].median():.2f})",
+        f"(median ratio {rows[C.RATIO_TO_HDF5].median():.2f})",
     )
 
 
 def _io_operations(s, shape):
     rows = _reads(s, "column", backend=None)
-    if rows.empty or rows["backend"].nunique() < 2:
+    if rows.empty or rows[C.BACKEND].nunique() < 2:
         return None
-    calls = rows.groupby("backend")["read_calls_median"].median()
+    calls = rows.groupby(C.BACKEND)[C.READ_CALLS_MEDIAN].median()
     others = calls.drop(REFERENCE, errors="ignore")
     if REFERENCE not in calls or others.empty:
         return None
@@ -308,11 +312,11 @@ def _same_size_same_time(s, shape):
     rows = _chunked(_reads(s, "whole"))
     if rows.empty:
         return None
-    rows = rows[rows["compression"] == "none"].assign(size=[math.prod(_shape(c)) for c in rows["chunk_shape"]])
+    rows = rows[rows[C.COMPRESSION] == "none"].assign(size=[math.prod(_shape(c)) for c in rows[C.CHUNK_SHAPE]])
     groups = [g for _, g in rows.groupby("size") if len(g) > 1]
     if not groups:
         return None
-    apart = [g for g in groups if g["median_ci_low_s"].max() > g["median_ci_high_s"].min()]
+    apart = [g for g in groups if g[C.MEDIAN_CI_LOW_S].max() > g[C.MEDIAN_CI_HIGH_S].min()]
     return (
         not apart,
         f"{len(groups)} chunk sizes with several shapes, {len(apart)} with medians whose intervals do not overlap",
@@ -323,18 +327,18 @@ def _same_size_same_time(s, shape):
 
 
 def _passes(s):
-    rows = s[s["case"] == "parallel"]
-    return rows if not rows.empty and "mode" in rows else None
+    rows = s[s[C.CASE] == "parallel"]
+    return rows if not rows.empty and PC.MODE in rows else None
 
 
 def _collective_vs_independent(s, shape):
     rows = _passes(s)
     if rows is None:
         return None
-    rows = _contiguous(rows[rows["operation"] == "read"])
+    rows = _contiguous(rows[rows[PC.OPERATION] == "read"])
     said, holds = [], True
-    for p, g in rows.groupby("processes"):
-        modes = g.groupby("mode")["bytes_per_s_median"].max()
+    for p, g in rows.groupby(PC.PROCESSES):
+        modes = g.groupby(PC.MODE)[PC.BYTES_PER_S_MEDIAN].max()
         if not {"collective", "independent"} <= set(modes.index):
             continue
         ratio = modes["collective"] / modes["independent"]
@@ -349,9 +353,9 @@ def _chunking_improves_passes(s, shape):
     rows = _passes(s)
     if rows is None:
         return None
-    keys = ["operation", "mode", "processes"]
-    best = rows.assign(kind=np.where(rows["chunk_shape"].fillna("") == "", "contiguous", "chunked"))
-    table = best.groupby([*keys, "kind"])["bytes_per_s_median"].max().unstack("kind")
+    keys = [PC.OPERATION, PC.MODE, PC.PROCESSES]
+    best = rows.assign(kind=np.where(rows[C.CHUNK_SHAPE].fillna("") == "", "contiguous", "chunked"))
+    table = best.groupby([*keys, "kind"])[PC.BYTES_PER_S_MEDIAN].max().unstack("kind")
     if not {"contiguous", "chunked"} <= set(table.columns):
         return None
     table = table.dropna()
@@ -363,32 +367,32 @@ def _chunking_improves_passes(s, shape):
 
 
 def _hdf5_as_raw(s, shape):
-    rows = s[(s["case"] == "iosize")]
-    if rows.empty or "api" not in rows:
+    rows = s[(s[C.CASE] == "iosize")]
+    if rows.empty or IC.API not in rows:
         return None
-    rows = rows[rows["request_bytes"] == rows["request_bytes"].max()]
-    by_api = rows.groupby("api")["median_s"].median()
+    rows = rows[rows[IC.REQUEST_BYTES] == rows[IC.REQUEST_BYTES].max()]
+    by_api = rows.groupby(IC.API)[C.MEDIAN_S].median()
     if len(by_api) < 2:
         return None
     factor = by_api.max() / by_api.min()
-    return factor <= 2, f"at {int(rows['request_bytes'].max())} B per request: slowest API {factor:.2f}x the fastest"
+    return factor <= 2, f"at {int(rows[IC.REQUEST_BYTES].max())} B per request: slowest API {factor:.2f}x the fastest"
 
 
 def _request_size(s, shape):
-    rows = s[(s["case"] == "iosize")]
-    if rows.empty or "request_bytes" not in rows or rows["request_bytes"].nunique() < 2:
+    rows = s[(s[C.CASE] == "iosize")]
+    if rows.empty or IC.REQUEST_BYTES not in rows or rows[IC.REQUEST_BYTES].nunique() < 2:
         return None
-    rate = (rows["bytes_selected"] if "bytes_selected" in rows else rows["raw_bytes"]) / rows["median_s"]
-    by = rows.assign(rate=rate).groupby("request_bytes")["rate"].median()
+    rate = (rows[C.BYTES_SELECTED] if C.BYTES_SELECTED in rows else rows[C.RAW_BYTES]) / rows[C.MEDIAN_S]
+    by = rows.assign(rate=rate).groupby(IC.REQUEST_BYTES)["rate"].median()
     gain = by.iloc[-1] / by.iloc[0]
     return gain >= 2, f"throughput at {int(by.index[-1])} B over {int(by.index[0])} B per request: {gain:.2f}x"
 
 
 def _random_worst(s, shape):
-    rows = s[s["case"].isin(["slice", "spectra", "subcube"])].dropna(subset=["policy"])
-    if "random" not in set(rows["policy"]) or rows["policy"].nunique() < 2:
+    rows = s[s[C.CASE].isin(["slice", "spectra", "subcube"])].dropna(subset=[C.POLICY])
+    if "random" not in set(rows[C.POLICY]) or rows[C.POLICY].nunique() < 2:
         return None
-    by = rows.groupby("policy")["median_s"].median()
+    by = rows.groupby(C.POLICY)[C.MEDIAN_S].median()
     return bool(by.idxmax() == "random"), ", ".join(f"{p} {t * 1e3:.3g} ms" for p, t in by.items())
 
 
@@ -600,9 +604,9 @@ FINDINGS: list[Finding] = [
 def evaluate(summary: pd.DataFrame, shape: tuple) -> pd.DataFrame:
     """Every finding's verdict per filesystem of ``summary``, with its evidence."""
     rows = []
-    filesystems = sorted(set(summary["filesystem"])) if "filesystem" in summary and len(summary) else ["-"]
+    filesystems = sorted(set(summary[C.FILESYSTEM])) if C.FILESYSTEM in summary and len(summary) else ["-"]
     for filesystem in filesystems:
-        mine = summary[summary["filesystem"] == filesystem] if len(summary) else summary
+        mine = summary[summary[C.FILESYSTEM] == filesystem] if len(summary) else summary
         for finding in FINDINGS:
             try:
                 result = finding.check(mine, tuple(shape))
@@ -618,14 +622,14 @@ def evaluate(summary: pd.DataFrame, shape: tuple) -> pd.DataFrame:
             )
             rows.append(
                 {
-                    "filesystem": filesystem,
-                    "finding": finding.key,
-                    "study": finding.study,
-                    "section": finding.section,
-                    "statement": finding.statement,
-                    "verdict": verdict,
-                    "evidence": evidence,
-                    "needs": finding.needs,
+                    C.FILESYSTEM: filesystem,
+                    C.FINDING: finding.key,
+                    C.STUDY: finding.study,
+                    C.SECTION: finding.section,
+                    C.STATEMENT: finding.statement,
+                    C.VERDICT: verdict,
+                    C.EVIDENCE: evidence,
+                    C.NEEDS: finding.needs,
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -634,7 +638,7 @@ def evaluate(summary: pd.DataFrame, shape: tuple) -> pd.DataFrame:
 def markdown(table: pd.DataFrame, title: str = "Findings of the studies, checked on this sweep") -> str:
     """``findings.md``: a count of verdicts, then one table per filesystem."""
     lines = [f"# {title}", ""]
-    counts = table["verdict"].value_counts()
+    counts = table[C.VERDICT].value_counts()
     lines += [
         f"{len(FINDINGS)} findings of the studies h5sweep reproduces, each checked on every filesystem: "
         + ", ".join(f"{counts.get(v, 0)} {v}" for v in (HOLDS, FAILS, UNMEASURED))
@@ -642,7 +646,7 @@ def markdown(table: pd.DataFrame, title: str = "Findings of the studies, checked
         "that would measure it.",
         "",
     ]
-    keys = ["run", "filesystem"] if "run" in table else ["filesystem"]
+    keys = [C.RUN, C.FILESYSTEM] if C.RUN in table else [C.FILESYSTEM]
     for key, group in table.groupby(keys, sort=True):
         lines += [
             f"## {' '.join(key)}",
@@ -651,7 +655,7 @@ def markdown(table: pd.DataFrame, title: str = "Findings of the studies, checked
             "|---|---|---|---|---|",
         ]
         for _, r in group.iterrows():
-            lines.append(f"| {r['study']} | {r['section']} | {r['statement']} | {r['verdict']} | {r['evidence']} |")
+            lines.append(f"| {r[C.STUDY]} | {r[C.SECTION]} | {r[C.STATEMENT]} | {r[C.VERDICT]} | {r[C.EVIDENCE]} |")
         lines.append("")
     return "\n".join(lines)
 

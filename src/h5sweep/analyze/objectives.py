@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from h5sweep.storage import columns as C
+
 OBJECTIVE_WORDS = {
     "time": "the expected time of the read mix",
     "worst-case": "the largest slowdown against each case's fastest store (minimax)",
@@ -36,7 +38,7 @@ OBJECTIVE_WORDS = {
 }
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
-STORE_KEYS = ["backend", "layout_id", "compression"]
+STORE_KEYS = [C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
 
 
 @dataclass
@@ -54,17 +56,17 @@ class Reads:
         stores = list(dict.fromkeys(map(tuple, reads[STORE_KEYS].itertuples(index=False))))
         index = {store: i for i, store in enumerate(stores)}
         times, copies = {}, {}
-        present = [c for c in cases if (reads["case"] == c).any()]
+        present = [c for c in cases if (reads[C.CASE] == c).any()]
         for case in present:
-            mine = reads[reads["case"] == case]
-            repeats = np.sort(mine["repeat"].unique())
+            mine = reads[reads[C.CASE] == case]
+            repeats = np.sort(mine[C.REPEAT].unique())
             column = {r: j for j, r in enumerate(repeats)}
             matrix = np.full((len(stores), len(repeats)), np.nan)
             rows = [index[s] for s in map(tuple, mine[STORE_KEYS].itertuples(index=False))]
-            matrix[rows, [column[r] for r in mine["repeat"]]] = mine["seconds"].to_numpy(float)
+            matrix[rows, [column[r] for r in mine[C.REPEAT]]] = mine[C.SECONDS].to_numpy(float)
             times[case] = matrix
-            if "store_copy" in mine:
-                copy = mine.groupby("repeat")["store_copy"].first().reindex(repeats).fillna(0)
+            if C.STORE_COPY in mine:
+                copy = mine.groupby(C.REPEAT)[C.STORE_COPY].first().reindex(repeats).fillna(0)
                 copies[case] = copy.to_numpy(int)
             else:
                 copies[case] = np.zeros(len(repeats), int)
@@ -125,19 +127,19 @@ def costs(
     # time: the mix of one unit of work
     mix = sum(weights[c] * means[c] for c in cases)
     mix_boot = sum(weights[c] * boot[c] for c in cases)
-    out["mix_seconds"] = mix
-    out["mix_seconds_ci_low"], out["mix_seconds_ci_high"] = _interval(mix_boot)
+    out[C.MIX_SECONDS] = mix
+    out[C.MIX_SECONDS_CI_LOW], out[C.MIX_SECONDS_CI_HIGH] = _interval(mix_boot)
     if reference is not None:
-        out["mix_ratio"] = mix / mix[reference]
-        out["mix_ratio_ci_low"], out["mix_ratio_ci_high"] = _interval(mix_boot / mix_boot[reference])
+        out[C.MIX_RATIO] = mix / mix[reference]
+        out[C.MIX_RATIO_CI_LOW], out[C.MIX_RATIO_CI_HIGH] = _interval(mix_boot / mix_boot[reference])
     # worst case: the slowdown against each case's fastest store
     slow = np.stack([means[c] / np.nanmin(means[c]) for c in cases])  # cases x stores
     slow_boot = np.stack([boot[c] / np.nanmin(boot[c], axis=0) for c in cases])  # cases x stores x samples
-    out["worst_slowdown"] = np.nanmax(slow, axis=0)
-    out["worst_case"] = [cases[i] for i in np.nanargmax(np.nan_to_num(slow, nan=-1.0), axis=0)]
-    out["worst_slowdown_ci_low"], out["worst_slowdown_ci_high"] = _interval(np.nanmax(slow_boot, axis=0))
+    out[C.WORST_SLOWDOWN] = np.nanmax(slow, axis=0)
+    out[C.WORST_CASE] = [cases[i] for i in np.nanargmax(np.nan_to_num(slow, nan=-1.0), axis=0)]
+    out[C.WORST_SLOWDOWN_CI_LOW], out[C.WORST_SLOWDOWN_CI_HIGH] = _interval(np.nanmax(slow_boot, axis=0))
     per_case = np.stack([means[c] for c in cases])
-    out["case_spread"] = np.nanmax(per_case, axis=0) / np.nanmin(per_case, axis=0)
+    out[C.CASE_SPREAD] = np.nanmax(per_case, axis=0) / np.nanmin(per_case, axis=0)
     # geometric: medians of the paired log ratios to the reference
     if reference is not None:
         total = sum(weights[c] for c in cases)
@@ -150,16 +152,16 @@ def costs(
             for i in range(n):
                 log_boot[i] += weights[c] * np.nanmedian(ratio[i][draws[c]], axis=1) / total
             out[f"ratio_{c}"] = np.exp(np.nanmedian(ratio, axis=1))
-        out["weighted_ratio"] = np.exp(log_point)
+        out[C.WEIGHTED_RATIO] = np.exp(log_point)
         low, high = _interval(log_boot)
-        out["weighted_ratio_ci_low"], out["weighted_ratio_ci_high"] = np.exp(low), np.exp(high)
+        out[C.WEIGHTED_RATIO_CI_LOW], out[C.WEIGHTED_RATIO_CI_HIGH] = np.exp(low), np.exp(high)
     interval_columns = [c for c in out.columns if c.endswith(("_ci_low", "_ci_high"))]
     if one_read:  # an interval from one read per case is no interval
         out[interval_columns] = math.nan
     value, low, high = SCORE_COLUMNS[objective]
     if value in out:
-        out["score"], out["score_ci_low"], out["score_ci_high"] = out[value], out[low], out[high]
-    out["objective"] = objective
+        out[C.SCORE], out[C.SCORE_CI_LOW], out[C.SCORE_CI_HIGH] = out[value], out[low], out[high]
+    out[C.OBJECTIVE] = objective
     scores = {
         "time": lambda: mix_boot / mix_boot[reference],
         "worst-case": lambda: np.nanmax(slow_boot, axis=0),
@@ -173,20 +175,20 @@ def to_best(samples: np.ndarray | None, score: np.ndarray, eligible: np.ndarray)
     """Each store's score over the best eligible store's, with its paired 95% interval (the
     same resamplings divided): the ratio by which ties are judged. ``samples``: stores x
     bootstrap samples of the score (None: no interval)."""
-    out = pd.DataFrame(index=range(len(score)), columns=["to_best", "to_best_ci_low", "to_best_ci_high"], dtype=float)
+    out = pd.DataFrame(index=range(len(score)), columns=[C.TO_BEST, C.TO_BEST_CI_LOW, C.TO_BEST_CI_HIGH], dtype=float)
     if not eligible.any():
         return out
     best = int(np.flatnonzero(eligible)[np.nanargmin(score[eligible])])
-    out["to_best"] = score / score[best]
+    out[C.TO_BEST] = score / score[best]
     if samples is not None:
         with np.errstate(invalid="ignore", divide="ignore"):
-            out["to_best_ci_low"], out["to_best_ci_high"] = _interval(samples / samples[best])
+            out[C.TO_BEST_CI_LOW], out[C.TO_BEST_CI_HIGH] = _interval(samples / samples[best])
     return out
 
 
 # Each objective's ranked value and its interval's columns.
 SCORE_COLUMNS = {
-    "time": ("mix_ratio", "mix_ratio_ci_low", "mix_ratio_ci_high"),
-    "worst-case": ("worst_slowdown", "worst_slowdown_ci_low", "worst_slowdown_ci_high"),
-    "geometric": ("weighted_ratio", "weighted_ratio_ci_low", "weighted_ratio_ci_high"),
+    "time": (C.MIX_RATIO, C.MIX_RATIO_CI_LOW, C.MIX_RATIO_CI_HIGH),
+    "worst-case": (C.WORST_SLOWDOWN, C.WORST_SLOWDOWN_CI_LOW, C.WORST_SLOWDOWN_CI_HIGH),
+    "geometric": (C.WEIGHTED_RATIO, C.WEIGHTED_RATIO_CI_LOW, C.WEIGHTED_RATIO_CI_HIGH),
 }

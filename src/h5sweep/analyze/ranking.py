@@ -23,6 +23,7 @@ import pandas as pd
 from h5sweep.analyze import objectives
 from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
 from h5sweep.backends import REFERENCE
+from h5sweep.storage import columns as C
 
 
 def reference_of(settings: dict | None) -> dict:
@@ -31,9 +32,9 @@ def reference_of(settings: dict | None) -> dict:
 
 def is_reference(frame: pd.DataFrame, reference: dict) -> pd.Series:
     """Rows of the reference store (the reference backend's, with the reference compression)."""
-    mine = (frame["layout_id"] == reference["layout_id"]) & (frame["compression"] == reference["compression"])
-    if "backend" in frame:
-        mine &= frame["backend"] == REFERENCE
+    mine = (frame[C.LAYOUT_ID] == reference[C.LAYOUT_ID]) & (frame[C.COMPRESSION] == reference[C.COMPRESSION])
+    if C.BACKEND in frame:
+        mine &= frame[C.BACKEND] == REFERENCE
     return mine
 
 
@@ -43,56 +44,56 @@ STATISTIC_WORDS = {
     "sustained": "sustained reads of an open file",
 }
 BOOTSTRAP_SEED = 20_261_122
-CANDIDATE_KEYS = ["filesystem", "backend", "layout_id", "compression"]
+CANDIDATE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
 COLUMNS = [
-    "filesystem",
-    "fs_type",
-    "backend",
-    "rank",
-    "layout_id",
-    "layout_name",
-    "chunk_shape",
-    "compression",
-    "objective",
-    "score",
-    "score_ci_low",
-    "score_ci_high",
-    "mix_seconds",
-    "mix_seconds_ci_low",
-    "mix_seconds_ci_high",
-    "mix_ratio",
-    "mix_ratio_ci_low",
-    "mix_ratio_ci_high",
-    "worst_case",
-    "worst_slowdown",
-    "worst_slowdown_ci_low",
-    "worst_slowdown_ci_high",
-    "case_spread",
-    "weighted_ratio",
-    "weighted_ratio_ci_low",
-    "weighted_ratio_ci_high",
-    "to_best",
-    "to_best_ci_low",
-    "to_best_ci_high",
-    "tied_with_best",
-    "recommended",
-    "meets_limits",
-    "excluded_by",
-    "file_bytes",
-    "file_ratio",
-    "write_median_s",
-    "write_stopped",
-    "statistic",
-    "weights",
-    "selections",
-    "reference_store",
-    "is_reference",
+    C.FILESYSTEM,
+    C.FS_TYPE,
+    C.BACKEND,
+    C.RANK,
+    C.LAYOUT_ID,
+    C.LAYOUT_NAME,
+    C.CHUNK_SHAPE,
+    C.COMPRESSION,
+    C.OBJECTIVE,
+    C.SCORE,
+    C.SCORE_CI_LOW,
+    C.SCORE_CI_HIGH,
+    C.MIX_SECONDS,
+    C.MIX_SECONDS_CI_LOW,
+    C.MIX_SECONDS_CI_HIGH,
+    C.MIX_RATIO,
+    C.MIX_RATIO_CI_LOW,
+    C.MIX_RATIO_CI_HIGH,
+    C.WORST_CASE,
+    C.WORST_SLOWDOWN,
+    C.WORST_SLOWDOWN_CI_LOW,
+    C.WORST_SLOWDOWN_CI_HIGH,
+    C.CASE_SPREAD,
+    C.WEIGHTED_RATIO,
+    C.WEIGHTED_RATIO_CI_LOW,
+    C.WEIGHTED_RATIO_CI_HIGH,
+    C.TO_BEST,
+    C.TO_BEST_CI_LOW,
+    C.TO_BEST_CI_HIGH,
+    C.TIED_WITH_BEST,
+    C.RECOMMENDED,
+    C.MEETS_LIMITS,
+    C.EXCLUDED_BY,
+    C.FILE_BYTES,
+    C.FILE_RATIO,
+    C.WRITE_MEDIAN_S,
+    C.WRITE_STOPPED,
+    C.STATISTIC,
+    C.WEIGHTS,
+    C.SELECTIONS,
+    C.REFERENCE_STORE,
+    C.IS_REFERENCE,
 ]
 
 
 def weights_of(settings: dict) -> dict[str, float]:
     """The read mix: the configured weights, or every read case weighted equally."""
-    configured = settings["recommend"].get("weights") or {}
+    configured = settings["recommend"].get(C.WEIGHTS) or {}
     if not configured:
         return {case: 1.0 for case in settings["read_cases"]}
     return {case: float(configured.get(case, 0.0)) for case in settings["read_cases"] if configured.get(case, 0)}
@@ -104,29 +105,29 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
     after eviction and reopening, i.e. ``cold: every``, else each case's first read of the
     file; ``sustained``: the reads of an open file after its first under ``cold: first``)."""
     weights = weights_of(settings)
-    reads = measurements[measurements["case"].isin(list(weights))] if "case" in measurements else measurements
-    if reads.empty or "cold_mode" not in reads:  # no read case measured
+    reads = measurements[measurements[C.CASE].isin(list(weights))] if C.CASE in measurements else measurements
+    if reads.empty or C.COLD_MODE not in reads:  # no read case measured
         return reads.iloc[0:0]
-    if "policy" in reads:
-        reads = reads[reads["policy"] == settings["policy"]]
+    if C.POLICY in reads:
+        reads = reads[reads[C.POLICY] == settings["policy"]]
     reads = reads[_in_first_read_option(reads, settings["read_options"])]
-    sustained = reads[(reads["cold_mode"] == "first") & (reads["reads_since_open"] > 0)]
-    if settings["recommend"]["statistic"] == "sustained":
+    sustained = reads[(reads[C.COLD_MODE] == "first") & (reads[C.READS_SINCE_OPEN] > 0)]
+    if settings["recommend"][C.STATISTIC] == "sustained":
         return sustained
-    every = reads[reads["cold_mode"] == "every"]
+    every = reads[reads[C.COLD_MODE] == "every"]
     # a case read only under cold: first has one first access per store: nothing to give an
     # interval; its sustained reads (repeats - 1 per store) are ranked instead, and said so
-    only_first = set(reads["case"]) - set(every["case"])
-    return pd.concat([every, sustained[sustained["case"].isin(only_first)]])
+    only_first = set(reads[C.CASE]) - set(every[C.CASE])
+    return pd.concat([every, sustained[sustained[C.CASE].isin(only_first)]])
 
 
 def ranked_statistic(reads: pd.DataFrame, settings: dict) -> str:
     """What the ranking compares, in the words of the ``statistic`` column: the configured
     statistic, and the cases whose sustained reads stand in for first accesses."""
-    statistic = settings["recommend"]["statistic"]
-    if statistic == "sustained" or reads.empty or "cold_mode" not in reads:
+    statistic = settings["recommend"][C.STATISTIC]
+    if statistic == "sustained" or reads.empty or C.COLD_MODE not in reads:
         return statistic
-    instead = sorted(set(reads.loc[reads["cold_mode"] == "first", "case"]))
+    instead = sorted(set(reads.loc[reads[C.COLD_MODE] == "first", C.CASE]))
     if not instead:
         return statistic
     return f"{statistic}; sustained for {', '.join(instead)} (cold: first leaves one first access per store)"
@@ -136,7 +137,7 @@ def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.S
     """Whether each read was made in its backend's first read option (HDF5: the first chunk
     cache; Zarr: the first reader), the settings ``options`` gives per backend."""
     keep = pd.Series(False, index=reads.index)
-    backend = reads["backend"] if "backend" in reads else pd.Series(REFERENCE, index=reads.index)
+    backend = reads[C.BACKEND] if C.BACKEND in reads else pd.Series(REFERENCE, index=reads.index)
     for name, columns in options.items():
         mine = backend == name
         for column, value in columns.items():
@@ -173,42 +174,42 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
     reference = reference_of(settings)
-    objective = settings["recommend"].get("objective", "time")
+    objective = settings["recommend"].get(C.OBJECTIVE, "time")
     statistic = ranked_statistic(reads, settings)
-    reads = reads[reads["seconds"] > 0]
-    if "backend" not in reads:
+    reads = reads[reads[C.SECONDS] > 0]
+    if C.BACKEND not in reads:
         reads = reads.assign(backend=REFERENCE)
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     frames = []
     # every backend's stores are ranked together: their ratios share the reference store
-    for filesystem, group in reads.groupby("filesystem", sort=True):
+    for filesystem, group in reads.groupby(C.FILESYSTEM, sort=True):
         mine = is_reference(group, reference)
         if not mine.any():  # nothing to pair with
             continue
-        cases = [c for c in weights if (group["case"] == c).any()]
+        cases = [c for c in weights if (group[C.CASE] == c).any()]
         matrices = objectives.Reads.of(group, cases)
         ref = matrices.stores.index(tuple(group.loc[mine, objectives.STORE_KEYS].iloc[0]))
         table = objectives.costs(matrices, weights, ref, rng, objective)
         samples = table.attrs.pop("score_samples")
         firsts = group.drop_duplicates(objectives.STORE_KEYS).set_index(objectives.STORE_KEYS)
         about = firsts.reindex(pd.MultiIndex.from_tuples(matrices.stores, names=objectives.STORE_KEYS))
-        counts = group.groupby(objectives.STORE_KEYS)["repeat"].count()
+        counts = group.groupby(objectives.STORE_KEYS)[C.REPEAT].count()
         table = table.assign(
             filesystem=filesystem,
-            fs_type=about["fs_type"].to_numpy() if "fs_type" in about else "",
+            fs_type=about[C.FS_TYPE].to_numpy() if C.FS_TYPE in about else "",
             backend=[s[0] for s in matrices.stores],
             layout_id=[s[1] for s in matrices.stores],
-            layout_name=about["layout_name"].fillna("").to_numpy() if "layout_name" in about else "",
-            chunk_shape=about["chunk_shape"].fillna("").to_numpy() if "chunk_shape" in about else "",
+            layout_name=about[C.LAYOUT_NAME].fillna("").to_numpy() if C.LAYOUT_NAME in about else "",
+            chunk_shape=about[C.CHUNK_SHAPE].fillna("").to_numpy() if C.CHUNK_SHAPE in about else "",
             compression=[s[2] for s in matrices.stores],
             statistic=statistic,
             weights=mix_words(weights, cases),
             selections=counts.reindex(about.index).fillna(0).astype(int).to_numpy(),
             reference_store=reference_name(reference),
         )
-        table["is_reference"] = is_reference(table, reference)
+        table[C.IS_REFERENCE] = is_reference(table, reference)
         table = _with_limits(_with_costs(table, summary), settings["recommend"])
-        paired = objectives.to_best(samples, table["score"].to_numpy(float), table["meets_limits"].to_numpy(bool))
+        paired = objectives.to_best(samples, table[C.SCORE].to_numpy(float), table[C.MEETS_LIMITS].to_numpy(bool))
         frames.append(pd.concat([table, paired], axis=1))
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
@@ -218,17 +219,17 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
 def _with_costs(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     """File size (and its ratio to the raw data) and the write case's median time, per store."""
     keys = CANDIDATE_KEYS
-    sizes = summary.dropna(subset=["file_bytes"]).drop_duplicates(keys)[[*keys, "file_bytes", "raw_bytes"]]
-    writes = summary[(summary["case"] == "write") & summary["primary"].astype(bool)]
-    if "writes_stopped" not in writes:  # records from before writes could be stopped
+    sizes = summary.dropna(subset=[C.FILE_BYTES]).drop_duplicates(keys)[[*keys, C.FILE_BYTES, C.RAW_BYTES]]
+    writes = summary[(summary[C.CASE] == "write") & summary[C.PRIMARY].astype(bool)]
+    if C.WRITES_STOPPED not in writes:  # records from before writes could be stopped
         writes = writes.assign(writes_stopped=0)
-    writes = writes.drop_duplicates(keys)[[*keys, "median_s", "writes_stopped"]]
-    writes = writes.assign(write_stopped=writes["writes_stopped"].fillna(0).astype(int) > 0)
-    writes = writes.drop(columns="writes_stopped").rename(columns={"median_s": "write_median_s"})
+    writes = writes.drop_duplicates(keys)[[*keys, C.MEDIAN_S, C.WRITES_STOPPED]]
+    writes = writes.assign(write_stopped=writes[C.WRITES_STOPPED].fillna(0).astype(int) > 0)
+    writes = writes.drop(columns=C.WRITES_STOPPED).rename(columns={C.MEDIAN_S: C.WRITE_MEDIAN_S})
     out = table.merge(sizes, on=keys, how="left").merge(writes, on=keys, how="left")
-    out["write_stopped"] = out["write_stopped"].fillna(False).astype(bool)
-    out["file_ratio"] = out["file_bytes"] / out["raw_bytes"]
-    return out.drop(columns="raw_bytes")
+    out[C.WRITE_STOPPED] = out[C.WRITE_STOPPED].fillna(False).astype(bool)
+    out[C.FILE_RATIO] = out[C.FILE_BYTES] / out[C.RAW_BYTES]
+    return out.drop(columns=C.RAW_BYTES)
 
 
 def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
@@ -236,13 +237,13 @@ def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
     for _, row in table.iterrows():
         why = []
         limit = recommend.get("max_file_ratio")
-        if limit is not None and not row["file_ratio"] <= limit:
-            why.append(f"file {row['file_ratio']:.2f}x raw > {limit:g}")
+        if limit is not None and not row[C.FILE_RATIO] <= limit:
+            why.append(f"file {row[C.FILE_RATIO]:.2f}x raw > {limit:g}")
         limit = recommend.get("max_write_s")
-        if row["write_stopped"]:  # slower than its limit: its time is not known
-            why.append(f"write stopped at {row['write_median_s']:.3g} s (cases.write.limit_s)")
-        elif limit is not None and not row["write_median_s"] <= limit:
-            why.append(f"write {row['write_median_s']:.3g} s > {limit:g} s")
+        if row[C.WRITE_STOPPED]:  # slower than its limit: its time is not known
+            why.append(f"write stopped at {row[C.WRITE_MEDIAN_S]:.3g} s (cases.write.limit_s)")
+        elif limit is not None and not row[C.WRITE_MEDIAN_S] <= limit:
+            why.append(f"write {row[C.WRITE_MEDIAN_S]:.3g} s > {limit:g} s")
         reasons.append("; ".join(why))
     return table.assign(excluded_by=reasons, meets_limits=[not r for r in reasons])
 
@@ -252,18 +253,18 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     limits first, fastest first); the fastest within the limits, and those whose interval
     overlaps its interval, tied with it; of the tied, the smallest file is the recommendation."""
     out = []
-    for _, group in table.groupby("filesystem", sort=True):
-        group = group.sort_values(["meets_limits", "score"], ascending=[False, True], kind="stable")
+    for _, group in table.groupby(C.FILESYSTEM, sort=True):
+        group = group.sort_values([C.MEETS_LIMITS, C.SCORE], ascending=[False, True], kind="stable")
         group = group.assign(rank=range(1, len(group) + 1), tied_with_best=False, recommended=False)
-        eligible = group[group["meets_limits"]]
+        eligible = group[group[C.MEETS_LIMITS]]
         if not eligible.empty:
             best = eligible.iloc[0]
             # tied: the paired interval of its score over the best's reaches 1 (a layout
             # without an interval is tied with nothing but itself)
-            tied = (eligible["to_best_ci_low"] <= 1.0) | (eligible.index == best.name)
-            group.loc[eligible.index[tied], "tied_with_best"] = True
-            smallest = eligible[tied].sort_values(["file_bytes", "score"], kind="stable").index[0]
-            group.loc[smallest, "recommended"] = True
+            tied = (eligible[C.TO_BEST_CI_LOW] <= 1.0) | (eligible.index == best.name)
+            group.loc[eligible.index[tied], C.TIED_WITH_BEST] = True
+            smallest = eligible[tied].sort_values([C.FILE_BYTES, C.SCORE], kind="stable").index[0]
+            group.loc[smallest, C.RECOMMENDED] = True
         out.append(group)
     ranked = pd.concat(out, ignore_index=True)
     extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_"))]

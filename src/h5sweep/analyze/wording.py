@@ -13,23 +13,24 @@ from h5sweep.analyze.aggregate import reference_name
 from h5sweep.analyze.ranking import STATISTIC_WORDS, reference_of
 from h5sweep.backends import label as _backend_label
 from h5sweep.host import measured_caveat
+from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 
 
 def label(row, with_backend: bool = False) -> str:
     """A layout and compression as a reader would say it (ids as the config and tables spell
     them), and the backend where several are ranked together."""
-    name = row["layout_id"] if not row["layout_name"] else f"{row['layout_name']} ({row['chunk_shape']})"
-    if row["layout_name"] and "-zxy" in str(row["layout_id"]):  # the transposed store of a named shape
+    name = row[C.LAYOUT_ID] if not row[C.LAYOUT_NAME] else f"{row[C.LAYOUT_NAME]} ({row[C.CHUNK_SHAPE]})"
+    if row[C.LAYOUT_NAME] and "-zxy" in str(row[C.LAYOUT_ID]):  # the transposed store of a named shape
         name += " zxy"
-    name = name if row["compression"] == "none" else f"{name} with {row['compression']}"
+    name = name if row[C.COMPRESSION] == "none" else f"{name} with {row[C.COMPRESSION]}"
     if with_backend:
-        name = f"{_backend_label(row['backend'])} {name}"
+        name = f"{_backend_label(row[C.BACKEND])} {name}"
     return name
 
 
 def _several_backends(group: pd.DataFrame) -> bool:
-    return "backend" in group and group["backend"].nunique() > 1
+    return C.BACKEND in group and group[C.BACKEND].nunique() > 1
 
 
 def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
@@ -39,25 +40,25 @@ def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
     says it needs (stored bytes of those chunks; contiguous: the bytes selected), and what
     the device delivered (medians of the compared reads)."""
     out = {}
-    if table.empty or not {"chunks_touched", "stored_bytes_touched", "device_read_bytes"} <= set(reads.columns):
+    if table.empty or not {C.CHUNKS_TOUCHED, C.STORED_BYTES_TOUCHED, C.DEVICE_READ_BYTES} <= set(reads.columns):
         return out
-    for filesystem, group in table.groupby("filesystem", sort=True):
-        chosen = group[group["recommended"]]
-        others = group[group["meets_limits"] & ~group["recommended"]]
+    for filesystem, group in table.groupby(C.FILESYSTEM, sort=True):
+        chosen = group[group[C.RECOMMENDED]]
+        others = group[group[C.MEETS_LIMITS] & ~group[C.RECOMMENDED]]
         if chosen.empty or others.empty:
             continue
         pick = chosen.iloc[0]
-        if pick["is_reference"]:
+        if pick[C.IS_REFERENCE]:
             other = others.iloc[0]
         else:
-            base = group[group["is_reference"]]
+            base = group[group[C.IS_REFERENCE]]
             other = base.iloc[0] if not base.empty else others.iloc[0]
-        mine = reads[reads["filesystem"] == filesystem]
-        from_device = bool((mine["device_read_bytes"] > 0).any())
+        mine = reads[reads[C.FILESYSTEM] == filesystem]
+        from_device = bool((mine[C.DEVICE_READ_BYTES] > 0).any())
         several = _several_backends(group)
         parts = []
-        for case in dict.fromkeys(mine["case"]):
-            of_case = mine[mine["case"] == case]
+        for case in dict.fromkeys(mine[C.CASE]):
+            of_case = mine[mine[C.CASE] == case]
             said = [_per_read(of_case, row, from_device, several) for row in (pick, other)]
             if all(said):
                 parts.append(f"{case}: " + "; ".join(said))
@@ -67,27 +68,27 @@ def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
 
 
 def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = False) -> str:
-    mine = reads[(reads["layout_id"] == row["layout_id"]) & (reads["compression"] == row["compression"])]
-    if "backend" in reads:
-        mine = mine[mine["backend"] == row["backend"]]
+    mine = reads[(reads[C.LAYOUT_ID] == row[C.LAYOUT_ID]) & (reads[C.COMPRESSION] == row[C.COMPRESSION])]
+    if C.BACKEND in reads:
+        mine = mine[mine[C.BACKEND] == row[C.BACKEND]]
     if mine.empty:
         return ""
-    if pd.isna(row["chunk_shape"]) or row["chunk_shape"] == "":  # contiguous
-        words = f"{label(row, with_backend)} selects {mine['bytes_selected'].median() / 1e6:.3g} MB"
+    if pd.isna(row[C.CHUNK_SHAPE]) or row[C.CHUNK_SHAPE] == "":  # contiguous
+        words = f"{label(row, with_backend)} selects {mine[C.BYTES_SELECTED].median() / 1e6:.3g} MB"
     else:
         words = (
-            f"{label(row, with_backend)} touches {int(mine['chunks_touched'].median())} chunks holding "
-            f"{mine['stored_bytes_touched'].median() / 1e6:.3g} MB"
+            f"{label(row, with_backend)} touches {int(mine[C.CHUNKS_TOUCHED].median())} chunks holding "
+            f"{mine[C.STORED_BYTES_TOUCHED].median() / 1e6:.3g} MB"
         )
     if from_device:
-        words += f", the device delivered {mine['device_read_bytes'].median() / 1e6:.3g} MB"
+        words += f", the device delivered {mine[C.DEVICE_READ_BYTES].median() / 1e6:.3g} MB"
     return words
 
 
 def _interval(row) -> str:
-    if pd.isna(row["score_ci_low"]):
+    if pd.isna(row[C.SCORE_CI_LOW]):
         return "no interval: one read per case"
-    return f"95% interval {row['score_ci_low']:.2f}-{row['score_ci_high']:.2f}"
+    return f"95% interval {row[C.SCORE_CI_LOW]:.2f}-{row[C.SCORE_CI_HIGH]:.2f}"
 
 
 def seconds(value: float) -> str:
@@ -99,15 +100,15 @@ def seconds(value: float) -> str:
 
 def _score_words(row, ref: str) -> str:
     """What a store's score means, by the objective it was ranked by."""
-    objective = row.get("objective", "time")
+    objective = row.get(C.OBJECTIVE, "time")
     if objective == "worst-case":
         return (
-            f"at most {row['score']:.2f}x the fastest store's time in any case "
-            f"(its worst: {row['worst_case']}; {_interval(row)})"
+            f"at most {row[C.SCORE]:.2f}x the fastest store's time in any case "
+            f"(its worst: {row[C.WORST_CASE]}; {_interval(row)})"
         )
     if objective == "geometric":
-        return f"{row['score']:.2f}x {ref}'s time, weighted geometric mean over the cases ({_interval(row)})"
-    return f"{row['score']:.2f}x {ref}'s time for the mix, {seconds(row['mix_seconds'])} per unit ({_interval(row)})"
+        return f"{row[C.SCORE]:.2f}x {ref}'s time, weighted geometric mean over the cases ({_interval(row)})"
+    return f"{row[C.SCORE]:.2f}x {ref}'s time for the mix, {seconds(row[C.MIX_SECONDS])} per unit ({_interval(row)})"
 
 
 def objective_sentence(objective: str) -> str:
@@ -119,21 +120,21 @@ def verdict(group: pd.DataFrame) -> str:
     """One paragraph, in words, for one filesystem (every backend's stores ranked together)."""
     first = group.iloc[0]
     several = _several_backends(group)
-    backends = ", ".join(_backend_label(b) for b in sorted(set(group["backend"])))
-    where = f"On {first['filesystem']} ({first['fs_type']}, {backends})"
+    backends = ", ".join(_backend_label(b) for b in sorted(set(group[C.BACKEND])))
+    where = f"On {first[C.FILESYSTEM]} ({first[C.FS_TYPE]}, {backends})"
     name_of = partial(label, with_backend=several)
-    statistic = STATISTIC_WORDS.get(first["statistic"], first["statistic"])
-    mix = f"for this read mix (reads per unit of work: {first['weights']}; {statistic})"
-    chosen = group[group["recommended"]]
+    statistic = STATISTIC_WORDS.get(first[C.STATISTIC], first[C.STATISTIC])
+    mix = f"for this read mix (reads per unit of work: {first[C.WEIGHTS]}; {statistic})"
+    chosen = group[group[C.RECOMMENDED]]
     if chosen.empty:
         return f"{where}, no layout meets the limits; the table lists why each was excluded."
-    best = group[group["tied_with_best"]].iloc[0]
+    best = group[group[C.TIED_WITH_BEST]].iloc[0]
     pick = chosen.iloc[0]
-    tied = group[group["tied_with_best"]]
-    ref = first["reference_store"]
-    if best["is_reference"] and first.get("objective", "time") != "worst-case":
+    tied = group[group[C.TIED_WITH_BEST]]
+    ref = first[C.REFERENCE_STORE]
+    if best[C.IS_REFERENCE] and first.get(C.OBJECTIVE, "time") != "worst-case":
         text = f"{where}, {mix}, {name_of(best)} is the fastest"
-        runner_up = group[(group.index != best.name) & group["meets_limits"]]
+        runner_up = group[(group.index != best.name) & group[C.MEETS_LIMITS]]
         if not runner_up.empty:
             text += f"; the next, {name_of(runner_up.iloc[0])}: {_score_words(runner_up.iloc[0], ref)}"
         text += "."
@@ -142,56 +143,56 @@ def verdict(group: pd.DataFrame) -> str:
     if len(tied) > 1:
         others = ", ".join(name_of(r) for _, r in tied.iterrows() if r.name != best.name)
         text += f" The measurements cannot tell it apart from {others}."
-    base = group[group["is_reference"]]
+    base = group[group[C.IS_REFERENCE]]
     size_words = ""
-    if not base.empty and pick["file_bytes"] > 0:
-        factor = base.iloc[0]["file_bytes"] / pick["file_bytes"]
+    if not base.empty and pick[C.FILE_BYTES] > 0:
+        factor = base.iloc[0][C.FILE_BYTES] / pick[C.FILE_BYTES]
         size_words = f" and {factor:.1f}x smaller than {ref}" if factor >= 1.05 else ""
     if pick.name == best.name:
         text += f" Choose {name_of(pick)}{': it is the smallest of these' if len(tied) > 1 else ''}"
         text += f"{size_words}." if size_words else "."
     else:
         text += (
-            f" Choose {name_of(pick)}: {pick['to_best']:.2f}x the best's score (paired 95% interval "
-            f"{pick['to_best_ci_low']:.2f}-{pick['to_best_ci_high']:.2f}){size_words}."
+            f" Choose {name_of(pick)}: {pick[C.TO_BEST]:.2f}x the best's score (paired 95% interval "
+            f"{pick[C.TO_BEST_CI_LOW]:.2f}-{pick[C.TO_BEST_CI_HIGH]:.2f}){size_words}."
         )
-    if pd.notna(pick.get("case_spread")) and pick["case_spread"] >= 10:
+    if pd.notna(pick.get(C.CASE_SPREAD)) and pick[C.CASE_SPREAD] >= 10:
         text += (
-            f" Its cases' times differ {pick['case_spread']:.0f}x: it serves {pick['worst_case']} worst "
-            f"({pick['worst_slowdown']:.2f}x that case's fastest store)."
+            f" Its cases' times differ {pick[C.CASE_SPREAD]:.0f}x: it serves {pick[C.WORST_CASE]} worst "
+            f"({pick[C.WORST_SLOWDOWN]:.2f}x that case's fastest store)."
         )
-    auto = group[group["layout_name"] == AUTO_LAYOUT_NAME]
+    auto = group[group[C.LAYOUT_NAME] == AUTO_LAYOUT_NAME]
     if not auto.empty:
         a = auto.iloc[0]
         text += (
-            f" h5py's own chunking (chunks=True) would pick {a['chunk_shape']}: rank {int(a['rank'])} of "
-            f"{len(group)}, score {a['score']:.2f}"
-            f"{', tied with the best' if a['tied_with_best'] else ''}."
+            f" h5py's own chunking (chunks=True) would pick {a[C.CHUNK_SHAPE]}: rank {int(a[C.RANK])} of "
+            f"{len(group)}, score {a[C.SCORE]:.2f}"
+            f"{', tied with the best' if a[C.TIED_WITH_BEST] else ''}."
         )
-    excluded = group[~group["meets_limits"]]
+    excluded = group[~group[C.MEETS_LIMITS]]
     if not excluded.empty:
         text += f" {len(excluded)} layout(s) exceed the limits and were not chosen."
-    return text + " " + objective_sentence(first.get("objective", "time"))
+    return text + " " + objective_sentence(first.get(C.OBJECTIVE, "time"))
 
 
 def machine_caveat(reads: pd.DataFrame) -> str | None:
     """The caveat where the reads ranked were cold on a machine whose memory is unsteady
     (:func:`h5sweep.host.measured_caveat`), from each row's own record of its node."""
-    needed = {"filesystem", "host", "free_page_reporting_ms", "cache_state"}
+    needed = {C.FILESYSTEM, C.HOST, C.FREE_PAGE_REPORTING_MS, C.CACHE_STATE}
     if not needed <= set(reads.columns):
         return None
-    cold = reads[reads["cache_state"] == "cold"]
+    cold = reads[reads[C.CACHE_STATE] == "cold"]
     return measured_caveat(
-        zip(cold["filesystem"], cold["host"], cold["free_page_reporting_ms"].astype(int), strict=True)
+        zip(cold[C.FILESYSTEM], cold[C.HOST], cold[C.FREE_PAGE_REPORTING_MS].astype(int), strict=True)
     )
 
 
 def unverified_caveat(reads: pd.DataFrame) -> str | None:
     """Where ranked reads were recorded ``unverified`` (a filesystem whose device reads the
     kernel's counter cannot see), a sentence naming the filesystems."""
-    if "cache_state" not in reads:
+    if C.CACHE_STATE not in reads:
         return None
-    where = sorted(set(reads.loc[reads["cache_state"] == "unverified", "filesystem"]))
+    where = sorted(set(reads.loc[reads[C.CACHE_STATE] == "unverified", C.FILESYSTEM]))
     if not where:
         return None
     return (
@@ -204,7 +205,7 @@ def unverified_caveat(reads: pd.DataFrame) -> str | None:
 def _calibration_caveats(table: pd.DataFrame) -> list[str]:
     """Per kind of filesystem ranked, where its intervals missed their calibration on the
     reference machine (:mod:`h5sweep.analyze.calibration`), the measured figures."""
-    said = [calibration.caveat(fs_type) for fs_type in dict.fromkeys(table["fs_type"].astype(str))]
+    said = [calibration.caveat(fs_type) for fs_type in dict.fromkeys(table[C.FS_TYPE].astype(str))]
     return [s for s in said if s]
 
 
@@ -215,7 +216,7 @@ def _ref(settings: dict) -> str:
 
 
 def _explained(settings: dict) -> str:
-    objective = settings["recommend"].get("objective", "time")
+    objective = settings["recommend"].get(C.OBJECTIVE, "time")
     score = {
         "time": f"the mix's expected time relative to {_ref(settings)} on the same selections",
         "worst-case": "the largest slowdown over the cases against each case's fastest store",
@@ -234,7 +235,7 @@ def _explained(settings: dict) -> str:
 
 def _ranking_head(group: pd.DataFrame) -> tuple[list[str], list[str]]:
     cases = [c.removeprefix("seconds_") for c in group.columns if c.startswith("seconds_") and group[c].notna().any()]
-    head = ["rank", "layout", "score", "95% interval", "mix time", "mix 95% interval"]
+    head = [C.RANK, C.LAYOUT, C.SCORE, "95% interval", "mix time", "mix 95% interval"]
     head += [f"{c} [ms]" for c in cases] + ["worst case", "spread", "file / raw", "write [s]", ""]
     return head, cases
 
@@ -253,14 +254,14 @@ def markdown(
         f"write at most {limits['max_write_s']:g} s" if limits.get("max_write_s") else "",
     ]
     stated = [s for s in stated if s]
-    groups = list(table.groupby("filesystem", sort=True))
+    groups = list(table.groupby(C.FILESYSTEM, sort=True))
     for keys, group in groups:
         lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
     lines += [caveat, ""] if caveat else []
     lines += [c + "\n" for c in _calibration_caveats(table)]
     lines += [_explained(settings) + (f" Limits: {', '.join(stated)}." if stated else ""), ""]
     for filesystem, group in groups:
-        lines += [f"## {filesystem} ({', '.join(sorted(set(group['backend'])))})", ""]
+        lines += [f"## {filesystem} ({', '.join(sorted(set(group[C.BACKEND])))})", ""]
         head, cases = _ranking_head(group)
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for _, row in group.iterrows():
@@ -283,30 +284,30 @@ def _cells(row, cases: list[str], with_backend: bool = False) -> list[str]:
     """A ranking row as the tables show it: rank, layout, score and its interval, the mix's
     time and its interval, each case's time, the worst case, the spread, file / raw, write
     time, and whether it is recommended, tied or beyond a limit."""
-    mark = "recommended" if row["recommended"] else ("tied" if row["tied_with_best"] else row["excluded_by"])
-    worst = f"{row['worst_case']} {row['worst_slowdown']:.2f}x" if pd.notna(row["worst_slowdown"]) else ""
+    mark = C.RECOMMENDED if row[C.RECOMMENDED] else ("tied" if row[C.TIED_WITH_BEST] else row[C.EXCLUDED_BY])
+    worst = f"{row[C.WORST_CASE]} {row[C.WORST_SLOWDOWN]:.2f}x" if pd.notna(row[C.WORST_SLOWDOWN]) else ""
     return [
-        str(int(row["rank"])),
+        str(int(row[C.RANK])),
         label(row, with_backend),
-        f"{row['score']:.2f}",
-        _pair(row["score_ci_low"], row["score_ci_high"]),
-        seconds(row["mix_seconds"]),
-        _pair(row["mix_seconds_ci_low"], row["mix_seconds_ci_high"], ".3g", 1e3) + " ms"
-        if pd.notna(row["mix_seconds_ci_low"])
+        f"{row[C.SCORE]:.2f}",
+        _pair(row[C.SCORE_CI_LOW], row[C.SCORE_CI_HIGH]),
+        seconds(row[C.MIX_SECONDS]),
+        _pair(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH], ".3g", 1e3) + " ms"
+        if pd.notna(row[C.MIX_SECONDS_CI_LOW])
         else "none (one read)",
         *[f"{row[f'seconds_{c}'] * 1e3:.3g}" if pd.notna(row.get(f"seconds_{c}")) else "" for c in cases],
         worst,
-        f"{row['case_spread']:.3g}x" if pd.notna(row["case_spread"]) else "",
-        f"{row['file_ratio']:.2f}" if pd.notna(row["file_ratio"]) else "",
+        f"{row[C.CASE_SPREAD]:.3g}x" if pd.notna(row[C.CASE_SPREAD]) else "",
+        f"{row[C.FILE_RATIO]:.2f}" if pd.notna(row[C.FILE_RATIO]) else "",
         _write_cell(row),
         mark,
     ]
 
 
 def _write_cell(row) -> str:
-    if pd.isna(row["write_median_s"]):
+    if pd.isna(row[C.WRITE_MEDIAN_S]):
         return ""
-    return (">" if row.get("write_stopped", False) else "") + f"{row['write_median_s']:.3g}"
+    return (">" if row.get(C.WRITE_STOPPED, False) else "") + f"{row[C.WRITE_MEDIAN_S]:.3g}"
 
 
 def restructured(
@@ -316,7 +317,7 @@ def restructured(
     lines = ["Recommendation", "==============", ""]
     if table.empty:
         return "\n".join([*lines, *([] if parallel else [nothing_to_rank(settings)]), ""]) + parallel
-    groups = list(table.groupby("filesystem", sort=True))
+    groups = list(table.groupby(C.FILESYSTEM, sort=True))
     for keys, group in groups:
         text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
         lines += [text.replace("*", "\\*"), ""]
@@ -328,7 +329,7 @@ def restructured(
         "",
     ]
     for filesystem, group in groups:
-        title = f"{filesystem} ({', '.join(sorted(set(group['backend'])))})"
+        title = f"{filesystem} ({', '.join(sorted(set(group[C.BACKEND])))})"
         lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", ""]
         head, cases = _ranking_head(group)
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]

@@ -26,6 +26,7 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 
+from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
@@ -101,7 +102,7 @@ class PlainRead:
         return self.reader
 
     def columns(self) -> dict:
-        return {"reader": self.reader}
+        return {C.READER: self.reader}
 
     def holds_chunk(self, chunk_bytes: int) -> bool | None:
         return None
@@ -305,7 +306,7 @@ class SingleFileStore:
         return os.stat(path).st_size
 
     def store_counts(self, path: str) -> dict:
-        return {"store_files": 1, "store_directories": 0}
+        return {C.STORE_FILES: 1, C.STORE_DIRECTORIES: 0}
 
     def remove(self, path: str) -> None:
         os.remove(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from h5sweep.errors import ConfigError
+from h5sweep.storage import columns as C
 
 
 @dataclass(frozen=True)
@@ -28,10 +29,10 @@ class ChunkCache:
     def columns(self) -> dict:
         """The columns every row measured with this cache carries."""
         return {
-            "reader": "h5py",
-            "chunk_cache_bytes": self.nbytes,
-            "chunk_cache_slots": self.slots,
-            "chunk_cache_w0": self.w0,
+            C.READER: "h5py",
+            C.CHUNK_CACHE_BYTES: self.nbytes,
+            C.CHUNK_CACHE_SLOTS: self.slots,
+            C.CHUNK_CACHE_W0: self.w0,
         }
 
     def holds_chunk(self, chunk_bytes: int) -> bool:

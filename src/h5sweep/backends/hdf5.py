@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - codecs that need it are refused at val
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.measure.pagecache import fsync_path
 from h5sweep.measure.timing import gc_paused
+from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.storage.selections import Selection
@@ -289,9 +290,9 @@ class HDF5Backend(SingleFileStore, Backend):
 
     def versions(self) -> dict:
         return {
-            "h5py_version": h5py.version.version,
-            "hdf5_version": h5py.version.hdf5_version,
-            "hdf5plugin_version": hdf5plugin.version if hdf5plugin else "",
+            C.H5PY_VERSION: h5py.version.version,
+            C.HDF5_VERSION: h5py.version.hdf5_version,
+            C.HDF5PLUGIN_VERSION: hdf5plugin.version if hdf5plugin else "",
         }
 
 

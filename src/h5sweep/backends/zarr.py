@@ -36,6 +36,7 @@ from h5sweep.backends.base import Backend, OpenedStore, stop_at
 from h5sweep.backends.fastwrite import prefetched
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader
 from h5sweep.measure.pagecache import fsync_path
+from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.storage.selections import Selection
@@ -243,7 +244,7 @@ class _ChunkFiles:
         with open(os.path.join(path, "zarr.json"), encoding="utf-8") as f:
             meta = json.load(f)
         self.path = path
-        self.chunk = tuple(meta["chunk_grid"]["configuration"]["chunk_shape"])
+        self.chunk = tuple(meta["chunk_grid"]["configuration"][C.CHUNK_SHAPE])
         self.sharded = any(codec["name"] == "sharding_indexed" for codec in meta["codecs"])
 
     def prepare(self, start, shape):
@@ -382,7 +383,7 @@ class ZarrBackend(Backend):
 
     def store_counts(self, path) -> dict:
         directories = sum(len(dirs) for _, dirs, _ in os.walk(path)) + 1
-        return {"store_files": len(store_files(path)), "store_directories": directories}
+        return {C.STORE_FILES: len(store_files(path)), C.STORE_DIRECTORIES: directories}
 
     def remove(self, path) -> None:
         shutil.rmtree(path)
@@ -392,9 +393,9 @@ class ZarrBackend(Backend):
 
     def versions(self) -> dict:
         return {
-            "zarr_version": zarr.__version__,
-            "numcodecs_version": numcodecs.__version__,
-            "tensorstore_version": importlib.metadata.version("tensorstore"),
+            C.ZARR_VERSION: zarr.__version__,
+            C.NUMCODECS_VERSION: numcodecs.__version__,
+            C.TENSORSTORE_VERSION: importlib.metadata.version("tensorstore"),
         }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from h5sweep.errors import ConfigError
+from h5sweep.storage import columns as C
 
 # Codec families of h5sweep's table that Zarr v3 stores too (as numcodecs-backed codecs).
 ZARR_CODEC_FAMILIES = ("none", "gzip", "blosc", "zstd")
@@ -30,14 +31,14 @@ class ZarrReader:
     def columns(self) -> dict:
         """The columns every row read with this reader carries."""
         concurrency = self.concurrency if self.reader == "zarr-python" else None
-        return {"reader": self.reader, "zarr_concurrency": concurrency}
+        return {C.READER: self.reader, C.ZARR_CONCURRENCY: concurrency}
 
     def holds_chunk(self, chunk_bytes: int) -> bool | None:
         """Whether a chunk cache holds one chunk: neither reader keeps chunks between reads."""
         return None
 
     def settings(self) -> dict:
-        return {"reader": self.reader, "concurrency": self.concurrency}
+        return {C.READER: self.reader, "concurrency": self.concurrency}
 
     @classmethod
     def from_settings(cls, entry: dict) -> ZarrReader:

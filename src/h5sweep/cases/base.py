@@ -8,6 +8,7 @@ from typing import ClassVar
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
+from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Shape
 from h5sweep.storage.selections import Selection, case_rng, visit
 
@@ -28,7 +29,7 @@ class ReadCase:
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
-        self.repeats = int(self.settings.get("repeats", 50))
+        self.repeats = int(self.settings.get(C.REPEATS, 50))
         cold = self.settings.get("cold", DEFAULT_COLD)
         self.cold_modes = list(dict.fromkeys([cold] if isinstance(cold, str) else cold))
 
@@ -88,7 +89,7 @@ class ReadCase:
 
 BARS = Figure("case_bars", "bars-{case}-{filesystem}", "Access cases", "bars", ("summary", "measurements"))
 HEATMAP = Figure("heatmaps", "heatmap-{case}-{filesystem}", "Chunk shape heat maps", "heatmap")
-SCORE = Figure("score", "score-{filesystem}", "Performance score")
+SCORE = Figure(C.SCORE, "score-{filesystem}", "Performance score")
 TRADEOFF = Figure(
     "tradeoff",
     "tradeoff-{filesystem}",
@@ -147,17 +148,16 @@ SPEC = CaseSpec(
     scope="store",
     stage="query",
     variant_columns=(
-        "policy",
-        "cold_mode",
-        "reader",
-        "chunk_cache_bytes",
-        "chunk_cache_slots",
-        "chunk_cache_w0",
-        "zarr_concurrency",
+        C.POLICY,
+        C.COLD_MODE,
+        C.READER,
+        C.CHUNK_CACHE_BYTES,
+        C.CHUNK_CACHE_SLOTS,
+        C.CHUNK_CACHE_W0,
+        C.ZARR_CONCURRENCY,
     ),
     enabled=lambda sweep: True,
     figures=_read_figures,
     job_cost=_query_job,
-    integer_columns=("chunk_cache_bytes", "chunk_cache_slots"),
     plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS, STATS),
 )

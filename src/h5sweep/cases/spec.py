@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from h5sweep.storage import columns
+from h5sweep.storage import columns as C
+
 # A case runs once per test store (the grid of backends x layouts x compression on every
 # filesystem) or once per filesystem.
-SCOPES = ("store", "filesystem")
+SCOPES = ("store", C.FILESYSTEM)
 
 
 def _one_thread(sweep) -> int:
@@ -54,7 +57,7 @@ class Figure:
 
     @property
     def wildcards(self) -> list[str]:
-        return [w for w in ("case", "filesystem") if "{" + w + "}" in self.pattern]
+        return [w for w in (C.CASE, C.FILESYSTEM) if "{" + w + "}" in self.pattern]
 
     def name(self, **values: str) -> str:
         """The figure's name with the given wildcards filled in (the others kept as ``{w}``)."""
@@ -115,9 +118,6 @@ class CaseSpec:
     # store scope: which stores it runs on besides ``backends`` (an object with .backend, .layout)
     applies: Callable[[object], bool] = field(default=lambda store: True, repr=False)
     read_options: str = "first"  # store scope, a job of its own: the backend's first read option, or "all"
-    # its variant columns that hold whole numbers (typed Int64 in the summary, empty in the
-    # rows of cases without them)
-    integer_columns: tuple[str, ...] = ()
     # A case that runs only where the config names it (``cases.<name>``): the class built from
     # that entry (its ``ranks``: the dataset ranks it measures; ``check(shape, itemsize)``);
     # the sweep holds it by name (``sweep.<name>``, None where not configured).
@@ -136,8 +136,9 @@ class CaseSpec:
             raise ValueError(f"case {self.name}: scope must be one of {SCOPES}")
         if self.runner is not None and (self.stage != self.name or self.mem_mb is None):
             raise ValueError(f"case {self.name}: a case with its own job records as its name and declares mem_mb")
-        if not set(self.integer_columns) <= set(self.variant_columns):
-            raise ValueError(f"case {self.name}: integer columns must be among its variant columns")
+        unregistered = [c for c in self.variant_columns if columns.kind(c) is None]
+        if unregistered:  # their types and meanings come from the registry (h5sweep.storage.columns)
+            raise ValueError(f"case {self.name}: variant columns {unregistered} are not registered columns")
         if self.mpi_tasks is not None and (self.runner is None or self.scope != "store"):
             raise ValueError(f"case {self.name}: an MPI case has a job of its own per test store")
 

@@ -15,6 +15,7 @@ from cycler import cycler  # noqa: E402
 
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
+from h5sweep.storage import columns as C
 
 # Colour-blind-safe throughout: Okabe and Ito's qualitative palette, a purple-orange diverging
 # map for ratios (centred on 1) and cividis where a sequential scale is needed.
@@ -28,20 +29,20 @@ plt.rcParams["image.cmap"] = "cividis"
 def backend_prefix(row) -> str:
     """'' for the reference backend (the figures of a sweep of it alone stay as they were),
     else the backend's label and a space."""
-    backend = row.get("backend", REFERENCE)
+    backend = row.get(C.BACKEND, REFERENCE)
     if not isinstance(backend, str) or backend in ("", REFERENCE):
         return ""
     return f"{backend_label(backend)} "
 
 
 def layout_label(row) -> str:
-    order = row.get("order", "xyz")
+    order = row.get(C.ORDER, "xyz")
     suffix = f" {order}" if isinstance(order, str) and order not in ("", "xyz") else ""
-    if not row["chunk_shape"]:
+    if not row[C.CHUNK_SHAPE]:
         return backend_prefix(row) + "contiguous" + suffix
-    name = row.get("layout_name", "")
-    label = f"{name} {row['chunk_shape']}" if isinstance(name, str) and name else row["chunk_shape"]
-    shard = row.get("shard_shape", "")
+    name = row.get(C.LAYOUT_NAME, "")
+    label = f"{name} {row[C.CHUNK_SHAPE]}" if isinstance(name, str) and name else row[C.CHUNK_SHAPE]
+    shard = row.get(C.SHARD_SHAPE, "")
     shards = f" in shards {shard}" if isinstance(shard, str) and shard else ""
     return backend_prefix(row) + label + shards + suffix
 

@@ -2,6 +2,7 @@
 and the upper bound of every other read."""
 
 from h5sweep.cases.base import ReadCase
+from h5sweep.storage import columns as C
 
 
 class WholeCase(ReadCase):
@@ -10,7 +11,7 @@ class WholeCase(ReadCase):
     ranks = None
 
     def __init__(self, settings: dict):
-        super().__init__({"repeats": 3, **settings})
+        super().__init__({C.REPEATS: 3, **settings})
 
     def size(self, shape):
         return tuple(shape)

@@ -41,6 +41,7 @@ from h5sweep.measure import rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import fsync_path
 from h5sweep.measure.timing import timed_io
+from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.datasources import DataSource, StoredValues
 from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout, storage_order
@@ -62,10 +63,10 @@ class WriteCase:
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
-        self.repeats = int(self.settings.get("repeats", 1))
+        self.repeats = int(self.settings.get(C.REPEATS, 1))
         self.strategies = list(self.settings.get("strategies") or ["chunk"])
-        self.fill_times = list(self.settings.get("fill_time") or ["ifset"])
-        self.limit_s = self.settings.get("limit_s")
+        self.fill_times = list(self.settings.get(C.FILL_TIME) or ["ifset"])
+        self.limit_s = self.settings.get(C.LIMIT_S)
         check_limit_s("cases.write.limit_s", self.limit_s)
         if self.repeats < 1:
             raise ConfigError("cases.write.repeats", self.repeats, "must be at least 1")
@@ -145,7 +146,7 @@ SPEC = CaseSpec(
     name="write",
     scope="store",
     stage="write",
-    variant_columns=("write_strategy", "fill_time"),  # and the chunk cache it wrote with (the read spec's)
+    variant_columns=(C.WRITE_STRATEGY, C.FILL_TIME),  # and the chunk cache it wrote with (the read spec's)
     enabled=lambda sweep: True,
     figures=lambda sweep: (
         [FILE_SIZES.name(), WRITE.name()]
@@ -218,18 +219,18 @@ def generate(
                 source_s = stored.take_compute_s() if streamed else 0.0
                 rows.append(
                     {
-                        "repeat": repeat,
-                        "seconds": timed.seconds - source_s,
-                        "source_read_s": source_s,
-                        "stopped": stopped,
-                        "limit_s": limit_s if math.isfinite(limit_s) else float("nan"),
-                        "file_bytes": float("nan") if stopped else backend.footprint_bytes(partial),
-                        "write_calls": writes,
-                        "library_write_bytes": timed.io.requested_write,
-                        "write_strategy": strategy,
-                        "fill_time": fill_time,
-                        "variant": write_case.variant_label(strategy, fill_time),
-                        "settle_wait_s": timed.settle_wait_s,
+                        C.REPEAT: repeat,
+                        C.SECONDS: timed.seconds - source_s,
+                        C.SOURCE_READ_S: source_s,
+                        C.STOPPED: stopped,
+                        C.LIMIT_S: limit_s if math.isfinite(limit_s) else float("nan"),
+                        C.FILE_BYTES: float("nan") if stopped else backend.footprint_bytes(partial),
+                        C.WRITE_CALLS: writes,
+                        C.LIBRARY_WRITE_BYTES: timed.io.requested_write,
+                        C.WRITE_STRATEGY: strategy,
+                        C.FILL_TIME: fill_time,
+                        C.VARIANT: write_case.variant_label(strategy, fill_time),
+                        C.SETTLE_WAIT_S: timed.settle_wait_s,
                         **(cache.columns() if cache is not None else {}),
                         **timed.window.columns(),
                     }

@@ -30,31 +30,33 @@ from h5sweep.analyze import findings, objectives
 from h5sweep.analyze.ranking import BOOTSTRAP_SEED, mix_of, selected_reads
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
+from h5sweep.cases.parallel import columns as PC
+from h5sweep.storage import columns as C
 
 STORE_KEYS = objectives.STORE_KEYS
-OPTION_COLUMNS = ["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0", "reader", "zarr_concurrency"]
+OPTION_COLUMNS = [C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0, C.READER, C.ZARR_CONCURRENCY]
 COLUMNS = [
-    "system",
-    "run",
-    "sweep",
-    "host",
-    "filesystem",
-    "fs_type",
-    "dataset_shape",
+    C.SYSTEM,
+    C.RUN,
+    C.SWEEP,
+    C.HOST,
+    C.FILESYSTEM,
+    C.FS_TYPE,
+    C.DATASET_SHAPE,
     *STORE_KEYS,
-    "mix_seconds",
-    "mix_seconds_ci_low",
-    "mix_seconds_ci_high",
-    "regret",
-    "regret_ci_low",
-    "regret_ci_high",
-    "best_on_system",
-    "max_regret",
-    "max_regret_ci_low",
-    "max_regret_ci_high",
-    "minimax",
-    "file_bytes",
-    "weights",
+    C.MIX_SECONDS,
+    C.MIX_SECONDS_CI_LOW,
+    C.MIX_SECONDS_CI_HIGH,
+    C.REGRET,
+    C.REGRET_CI_LOW,
+    C.REGRET_CI_HIGH,
+    C.BEST_ON_SYSTEM,
+    C.MAX_REGRET,
+    C.MAX_REGRET_CI_LOW,
+    C.MAX_REGRET_CI_HIGH,
+    C.MINIMAX,
+    C.FILE_BYTES,
+    C.WEIGHTS,
 ]
 
 
@@ -72,11 +74,11 @@ class Run:
 
     @property
     def sweep(self) -> str:
-        return str(self.measurements["sweep"].iloc[0]) if "sweep" in self.measurements else self.path.name
+        return str(self.measurements[C.SWEEP].iloc[0]) if C.SWEEP in self.measurements else self.path.name
 
     @property
     def shape(self) -> tuple[int, ...]:
-        text = str(self.measurements["dataset_shape"].iloc[0]) if "dataset_shape" in self.measurements else ""
+        text = str(self.measurements[C.DATASET_SHAPE].iloc[0]) if C.DATASET_SHAPE in self.measurements else ""
         return tuple(int(v) for v in text.split("x") if v.isdigit())
 
 
@@ -102,27 +104,27 @@ def settings_of(run: Run) -> dict:
     first variant (the summary's primary rows), the mix (``recommendation.csv``, else one read
     of each case) and the reference store (the summary's ``ratio_reference``)."""
     s = run.summary
-    reads = s[s["ratio_to_contiguous"].notna()] if "ratio_to_contiguous" in s else s.iloc[0:0]
-    cases = list(dict.fromkeys(reads["case"]))
+    reads = s[s[C.RATIO_TO_CONTIGUOUS].notna()] if C.RATIO_TO_CONTIGUOUS in s else s.iloc[0:0]
+    cases = list(dict.fromkeys(reads[C.CASE]))
     rec = run.recommendation
-    weights = mix_of(rec["weights"].iloc[0]) if rec is not None and len(rec) and "weights" in rec else {}
+    weights = mix_of(rec[C.WEIGHTS].iloc[0]) if rec is not None and len(rec) and C.WEIGHTS in rec else {}
     weights = {c: w for c, w in weights.items() if c in cases} or {c: 1.0 for c in cases}
     statistic = "first-access"
-    if rec is not None and len(rec) and str(rec["statistic"].iloc[0]).startswith("sustained"):
+    if rec is not None and len(rec) and str(rec[C.STATISTIC].iloc[0]).startswith("sustained"):
         statistic = "sustained"
-    primary = reads[reads["primary"].fillna(False).astype(bool)]
+    primary = reads[reads[C.PRIMARY].fillna(False).astype(bool)]
     options = {}
-    for backend, rows in primary.groupby("backend", sort=False):
+    for backend, rows in primary.groupby(C.BACKEND, sort=False):
         first = rows.iloc[0]
         options[backend] = {c: (None if pd.isna(first[c]) else first[c]) for c in OPTION_COLUMNS if c in rows}
-    name = str(reads["ratio_reference"].dropna().iloc[0]) if "ratio_reference" in reads and len(reads) else ""
+    name = str(reads[C.RATIO_REFERENCE].dropna().iloc[0]) if C.RATIO_REFERENCE in reads and len(reads) else ""
     layout_id, _, compression = name.partition(" ")
     return {
-        "recommend": {"weights": weights, "statistic": statistic, "objective": "time"},
+        "recommend": {C.WEIGHTS: weights, C.STATISTIC: statistic, C.OBJECTIVE: "time"},
         "read_cases": cases,
-        "policy": primary["policy"].mode().iloc[0] if "policy" in primary and len(primary) else "random",
+        C.POLICY: primary[C.POLICY].mode().iloc[0] if C.POLICY in primary and len(primary) else "random",
         "read_options": options,
-        "reference": {"layout_id": layout_id or "contiguous", "compression": compression or "none"},
+        "reference": {C.LAYOUT_ID: layout_id or "contiguous", C.COMPRESSION: compression or "none"},
     }
 
 
@@ -135,7 +137,7 @@ class System:
 
     @property
     def host(self) -> str:
-        return "+".join(sorted(set(self.reads["host"].astype(str)))) if "host" in self.reads else ""
+        return "+".join(sorted(set(self.reads[C.HOST].astype(str)))) if C.HOST in self.reads else ""
 
     @property
     def stores(self) -> set[tuple]:
@@ -143,9 +145,9 @@ class System:
 
     def selections(self, by_text: bool) -> dict[str, tuple]:
         out = {}
-        for case, rows in self.reads.groupby("case"):
-            ordered = rows.drop_duplicates("repeat").sort_values("repeat")
-            out[case] = tuple(ordered["selection"]) if by_text and "selection" in rows else (len(ordered),)
+        for case, rows in self.reads.groupby(C.CASE):
+            ordered = rows.drop_duplicates(C.REPEAT).sort_values(C.REPEAT)
+            out[case] = tuple(ordered[C.SELECTION]) if by_text and C.SELECTION in rows else (len(ordered),)
         return out
 
 
@@ -153,10 +155,10 @@ def systems_of(runs: list[Run]) -> list[System]:
     out = []
     for run in runs:
         reads = selected_reads(run.measurements, run.settings)
-        if "backend" not in reads:
+        if C.BACKEND not in reads:
             reads = reads.assign(backend=REFERENCE)
-        for filesystem, rows in reads.groupby("filesystem", sort=True):
-            out.append(System("", run, str(filesystem), rows[rows["seconds"] > 0]))
+        for filesystem, rows in reads.groupby(C.FILESYSTEM, sort=True):
+            out.append(System("", run, str(filesystem), rows[rows[C.SECONDS] > 0]))
     for system in out:
         system.name = f"{system.host}/{system.filesystem}"
     names = [s.name for s in out]
@@ -182,7 +184,7 @@ def _differences(systems: list[System]) -> tuple[list[str], dict]:
             "codecs differ: "
             + "; ".join(f"{s.name}: {', '.join(sorted(c))}" for s, c in zip(systems, codecs, strict=True))
         )
-    cases = [set(s.reads["case"]) for s in systems]
+    cases = [set(s.reads[C.CASE]) for s in systems]
     shared_cases = set.intersection(*cases)
     if len({frozenset(c) for c in cases}) > 1:
         said.append(
@@ -198,7 +200,7 @@ def _differences(systems: list[System]) -> tuple[list[str], dict]:
             said.append(f"selections of {case} differ between the sweeps (seeds, sizes or repeats)")
         if same_shape:
             shared_repeats[case] = [i for i, sel in enumerate(seen[0]) if all(i < len(o) and o[i] == sel for o in seen)]
-    return said, {"stores": common, "cases": shared_cases, "repeats": shared_repeats if same_shape else None}
+    return said, {"stores": common, "cases": shared_cases, C.REPEATS: shared_repeats if same_shape else None}
 
 
 def _costs(
@@ -211,7 +213,7 @@ def _costs(
     order = [matrices.stores.index(s) for s in stores]
     reference = system.run.settings["reference"]
     ref_key = next(
-        (s for s in matrices.stores if s[1] == reference["layout_id"] and s[2] == reference["compression"]),
+        (s for s in matrices.stores if s[1] == reference[C.LAYOUT_ID] and s[2] == reference[C.COMPRESSION]),
         matrices.stores[0],
     )
     table = objectives.costs(matrices, weights, matrices.stores.index(ref_key), rng, "time")
@@ -238,46 +240,46 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
             + "\n- ".join(said)
             + "\n(--intersect compares what they share)"
         )
-    weights = runs[0].settings["recommend"]["weights"]
+    weights = runs[0].settings["recommend"][C.WEIGHTS]
     cases = [c for c in weights if c in shared["cases"]]
     if not cases or not shared["stores"]:
         raise CompareError("the sweeps share no read case and store to compare")
-    if shared["repeats"] is not None:
+    if shared[C.REPEATS] is not None:
         for system in systems:
             keep = pd.Series(False, index=system.reads.index)
-            for case, repeats in shared["repeats"].items():
-                ordered = sorted(system.reads.loc[system.reads["case"] == case, "repeat"].unique())
+            for case, repeats in shared[C.REPEATS].items():
+                ordered = sorted(system.reads.loc[system.reads[C.CASE] == case, C.REPEAT].unique())
                 wanted = {ordered[i] for i in repeats}
-                keep |= (system.reads["case"] == case) & system.reads["repeat"].isin(wanted)
+                keep |= (system.reads[C.CASE] == case) & system.reads[C.REPEAT].isin(wanted)
             system.reads = system.reads[keep]
     stores = sorted(shared["stores"])
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     frames, regrets = [], []
     for system in systems:
         table, samples = _costs(system, stores, cases, weights, rng)
-        regret = table["mix_seconds"].to_numpy() / np.nanmin(table["mix_seconds"].to_numpy())
+        regret = table[C.MIX_SECONDS].to_numpy() / np.nanmin(table[C.MIX_SECONDS].to_numpy())
         regret_samples = None if samples is None else samples / np.nanmin(samples, axis=0)
         regrets.append((regret, regret_samples))
-        sizes = system.run.summary.dropna(subset=["file_bytes"]).drop_duplicates(["filesystem", *STORE_KEYS])
-        sizes = sizes[sizes["filesystem"] == system.filesystem].set_index(STORE_KEYS)["file_bytes"]
+        sizes = system.run.summary.dropna(subset=[C.FILE_BYTES]).drop_duplicates([C.FILESYSTEM, *STORE_KEYS])
+        sizes = sizes[sizes[C.FILESYSTEM] == system.filesystem].set_index(STORE_KEYS)[C.FILE_BYTES]
         frame = pd.DataFrame(stores, columns=STORE_KEYS).assign(
             system=system.name,
             run=str(system.run.path),
             sweep=system.run.sweep,
             host=system.host,
             filesystem=system.filesystem,
-            fs_type=str(system.reads["fs_type"].iloc[0]) if "fs_type" in system.reads else "",
+            fs_type=str(system.reads[C.FS_TYPE].iloc[0]) if C.FS_TYPE in system.reads else "",
             dataset_shape="x".join(map(str, system.run.shape)),
-            mix_seconds=table["mix_seconds"],
-            mix_seconds_ci_low=table["mix_seconds_ci_low"],
-            mix_seconds_ci_high=table["mix_seconds_ci_high"],
+            mix_seconds=table[C.MIX_SECONDS],
+            mix_seconds_ci_low=table[C.MIX_SECONDS_CI_LOW],
+            mix_seconds_ci_high=table[C.MIX_SECONDS_CI_HIGH],
             regret=regret,
             best_on_system=regret == 1.0,
             file_bytes=[sizes.get(s, np.nan) for s in stores],
             weights=", ".join(f"{c} {weights[c]:g}" for c in cases),
         )
         if regret_samples is not None:
-            frame["regret_ci_low"], frame["regret_ci_high"] = _interval(regret_samples)
+            frame[C.REGRET_CI_LOW], frame[C.REGRET_CI_HIGH] = _interval(regret_samples)
         frames.append(frame)
     worst = np.nanmax(np.stack([r for r, _ in regrets]), axis=0)
     choice = int(np.nanargmin(worst))
@@ -288,15 +290,15 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
     out = pd.concat(frames, ignore_index=True)
     index = {s: i for i, s in enumerate(stores)}
     at = [index[tuple(k)] for k in out[STORE_KEYS].itertuples(index=False)]
-    out["max_regret"], out["max_regret_ci_low"], out["max_regret_ci_high"] = worst[at], low[at], high[at]
-    out["minimax"] = [i == choice for i in at]
+    out[C.MAX_REGRET], out[C.MAX_REGRET_CI_LOW], out[C.MAX_REGRET_CI_HIGH] = worst[at], low[at], high[at]
+    out[C.MINIMAX] = [i == choice for i in at]
     left_out = said if intersect else []
     return out[COLUMNS], left_out, systems
 
 
 def _store(row) -> str:
-    name = f"{row['layout_id']}" + ("" if row["compression"] == "none" else f" {row['compression']}")
-    return name if row["backend"] == REFERENCE else f"{backend_label(row['backend'])} {name}"
+    name = f"{row[C.LAYOUT_ID]}" + ("" if row[C.COMPRESSION] == "none" else f" {row[C.COMPRESSION]}")
+    return name if row[C.BACKEND] == REFERENCE else f"{backend_label(row[C.BACKEND])} {name}"
 
 
 def _ms(value: float) -> str:
@@ -313,33 +315,33 @@ def parallel_sizes(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for run in runs:
         s = run.summary
-        if "case" not in s or not (s["case"] == "parallel").any():
+        if C.CASE not in s or not (s[C.CASE] == "parallel").any():
             continue
-        p = s[s["case"] == "parallel"].assign(
+        p = s[s[C.CASE] == "parallel"].assign(
             size=int(np.prod(run.shape)) if run.shape else 0,
-            kind=lambda f: np.where(f["chunk_shape"].fillna("") == "", "contiguous", "chunked"),
+            kind=lambda f: np.where(f[C.CHUNK_SHAPE].fillna("") == "", "contiguous", "chunked"),
         )
         rows.append(p)
     if len(rows) < 2 or len({int(r["size"].iloc[0]) for r in rows}) < 2:
         return pd.DataFrame()
     both = pd.concat(rows)
-    keys = ["filesystem", "operation", "mode", "processes", "kind"]
+    keys = [C.FILESYSTEM, PC.OPERATION, PC.MODE, PC.PROCESSES, "kind"]
     small, large = both["size"].min(), both["size"].max()
-    a = both[both["size"] == small].groupby(keys)["bytes_per_s_median"].max()
-    b = both[both["size"] == large].groupby(keys)["bytes_per_s_median"].max()
+    a = both[both["size"] == small].groupby(keys)[PC.BYTES_PER_S_MEDIAN].max()
+    b = both[both["size"] == large].groupby(keys)[PC.BYTES_PER_S_MEDIAN].max()
     ratio = (b / a).dropna().rename("large_over_small").reset_index()
     return ratio.assign(small_elements=small, large_elements=large)
 
 
 def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> str:
-    chosen = table[table["minimax"]].iloc[0]
-    systems = list(dict.fromkeys(table["system"]))
+    chosen = table[table[C.MINIMAX]].iloc[0]
+    systems = list(dict.fromkeys(table[C.SYSTEM]))
     lines = ["# Comparison", ""]
-    mine = table[table["minimax"]]
+    mine = table[table[C.MINIMAX]]
     lines.append(
         f"Choose **{_store(chosen)}**: across {len(systems)} systems ({', '.join(systems)}), its time for the read "
-        f"mix ({chosen['weights']} reads per unit) is at most {chosen['max_regret']:.2f}x the best store of each "
-        f"system (95% interval {_ci(chosen['max_regret_ci_low'], chosen['max_regret_ci_high'])}); no other store's "
+        f"mix ({chosen[C.WEIGHTS]} reads per unit) is at most {chosen[C.MAX_REGRET]:.2f}x the best store of each "
+        f"system (95% interval {_ci(chosen[C.MAX_REGRET_CI_LOW], chosen[C.MAX_REGRET_CI_HIGH])}); no other store's "
         "largest regret is smaller (minimax regret)."
     )
     lines.append("")
@@ -350,24 +352,24 @@ def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> s
         "|---|---|---|---|---|---|---|",
     ]
     for system in systems:
-        rows = table[table["system"] == system]
-        best = rows[rows["best_on_system"]].iloc[0]
-        pick = mine[mine["system"] == system].iloc[0]
+        rows = table[table[C.SYSTEM] == system]
+        best = rows[rows[C.BEST_ON_SYSTEM]].iloc[0]
+        pick = mine[mine[C.SYSTEM] == system].iloc[0]
         lines.append(
-            f"| {system} | {best['fs_type']} | {best['dataset_shape']} | {_store(best)} | {_ms(best['mix_seconds'])} | "
-            f"{_ms(pick['mix_seconds'])} | {pick['regret']:.2f}x "
-            f"({_ci(pick['regret_ci_low'], pick['regret_ci_high'])}) |"
+            f"| {system} | {best[C.FS_TYPE]} | {best[C.DATASET_SHAPE]} | {_store(best)} | {_ms(best[C.MIX_SECONDS])} | "
+            f"{_ms(pick[C.MIX_SECONDS])} | {pick[C.REGRET]:.2f}x "
+            f"({_ci(pick[C.REGRET_CI_LOW], pick[C.REGRET_CI_HIGH])}) |"
         )
     lines += ["", "## Every store's regret per system (time over that system's best)", ""]
     head = ["store", *systems, "largest", "95% interval"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     by_store = table.groupby(STORE_KEYS, sort=False)
-    ordered = sorted(by_store, key=lambda kv: kv[1]["max_regret"].iloc[0])
+    ordered = sorted(by_store, key=lambda kv: kv[1][C.MAX_REGRET].iloc[0])
     for _, rows in ordered:
         first = rows.iloc[0]
-        cells = [_store(first) + (" (choice)" if first["minimax"] else "")]
-        cells += [f"{rows.loc[rows['system'] == s, 'regret'].iloc[0]:.2f}" for s in systems]
-        cells += [f"{first['max_regret']:.2f}", _ci(first["max_regret_ci_low"], first["max_regret_ci_high"])]
+        cells = [_store(first) + (" (choice)" if first[C.MINIMAX] else "")]
+        cells += [f"{rows.loc[rows[C.SYSTEM] == s, C.REGRET].iloc[0]:.2f}" for s in systems]
+        cells += [f"{first[C.MAX_REGRET]:.2f}", _ci(first[C.MAX_REGRET_CI_LOW], first[C.MAX_REGRET_CI_HIGH])]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     if left_out:
@@ -381,7 +383,7 @@ def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> s
         ]
         for _, r in sizes.iterrows():
             lines.append(
-                f"| {r['filesystem']} | {r['operation']} | {r['mode']} | {int(r['processes'])} | {r['kind']} "
+                f"| {r[C.FILESYSTEM]} | {r[PC.OPERATION]} | {r[PC.MODE]} | {int(r[PC.PROCESSES])} | {r['kind']} "
                 f"| {r['large_over_small']:.2f} |"
             )
         lines.append("")

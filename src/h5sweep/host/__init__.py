@@ -38,6 +38,7 @@ from h5sweep.measure.provenance import (
     delay_ms,
     free_page_reporting,
 )
+from h5sweep.storage import columns as C
 
 __all__ = [
     "DELAY_PARAMETER",
@@ -248,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("show", help="whether freed pages go back to the hypervisor, and after how long")
     sub.add_parser("tune", help=f"hold freed pages for {STEADY_DELAY_MS} ms (root)")
     sub.add_parser("reset", help="put back the delay `tune` changed")
-    run = sub.add_parser("run", help="tune, run COMMAND (a sweep), then reset, also when it fails or is stopped")
+    run = sub.add_parser(C.RUN, help="tune, run COMMAND (a sweep), then reset, also when it fails or is stopped")
     run.add_argument("command", nargs=argparse.REMAINDER, help="e.g. snakemake --cores all")
     args = parser.parse_args(argv)
     if args.action == "show":

@@ -25,6 +25,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from h5sweep.storage import columns as C
+
 # Where the lock files live: node-local memory where there is one, else the temp dir.
 LOCK_DIR_ENV = "H5SWEEP_LOCK_DIR"
 
@@ -111,11 +113,11 @@ class Window:
 
     def columns(self) -> dict:
         return {
-            "window_opened_at": self.opened_at,
-            "window_closed_at": self.closed_at,
-            "window_wait_s": self.wait_s,
-            "window_steal_s": self.steal_s,
-            "load_1min": self.load_1min,
+            C.WINDOW_OPENED_AT: self.opened_at,
+            C.WINDOW_CLOSED_AT: self.closed_at,
+            C.WINDOW_WAIT_S: self.wait_s,
+            C.WINDOW_STEAL_S: self.steal_s,
+            C.LOAD_1MIN: self.load_1min,
         }
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from h5sweep.storage import columns as C
 from h5sweep.storage.filesystems import block_size, mount_info, read_ahead_kb
 
 VIRTIO_BALLOON_DEVICE = 0x0005
@@ -83,7 +84,7 @@ def software() -> dict:
 
     from h5sweep import __version__
 
-    return {"h5sweep_version": __version__, "numpy_version": numpy.__version__}
+    return {C.H5SWEEP_VERSION: __version__, C.NUMPY_VERSION: numpy.__version__}
 
 
 def provenance(filesystem_dir: str, settings_hash: str, library_versions: dict) -> dict:
@@ -92,22 +93,22 @@ def provenance(filesystem_dir: str, settings_hash: str, library_versions: dict) 
     mount = mount_info(filesystem_dir)
     probe = _existing(filesystem_dir)
     return {
-        "host": socket.gethostname(),
-        "fs_type": mount.fs_type,
-        "fs_path": os.path.realpath(filesystem_dir),
-        "fs_mount": mount.mount_point,
-        "fs_device": mount.device,
-        "fs_mount_options": mount.options,
-        "fs_block_bytes": block_size(probe),
-        "read_ahead_kb": read_ahead_kb(probe),
-        "free_page_reporting_ms": delay_ms(),
-        "h5sweep_version": software()["h5sweep_version"],
+        C.HOST: socket.gethostname(),
+        C.FS_TYPE: mount.fs_type,
+        C.FS_PATH: os.path.realpath(filesystem_dir),
+        C.FS_MOUNT: mount.mount_point,
+        C.FS_DEVICE: mount.device,
+        C.FS_MOUNT_OPTIONS: mount.options,
+        C.FS_BLOCK_BYTES: block_size(probe),
+        C.READ_AHEAD_KB: read_ahead_kb(probe),
+        C.FREE_PAGE_REPORTING_MS: delay_ms(),
+        C.H5SWEEP_VERSION: software()[C.H5SWEEP_VERSION],
         **library_versions,
-        "numpy_version": software()["numpy_version"],
-        "python_version": platform.python_version(),
-        "config_hash": settings_hash,
-        "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""),
-        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        C.NUMPY_VERSION: software()[C.NUMPY_VERSION],
+        C.PYTHON_VERSION: platform.python_version(),
+        C.CONFIG_HASH: settings_hash,
+        C.SLURM_JOB_ID: os.environ.get("SLURM_JOB_ID", ""),
+        C.MEASURED_AT: time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
 

@@ -20,6 +20,7 @@ from h5sweep.cases.style import CACHE_STATE_COLOURS, OKABE_ITO, interval_errors 
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _candidate, _reference_of, _selection_words  # noqa: E402
+from h5sweep.storage import columns as C
 
 ROWS_PER_PANEL = 45  # layouts per panel: 7-point labels at 0.32 inch a row
 PANELS_ACROSS = 3
@@ -31,8 +32,8 @@ def facets(rows: pd.DataFrame, order: list[str]) -> list[tuple[str, list[str]]]:
     each cut into panels of at most :data:`ROWS_PER_PANEL`."""
     if len(order) <= ROWS_PER_PANEL:
         return [("", order)]
-    compression = rows.groupby("_candidate")["compression"].first().to_dict()
-    baseline = set(rows.loc[rows["layout"] == "contiguous", "_candidate"])
+    compression = rows.groupby("_candidate")[C.COMPRESSION].first().to_dict()
+    baseline = set(rows.loc[rows[C.LAYOUT] == "contiguous", "_candidate"])
     panels = []
     for comp in dict.fromkeys(compression[c] for c in order if c not in baseline):
         mine = [c for c in order if c in baseline or compression[c] == comp]
@@ -71,7 +72,7 @@ def _panel_axes(panels: list, width_ratios: list[int], rows_tall: int):
 
 
 def _rows(summary: pd.DataFrame, case: str, filesystem: str) -> pd.DataFrame:
-    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
+    rows = summary[(summary[C.CASE] == case) & (summary[C.FILESYSTEM] == filesystem)]
     return rows.assign(_candidate=rows.apply(_candidate, axis=1) if not rows.empty else [])
 
 
@@ -80,12 +81,12 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
     the median and its 95% interval, sorted by the paired ratio to contiguous; beside it that
     ratio on a log2 axis with its interval and the contiguous reference at 1."""
     rows = _rows(summary, case, filesystem)
-    ratio = rows.groupby("_candidate")["ratio_to_contiguous"].median().fillna(1.0)
+    ratio = rows.groupby("_candidate")[C.RATIO_TO_CONTIGUOUS].median().fillna(1.0)
     order = list(ratio.sort_values(ascending=False, kind="stable").index)  # fastest on top
     panels = facets(rows, order)
     fig, groups = _panel_axes(panels, [3, 2], max(len(names) for _, names in panels))
     reads = _reads_of(measurements, case, filesystem, rows)
-    states = [s for s in CACHE_STATE_COLOURS if s in set(rows["cache_state"].fillna(""))]
+    states = [s for s in CACHE_STATE_COLOURS if s in set(rows[C.CACHE_STATE].fillna(""))]
     reference = _reference_of(rows)
     for (title, names), (ax_time, ax_ratio) in zip(panels, groups, strict=True):
         mine = rows[rows["_candidate"].isin(names)]
@@ -97,7 +98,7 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
         _not_measured(groups[0][0], f"{case} on {filesystem}")
     if not rows.empty:
         first = rows.iloc[0]
-        n = int(rows["repeats"].max())
+        n = int(rows[C.REPEATS].max())
         fig.suptitle(
             f"{case} on {filesystem}: {_selection_words(first, reads)}; n = {n} reads per layout and cache state",
             fontsize=9,
@@ -111,16 +112,16 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference) -> Non
     rng = np.random.default_rng(0)
     for state in states:
         colour = CACHE_STATE_COLOURS[state]
-        part = rows[rows["cache_state"].fillna("") == state]
+        part = rows[rows[C.CACHE_STATE].fillna("") == state]
         if reads is not None:
-            mine = reads[reads["cache_state"].fillna("") == state]
+            mine = reads[reads[C.CACHE_STATE].fillna("") == state]
             ys = mine["_candidate"].map(y).astype(float) + offsets[state] + rng.uniform(-0.08, 0.08, len(mine))
-            ax_time.scatter(mine["seconds"], ys, s=6, color=colour, alpha=0.35, linewidths=0)
+            ax_time.scatter(mine[C.SECONDS], ys, s=6, color=colour, alpha=0.35, linewidths=0)
         ys = part["_candidate"].map(y).astype(float) + offsets[state]
-        low = (part["median_s"] - part["median_ci_low_s"]).clip(lower=0)
-        high = (part["median_ci_high_s"] - part["median_s"]).clip(lower=0)
+        low = (part[C.MEDIAN_S] - part[C.MEDIAN_CI_LOW_S]).clip(lower=0)
+        high = (part[C.MEDIAN_CI_HIGH_S] - part[C.MEDIAN_S]).clip(lower=0)
         ax_time.errorbar(
-            part["median_s"],
+            part[C.MEDIAN_S],
             ys,
             xerr=[low, high],
             fmt="|",
@@ -129,11 +130,11 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference) -> Non
             capsize=3,
             label=f"{state or 'reads'}: median, 95% interval",
         )
-        rat = part.dropna(subset=["ratio_to_contiguous"])
+        rat = part.dropna(subset=[C.RATIO_TO_CONTIGUOUS])
         ax_ratio.errorbar(
-            rat["ratio_to_contiguous"],
+            rat[C.RATIO_TO_CONTIGUOUS],
             rat["_candidate"].map(y).astype(float) + offsets[state],
-            xerr=interval_errors(rat, "ratio_to_contiguous", "ratio_ci_low", "ratio_ci_high"),
+            xerr=interval_errors(rat, C.RATIO_TO_CONTIGUOUS, C.RATIO_CI_LOW, C.RATIO_CI_HIGH),
             fmt="o",
             color=colour,
             capsize=3,
@@ -156,13 +157,13 @@ def _reads_of(measurements, case, filesystem, rows):
     """The single reads behind the summary rows drawn (same case, filesystem and variant)."""
     if measurements is None or rows.empty:
         return None
-    reads = measurements[(measurements["case"] == case) & (measurements["filesystem"] == filesystem)]
-    reads = reads[reads["variant"].isin(set(rows["variant"]))]
-    reads = reads.fillna({"chunk_shape": "", "layout_name": "", "cache_state": "", "shard_shape": ""})
+    reads = measurements[(measurements[C.CASE] == case) & (measurements[C.FILESYSTEM] == filesystem)]
+    reads = reads[reads[C.VARIANT].isin(set(rows[C.VARIANT]))]
+    reads = reads.fillna({C.CHUNK_SHAPE: "", C.LAYOUT_NAME: "", C.CACHE_STATE: "", C.SHARD_SHAPE: ""})
     return reads.assign(_candidate=reads.apply(_candidate, axis=1) if not reads.empty else [])
 
 
-STATISTICS = (("min_s", "min"), ("median_s", "median"), ("mean_s", "mean"), ("max_s", "max"))
+STATISTICS = ((C.MIN_S, "min"), (C.MEDIAN_S, "median"), (C.MEAN_S, "mean"), (C.MAX_S, "max"))
 
 
 def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
@@ -170,14 +171,14 @@ def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> N
     reads (the sustained reads, under the study's protocol), fastest median on top, on a log
     axis; the first access of each layout marked apart where it was measured alone."""
     rows = _rows(summary, case, filesystem)
-    rows = rows.assign(cache_state=rows["cache_state"].fillna("")) if len(rows) else rows
+    rows = rows.assign(cache_state=rows[C.CACHE_STATE].fillna("")) if len(rows) else rows
     # the state with the most reads (the sustained reads under the study's protocol); a cold
     # state of fewer reads is the first access of each layout, marked apart
-    reads_by_state = rows.groupby("cache_state")["repeats"].sum() if len(rows) else pd.Series(dtype=float)
+    reads_by_state = rows.groupby(C.CACHE_STATE)[C.REPEATS].sum() if len(rows) else pd.Series(dtype=float)
     state = str(reads_by_state.idxmax()) if len(reads_by_state) else ""
-    first = rows[(rows["cache_state"] == "cold") & (state != "cold")] if len(rows) else rows
-    rows = rows[rows["cache_state"] == state] if len(rows) else rows
-    order = list(rows.sort_values("median_s", kind="stable")["_candidate"].drop_duplicates())
+    first = rows[(rows[C.CACHE_STATE] == "cold") & (state != "cold")] if len(rows) else rows
+    rows = rows[rows[C.CACHE_STATE] == state] if len(rows) else rows
+    order = list(rows.sort_values(C.MEDIAN_S, kind="stable")["_candidate"].drop_duplicates())
     panels = facets(rows, order)
     fig, groups = _panel_axes(panels, [4], max(len(names) for _, names in panels))
     height = 0.8 / len(STATISTICS)
@@ -188,7 +189,7 @@ def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> N
             values = mine.reindex(names)[column] if column in mine else pd.Series(np.nan, index=names)
             ax.barh(y + (k - 1.5) * height, values, height, color=OKABE_ITO[k], label=words)
         if len(first):
-            cold = first.drop_duplicates("_candidate").set_index("_candidate").reindex(names)["median_s"]
+            cold = first.drop_duplicates("_candidate").set_index("_candidate").reindex(names)[C.MEDIAN_S]
             ax.scatter(cold, y, marker="x", color="black", s=14, label="first access (cold)")
         ax.set_yticks(y, names, fontsize=7)
         ax.set_ylim(len(names) - 0.5, -0.5)  # fastest on top
@@ -200,7 +201,7 @@ def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> N
     if rows.empty:
         _not_measured(groups[0][0], f"{case} on {filesystem}")
     else:
-        n = int(rows["repeats"].max())
+        n = int(rows[C.REPEATS].max())
         fig.suptitle(
             f"{case} on {filesystem}: min, median, mean and max of n = {n} {state} reads per layout", fontsize=9
         )

@@ -14,26 +14,27 @@ from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.storage import columns as C
 
 
 def plot_reference(systems, out) -> None:
     """The reference store on every system: its mean read time per case (log axis), so the
     systems themselves can be compared before their layouts are."""
-    cases = list(dict.fromkeys(c for s in systems for c in s.reads["case"]))
+    cases = list(dict.fromkeys(c for s in systems for c in s.reads[C.CASE]))
     fig, ax = plt.subplots(figsize=(2.2 + 1.6 * len(cases), 4))
     width = 0.8 / max(1, len(systems))
     for k, system in enumerate(systems):
         ref = system.run.settings["reference"]
         mine = system.reads[
-            (system.reads["layout_id"] == ref["layout_id"]) & (system.reads["compression"] == ref["compression"])
+            (system.reads[C.LAYOUT_ID] == ref[C.LAYOUT_ID]) & (system.reads[C.COMPRESSION] == ref[C.COMPRESSION])
         ]
-        means = [mine.loc[mine["case"] == c, "seconds"].mean() * 1e3 for c in cases]
+        means = [mine.loc[mine[C.CASE] == c, C.SECONDS].mean() * 1e3 for c in cases]
         ax.bar(np.arange(len(cases)) + k * width, means, width, label=system.name, color=OKABE_ITO[k % len(OKABE_ITO)])
     ax.set_xticks(np.arange(len(cases)) + width * (len(systems) - 1) / 2, cases)
     ax.set_yscale("log")
     ax.set_ylabel("mean read time [ms]")
     ref = systems[0].run.settings["reference"]
-    ax.set_title(f"the reference store ({ref['layout_id']} {ref['compression']}) on each system", fontsize=9)
+    ax.set_title(f"the reference store ({ref[C.LAYOUT_ID]} {ref[C.COMPRESSION]}) on each system", fontsize=9)
     ax.legend(fontsize=7)
     _save(fig, out)
 
@@ -41,19 +42,19 @@ def plot_reference(systems, out) -> None:
 def plot_regret(table: pd.DataFrame, out) -> None:
     """Each store's regret on each system (its mix time over that system's best store's), a
     heat map with the values written in; the minimax choice on top."""
-    systems = list(dict.fromkeys(table["system"]))
-    keys = ["backend", "layout_id", "compression"]
-    order = table.drop_duplicates(keys).sort_values(["max_regret"])
+    systems = list(dict.fromkeys(table[C.SYSTEM]))
+    keys = [C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
+    order = table.drop_duplicates(keys).sort_values([C.MAX_REGRET])
     names = [
-        f"{r['layout_id']}{'' if r['compression'] == 'none' else ' ' + r['compression']}"
-        + ("" if r["backend"] == REFERENCE else f" ({backend_label(r['backend'])})")
-        + (" (choice)" if r["minimax"] else "")
+        f"{r[C.LAYOUT_ID]}{'' if r[C.COMPRESSION] == 'none' else ' ' + r[C.COMPRESSION]}"
+        + ("" if r[C.BACKEND] == REFERENCE else f" ({backend_label(r[C.BACKEND])})")
+        + (" (choice)" if r[C.MINIMAX] else "")
         for _, r in order.iterrows()
     ]
     grid = np.array(
         [
             [
-                table[(table["system"] == s) & (table[keys] == pd.Series(r[keys])).all(axis=1)]["regret"].iloc[0]
+                table[(table[C.SYSTEM] == s) & (table[keys] == pd.Series(r[keys])).all(axis=1)][C.REGRET].iloc[0]
                 for s in systems
             ]
             for _, r in order.iterrows()

@@ -15,44 +15,45 @@ from h5sweep.analyze.ranking import mix_of  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.storage import columns as C
 
 
 def store_name(row) -> str:
-    name = row["layout_name"] if isinstance(row["layout_name"], str) and row["layout_name"] else row["layout_id"]
-    return backend_prefix(row) + name + ("" if row["compression"] == "none" else f" {row['compression']}")
+    name = row[C.LAYOUT_NAME] if isinstance(row[C.LAYOUT_NAME], str) and row[C.LAYOUT_NAME] else row[C.LAYOUT_ID]
+    return backend_prefix(row) + name + ("" if row[C.COMPRESSION] == "none" else f" {row[C.COMPRESSION]}")
 
 
 def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
     """Each store's time for one unit of the read mix, stacked by case (reads of the case per
     unit times its mean read time), with the mix's 95% interval, in the ranking's order."""
-    rows = recommendation[recommendation["filesystem"] == filesystem].sort_values("rank")
+    rows = recommendation[recommendation[C.FILESYSTEM] == filesystem].sort_values(C.RANK)
     fig, ax = plt.subplots(figsize=(9, 1.2 + 0.28 * max(len(rows), 1)))
     if rows.empty:
         _not_measured(ax, "no store ranked")
         _save(fig, out)
         return
-    mix = mix_of(rows["weights"].iloc[0])
+    mix = mix_of(rows[C.WEIGHTS].iloc[0])
     y = np.arange(len(rows))[::-1]
     left = np.zeros(len(rows))
     for k, (case, count) in enumerate(mix.items()):
         part = count * rows[f"seconds_{case}"].fillna(0).to_numpy(float) * 1e3
         ax.barh(y, part, left=left, color=OKABE_ITO[k % len(OKABE_ITO)], label=f"{case} x {count:g}")
         left += part
-    mix_ms = rows["mix_seconds"].to_numpy(float) * 1e3
+    mix_ms = rows[C.MIX_SECONDS].to_numpy(float) * 1e3
     errors = [
-        np.clip(mix_ms - rows["mix_seconds_ci_low"].to_numpy(float) * 1e3, 0, None),
-        np.clip(rows["mix_seconds_ci_high"].to_numpy(float) * 1e3 - mix_ms, 0, None),
+        np.clip(mix_ms - rows[C.MIX_SECONDS_CI_LOW].to_numpy(float) * 1e3, 0, None),
+        np.clip(rows[C.MIX_SECONDS_CI_HIGH].to_numpy(float) * 1e3 - mix_ms, 0, None),
     ]
     ax.errorbar(mix_ms, y, xerr=np.nan_to_num(errors), fmt="none", ecolor="black", capsize=2, linewidth=0.8)
     names = [
-        store_name(r) + (" (recommended)" if r["recommended"] else " (tied)" if r["tied_with_best"] else "")
+        store_name(r) + (" (recommended)" if r[C.RECOMMENDED] else " (tied)" if r[C.TIED_WITH_BEST] else "")
         for _, r in rows.iterrows()
     ]
     ax.set_yticks(y, names, fontsize=7)
     ax.set_xlabel("time of one unit of work [ms] (reads per unit x mean read time; 95% interval)")
-    objective = rows["objective"].iloc[0] if "objective" in rows else "time"
+    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else "time"
     ax.set_title(
-        f"read mix on {filesystem}: {rows['weights'].iloc[0]} reads per unit (ranked by objective {objective})",
+        f"read mix on {filesystem}: {rows[C.WEIGHTS].iloc[0]} reads per unit (ranked by objective {objective})",
         fontsize=9,
     )
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -71,30 +72,30 @@ def pareto_front(points: pd.DataFrame, x: str, y: str) -> pd.DataFrame:
 
 
 def _reference_rows(rows: pd.DataFrame) -> pd.Series:
-    if "is_reference" in rows:
-        return rows["is_reference"].fillna(False).astype(bool)
-    return rows["layout_id"] == "contiguous"
+    if C.IS_REFERENCE in rows:
+        return rows[C.IS_REFERENCE].fillna(False).astype(bool)
+    return rows[C.LAYOUT_ID] == "contiguous"
 
 
 def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
     """The ranking's score (the objective's, e.g. the read mix's time over the reference's)
     against file size and write time, with the Pareto front (nothing is both faster and
     smaller) and the recommendation marked."""
-    rows = recommendation[recommendation["filesystem"] == filesystem].copy()
+    rows = recommendation[recommendation[C.FILESYSTEM] == filesystem].copy()
     rows["_name"] = [
         backend_prefix(r)
-        + (r["layout_id"] if not isinstance(r["layout_name"], str) or not r["layout_name"] else r["layout_name"])
-        + ("" if r["compression"] == "none" else f" {r['compression']}")
+        + (r[C.LAYOUT_ID] if not isinstance(r[C.LAYOUT_NAME], str) or not r[C.LAYOUT_NAME] else r[C.LAYOUT_NAME])
+        + ("" if r[C.COMPRESSION] == "none" else f" {r[C.COMPRESSION]}")
         for _, r in rows.iterrows()
     ]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
     for ax, (x, words) in zip(
-        axes, [("file_ratio", "file size / raw data"), ("write_median_s", "write time [s]")], strict=True
+        axes, [(C.FILE_RATIO, "file size / raw data"), (C.WRITE_MEDIAN_S, "write time [s]")], strict=True
     ):
-        inside = rows[rows["meets_limits"].astype(bool)]
-        outside = rows[~rows["meets_limits"].astype(bool)]
+        inside = rows[rows[C.MEETS_LIMITS].astype(bool)]
+        outside = rows[~rows[C.MEETS_LIMITS].astype(bool)]
         # one colour per filter (the compression's family: gzip, shuffle+gzip, blosc, ...)
-        family = rows["compression"].str.replace(r"-[^+]*$", "", regex=True)
+        family = rows[C.COMPRESSION].str.replace(r"-[^+]*$", "", regex=True)
         families = list(dict.fromkeys(family))
         groups = [
             (inside[family[inside.index] == f], {"color": OKABE_ITO[k % len(OKABE_ITO)], "label": f})
@@ -106,34 +107,34 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
                 continue
             ax.errorbar(
                 part[x],
-                part["score"],
-                yerr=interval_errors(part, "score", "score_ci_low", "score_ci_high"),
+                part[C.SCORE],
+                yerr=interval_errors(part, C.SCORE, C.SCORE_CI_LOW, C.SCORE_CI_HIGH),
                 fmt="o",
                 markersize=4,
                 capsize=2,
                 linestyle="none",
                 **style,
             )
-        front = pareto_front(inside, x, "score")
-        ax.step(front[x], front["score"], where="post", color="black", linestyle="--", label="Pareto front")
-        chosen = rows[rows["recommended"].astype(bool)]
-        ax.scatter(chosen[x], chosen["score"], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label="recommended")
+        front = pareto_front(inside, x, C.SCORE)
+        ax.step(front[x], front[C.SCORE], where="post", color="black", linestyle="--", label="Pareto front")
+        chosen = rows[rows[C.RECOMMENDED].astype(bool)]
+        ax.scatter(chosen[x], chosen[C.SCORE], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label=C.RECOMMENDED)
         for _, r in pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows():
-            ax.annotate(r["_name"], (r[x], r["score"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+            ax.annotate(r["_name"], (r[x], r[C.SCORE]), fontsize=7, xytext=(4, 4), textcoords="offset points")
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
-        if (rows["score"] > 0).any():
+        if (rows[C.SCORE] > 0).any():
             ax.set_yscale("log", base=2)
         ax.set_xlabel(words)
-        if x == "write_median_s" and (pd.to_numeric(rows[x], errors="coerce") > 0).any():
+        if x == C.WRITE_MEDIAN_S and (pd.to_numeric(rows[x], errors="coerce") > 0).any():
             ax.set_xscale("log")
         if rows.empty:
             _not_measured(ax, "no layout ranked")
-    reference = rows["reference_store"].iloc[0] if "reference_store" in rows and not rows.empty else "contiguous"
-    objective = rows["objective"].iloc[0] if "objective" in rows and not rows.empty else "time"
+    reference = rows[C.REFERENCE_STORE].iloc[0] if C.REFERENCE_STORE in rows and not rows.empty else "contiguous"
+    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows and not rows.empty else "time"
     axes[0].set_ylabel(f"score ({objective}; 1 = {reference}), 95% interval")
     axes[0].legend(fontsize=7)
     if not rows.empty:
         fig.suptitle(
-            f"trade-off on {filesystem}: read mix {rows['weights'].iloc[0]} ({rows['statistic'].iloc[0]})", fontsize=9
+            f"trade-off on {filesystem}: read mix {rows[C.WEIGHTS].iloc[0]} ({rows[C.STATISTIC].iloc[0]})", fontsize=9
         )
     _save(fig, out)

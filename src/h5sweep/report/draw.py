@@ -8,6 +8,7 @@ import pandas as pd
 
 from h5sweep.cases import FIGURES
 from h5sweep.report import bars, decision, figures, stores, studies
+from h5sweep.storage import columns as C
 
 
 def _drawn_by(figure: str):
@@ -31,19 +32,19 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
     extra = {}
     if "measurements" in inputs:
         columns = [
-            "case",
-            "filesystem",
-            "backend",
-            "variant",
-            "layout",
-            "chunk_shape",
-            "shard_shape",
-            "layout_name",
-            "order",
-            "compression",
-            "cache_state",
-            "seconds",
+            C.CASE,
+            C.FILESYSTEM,
+            C.BACKEND,
+            C.VARIANT,
+            C.LAYOUT,
+            C.CHUNK_SHAPE,
+            C.SHARD_SHAPE,
+            C.LAYOUT_NAME,
+            C.ORDER,
+            C.COMPRESSION,
+            C.CACHE_STATE,
+            C.SECONDS,
         ]
-        filters = [("case", "==", wildcards["case"]), ("filesystem", "==", wildcards["filesystem"])]
+        filters = [(C.CASE, "==", wildcards[C.CASE]), (C.FILESYSTEM, "==", wildcards[C.FILESYSTEM])]
         extra["measurements"] = pd.read_parquet(inputs["measurements"], columns=columns, filters=filters)
     getattr(_drawn_by(figure), f"plot_{figure}")(summary, **wildcards, out=out, **extra)

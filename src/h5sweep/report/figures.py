@@ -21,6 +21,7 @@ from h5sweep.cases.style import (  # noqa: E402
     layout_label,
 )
 from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.storage import columns as C
 
 
 def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
@@ -28,26 +29,26 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
     (policy, cache, strategy), which the study's figures show. The variant figures read all
     of it."""
     summary = pd.read_parquet(path)
-    summary = summary.fillna({"chunk_shape": "", "variant": "", "layout_name": "", "shard_shape": ""})
+    summary = summary.fillna({C.CHUNK_SHAPE: "", C.VARIANT: "", C.LAYOUT_NAME: "", C.SHARD_SHAPE: ""})
     if primary_only:
-        summary = summary[summary["primary"].fillna(False).astype(bool)]
+        summary = summary[summary[C.PRIMARY].fillna(False).astype(bool)]
     return summary
 
 
 def plot_variants(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
     """Median time per layout for each variant of a case: visiting policy and chunk cache
     (read cases), or write strategy and fill time (write)."""
-    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
-    stat = "mean_s" if case == "write" else "median_s"
-    variants = list(dict.fromkeys(rows["variant"]))
+    rows = summary[(summary[C.CASE] == case) & (summary[C.FILESYSTEM] == filesystem)]
+    stat = C.MEAN_S if case == "write" else C.MEDIAN_S
+    variants = list(dict.fromkeys(rows[C.VARIANT]))
     comps = _compressions(rows)
-    fig, axes = plt.subplots(len(comps), 1, figsize=(max(7, 0.5 * rows["chunk_shape"].nunique() + 4), 3.4 * len(comps)))
+    fig, axes = plt.subplots(len(comps), 1, figsize=(max(7, 0.5 * rows[C.CHUNK_SHAPE].nunique() + 4), 3.4 * len(comps)))
     for ax, comp in zip(np.atleast_1d(axes), comps, strict=True):
         part = _for_compression(rows, comp)
         order = _layout_order(part)
         width = 0.8 / max(len(variants), 1)
         for k, variant in enumerate(variants):
-            by_label = {layout_label(r): r[stat] for _, r in part[part["variant"] == variant].iterrows()}
+            by_label = {layout_label(r): r[stat] for _, r in part[part[C.VARIANT] == variant].iterrows()}
             x = np.arange(len(order)) + k * width
             ax.bar(x, [by_label.get(label, np.nan) for label in order], width, label=variant)
         ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
@@ -63,53 +64,53 @@ def _layout_order(frame: pd.DataFrame) -> list[str]:
     side; the transposed order after each."""
     keys = {}
     for _, r in frame.iterrows():
-        shape = tuple(int(v) for v in r["chunk_shape"].split("x")) if r["chunk_shape"] else ()
+        shape = tuple(int(v) for v in r[C.CHUNK_SHAPE].split("x")) if r[C.CHUNK_SHAPE] else ()
         keys[layout_label(r)] = (bool(shape), shape, backend_prefix(r), layout_label(r))
     return sorted(keys, key=keys.get)
 
 
 def _reference_of(rows: pd.DataFrame) -> str:
     """The store the rows' ratios are to (the summary's ``ratio_reference``), as tables name it."""
-    named = rows["ratio_reference"].dropna() if "ratio_reference" in rows else pd.Series(dtype=str)
+    named = rows[C.RATIO_REFERENCE].dropna() if C.RATIO_REFERENCE in rows else pd.Series(dtype=str)
     return str(named.iloc[0]) if len(named) else "contiguous"
 
 
 def _for_compression(rows: pd.DataFrame, compression: str) -> pd.DataFrame:
     """Rows of one compression, plus the contiguous baseline (always stored uncompressed)."""
-    return rows[(rows["compression"] == compression) | (rows["layout"] == "contiguous")]
+    return rows[(rows[C.COMPRESSION] == compression) | (rows[C.LAYOUT] == "contiguous")]
 
 
 def _compressions(rows: pd.DataFrame) -> list[str]:
-    chunked = rows[rows["layout"] == "chunked"]
-    return list(dict.fromkeys(chunked["compression"])) or ["none"]
+    chunked = rows[rows[C.LAYOUT] == "chunked"]
+    return list(dict.fromkeys(chunked[C.COMPRESSION])) or ["none"]
 
 
 def _candidate(row) -> str:
     """A layout and its compression, as the figures name them."""
     label = layout_label(row)
-    return label if row["compression"] == "none" else f"{label} {row['compression']}"
+    return label if row[C.COMPRESSION] == "none" else f"{label} {row[C.COMPRESSION]}"
 
 
 def _selection_words(row, reads) -> str:
-    words = f"{row['bytes_selected'] / 1e6:.3g} MB per read"
-    if reads is not None and not reads.empty and "dataset_shape" in reads:
+    words = f"{row[C.BYTES_SELECTED] / 1e6:.3g} MB per read"
+    if reads is not None and not reads.empty and C.DATASET_SHAPE in reads:
         first = reads.iloc[0]
-        words += f" of a {first['dataset_shape']} {first['dtype']} dataset"
+        words += f" of a {first[C.DATASET_SHAPE]} {first[C.DTYPE]} dataset"
     return words
 
 
 def _grid(rows: pd.DataFrame, stat: str) -> tuple[list[int], list[int], np.ndarray]:
     """Values of ``stat`` over the m x m x n grid (chunk shapes with equal x and y), in the
     first storage order measured."""
-    if "order" in rows and not rows.empty:
-        rows = rows[rows["order"] == rows["order"].iloc[0]]
-    shapes = [tuple(int(v) for v in s.split("x")) for s in rows["chunk_shape"] if s]
+    if C.ORDER in rows and not rows.empty:
+        rows = rows[rows[C.ORDER] == rows[C.ORDER].iloc[0]]
+    shapes = [tuple(int(v) for v in s.split("x")) for s in rows[C.CHUNK_SHAPE] if s]
     square = sorted({(s[0], s[2]) for s in shapes if s[0] == s[1]})
     ms = sorted({m for m, _ in square})
     ns = sorted({n for _, n in square})
     values = np.full((len(ms), len(ns)), np.nan)
-    for _, r in rows[rows["chunk_shape"] != ""].iterrows():
-        m, m2, n = (int(v) for v in r["chunk_shape"].split("x"))
+    for _, r in rows[rows[C.CHUNK_SHAPE] != ""].iterrows():
+        m, m2, n = (int(v) for v in r[C.CHUNK_SHAPE].split("x"))
         if m == m2:
             values[ms.index(m), ns.index(n)] = r[stat]
     return ms, ns, values
@@ -127,23 +128,23 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
     diverging log2 scale centred on 1 (same as contiguous); the best median cell framed. With
     several backends, one row per backend and compression (each against the contiguous HDF5
     file)."""
-    rows = summary[(summary["case"] == case) & (summary["filesystem"] == filesystem)]
+    rows = summary[(summary[C.CASE] == case) & (summary[C.FILESYSTEM] == filesystem)]
     reference = _reference_of(rows)
     layout_id, _, compression = reference.partition(" ")
-    base = rows[(rows["layout_id"] == layout_id) & (rows["compression"] == (compression or "none"))]
-    rows = rows[rows["layout"] == "chunked"].copy()
-    base_p90 = float(base["p90_s"].iloc[0]) if not base.empty else np.nan
-    rows["p90_ratio"] = rows["p90_s"] / base_p90
-    if "backend" not in rows:
+    base = rows[(rows[C.LAYOUT_ID] == layout_id) & (rows[C.COMPRESSION] == (compression or "none"))]
+    rows = rows[rows[C.LAYOUT] == "chunked"].copy()
+    base_p90 = float(base[C.P90_S].iloc[0]) if not base.empty else np.nan
+    rows["p90_ratio"] = rows[C.P90_S] / base_p90
+    if C.BACKEND not in rows:
         rows = rows.assign(backend=REFERENCE)
     comps = [
         (backend, comp)
-        for backend in dict.fromkeys(rows["backend"])
-        for comp in _compressions(rows[rows["backend"] == backend])
+        for backend in dict.fromkeys(rows[C.BACKEND])
+        for comp in _compressions(rows[rows[C.BACKEND] == backend])
     ] or [(REFERENCE, "none")]
-    panels = [("ratio_to_contiguous", "median ratio"), ("p90_ratio", "p90 ratio")]
+    panels = [(C.RATIO_TO_CONTIGUOUS, "median ratio"), ("p90_ratio", "p90 ratio")]
     grids = {
-        (c, stat): _grid(rows[(rows["backend"] == c[0]) & (rows["compression"] == c[1])], stat)
+        (c, stat): _grid(rows[(rows[C.BACKEND] == c[0]) & (rows[C.COMPRESSION] == c[1])], stat)
         for c in comps
         for stat, _ in panels
     }
@@ -191,20 +192,20 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
 
 def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
     """File size per layout and compression, against the contiguous baseline."""
-    rows = summary[summary["case"] == summary["case"].iloc[0]]
-    rows = rows[rows["filesystem"] == rows["filesystem"].iloc[0]]
+    rows = summary[summary[C.CASE] == summary[C.CASE].iloc[0]]
+    rows = rows[rows[C.FILESYSTEM] == rows[C.FILESYSTEM].iloc[0]]
     order = [label for label in _layout_order(rows) if not label.startswith("contiguous")]
     comps = _compressions(rows)
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(order) + 3), 4))
     width = 0.8 / max(len(comps), 1)
     for k, comp in enumerate(comps):
-        part = rows[(rows["compression"] == comp) & (rows["layout"] == "chunked")]
-        size = {layout_label(r): r["file_bytes"] / 1e6 for _, r in part.iterrows()}
+        part = rows[(rows[C.COMPRESSION] == comp) & (rows[C.LAYOUT] == "chunked")]
+        size = {layout_label(r): r[C.FILE_BYTES] / 1e6 for _, r in part.iterrows()}
         ax.bar(np.arange(len(order)) + k * width, [size.get(s, np.nan) for s in order], width, label=comp)
-    baseline = rows[rows["layout"] == "contiguous"]
+    baseline = rows[rows[C.LAYOUT] == "contiguous"]
     if not baseline.empty:
-        ax.axhline(baseline["file_bytes"].iloc[0] / 1e6, color="black", linestyle="--", label="contiguous")
-    ax.axhline(rows["raw_bytes"].iloc[0] / 1e6, color="grey", linestyle=":", label="raw data")
+        ax.axhline(baseline[C.FILE_BYTES].iloc[0] / 1e6, color="black", linestyle="--", label="contiguous")
+    ax.axhline(rows[C.RAW_BYTES].iloc[0] / 1e6, color="grey", linestyle=":", label="raw data")
     ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
     ax.set_ylabel("file size [MB]")
     ax.legend(fontsize=7)
@@ -213,24 +214,24 @@ def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
 
 def plot_write(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Median write time per layout, whiskers from the fastest to the slowest repeat."""
-    rows = summary[(summary["case"] == "write") & (summary["filesystem"] == filesystem)]
-    n = int(rows["repeats"].min()) if not rows.empty else 0
+    rows = summary[(summary[C.CASE] == "write") & (summary[C.FILESYSTEM] == filesystem)]
+    n = int(rows[C.REPEATS].min()) if not rows.empty else 0
     title = f"write on {filesystem}: median, whiskers min to max of n = {n} repeats"
-    _grouped_bars(rows, "median_s", "write time [s]", title, out, errors=True)
+    _grouped_bars(rows, C.MEDIAN_S, "write time [s]", title, out, errors=True)
 
 
 def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Performance score per layout; full marks opaque, the rest transparent, as in the study."""
-    mine = summary[summary["filesystem"] == filesystem]
-    rows = mine.drop_duplicates(["layout", "chunk_shape", "compression"])
+    mine = summary[summary[C.FILESYSTEM] == filesystem]
+    rows = mine.drop_duplicates([C.LAYOUT, C.CHUNK_SHAPE, C.COMPRESSION])
     title = f"performance score on {filesystem}"
-    if "score_threshold_s" in mine:  # the thresholds applied (scaled to the bytes each case selects)
-        limits = mine.dropna(subset=["score_threshold_s"]).drop_duplicates("case")
+    if C.SCORE_THRESHOLD_S in mine:  # the thresholds applied (scaled to the bytes each case selects)
+        limits = mine.dropna(subset=[C.SCORE_THRESHOLD_S]).drop_duplicates(C.CASE)
         title += "\nmedian under: " + ", ".join(
             f"{case} {limit * 1e3:.3g} ms"
-            for case, limit in zip(limits["case"], limits["score_threshold_s"], strict=True)
+            for case, limit in zip(limits[C.CASE], limits[C.SCORE_THRESHOLD_S], strict=True)
         )
-    _grouped_bars(rows, "score", "score", title, out, full_marks=True)
+    _grouped_bars(rows, C.SCORE, C.SCORE, title, out, full_marks=True)
 
 
 def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False) -> None:
@@ -240,8 +241,8 @@ def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False
     comps = _compressions(rows)
     fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(order) + 3), 4))
     width = 0.8 / max(len(comps), 1)
-    groups = [(comp, rows[(rows["compression"] == comp) & (rows["layout"] != "contiguous")], None) for comp in comps]
-    groups.append(("contiguous", rows[rows["layout"] == "contiguous"], "black"))
+    groups = [(comp, rows[(rows[C.COMPRESSION] == comp) & (rows[C.LAYOUT] != "contiguous")], None) for comp in comps]
+    groups.append(("contiguous", rows[rows[C.LAYOUT] == "contiguous"], "black"))
     for k, (name, part_rows, colour) in enumerate(groups):
         part = {layout_label(r): r for _, r in part_rows.iterrows()}
         if not part:
@@ -251,14 +252,14 @@ def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False
         values = [part[label][stat] if label in part else np.nan for label in order]
         kwargs = {"color": colour} if colour else {}
         if errors:
-            lo = [part[label][stat] - part[label]["min_s"] if label in part else 0 for label in order]
-            hi = [part[label]["max_s"] - part[label][stat] if label in part else 0 for label in order]
+            lo = [part[label][stat] - part[label][C.MIN_S] if label in part else 0 for label in order]
+            hi = [part[label][C.MAX_S] - part[label][stat] if label in part else 0 for label in order]
             kwargs["yerr"] = [lo, hi]
             kwargs["capsize"] = 2
         bars = ax.bar(x, values, width, label=name, **kwargs)
         if full_marks:
             for bar, label in zip(bars, order, strict=True):
-                if label in part and part[label]["score"] < part[label]["score_max"]:
+                if label in part and part[label][C.SCORE] < part[label][C.SCORE_MAX]:
                     bar.set_alpha(0.35)
     ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
     ax.set_ylabel(ylabel)

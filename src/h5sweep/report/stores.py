@@ -16,6 +16,7 @@ from h5sweep.backends import label as backend_label  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, interval_errors  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _candidate  # noqa: E402
+from h5sweep.storage import columns as C
 
 
 def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None:
@@ -25,28 +26,28 @@ def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None
     (readahead, metadata), below it less (already cached)."""
     from h5sweep.analyze.aggregate import model_bytes
 
-    rows = summary[(summary["filesystem"] == filesystem) & (summary["cache_state"] == "cold")]
-    rows = rows.dropna(subset=["device_read_bytes_median"])
+    rows = summary[(summary[C.FILESYSTEM] == filesystem) & (summary[C.CACHE_STATE] == "cold")]
+    rows = rows.dropna(subset=[C.DEVICE_READ_BYTES_MEDIAN])
     rows = rows.assign(_model=model_bytes(rows) if not rows.empty else [])
     rows = rows[rows["_model"] > 0]
-    cases = list(dict.fromkeys(rows["case"]))
+    cases = list(dict.fromkeys(rows[C.CASE]))
     fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(4.6 * max(1, len(cases)), 4.4), squeeze=False)
     if not cases:
         axes[0][0].set_axis_off()
         axes[0][0].set_title(f"no cold reads from a device on {filesystem} (a memory filesystem?)", fontsize=9)
     for ax, case in zip(axes[0], cases, strict=False):
-        part = rows[rows["case"] == case]
-        groups = part.groupby(["backend", "compression"], sort=False)
+        part = rows[rows[C.CASE] == case]
+        groups = part.groupby([C.BACKEND, C.COMPRESSION], sort=False)
         for colour, ((backend, comp), group) in zip(OKABE_ITO * 3, groups, strict=False):
             ax.scatter(
-                group["stored_bytes_touched_median"] / 1e6,
-                group["device_read_bytes_median"] / 1e6,
+                group[C.STORED_BYTES_TOUCHED_MEDIAN] / 1e6,
+                group[C.DEVICE_READ_BYTES_MEDIAN] / 1e6,
                 color=colour,
                 s=18,
                 marker="o" if backend == REFERENCE else "s",
                 label=comp if backend == REFERENCE else f"{backend_label(backend)} {comp}",
             )
-        values = np.concatenate([part["stored_bytes_touched_median"], part["device_read_bytes_median"]]) / 1e6
+        values = np.concatenate([part[C.STORED_BYTES_TOUCHED_MEDIAN], part[C.DEVICE_READ_BYTES_MEDIAN]]) / 1e6
         values = values[values > 0]
         if values.size:
             lo, hi = values.min() / 1.5, values.max() * 1.5
@@ -64,21 +65,21 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     ratio of its reads to HDF5's reads of the same layout, compression and selections (median
     and 95% interval, log2 axis; left of 1 the other backend is faster), one colour per
     reader."""
-    if "ratio_to_hdf5" not in summary:
+    if C.RATIO_TO_HDF5 not in summary:
         summary = summary.assign(ratio_to_hdf5=np.nan)
-    rows = summary[(summary["filesystem"] == filesystem) & summary["ratio_to_hdf5"].notna()]
-    others = " and ".join(backend_label(b) for b in sorted(set(rows["backend"]) - {REFERENCE})) or "Other backends"
+    rows = summary[(summary[C.FILESYSTEM] == filesystem) & summary[C.RATIO_TO_HDF5].notna()]
+    others = " and ".join(backend_label(b) for b in sorted(set(rows[C.BACKEND]) - {REFERENCE})) or "Other backends"
     # named without the backend: each row is one store against its HDF5 twin
     rows = rows.assign(backend=REFERENCE)
     rows = rows.assign(_name=rows.apply(_candidate, axis=1) if not rows.empty else [])
     shape = {  # a contiguous store (raw) sorts first
         n: tuple(int(v) for v in str(c).split("x") if v.isdigit())
-        for n, c in zip(rows["_name"], rows["chunk_shape"], strict=True)
+        for n, c in zip(rows["_name"], rows[C.CHUNK_SHAPE], strict=True)
     }
     names = sorted(shape, key=lambda n: (shape[n], n))  # one order for every case (shared axis)
     y = {n: i for i, n in enumerate(names)}
-    series = list(dict.fromkeys(zip(rows["reader"], rows["cache_state"].fillna(""), strict=True)))
-    cases = list(dict.fromkeys(rows["case"]))
+    series = list(dict.fromkeys(zip(rows[C.READER], rows[C.CACHE_STATE].fillna(""), strict=True)))
+    cases = list(dict.fromkeys(rows[C.CASE]))
     fig, axes = plt.subplots(
         1,
         max(1, len(cases)),
@@ -91,11 +92,11 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         axes[0][0].set_title(f"no store of another backend was compared with HDF5 on {filesystem}", fontsize=9)
     for ax, case in zip(axes[0], cases, strict=False):
         for k, (reader, state) in enumerate(series):
-            mine = rows[(rows["case"] == case) & (rows["reader"] == reader) & (rows["cache_state"].fillna("") == state)]
+            mine = rows[(rows[C.CASE] == case) & (rows[C.READER] == reader) & (rows[C.CACHE_STATE].fillna("") == state)]
             ax.errorbar(
-                mine["ratio_to_hdf5"],
+                mine[C.RATIO_TO_HDF5],
                 mine["_name"].map(y).astype(float) + (k - (len(series) - 1) / 2) * 0.18,
-                xerr=interval_errors(mine, "ratio_to_hdf5", "ratio_to_hdf5_ci_low", "ratio_to_hdf5_ci_high"),
+                xerr=interval_errors(mine, C.RATIO_TO_HDF5, C.RATIO_TO_HDF5_CI_LOW, C.RATIO_TO_HDF5_CI_HIGH),
                 fmt="o",
                 markersize=4,
                 capsize=3,

@@ -19,13 +19,14 @@ from h5sweep.cases.style import OKABE_ITO, layout_label  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _grid, _text_colour  # noqa: E402
+from h5sweep.storage import columns as C
 
 
 def _reads(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
-    rows = summary[(summary["filesystem"] == filesystem) & summary["ratio_to_contiguous"].notna()]
+    rows = summary[(summary[C.FILESYSTEM] == filesystem) & summary[C.RATIO_TO_CONTIGUOUS].notna()]
     return rows.assign(
         _name=[
-            layout_label(r) + ("" if r["compression"] == "none" else f" {r['compression']}") for _, r in rows.iterrows()
+            layout_label(r) + ("" if r[C.COMPRESSION] == "none" else f" {r[C.COMPRESSION]}") for _, r in rows.iterrows()
         ]
     )
 
@@ -35,15 +36,15 @@ def plot_split(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     bytes of its chunks fetched as they are) and the rest (decode, assembly, memory copies),
     stacked; beside it the median read calls the read made (its I/O operations)."""
     rows = _reads(summary, filesystem)
-    rows = rows[rows["primary"].fillna(False).astype(bool)] if "primary" in rows else rows
-    cases = list(dict.fromkeys(rows["case"])) if "storage_s_median" in rows else []
+    rows = rows[rows[C.PRIMARY].fillna(False).astype(bool)] if C.PRIMARY in rows else rows
+    cases = list(dict.fromkeys(rows[C.CASE])) if "storage_s_median" in rows else []
     fig, axes = plt.subplots(
         max(1, len(cases)), 2, figsize=(12, 1.5 + 0.3 * rows["_name"].nunique() * max(1, len(cases))), squeeze=False
     )
     if not cases or "storage_s_median" not in rows:
         _not_measured(axes[0][0], "no read split (split_read_time: false)")
     for (ax, calls), case in zip(axes, cases, strict=False):
-        part = rows[rows["case"] == case].sort_values("median_s")
+        part = rows[rows[C.CASE] == case].sort_values(C.MEDIAN_S)
         y = np.arange(len(part))
         storage = part["storage_s_median"].to_numpy(float) * 1e3
         rest = part["decode_copy_s_median"].to_numpy(float) * 1e3
@@ -52,7 +53,7 @@ def plot_split(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         ax.set_yticks(y, part["_name"], fontsize=7)
         ax.set_xlabel("median time of a read [ms]")
         ax.set_title(f"{case} on {filesystem}: where a read's time goes", fontsize=9)
-        calls.barh(y, part["read_calls_median"].to_numpy(float), color=OKABE_ITO[2])
+        calls.barh(y, part[C.READ_CALLS_MEDIAN].to_numpy(float), color=OKABE_ITO[2])
         calls.set_yticks(y, [""] * len(part))
         calls.set_xlabel("read calls per read (I/O operations, median)")
         calls.set_title(f"{case}: I/O operations", fontsize=9)
@@ -64,24 +65,24 @@ def plot_cache(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """The I/O lab: per read case, each chunked store's median throughput (bytes selected over
     the median time) against the chunk cache setting, as lines; the settings ordered by size,
     then slots, then w0."""
-    rows = _reads(summary, filesystem).dropna(subset=["chunk_cache_bytes"])
-    rows = rows[rows["chunk_shape"].fillna("") != ""]
-    if "policy" in rows and rows["policy"].nunique() > 1:  # the first policy's reads
-        primary = summary.loc[summary["primary"].fillna(False).astype(bool), "policy"].dropna()
-        rows = rows[rows["policy"] == (primary.iloc[0] if len(primary) else rows["policy"].iloc[0])]
-    settings = rows[["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"]].drop_duplicates()
-    settings = settings.sort_values(["chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"])
+    rows = _reads(summary, filesystem).dropna(subset=[C.CHUNK_CACHE_BYTES])
+    rows = rows[rows[C.CHUNK_SHAPE].fillna("") != ""]
+    if C.POLICY in rows and rows[C.POLICY].nunique() > 1:  # the first policy's reads
+        primary = summary.loc[summary[C.PRIMARY].fillna(False).astype(bool), C.POLICY].dropna()
+        rows = rows[rows[C.POLICY] == (primary.iloc[0] if len(primary) else rows[C.POLICY].iloc[0])]
+    settings = rows[[C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0]].drop_duplicates()
+    settings = settings.sort_values([C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0])
     labels = [f"{int(b) / 2**20:g} MiB\n{int(s)} slots\nw0 {w:g}" for b, s, w in settings.itertuples(index=False)]
     index = {_setting(r): i for i, (_, r) in enumerate(settings.iterrows())}
-    cases = list(dict.fromkeys(rows["case"]))
+    cases = list(dict.fromkeys(rows[C.CASE]))
     fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(4.5 * max(1, len(cases)) + 1, 4.2), squeeze=False)
     if not cases:
         _not_measured(axes[0][0], "no chunked store read through several chunk caches")
     for ax, case in zip(axes[0], cases, strict=False):
-        part = rows[rows["case"] == case]
+        part = rows[rows[C.CASE] == case]
         for k, (name, line) in enumerate(part.groupby("_name", sort=True)):
             at = [index[_setting(r)] for _, r in line.iterrows()]
-            rate = line["bytes_selected"].to_numpy(float) / line["median_s"].to_numpy(float) / 1e6
+            rate = line[C.BYTES_SELECTED].to_numpy(float) / line[C.MEDIAN_S].to_numpy(float) / 1e6
             order = np.argsort(at)
             ax.plot(np.asarray(at)[order], rate[order], marker="o", color=OKABE_ITO[k % len(OKABE_ITO)], label=name)
         ax.set_xticks(range(len(labels)), labels, fontsize=6)
@@ -93,30 +94,30 @@ def plot_cache(summary: pd.DataFrame, filesystem: str, out: str) -> None:
 
 
 def _setting(row) -> tuple[float, float, float]:
-    return tuple(float(row[c]) for c in ("chunk_cache_bytes", "chunk_cache_slots", "chunk_cache_w0"))
+    return tuple(float(row[c]) for c in (C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0))
 
 
 def plot_levels(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """The OpenMSI study's compression figures: against the gzip level, the file size over the
     raw data, the write's median time and each read case's median ratio to the reference, one
     line per chunk shape."""
-    rows = summary[summary["filesystem"] == filesystem]
-    rows = rows.assign(level=[gzip_level(c) for c in rows["compression"]]).dropna(subset=["level"])
-    panels = [("write", "file_bytes", "file size / raw data"), ("write", "median_s", "write time [s] (median)")]
+    rows = summary[summary[C.FILESYSTEM] == filesystem]
+    rows = rows.assign(level=[gzip_level(c) for c in rows[C.COMPRESSION]]).dropna(subset=["level"])
+    panels = [("write", C.FILE_BYTES, "file size / raw data"), ("write", C.MEDIAN_S, "write time [s] (median)")]
     panels += [
-        (case, "ratio_to_contiguous", f"{case}: read time / reference's")
-        for case in dict.fromkeys(rows.loc[rows["ratio_to_contiguous"].notna(), "case"])
+        (case, C.RATIO_TO_CONTIGUOUS, f"{case}: read time / reference's")
+        for case in dict.fromkeys(rows.loc[rows[C.RATIO_TO_CONTIGUOUS].notna(), C.CASE])
     ]
     fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels) + 1, 3.8), squeeze=False)
     for ax, (case, column, words) in zip(axes[0], panels, strict=True):
-        part = rows[(rows["case"] == case) & rows["primary"].fillna(False).astype(bool)]
-        for k, (shape, line) in enumerate(part.groupby("chunk_shape", sort=True)):
+        part = rows[(rows[C.CASE] == case) & rows[C.PRIMARY].fillna(False).astype(bool)]
+        for k, (shape, line) in enumerate(part.groupby(C.CHUNK_SHAPE, sort=True)):
             line = line.sort_values("level")
-            value = line[column] / line["raw_bytes"] if column == "file_bytes" else line[column]
+            value = line[column] / line[C.RAW_BYTES] if column == C.FILE_BYTES else line[column]
             ax.plot(line["level"], value, marker="o", color=OKABE_ITO[k % len(OKABE_ITO)], label=shape)
         ax.set_xlabel("gzip level")
         ax.set_ylabel(words, fontsize=8)
-        if column == "ratio_to_contiguous":
+        if column == C.RATIO_TO_CONTIGUOUS:
             ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
     axes[0][0].legend(fontsize=6)
     fig.suptitle(f"compression levels on {filesystem}", fontsize=9)
@@ -127,14 +128,14 @@ def plot_compression_grid(summary: pd.DataFrame, out: str) -> None:
     """The OpenMSI study's compression ratio over the chunking: raw bytes over file bytes per
     m x m x n chunk shape (m across x and y, n along z), one panel per codec and level, each
     cell annotated; the write case's files, as the file-sizes figure."""
-    rows = summary[summary["case"] == summary["case"].iloc[0]] if len(summary) else summary
-    rows = rows[rows["filesystem"] == rows["filesystem"].iloc[0]] if len(rows) else rows
-    rows = rows[(rows["layout"] == "chunked") & (rows["compression"] != "none")] if len(rows) else rows
-    if "backend" in rows:
-        rows = rows[rows["backend"] == rows["backend"].iloc[0]] if len(rows) else rows
-    comps = list(dict.fromkeys(rows["compression"])) if len(rows) else []
+    rows = summary[summary[C.CASE] == summary[C.CASE].iloc[0]] if len(summary) else summary
+    rows = rows[rows[C.FILESYSTEM] == rows[C.FILESYSTEM].iloc[0]] if len(rows) else rows
+    rows = rows[(rows[C.LAYOUT] == "chunked") & (rows[C.COMPRESSION] != "none")] if len(rows) else rows
+    if C.BACKEND in rows:
+        rows = rows[rows[C.BACKEND] == rows[C.BACKEND].iloc[0]] if len(rows) else rows
+    comps = list(dict.fromkeys(rows[C.COMPRESSION])) if len(rows) else []
     grids = [
-        (comp, _grid(rows[rows["compression"] == comp].drop_duplicates("chunk_shape"), "compression_ratio"))
+        (comp, _grid(rows[rows[C.COMPRESSION] == comp].drop_duplicates(C.CHUNK_SHAPE), C.COMPRESSION_RATIO))
         for comp in comps
     ]
     grids = [(comp, grid) for comp, grid in grids if grid[0]]

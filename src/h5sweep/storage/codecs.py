@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from h5sweep.errors import ConfigError
+from h5sweep.storage import columns as C
 
 MB = 1_000_000
 
@@ -96,12 +97,12 @@ def _value(text: str):
 
 BLOSC_CODECS = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
 _BLOSC = rf"(?P<cname>{'|'.join(BLOSC_CODECS)})-(?P<level>\d+)(?:-(?P<shuffle>shuffle|bitshuffle))?"
-_SHUFFLES = {None: "none", "shuffle": "byte", "bitshuffle": "bit"}
+_SHUFFLES = {None: "none", C.SHUFFLE: "byte", "bitshuffle": "bit"}
 
 
 def blosc_shuffle(params: dict) -> str:
     """A Blosc name's shuffle: none, byte or bit."""
-    return _SHUFFLES[params.get("shuffle")]
+    return _SHUFFLES[params.get(C.SHUFFLE)]
 
 
 def _szip_check(params: dict) -> str | None:
@@ -317,16 +318,16 @@ class Compression:
         """What every row of a store with this compression says about its codec (the backend
         adds where its filter comes from, see :attr:`h5sweep.backends.base.BackendSpec`)."""
         return {
-            "codec": self.codec.codec or self.family,
-            "codec_level": self.level,
-            "shuffle": self.codec.shuffle(self.params),
+            C.CODEC: self.codec.codec or self.family,
+            C.CODEC_LEVEL: self.level,
+            C.SHUFFLE: self.codec.shuffle(self.params),
         }
 
 
 NONE = Compression("none", "none")
 
 
-def parse_compression(name: str, key: str = "compression") -> Compression:
+def parse_compression(name: str, key: str = C.COMPRESSION) -> Compression:
     """Parse a codec name (``none``, ``gzip-4``); an unknown codec, a parameter out of range
     or a codec this installation cannot run is a ConfigError naming ``key``."""
     text = str(name)
@@ -355,5 +356,5 @@ def compressions_from_config(names: list[str], dtype=None, chunk_rank: int = 3) 
             raise ConfigError(f"compression[{i}]", comp.name, problem)
     unique = list(dict.fromkeys(parsed))
     if not unique:
-        raise ConfigError("compression", names, "names no compression setting (use [none] for none)")
+        raise ConfigError(C.COMPRESSION, names, "names no compression setting (use [none] for none)")
     return unique

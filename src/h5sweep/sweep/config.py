@@ -127,9 +127,29 @@ def with_key_table(readme: str, schema: dict | None = None) -> str:
     return readme[:start] + key_table(schema) + readme[end:]
 
 
-if __name__ == "__main__":  # python -m h5sweep.sweep.config config/README.md: rewrite its key table
+def column_markers(table: str) -> tuple[str, str]:
+    return (
+        f"<!-- columns of {table}: generated from h5sweep.storage.columns by `make docs`; edit the registry -->",
+        f"<!-- end of columns of {table} -->",
+    )
+
+
+def with_column_tables(readme: str) -> str:
+    """``readme`` with each output table's column table (between its markers) generated anew
+    from the column registry, the cases' own columns included."""
+    from h5sweep import cases  # noqa: F401 - each case registers the columns it adds
+    from h5sweep.storage import columns
+
+    for table in columns.TABLES:
+        begin, end = column_markers(table)
+        start, stop = readme.index(begin), readme.index(end) + len(end)
+        readme = readme[:start] + "\n".join([begin, columns.markdown_table(table), end]) + readme[stop:]
+    return readme
+
+
+if __name__ == "__main__":  # python -m h5sweep.sweep.config config/README.md: its generated tables
     import sys
 
     for readme_path in sys.argv[1:]:
         text = Path(readme_path).read_text(encoding="utf-8")
-        Path(readme_path).write_text(with_key_table(text), encoding="utf-8")
+        Path(readme_path).write_text(with_column_tables(with_key_table(text)), encoding="utf-8")

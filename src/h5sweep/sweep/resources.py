@@ -9,6 +9,7 @@ from h5sweep.backends import REFERENCE
 from h5sweep.cases.engine import VERIFY_BUDGET_BYTES  # the values a query job holds for checking
 from h5sweep.cases.write import write_cache_bytes
 from h5sweep.measure import rates
+from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import CONTIGUOUS_WRITE_BLOCK_BYTES
 from h5sweep.sweep import plan
 
@@ -24,7 +25,7 @@ def generate_mem_mb(sweep, layout, attempt: int = 1) -> int:
         row = layout.allocated_elements(sweep.shape) // gx * sweep.dtype.itemsize
     transposed = sweep.raw_bytes if layout.order != "xyz" else 0  # the fast path's stored copy
     need = sweep.raw_bytes + transposed + 3 * row + 64 * MB + 256 * MB
-    if isinstance(sweep.dataset["fill"], dict):  # a donor streams: a block, its copy, a slab read
+    if isinstance(sweep.dataset[C.FILL], dict):  # a donor streams: a block, its copy, a slab read
         block = min(sweep.raw_bytes, max(row, CONTIGUOUS_WRITE_BLOCK_BYTES))
         need = 3 * block + 64 * MB + 256 * MB
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))

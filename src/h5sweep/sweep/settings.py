@@ -28,6 +28,7 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.measure import settle
+from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import axis_names, fill_name
 from h5sweep.storage.filesystems import Filesystem
@@ -45,12 +46,12 @@ def _filesystem(filesystem) -> dict:
 
 def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) -> dict:
     return {
-        "sweep": sweep.name,
-        "filesystem": _filesystem(filesystem),
-        "backend": backend,
+        C.SWEEP: sweep.name,
+        C.FILESYSTEM: _filesystem(filesystem),
+        C.BACKEND: backend,
         "dataset": sweep.dataset,
-        "layout": {"id": layout.id, "name": layout.name},
-        "compression": compression,
+        C.LAYOUT: {"id": layout.id, "name": layout.name},
+        C.COMPRESSION: compression,
     }
 
 
@@ -110,12 +111,12 @@ def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compres
 def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
     """The job of a case run once per filesystem (metadata, iosize): no store of the grid."""
     return {
-        "sweep": sweep.name,
-        "filesystem": _filesystem(filesystem),
-        "backend": backends.REFERENCE,
+        C.SWEEP: sweep.name,
+        C.FILESYSTEM: _filesystem(filesystem),
+        C.BACKEND: backends.REFERENCE,
         "dataset": sweep.dataset,
-        "layout": {"id": "contiguous", "name": ""},
-        "compression": "none",
+        C.LAYOUT: {"id": "contiguous", "name": ""},
+        C.COMPRESSION: "none",
         "cases": {case: sweep.config["cases"][case] or {}},
     }
 
@@ -126,7 +127,7 @@ def recommend_settings(sweep) -> dict:
     return {
         "recommend": sweep.recommend,
         "read_cases": [case.name for case in sweep.read_cases],
-        "policy": sweep.policies[0],
+        C.POLICY: sweep.policies[0],
         "read_options": {b.name: sweep.read_options(b.name)[0].columns() for b in sweep.backends},
         "reference": sweep.reference,
     }
@@ -140,26 +141,26 @@ class JobSettings:
 
     @property
     def sweep(self) -> str:
-        return self.settings["sweep"]
+        return self.settings[C.SWEEP]
 
     @property
     def filesystem(self) -> str:
-        return self.settings["filesystem"]["name"]
+        return self.settings[C.FILESYSTEM]["name"]
 
     @property
     def directory(self) -> str:
-        return self.settings["filesystem"]["directory"]
+        return self.settings[C.FILESYSTEM]["directory"]
 
     @property
     def settle_s(self) -> float:
         """The filesystem's rest after a removal before a timed write, as configured or
         else by how it is mounted on the node the job runs on (:mod:`h5sweep.measure.settle`)."""
-        return settle.settle_seconds(Filesystem(**self.settings["filesystem"]))
+        return settle.settle_seconds(Filesystem(**self.settings[C.FILESYSTEM]))
 
     @property
     def stripe(self) -> dict | None:
         """The filesystem's Lustre striping (``filesystems.<name>.stripe``), or None."""
-        return self.settings["filesystem"].get("stripe")
+        return self.settings[C.FILESYSTEM].get("stripe")
 
     @property
     def read_copies(self) -> int:
@@ -168,7 +169,7 @@ class JobSettings:
 
     @property
     def backend(self) -> str:
-        return self.settings["backend"]
+        return self.settings[C.BACKEND]
 
     @property
     def dataset(self) -> dict:
@@ -184,11 +185,11 @@ class JobSettings:
 
     @cached_property
     def dtype(self) -> np.dtype:
-        return np.dtype(self.dataset["dtype"])
+        return np.dtype(self.dataset[C.DTYPE])
 
     @property
     def seed(self) -> int:
-        return int(self.dataset["seed"])
+        return int(self.dataset[C.SEED])
 
     @property
     def raw_bytes(self) -> int:
@@ -196,13 +197,13 @@ class JobSettings:
 
     @cached_property
     def layout(self) -> Layout:
-        entry = self.settings["layout"]
+        entry = self.settings[C.LAYOUT]
         found = Layout.from_id(entry["id"])
         return Layout(found.chunk_shape, entry["name"], found.order, found.shard_shape)
 
     @cached_property
     def compression(self) -> Compression:
-        return parse_compression(self.settings["compression"])
+        return parse_compression(self.settings[C.COMPRESSION])
 
     @cached_property
     def chunk_caches(self) -> list[ChunkCache]:
@@ -252,23 +253,23 @@ class JobSettings:
         """The columns that say which store of the grid a row measured."""
         layout = self.layout
         return {
-            "sweep": self.sweep,
-            "filesystem": self.filesystem,
-            "backend": self.backend,
-            "layout": layout.kind,
-            "chunk_shape": layout.chunk_label,
-            "shard_shape": layout.shard_label,
-            "layout_id": layout.id,
-            "layout_name": layout.name,
-            "order": layout.order,
-            "compression": self.compression.name,
-            "filter_family": backends.spec(self.backend).filter_family(self.compression),
+            C.SWEEP: self.sweep,
+            C.FILESYSTEM: self.filesystem,
+            C.BACKEND: self.backend,
+            C.LAYOUT: layout.kind,
+            C.CHUNK_SHAPE: layout.chunk_label,
+            C.SHARD_SHAPE: layout.shard_label,
+            C.LAYOUT_ID: layout.id,
+            C.LAYOUT_NAME: layout.name,
+            C.ORDER: layout.order,
+            C.COMPRESSION: self.compression.name,
+            C.FILTER_FAMILY: backends.spec(self.backend).filter_family(self.compression),
             **self.compression.columns(),
-            "dataset_shape": "x".join(map(str, self.shape)),
-            "dtype": self.dtype.name,
-            "fill": fill_name(self.dataset),
-            "seed": self.seed,
-            "raw_bytes": self.raw_bytes,
-            "n_chunks": layout.n_chunks(self.shape),
-            "padding_bytes": layout.padding_bytes(self.shape, self.dtype.itemsize),
+            C.DATASET_SHAPE: "x".join(map(str, self.shape)),
+            C.DTYPE: self.dtype.name,
+            C.FILL: fill_name(self.dataset),
+            C.SEED: self.seed,
+            C.RAW_BYTES: self.raw_bytes,
+            C.N_CHUNKS: layout.n_chunks(self.shape),
+            C.PADDING_BYTES: layout.padding_bytes(self.shape, self.dtype.itemsize),
         }

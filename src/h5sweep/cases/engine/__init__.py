@@ -64,6 +64,7 @@ from h5sweep.cases.engine.reads import (
     verify,
     visiting_order,
 )
+from h5sweep.storage import columns as C
 
 __all__ = [
     "OpenedForReads",
@@ -173,7 +174,7 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
                 _interleave_variants(taking_part, group, options, policy, plan)
     for store in stores:
         for row in store.rows:
-            row["h5py_call_overhead_s"] = store.call_overhead_s
+            row[C.H5PY_CALL_OVERHEAD_S] = store.call_overhead_s
     return stores
 
 
@@ -268,7 +269,7 @@ def _interleave_variants(stores, variants: list[Variant], options, policy, plan:
                     read, variant.case, store.layout, store.stored, options[k], policy, variant.cold, window, size
                 )
                 store.rows.append(
-                    {**row, "interleaved_stores": len(stores), "visit_position": place, "store_copy": copy}
+                    {**row, C.INTERLEAVED_STORES: len(stores), C.VISIT_POSITION: place, C.STORE_COPY: copy}
                 )
             with untimed_work():  # every value against the source, per store and copy read
                 for v, variant in enumerate(variants):

@@ -15,6 +15,7 @@ from h5sweep.errors import VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import minor_faults
+from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import DataSource
 from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Layout
@@ -160,31 +161,31 @@ def measurement_row(
     """The measurement row of one timed read (written after its window closed)."""
     chunks = layout.chunks_touched(t.selection.start, t.selection.size)
     return {
-        "case": case.name,
-        "repeat": t.repeat,
-        "seconds": t.elapsed_ns / 1e9,
-        "storage_s": t.storage_ns / 1e9 if t.storage_ns is not None else float("nan"),
-        "decode_copy_s": (t.elapsed_ns - t.storage_ns) / 1e9 if t.storage_ns is not None else float("nan"),
-        "selection": t.selection.label,
-        "bytes_selected": t.selection.nbytes(itemsize),
-        "chunks_touched": chunks,
-        "chunk_bytes_touched": chunks * layout.chunk_bytes(itemsize),
-        "stored_bytes_touched": stored.touched(t.selection),
-        "files_touched": stored.files_touched(t.selection),
-        "device_read_bytes": t.io.device_read,
-        "library_read_bytes": t.io.requested_read,
-        "read_calls": t.io.read_calls,
-        "page_faults": t.page_faults,
-        "cache_state": cache_state(t.io.device_read, t.handle.evictable, t.handle.counted),
-        "cold_mode": cold,
-        "reads_since_open": t.reads_before,
-        "open_s": t.handle.open_s if t.reads_before == 0 else float("nan"),
-        "resident_fraction_at_open": t.handle.resident,
-        "resident_fraction_before_evict": t.handle.resident_before,
+        C.CASE: case.name,
+        C.REPEAT: t.repeat,
+        C.SECONDS: t.elapsed_ns / 1e9,
+        C.STORAGE_S: t.storage_ns / 1e9 if t.storage_ns is not None else float("nan"),
+        C.DECODE_COPY_S: (t.elapsed_ns - t.storage_ns) / 1e9 if t.storage_ns is not None else float("nan"),
+        C.SELECTION: t.selection.label,
+        C.BYTES_SELECTED: t.selection.nbytes(itemsize),
+        C.CHUNKS_TOUCHED: chunks,
+        C.CHUNK_BYTES_TOUCHED: chunks * layout.chunk_bytes(itemsize),
+        C.STORED_BYTES_TOUCHED: stored.touched(t.selection),
+        C.FILES_TOUCHED: stored.files_touched(t.selection),
+        C.DEVICE_READ_BYTES: t.io.device_read,
+        C.LIBRARY_READ_BYTES: t.io.requested_read,
+        C.READ_CALLS: t.io.read_calls,
+        C.PAGE_FAULTS: t.page_faults,
+        C.CACHE_STATE: cache_state(t.io.device_read, t.handle.evictable, t.handle.counted),
+        C.COLD_MODE: cold,
+        C.READS_SINCE_OPEN: t.reads_before,
+        C.OPEN_S: t.handle.open_s if t.reads_before == 0 else float("nan"),
+        C.RESIDENT_FRACTION_AT_OPEN: t.handle.resident,
+        C.RESIDENT_FRACTION_BEFORE_EVICT: t.handle.resident_before,
         **cache.columns(),
-        "cache_holds_chunk": cache.holds_chunk(layout.chunk_bytes(itemsize)),
-        "policy": policy,
-        "variant": variant_label(policy, cache, cold),
+        C.CACHE_HOLDS_CHUNK: cache.holds_chunk(layout.chunk_bytes(itemsize)),
+        C.POLICY: policy,
+        C.VARIANT: variant_label(policy, cache, cold),
         **window.columns(),
     }
 

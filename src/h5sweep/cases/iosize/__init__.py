@@ -15,12 +15,14 @@ import os
 import numpy as np
 
 from h5sweep.backends import HDF5, RAW
+from h5sweep.cases.iosize import columns as IC
 from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import timed_io
+from h5sweep.storage import columns as C
 from h5sweep.storage.filesystems import device_reads_counted
 
 DEFAULT_SIZES = [4 * 1024 * 4**k for k in range(9)]  # 4 KiB ... 256 MiB
@@ -33,7 +35,7 @@ class IOSizeCase:
     def __init__(self, settings: dict):
         self.settings = dict(settings)
         self.sizes = [int(s) for s in self.settings.get("sizes", DEFAULT_SIZES)]
-        self.repeats = int(self.settings.get("repeats", 1))
+        self.repeats = int(self.settings.get(C.REPEATS, 1))
 
     def check(self, shape: tuple = (), itemsize: int = 1) -> None:
         if self.repeats < 1:
@@ -65,9 +67,9 @@ FIGURE = Figure("iosize", "iosize-{filesystem}", "Throughput vs I/O size", modul
 
 SPEC = CaseSpec(
     name="iosize",
-    scope="filesystem",
+    scope=C.FILESYSTEM,
     stage="iosize",
-    variant_columns=("api", "direction", "request_bytes"),
+    variant_columns=(IC.API, IC.DIRECTION, IC.REQUEST_BYTES),
     enabled=lambda sweep: sweep.iosize is not None,
     figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: 2 * len(sweep.iosize.sizes) * sweep.iosize.repeats),
@@ -75,7 +77,6 @@ SPEC = CaseSpec(
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
     plots=(FIGURE,),
-    integer_columns=("request_bytes",),
     settings_type=IOSizeCase,
 )
 
@@ -148,17 +149,17 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray, settle_s: flo
     def record(api, direction, state, request, seconds, repeat, window, resident=float("nan"), read_calls=-1, **extra):
         rows.append(
             {
-                "case": "iosize",
-                "repeat": repeat,
-                "seconds": seconds,
-                "api": api,
-                "direction": direction,
-                "cache_state": state,
-                "request_bytes": request,
-                "bytes_selected": flat.nbytes,
-                "resident_fraction_at_open": resident,
-                "read_calls": read_calls,
-                "variant": f"{api} {direction}{' ' + state if state else ''}, {request} B",
+                C.CASE: "iosize",
+                C.REPEAT: repeat,
+                C.SECONDS: seconds,
+                IC.API: api,
+                IC.DIRECTION: direction,
+                C.CACHE_STATE: state,
+                IC.REQUEST_BYTES: request,
+                C.BYTES_SELECTED: flat.nbytes,
+                C.RESIDENT_FRACTION_AT_OPEN: resident,
+                C.READ_CALLS: read_calls,
+                C.VARIANT: f"{api} {direction}{' ' + state if state else ''}, {request} B",
                 **extra,
                 **window.columns(),
             }

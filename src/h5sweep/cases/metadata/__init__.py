@@ -14,12 +14,15 @@ import os
 
 import numpy as np
 
+from h5sweep.cases.metadata import columns as MC
+from h5sweep.cases.metadata import columns as metadata_columns  # noqa: F401 - registers the columns it adds
 from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import timed_io
+from h5sweep.storage import columns as C
 from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Shape
 
@@ -31,7 +34,7 @@ class MetadataCase:
     def __init__(self, settings: dict):
         self.settings = dict(settings)
         self.datasets = [int(n) for n in self.settings.get("datasets", [1, 100])]
-        self.repeats = int(self.settings.get("repeats", 3))
+        self.repeats = int(self.settings.get(C.REPEATS, 3))
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
         spectra = shape[0] * shape[1]
@@ -55,9 +58,9 @@ FIGURE = Figure("metadata", "metadata-{filesystem}", "Metadata overhead", module
 
 SPEC = CaseSpec(
     name="metadata",
-    scope="filesystem",
+    scope=C.FILESYSTEM,
     stage="metadata",
-    variant_columns=("operation", "n_datasets", "metadata_file_bytes"),
+    variant_columns=(MC.OPERATION, MC.N_DATASETS, MC.METADATA_FILE_BYTES),
     enabled=lambda sweep: sweep.metadata is not None,
     figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.filesystem_job(timed_seconds, lambda sweep: len(sweep.metadata.datasets) * sweep.metadata.repeats),
@@ -65,7 +68,6 @@ SPEC = CaseSpec(
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: sweep.raw_bytes + 64 * 1024,  # its file, beside the test stores
     plots=(FIGURE,),
-    integer_columns=("n_datasets", "metadata_file_bytes"),
     settings_type=MetadataCase,
 )
 
@@ -119,17 +121,17 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray, settle_s:
                 for operation, seconds, state, window, read_calls, settle_wait_s in timed:
                     rows.append(
                         {
-                            "case": "metadata",
-                            "repeat": repeat,
-                            "seconds": seconds,
-                            "operation": operation,
-                            "cache_state": state,
-                            "read_calls": read_calls,
-                            "n_datasets": n,
-                            "metadata_file_bytes": file_bytes,
-                            "bytes_selected": flat.nbytes,
-                            "variant": f"{operation}, {n} datasets",
-                            "settle_wait_s": settle_wait_s,
+                            C.CASE: "metadata",
+                            C.REPEAT: repeat,
+                            C.SECONDS: seconds,
+                            MC.OPERATION: operation,
+                            C.CACHE_STATE: state,
+                            C.READ_CALLS: read_calls,
+                            MC.N_DATASETS: n,
+                            MC.METADATA_FILE_BYTES: file_bytes,
+                            C.BYTES_SELECTED: flat.nbytes,
+                            C.VARIANT: f"{operation}, {n} datasets",
+                            C.SETTLE_WAIT_S: settle_wait_s,
                             **window.columns(),
                         }
                     )

@@ -41,6 +41,8 @@ interval. The runner (:func:`.runner.measure`) starts one MPI program per proces
 
 from __future__ import annotations
 
+from h5sweep.cases.parallel import columns as PC
+from h5sweep.cases.parallel import columns as parallel_columns  # noqa: F401 - registers the columns it adds
 from h5sweep.cases.parallel.core import (
     DEFAULT_UNITS,
     LAYOUT_KINDS,
@@ -60,6 +62,7 @@ from h5sweep.cases.parallel.core import (
 )
 from h5sweep.cases.parallel.model import job_seconds, memory_mb, memory_per_task_mb, pass_seconds, runs_per_pass, tasks
 from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Layout
 
 __all__ = [
@@ -125,7 +128,7 @@ SPEC = CaseSpec(
     name="parallel",
     scope="store",
     stage="parallel",
-    variant_columns=("operation", "mode", "processes", "units", "units_per_access", "reader"),
+    variant_columns=(PC.OPERATION, PC.MODE, PC.PROCESSES, PC.UNITS_COLUMN, PC.UNITS_PER_ACCESS, C.READER),
     enabled=lambda sweep: getattr(sweep, "parallel", None) is not None,
     figures=_figures,
     job_cost=job_seconds,
@@ -137,7 +140,6 @@ SPEC = CaseSpec(
     applies=_runs_on,
     read_options="all",
     plots=(BANDWIDTH, MODE_RATIOS, UNITS_FIGURE, LAYOUTS_FIGURE, BACKENDS_FIGURE),
-    integer_columns=("processes", "units_per_access"),
     settings_type=ParallelCase,
     check_grid=lambda case, grid: case.check_stores(grid.shape, [s for s in grid.stores if SPEC.runs_on(s)]),
     scratch_bytes=lambda sweep: sweep.largest_file_bytes(),  # a write pass's store

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import numpy as np
 
+from h5sweep.cases.parallel import columns as PC
 from h5sweep.errors import ConfigError, check_limit_s
+from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Layout, Shape
 
 MODES = ("serial", "independent", "collective")
 OPERATIONS = ("read", "write")
-REMAINDERS = ("study", "first", "last", "spread")
+REMAINDERS = (C.STUDY, "first", "last", "spread")
 LAYOUT_KINDS = ("contiguous", "chunked")
 # The units of a pass and the axis they lie along, by the dataset's rank.
 UNITS = {"columns": (2, 1), "rows": (2, 0), "z_slabs": (3, 2), "x_planes": (3, 0)}
@@ -55,7 +57,7 @@ def hints_words(hints: dict[str, str]) -> str:
 def remainder_rank(mode: str, remainder: str, processes: int) -> int:
     """The rank that takes the accesses left over after the even deal (``spread``: the last
     rank takes the short last access, the others left over go one each to the first ranks)."""
-    if remainder == "first" or (remainder == "study" and mode == "collective"):
+    if remainder == "first" or (remainder == C.STUDY and mode == "collective"):
         return 0
     return processes - 1
 
@@ -66,7 +68,7 @@ def accesses(units: int, k: int) -> list[tuple[int, int]]:
     return full + ([(units // k * k, units % k)] if units % k else [])
 
 
-def deal(units: int, k: int, processes: int, mode: str, remainder: str = "study") -> list[list[tuple[int, int]]]:
+def deal(units: int, k: int, processes: int, mode: str, remainder: str = C.STUDY) -> list[list[tuple[int, int]]]:
     """Each rank's accesses: serial, rank 0 all of them; else contiguous blocks of the full
     accesses, ``(units // k) // processes`` each, and the rest to :func:`remainder_rank`."""
     every = accesses(units, k)
@@ -94,8 +96,8 @@ class ParallelCase:
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
-        self.processes = [int(p) for p in self.settings.get("processes", [1, 2])]
-        given = self.settings.get("units_per_access", [1, 32])
+        self.processes = [int(p) for p in self.settings.get(PC.PROCESSES, [1, 2])]
+        given = self.settings.get(PC.UNITS_PER_ACCESS, [1, 32])
         # k for every layout, or per layout kind (the study read 1 column of chunked images only)
         by_kind = given if isinstance(given, dict) else {kind: given for kind in LAYOUT_KINDS}
         self.units_by_kind = {kind: [int(k) for k in by_kind.get(kind, [])] for kind in LAYOUT_KINDS}
@@ -103,11 +105,11 @@ class ParallelCase:
         self.write_units = None if "writes" not in by_kind else [int(k) for k in by_kind["writes"]]
         self.modes = list(dict.fromkeys(self.settings.get("modes", list(MODES))))
         self.operations = list(dict.fromkeys(self.settings.get("operations", list(OPERATIONS))))
-        self.remainder = str(self.settings.get("remainder", "study"))
-        self.units = self.settings.get("units")
-        self.repeats = int(self.settings.get("repeats", 6))
-        self.limit_s = self.settings.get("limit_s")
-        self.tasks_per_node = self.settings.get("tasks_per_node")
+        self.remainder = str(self.settings.get("remainder", C.STUDY))
+        self.units = self.settings.get(PC.UNITS_COLUMN)
+        self.repeats = int(self.settings.get(C.REPEATS, 6))
+        self.limit_s = self.settings.get(C.LIMIT_S)
+        self.tasks_per_node = self.settings.get(PC.TASKS_PER_NODE)
         self.hints = {str(k): _hint_value(v) for k, v in (self.settings.get("hints") or {}).items()}
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
@@ -174,7 +176,7 @@ class ParallelCase:
         return ks
 
     def units_key(self, kind: str, i: int) -> str:
-        per_kind = isinstance(self.settings.get("units_per_access"), dict)
+        per_kind = isinstance(self.settings.get(PC.UNITS_PER_ACCESS), dict)
         return f"cases.parallel.units_per_access{'.' + kind if per_kind else ''}[{i}]"
 
     @property
@@ -229,17 +231,17 @@ class ParallelCase:
         """What one MPI run of :func:`run` receives."""
         return {
             "dataset": job.dataset,
-            "layout": job.settings["layout"],
-            "compression": job.compression.name,
-            "backend": job.backend,
+            C.LAYOUT: job.settings[C.LAYOUT],
+            C.COMPRESSION: job.compression.name,
+            C.BACKEND: job.backend,
             "read_options": [o.settings() for o in job.read_options],
             "modes": self.modes_for(backend),
             "operations": self.operations,
-            "units": self.units,
-            "units_per_access": {op: self.units_for(job.layout, op) for op in self.operations},
+            PC.UNITS_COLUMN: self.units,
+            PC.UNITS_PER_ACCESS: {op: self.units_for(job.layout, op) for op in self.operations},
             "remainder": self.remainder,
-            "repeats": self.repeats,
-            "limit_s": None if self.limit_s is None else float(self.limit_s),
+            C.REPEATS: self.repeats,
+            C.LIMIT_S: None if self.limit_s is None else float(self.limit_s),
             "hints": self.hints,
-            "tasks_per_node": self.tasks_per_node,
+            PC.TASKS_PER_NODE: self.tasks_per_node,
         }

@@ -11,9 +11,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.style import OKABE_ITO, interval_errors, layout_label  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.storage import columns as C
 
 MODE_STYLES = {"serial": ":", "independent": "--", "collective": "-"}
 
@@ -21,25 +23,25 @@ MODE_STYLES = {"serial": ":", "independent": "--", "collective": "-"}
 def _passes(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
     """The parallel case's rows of a filesystem, each with the label of its store (backend,
     layout, compression, reader) in ``_store``."""
-    rows = summary[(summary["case"] == "parallel") & (summary["filesystem"] == filesystem)].copy()
+    rows = summary[(summary[C.CASE] == "parallel") & (summary[C.FILESYSTEM] == filesystem)].copy()
     if rows.empty:
         return rows.assign(_store=[])
 
     def store(row) -> str:
-        comp = "" if row["compression"] in ("", "none") else f" {row['compression']}"
-        reader = row.get("reader", "")
+        comp = "" if row[C.COMPRESSION] in ("", "none") else f" {row[C.COMPRESSION]}"
+        reader = row.get(C.READER, "")
         reader = f" ({reader})" if isinstance(reader, str) and reader and reader != "h5py" else ""
         return layout_label(row) + comp + reader
 
     rows["_store"] = rows.apply(store, axis=1)
-    rows["processes"] = rows["processes"].astype(int)
-    rows["units_per_access"] = rows["units_per_access"].astype(int)
+    rows[PC.PROCESSES] = rows[PC.PROCESSES].astype(int)
+    rows[PC.UNITS_PER_ACCESS] = rows[PC.UNITS_PER_ACCESS].astype(int)
     return rows
 
 
-def _pass_grid(rows: pd.DataFrame, columns: str = "units_per_access"):
+def _pass_grid(rows: pd.DataFrame, columns: str = PC.UNITS_PER_ACCESS):
     """Panels: one row per operation, one column per value of ``columns``."""
-    operations = [op for op in ("read", "write") if op in set(rows["operation"])] or ["read"]
+    operations = [op for op in ("read", "write") if op in set(rows[PC.OPERATION])] or ["read"]
     values = sorted(set(rows[columns])) if not rows.empty else [None]
     fig, axes = plt.subplots(
         len(operations), len(values), figsize=(5.5 * len(values), 4.2 * len(operations)), squeeze=False
@@ -51,7 +53,7 @@ def _panels(rows: pd.DataFrame, axes, operations: list[str], ks: list):
     """(axis, operation, k, rows) of every panel with rows; the others say not measured."""
     for i, op in enumerate(operations):
         for j, k in enumerate(ks):
-            part = rows[(rows["operation"] == op) & (rows["units_per_access"] == k)]
+            part = rows[(rows[PC.OPERATION] == op) & (rows[PC.UNITS_PER_ACCESS] == k)]
             if part.empty:
                 _not_measured(axes[i][j], f"{op}, {k} per access")
                 continue
@@ -69,27 +71,27 @@ def plot_parallel(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     of panels per operation, one column per units per access."""
     rows = _passes(summary, filesystem)
     fig, axes, operations, ks = _pass_grid(rows)
-    counts = sorted(set(rows["processes"])) if not rows.empty else []
+    counts = sorted(set(rows[PC.PROCESSES])) if not rows.empty else []
     for ax, op, k, part in _panels(rows, axes, operations, ks):
         for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
-            for mode, line in by_store.groupby("mode", sort=False):
-                line = line.sort_values("processes")
+            for mode, line in by_store.groupby(PC.MODE, sort=False):
+                line = line.sort_values(PC.PROCESSES)
                 label = f"{store}, {mode}"
                 if mode == "serial":
-                    _serial_line(ax, line, counts, "bytes_per_s_max", colour, label)
+                    _serial_line(ax, line, counts, PC.BYTES_PER_S_MAX, colour, label)
                     continue
                 ax.errorbar(
-                    line["processes"],
-                    line["bytes_per_s_median"],
-                    yerr=interval_errors(line, "bytes_per_s_median", "bytes_per_s_ci_low", "bytes_per_s_ci_high"),
+                    line[PC.PROCESSES],
+                    line[PC.BYTES_PER_S_MEDIAN],
+                    yerr=interval_errors(line, PC.BYTES_PER_S_MEDIAN, PC.BYTES_PER_S_CI_LOW, PC.BYTES_PER_S_CI_HIGH),
                     color=colour,
                     linestyle=MODE_STYLES.get(mode, "-"),
                     capsize=2,
                     label=label,
                 )
-                ax.plot(line["processes"], line["bytes_per_s_max"], color=colour, marker="o", linestyle="none")
-        units = part["units"].iloc[0] if not part.empty else "units"
-        ax.set(xlabel="processes", ylabel="bytes/s (best: dot; median, 95% interval)", yscale="log")
+                ax.plot(line[PC.PROCESSES], line[PC.BYTES_PER_S_MAX], color=colour, marker="o", linestyle="none")
+        units = part[PC.UNITS_COLUMN].iloc[0] if not part.empty else PC.UNITS_COLUMN
+        ax.set(xlabel=PC.PROCESSES, ylabel="bytes/s (best: dot; median, 95% interval)", yscale="log")
         ax.set_title(f"{op}, {k} {units} per access, {filesystem}", fontsize=9)
         if counts:
             ax.set_xticks(counts)
@@ -104,13 +106,13 @@ def _ratio_line(ax, ratio: pd.Series, colour, style: str, label: str) -> None:
 def _ratio_panel(ax, ylabel: str, title: str) -> None:
     """A panel of ratios against processes: 1 marked, log scale."""
     ax.axhline(1.0, color="grey", linewidth=0.8)
-    ax.set(xlabel="processes", ylabel=ylabel, yscale="log")
+    ax.set(xlabel=PC.PROCESSES, ylabel=ylabel, yscale="log")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=6)
 
 
 def _best(part: pd.DataFrame, keys: list[str]) -> pd.Series:
-    return part.set_index(keys)["bytes_per_s_max"]
+    return part.set_index(keys)[PC.BYTES_PER_S_MAX]
 
 
 def plot_parallel_modes(summary: pd.DataFrame, filesystem: str, out: str) -> None:
@@ -122,7 +124,7 @@ def plot_parallel_modes(summary: pd.DataFrame, filesystem: str, out: str) -> Non
     styles = ["-", "--", ":"]
     for ax, op, k, part in _panels(rows, axes, operations, ks):
         for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
-            by_mode = {m: g.set_index("processes")["bytes_per_s_max"] for m, g in by_store.groupby("mode")}
+            by_mode = {m: g.set_index(PC.PROCESSES)[PC.BYTES_PER_S_MAX] for m, g in by_store.groupby(PC.MODE)}
             for style, (top, bottom) in zip(styles, pairs, strict=True):
                 if top not in by_mode or bottom not in by_mode:
                     continue
@@ -139,15 +141,15 @@ def plot_parallel_units(summary: pd.DataFrame, filesystem: str, out: str) -> Non
     """Folk & Choi's Figs. 8-9: best bandwidth with the most units per access over that with
     the fewest, against processes, per store and mode."""
     rows = _passes(summary, filesystem)
-    fig, axes, operations, _ = _pass_grid(rows, columns="operation")
+    fig, axes, operations, _ = _pass_grid(rows, columns=PC.OPERATION)
     for i, op in enumerate(operations):
         ax = axes[i][0]
-        part = rows[rows["operation"] == op]
-        ks = sorted(set(part["units_per_access"]))
+        part = rows[rows[PC.OPERATION] == op]
+        ks = sorted(set(part[PC.UNITS_PER_ACCESS]))
         if len(ks) > 1:
             for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
-                for mode, line in by_store.groupby("mode", sort=False):
-                    best = line.set_index(["units_per_access", "processes"])["bytes_per_s_max"]
+                for mode, line in by_store.groupby(PC.MODE, sort=False):
+                    best = line.set_index([PC.UNITS_PER_ACCESS, PC.PROCESSES])[PC.BYTES_PER_S_MAX]
                     ratio = (
                         (best.loc[ks[-1]] / best.loc[ks[0]]).dropna().sort_index()
                         if ks[0] in best.index.get_level_values(0) and ks[-1] in best.index.get_level_values(0)
@@ -165,11 +167,11 @@ def plot_parallel_layouts(summary: pd.DataFrame, filesystem: str, out: str) -> N
     rows = _passes(summary, filesystem)
     fig, axes, operations, ks = _pass_grid(rows)
     for ax, op, k, part in _panels(rows, axes, operations, ks):
-        keys = ["backend", "reader", "mode", "processes"]
-        base = _best(part[part["layout"] == "contiguous"], keys)
-        chunked = part[part["layout"] != "contiguous"]
+        keys = [C.BACKEND, C.READER, PC.MODE, PC.PROCESSES]
+        base = _best(part[part[C.LAYOUT] == "contiguous"], keys)
+        chunked = part[part[C.LAYOUT] != "contiguous"]
         for colour, (store, by_store) in zip(OKABE_ITO, chunked.groupby("_store", sort=False), strict=False):
-            for mode, line in by_store.groupby("mode", sort=False):
+            for mode, line in by_store.groupby(PC.MODE, sort=False):
                 ratio = (_best(line, keys) / base).dropna()
                 if ratio.empty:
                     continue
@@ -184,21 +186,21 @@ def plot_parallel_backends(summary: pd.DataFrame, filesystem: str, out: str) -> 
     processes, each rank its own part (independent mode; one process: serial), per backend,
     layout and reader, with the median's interval."""
     rows = _passes(summary, filesystem)
-    rows = rows[rows["mode"].isin(["independent", "serial"])]
+    rows = rows[rows[PC.MODE].isin(["independent", "serial"])]
     fig, axes, operations, ks = _pass_grid(rows)
     for ax, op, k, part in _panels(rows, axes, operations, ks):
         for colour, (store, by_store) in zip(OKABE_ITO, part.groupby("_store", sort=False), strict=False):
-            line = by_store.sort_values(["processes", "mode"]).drop_duplicates("processes", keep="first")
+            line = by_store.sort_values([PC.PROCESSES, PC.MODE]).drop_duplicates(PC.PROCESSES, keep="first")
             ax.errorbar(
-                line["processes"],
-                line["median_s"],
-                yerr=interval_errors(line, "median_s", "median_ci_low_s", "median_ci_high_s"),
+                line[PC.PROCESSES],
+                line[C.MEDIAN_S],
+                yerr=interval_errors(line, C.MEDIAN_S, C.MEDIAN_CI_LOW_S, C.MEDIAN_CI_HIGH_S),
                 color=colour,
                 marker="o",
                 capsize=2,
                 label=store,
             )
-        ax.set(xlabel="processes", ylabel="seconds per pass (median, 95% interval)", yscale="log")
+        ax.set(xlabel=PC.PROCESSES, ylabel="seconds per pass (median, 95% interval)", yscale="log")
         ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
         ax.legend(fontsize=6)
     _save(fig, out)

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
+from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.parallel.core import UNITS
 from h5sweep.cases.parallel.passes import one_pass
 from h5sweep.measure import pagecache
+from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Layout
 
 
@@ -24,7 +26,7 @@ def planned(settings: dict, size: int, first_run: bool) -> list[tuple[str, tuple
     ``(key, (repeat, option, operation, k, mode))``. A key names a pass across attempts of the
     job, so that a rerun skips the passes a killed attempt finished."""
     modes = [m for m in settings["modes"] if m != "serial" or first_run]
-    ks = settings["units_per_access"]  # per operation, or one list for both
+    ks = settings[PC.UNITS_PER_ACCESS]  # per operation, or one list for both
     per_operation = ks if isinstance(ks, dict) else {op: ks for op in settings["operations"]}
     options = max(1, len(settings["read_options"]))
     passes = []
@@ -67,22 +69,22 @@ def run(settings: dict, path: str, comm, first_run: bool = True) -> list[dict]:
     layout = Layout.from_id(settings["layout"]["id"])
     ctx = {
         "comm": comm,
-        "backend": backend,
+        C.BACKEND: backend,
         "path": path,
         "name": dataset["name"],
         "dataset": dataset,
         "shape": tuple(int(n) for n in dataset["shape"]),
-        "axis": UNITS[settings["units"]][1],
-        "units": settings["units"],
+        "axis": UNITS[settings[PC.UNITS_COLUMN]][1],
+        PC.UNITS_COLUMN: settings[PC.UNITS_COLUMN],
         "remainder": settings["remainder"],
-        "layout": layout,
-        "compression": parse_compression(settings["compression"]),
+        C.LAYOUT: layout,
+        C.COMPRESSION: parse_compression(settings["compression"]),
         "source": make_source(dataset, layout),
         "nodes": len(set(comm.allgather(MPI.Get_processor_name()))),
         "versions": backend.versions(),
-        "limit_s": settings.get("limit_s"),
+        C.LIMIT_S: settings.get("limit_s"),
         "hints": settings.get("hints") or {},
-        "tasks_per_node": settings.get("tasks_per_node"),
+        PC.TASKS_PER_NODE: settings.get(PC.TASKS_PER_NODE),
     }
     options = [spec.option_from_settings(o) for o in settings["read_options"]] or [backend.default_read_option]
     size = comm.Get_size()
@@ -112,7 +114,7 @@ def run(settings: dict, path: str, comm, first_run: bool = True) -> list[dict]:
             rows.append(row)
             if checkpoint:
                 Checkpoint.append(checkpoint, {"pass": key, "row": row})
-        if row is not None and row["stopped"]:
+        if row is not None and row[C.STOPPED]:
             stopped.add(variant)
         stopped = set(comm.bcast(sorted(stopped), root=0))
     return rows
@@ -173,7 +175,7 @@ class Checkpoint:
             if "pass" in entry:
                 self.passes[entry["pass"]] = entry["row"]
             elif "window" in entry:
-                self.windows[entry["window"]["window_opened_at"]] = entry["window"]
+                self.windows[entry["window"][C.WINDOW_OPENED_AT]] = entry["window"]
         if entries and len(entries) < len(lines):  # drop the cut line before appending
             Path(path).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
 
@@ -185,12 +187,12 @@ class Checkpoint:
             os.fsync(f.fileno())
 
     def stopped_variants(self) -> list[str]:
-        return sorted({key.rsplit("|", 1)[0] for key, row in self.passes.items() if row.get("stopped")})
+        return sorted({key.rsplit("|", 1)[0] for key, row in self.passes.items() if row.get(C.STOPPED)})
 
     def rows(self) -> list[dict]:
         """Every finished pass's row, with its MPI run's window where that run ended (a killed
         run's window has no closing time)."""
-        return [{**row, **self.windows.get(row.get("window_opened_at"), {})} for row in self.passes.values()]
+        return [{**row, **self.windows.get(row.get(C.WINDOW_OPENED_AT), {})} for row in self.passes.values()]
 
 
 def _plain(value):

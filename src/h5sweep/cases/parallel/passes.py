@@ -7,10 +7,13 @@ import time
 
 import numpy as np
 
+from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.parallel.core import WRITE_SUFFIX, accesses, deal, hints_words, region, remainder_rank
 from h5sweep.cases.parallel.model import _start_and_size
+from h5sweep.cases.scaling import columns as SC
 from h5sweep.measure import pagecache
 from h5sweep.measure.timing import touched_empty
+from h5sweep.storage import columns as C
 
 # ---------------------------------------------------------------------------------------------
 # The MPI program: one run per process count, every rank runs run().
@@ -48,16 +51,16 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
     """One timed pass; its row on rank 0 (None elsewhere)."""
     from mpi4py import MPI
 
-    comm, backend, shape, axis = ctx["comm"], ctx["backend"], ctx["shape"], ctx["axis"]
+    comm, backend, shape, axis = ctx["comm"], ctx[C.BACKEND], ctx["shape"], ctx["axis"]
     rank, size = comm.Get_rank(), comm.Get_size()
     processes = 1 if mode == "serial" else size
     parts = deal(shape[axis], k, size, mode, ctx["remainder"])
     problem = _tiles(parts, shape[axis]) if rank == 0 else None
     if problem:
-        raise PassError(f"{ctx['path']}: the {mode} pass of {k} {ctx['units']} per access: {problem}")
+        raise PassError(f"{ctx['path']}: the {mode} pass of {k} {ctx[PC.UNITS_COLUMN]} per access: {problem}")
     mine = parts[rank]
     taking_part = mode != "serial" or rank == 0
-    source, dtype = ctx["source"], np.dtype(ctx["dataset"]["dtype"])
+    source, dtype = ctx["source"], np.dtype(ctx["dataset"][C.DTYPE])
     target = ctx["path"] if operation == "read" else ctx["path"] + WRITE_SUFFIX
     resident_before = None
     if operation == "read":
@@ -68,7 +71,7 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
         if rank == 0 and os.path.lexists(target):
             backend.remove(target)
         comm.Barrier()
-    create = (shape, dtype, ctx["layout"], ctx["compression"]) if operation == "write" else None
+    create = (shape, dtype, ctx[C.LAYOUT], ctx[C.COMPRESSION]) if operation == "write" else None
     hints = ctx["hints"]
     handle = backend.open_pass(target, ctx["name"], mode, comm, option, create, hints) if taking_part else None
     # every rank with a handle asks (HDF5 duplicates the communicator to answer)
@@ -83,7 +86,7 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
         most = comm.allreduce(len(calls), op=MPI.MAX)
         empty = handle.prepare_empty()
         calls += [empty] * (most - len(calls))
-    limit_s = ctx["limit_s"]
+    limit_s = ctx[C.LIMIT_S]
     before = pagecache.io_counters()
     comm.Barrier()
     t0 = time.perf_counter_ns()
@@ -120,7 +123,7 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
         if bad:
             start, count = mine[i]
             problems.append(
-                f"{ctx['path']}: rank {rank}, mode {mode}, {operation} access {i} ({ctx['units']} "
+                f"{ctx['path']}: rank {rank}, mode {mode}, {operation} access {i} ({ctx[PC.UNITS_COLUMN]} "
                 f"{start}-{start + count - 1}, {k} per access, {processes} processes, repeat {repeat}): "
                 f"{bad} values differ from the data source"
             )
@@ -133,31 +136,31 @@ def one_pass(ctx: dict, operation: str, mode: str, k: int, option, repeat: int) 
         return None
     raw = int(np.prod(shape)) * dtype.itemsize
     return {
-        "case": "parallel",
-        "operation": operation,
-        "mode": mode,
-        "processes": processes,
-        "units": ctx["units"],
-        "units_per_access": k,
-        "remainder_rank": remainder_rank(mode, ctx["remainder"], size) if mode != "serial" else 0,
-        "accesses": len(accesses(shape[axis], k)),
-        "units_accessed": units_done,
-        "repeat": repeat,
-        "selection": "whole dataset",
-        "bytes_selected": raw,
-        "seconds": seconds,
-        "stopped": stopped,
-        "limit_s": float("nan") if limit_s is None else float(limit_s),
-        "bytes_per_s": float("nan") if stopped else raw / seconds,
-        "fastest_rank_s": fastest,
-        "device_read_bytes": device_read,
-        "resident_fraction_before_evict": resident_before,
-        "rank_nodes": ctx["nodes"],
-        "tasks_per_node": ctx["tasks_per_node"],
-        "mpi_hints": hints_words(hints),
-        "mpi_hints_in_effect": hints_words({key: in_effect[key] for key in hints if key in in_effect}),
-        "verified": True,
-        "mpi_library": MPI.Get_library_version().splitlines()[0].strip(),
+        C.CASE: "parallel",
+        PC.OPERATION: operation,
+        PC.MODE: mode,
+        PC.PROCESSES: processes,
+        PC.UNITS_COLUMN: ctx[PC.UNITS_COLUMN],
+        PC.UNITS_PER_ACCESS: k,
+        PC.REMAINDER_RANK: remainder_rank(mode, ctx["remainder"], size) if mode != "serial" else 0,
+        PC.ACCESSES: len(accesses(shape[axis], k)),
+        PC.UNITS_ACCESSED: units_done,
+        C.REPEAT: repeat,
+        C.SELECTION: "whole dataset",
+        C.BYTES_SELECTED: raw,
+        C.SECONDS: seconds,
+        C.STOPPED: stopped,
+        C.LIMIT_S: float("nan") if limit_s is None else float(limit_s),
+        PC.BYTES_PER_S: float("nan") if stopped else raw / seconds,
+        PC.FASTEST_RANK_S: fastest,
+        C.DEVICE_READ_BYTES: device_read,
+        C.RESIDENT_FRACTION_BEFORE_EVICT: resident_before,
+        PC.RANK_NODES: ctx["nodes"],
+        PC.TASKS_PER_NODE: ctx[PC.TASKS_PER_NODE],
+        PC.MPI_HINTS: hints_words(hints),
+        PC.MPI_HINTS_IN_EFFECT: hints_words({key: in_effect[key] for key in hints if key in in_effect}),
+        SC.VERIFIED: True,
+        PC.MPI_LIBRARY: MPI.Get_library_version().splitlines()[0].strip(),
         **option.columns(),
         **ctx["versions"],
     }

@@ -12,8 +12,10 @@ import socket
 import subprocess
 import tempfile
 
+from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.parallel.core import mpi_python
 from h5sweep.cases.parallel.mpi import Checkpoint, pass_key, planned
+from h5sweep.storage import columns as C
 
 
 def launcher(processes: int, tasks_per_node: int | None = None) -> list[str]:
@@ -51,10 +53,10 @@ def program() -> list[str]:
 
 
 def variant_label(row: dict) -> str:
-    reader = f", {row['reader']}" if row.get("reader") and row["reader"] != "h5py" else ""
+    reader = f", {row[C.READER]}" if row.get(C.READER) and row[C.READER] != "h5py" else ""
     return (
-        f"{row['operation']} {row['mode']}, {row['processes']} processes, "
-        f"{row['units_per_access']} {row['units']} per access{reader}"
+        f"{row[PC.OPERATION]} {row[PC.MODE]}, {row[PC.PROCESSES]} processes, "
+        f"{row[PC.UNITS_PER_ACCESS]} {row[PC.UNITS_COLUMN]} per access{reader}"
     )
 
 
@@ -97,10 +99,10 @@ def measure(job, backend, store_path: str, source, checkpoint: str | None = None
             command = [*launcher(processes, case.tasks_per_node), *program(), path, store_path, out]
             command += ["--first"] if i == 0 else []
             with timed_window() as window:
-                opened = {k: v for k, v in window.columns().items() if k != "window_closed_at"}
+                opened = {k: v for k, v in window.columns().items() if k != C.WINDOW_CLOSED_AT}
                 env = {
                     **os.environ,
-                    "H5SWEEP_WINDOW": json.dumps({**opened, "window_steal_s": float("nan")}),
+                    "H5SWEEP_WINDOW": json.dumps({**opened, C.WINDOW_STEAL_S: float("nan")}),
                     "H5SWEEP_RUNNER": f"{socket.gethostname()}:{os.getpid()}",
                 }
                 proc = subprocess.run(command, capture_output=True, text=True, env=env)
@@ -113,4 +115,4 @@ def measure(job, backend, store_path: str, source, checkpoint: str | None = None
                 )
             Checkpoint.append(checkpoint, {"window": window.columns()})
         rows = Checkpoint(checkpoint, kept.fingerprint).rows()
-    return [{**row, "variant": variant_label(row), "slurm_tasks": tasks_} for row in rows]
+    return [{**row, C.VARIANT: variant_label(row), PC.SLURM_TASKS: tasks_} for row in rows]

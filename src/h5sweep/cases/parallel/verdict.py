@@ -9,24 +9,26 @@ import pandas as pd
 
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as _backend_label
+from h5sweep.cases.parallel import columns as PC
+from h5sweep.storage import columns as C
 
 PARALLEL_HEADING = "## Parallel passes (cases.parallel)"
 PARALLEL_COLUMNS = [
-    "filesystem",
-    "operation",
-    "processes",
-    "units_per_access",
-    "backend",
-    "layout_id",
-    "compression",
-    "reader",
-    "mode",
-    "bytes_per_s_median",
-    "bytes_per_s_ci_low",
-    "bytes_per_s_ci_high",
-    "bytes_per_s_max",
+    C.FILESYSTEM,
+    PC.OPERATION,
+    PC.PROCESSES,
+    PC.UNITS_PER_ACCESS,
+    C.BACKEND,
+    C.LAYOUT_ID,
+    C.COMPRESSION,
+    C.READER,
+    PC.MODE,
+    PC.BYTES_PER_S_MEDIAN,
+    PC.BYTES_PER_S_CI_LOW,
+    PC.BYTES_PER_S_CI_HIGH,
+    PC.BYTES_PER_S_MAX,
     "tied",
-    "stopped",
+    C.STOPPED,
 ]
 
 
@@ -37,32 +39,32 @@ def parallel_verdicts(summary: pd.DataFrame) -> pd.DataFrame:
     how many others' intervals reach it (``tied``: the measurements cannot tell them apart).
     A store and mode whose every pass was stopped at ``cases.parallel.limit_s`` has no
     bandwidth: it is not ranked, but counted (``stopped``)."""
-    if summary.empty or "case" not in summary or not (summary["case"] == "parallel").any():
+    if summary.empty or C.CASE not in summary or not (summary[C.CASE] == "parallel").any():
         return pd.DataFrame(columns=PARALLEL_COLUMNS)
-    runs = summary[summary["case"] == "parallel"].copy()
-    runs["reader"] = runs["reader"].fillna("") if "reader" in runs else ""
+    runs = summary[summary[C.CASE] == "parallel"].copy()
+    runs[C.READER] = runs[C.READER].fillna("") if C.READER in runs else ""
     out = []
-    for (filesystem, op, k), group in runs.groupby(["filesystem", "operation", "units_per_access"], sort=True):
-        serial = group[group["mode"] == "serial"]
-        for p in sorted(set(group.loc[group["mode"] != "serial", "processes"].astype(int))) or [1]:
-            candidates = pd.concat([group[(group["processes"] == p) & (group["mode"] != "serial")], serial])
-            measured = candidates[candidates["bytes_per_s_median"].notna()]
+    for (filesystem, op, k), group in runs.groupby([C.FILESYSTEM, PC.OPERATION, PC.UNITS_PER_ACCESS], sort=True):
+        serial = group[group[PC.MODE] == "serial"]
+        for p in sorted(set(group.loc[group[PC.MODE] != "serial", PC.PROCESSES].astype(int))) or [1]:
+            candidates = pd.concat([group[(group[PC.PROCESSES] == p) & (group[PC.MODE] != "serial")], serial])
+            measured = candidates[candidates[PC.BYTES_PER_S_MEDIAN].notna()]
             where = {
-                "filesystem": filesystem,
-                "operation": op,
-                "processes": p,
-                "units_per_access": int(k),
-                "stopped": len(candidates) - len(measured),
+                C.FILESYSTEM: filesystem,
+                PC.OPERATION: op,
+                PC.PROCESSES: p,
+                PC.UNITS_PER_ACCESS: int(k),
+                C.STOPPED: len(candidates) - len(measured),
             }
             if measured.empty:  # every pass stopped at its limit
                 out.append({**where, "tied": 0})
                 continue
-            ranked = measured.sort_values("bytes_per_s_median", ascending=False, kind="stable")
+            ranked = measured.sort_values(PC.BYTES_PER_S_MEDIAN, ascending=False, kind="stable")
             best = ranked.iloc[0]
-            tied = int((ranked["bytes_per_s_ci_high"].iloc[1:] >= best["bytes_per_s_ci_low"]).sum())
+            tied = int((ranked[PC.BYTES_PER_S_CI_HIGH].iloc[1:] >= best[PC.BYTES_PER_S_CI_LOW]).sum())
             out.append(
                 {
-                    **{c: best[c] for c in PARALLEL_COLUMNS if c in best and c not in ("tied", "stopped")},
+                    **{c: best[c] for c in PARALLEL_COLUMNS if c in best and c not in ("tied", C.STOPPED)},
                     **where,
                     "tied": tied,
                 }
@@ -81,11 +83,11 @@ def _rate(value: float) -> str:
 def version_note(measurements: pd.DataFrame | None) -> str:
     """Where the parallel rows ran on another HDF5 than the serial reads (parallel HDF5 is
     the system's MPI build, the serial rows the h5py wheels'), a sentence that says so."""
-    if measurements is None or "hdf5_version" not in measurements or "case" not in measurements:
+    if measurements is None or C.HDF5_VERSION not in measurements or C.CASE not in measurements:
         return ""
-    hdf5 = measurements[measurements["backend"] == REFERENCE]
-    parallel = set(hdf5.loc[hdf5["case"] == "parallel", "hdf5_version"].dropna())
-    serial = set(hdf5.loc[~hdf5["case"].isin(["parallel"]), "hdf5_version"].dropna())
+    hdf5 = measurements[measurements[C.BACKEND] == REFERENCE]
+    parallel = set(hdf5.loc[hdf5[C.CASE] == "parallel", C.HDF5_VERSION].dropna())
+    serial = set(hdf5.loc[~hdf5[C.CASE].isin(["parallel"]), C.HDF5_VERSION].dropna())
     if not parallel or not serial or parallel == serial:
         return ""
     return (
@@ -106,23 +108,23 @@ def parallel_markdown(summary: pd.DataFrame, measurements: pd.DataFrame | None =
     )
     lines.append("")
     for _, v in verdicts.iterrows():
-        where = f"- {v['filesystem']}, {v['operation']}, P = {v['processes']}, {v['units_per_access']} per access: "
+        where = f"- {v[C.FILESYSTEM]}, {v[PC.OPERATION]}, P = {v[PC.PROCESSES]}, {v[PC.UNITS_PER_ACCESS]} per access: "
         stopped = (
-            f"; {v['stopped']} store(s) or mode(s) stopped at cases.parallel.limit_s, not ranked"
-            if v["stopped"]
+            f"; {v[C.STOPPED]} store(s) or mode(s) stopped at cases.parallel.limit_s, not ranked"
+            if v[C.STOPPED]
             else ""
         )
-        if pd.isna(v["bytes_per_s_median"]):
+        if pd.isna(v[PC.BYTES_PER_S_MEDIAN]):
             lines.append(where + "every pass stopped at cases.parallel.limit_s: no bandwidth to rank.")
             continue
-        ranks = f"{v['processes']} process{'es' if v['processes'] != 1 else ''}"
-        mode = "one process (serial)" if v["mode"] == "serial" else f"{v['mode']} on {ranks}"
-        reader = f" read by {v['reader']}" if v["reader"] and v["reader"] != "h5py" else ""
+        ranks = f"{v[PC.PROCESSES]} process{'es' if v[PC.PROCESSES] != 1 else ''}"
+        mode = "one process (serial)" if v[PC.MODE] == "serial" else f"{v[PC.MODE]} on {ranks}"
+        reader = f" read by {v[C.READER]}" if v[C.READER] and v[C.READER] != "h5py" else ""
         tied = f"; {v['tied']} other(s) within its interval" if v["tied"] else ""
         lines.append(
-            where + f"{_backend_label(v['backend'])} {v['layout_id']} {v['compression']}{reader}, {mode}: "
-            f"{_rate(v['bytes_per_s_median'])} ({_rate(v['bytes_per_s_ci_low'])}-{_rate(v['bytes_per_s_ci_high'])}; "
-            f"best {_rate(v['bytes_per_s_max'])}){tied}{stopped}."
+            where + f"{_backend_label(v[C.BACKEND])} {v[C.LAYOUT_ID]} {v[C.COMPRESSION]}{reader}, {mode}: "
+            f"{_rate(v[PC.BYTES_PER_S_MEDIAN])} ({_rate(v[PC.BYTES_PER_S_CI_LOW])}-{_rate(v[PC.BYTES_PER_S_CI_HIGH])}; "
+            f"best {_rate(v[PC.BYTES_PER_S_MAX])}){tied}{stopped}."
         )
     note = version_note(measurements)
     lines += ["", note] if note else []

@@ -24,11 +24,14 @@ import numpy as np
 from h5sweep import backends
 from h5sweep.backends import HDF5
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
+from h5sweep.cases.scaling import columns as SC
+from h5sweep.cases.scaling import columns as scaling_columns  # noqa: F401 - registers the columns it adds
 from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused
+from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import DataSource
 from h5sweep.storage.layouts import Layout, Shape
 from h5sweep.storage.selections import Selection, case_rng, random_boxes
@@ -40,8 +43,8 @@ class ScalingCase:
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
-        self.repeats = int(self.settings.get("repeats", 10))
-        self.processes = [int(p) for p in self.settings.get("processes", [1, 2])]
+        self.repeats = int(self.settings.get(C.REPEATS, 10))
+        self.processes = [int(p) for p in self.settings.get(SC.PROCESSES, [1, 2])]
         self.slices = list(self.settings.get("slices", [0.2, 25]))
 
     @staticmethod
@@ -117,7 +120,7 @@ SPEC = CaseSpec(
     name="scaling",
     scope="store",
     stage="scaling",
-    variant_columns=("processes", "scaling_slices", "z_slices"),
+    variant_columns=(SC.PROCESSES, SC.SCALING_SLICES, SC.Z_SLICES),
     enabled=lambda sweep: sweep.scaling is not None,
     figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.store_job(timed_seconds),
@@ -126,7 +129,6 @@ SPEC = CaseSpec(
     threads=lambda sweep: max(sweep.scaling.processes),
     backends=(HDF5,),  # its workers read through h5py
     plots=(FIGURE,),
-    integer_columns=("processes", "z_slices"),
     settings_type=ScalingCase,
     check_grid=_lossless_only,
 )
@@ -222,19 +224,19 @@ def run_scaling(
                         _verify(path, selection, processes, parts, results, variance, source, layout)
                     rows.append(
                         {
-                            "case": "scaling",
-                            "repeat": repeat,
-                            "seconds": seconds,
-                            "selection": selection.label,
-                            "bytes_selected": selection.nbytes(itemsize),
-                            "processes": processes,
-                            "z_slices": sz,
-                            "scaling_slices": case.label(slices),
-                            "variance": variance,
-                            "verified": True,
-                            "resident_fraction_before_evict": resident_before,
+                            C.CASE: "scaling",
+                            C.REPEAT: repeat,
+                            C.SECONDS: seconds,
+                            C.SELECTION: selection.label,
+                            C.BYTES_SELECTED: selection.nbytes(itemsize),
+                            SC.PROCESSES: processes,
+                            SC.Z_SLICES: sz,
+                            SC.SCALING_SLICES: case.label(slices),
+                            SC.VARIANCE: variance,
+                            SC.VERIFIED: True,
+                            C.RESIDENT_FRACTION_BEFORE_EVICT: resident_before,
                             **cache.columns(),
-                            "variant": f"{case.label(slices)}, {processes} processes",
+                            C.VARIANT: f"{case.label(slices)}, {processes} processes",
                             **window.columns(),
                         }
                     )
