@@ -45,10 +45,14 @@ BAD = [
     (
         ("cases", "slice", "depth"),
         5000,
-        "cases.slice={'repeats': 6, 'depth': 5000, 'cold': 'every'}: selection is larger than the dataset",
+        "cases.slice={'repeats': 6, 'depth': 5000, 'race': True, 'cold': 'every'}: selection is larger",
     ),
     (("cases", "subcube", "size"), [5, 50, 10], "selection is larger than the dataset along axis 1"),
-    (("cases", "spectra", "size"), 0, "cases.spectra={'repeats': 6, 'size': 0, 'cold': 'every'}: selects 0 elements"),
+    (
+        ("cases", "spectra", "size"),
+        0,
+        "cases.spectra={'repeats': 6, 'size': 0, 'race': True, 'cold': 'every'}: selects 0 elements",
+    ),
     (("dataset", "dtype"), "uint12", "dataset.dtype='uint12'"),
     (("cases", "mystery"), {"repeats": 1}, "mystery"),
 ]

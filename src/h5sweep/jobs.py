@@ -19,6 +19,7 @@ from h5sweep import backends
 from h5sweep.cases import case_spec
 from h5sweep.cases.copies import read_copies, read_copies_of_all
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store, run_reads
+from h5sweep.cases.engine.race import RaceRule
 from h5sweep.cases.write import generate
 from h5sweep.errors import DirectoryRemovedError, StorageFullError, is_no_space
 from h5sweep.measure.lock import untimed_work
@@ -172,8 +173,9 @@ def _store_under_test(job: JobSettings, backend, path: str, source=None) -> Stor
     return StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options)
 
 
-def _read_plan(job: JobSettings) -> ReadPlan:
-    return ReadPlan(job.read_cases, job.shape, job.seed, tuple(job.policies), job.split_read_time)
+def _read_plan(job: JobSettings, race: dict | None = None) -> ReadPlan:
+    rule = RaceRule.from_settings(race)
+    return ReadPlan(job.read_cases, job.shape, job.seed, tuple(job.policies), job.split_read_time, race=rule)
 
 
 def run_query(settings: dict, store_path: str, record: str) -> None:
@@ -198,10 +200,12 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
             _store_under_test(job, backends.load(job.backend), path)
             for job, path in zip(jobs, store_paths, strict=True)
         ]
+        for store, each in zip(stores, settings["stores"], strict=True):
+            store.protected = bool(each.get("protected", False))
         with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
             for store, paths in zip(stores, copies, strict=True):
                 store.copies = paths
-            run_reads(stores, _read_plan(first))
+            run_reads(stores, _read_plan(first, settings.get("race")))
         rows = []
         for job, store in zip(jobs, stores, strict=True):
             shared = _store_columns(job, store.backend, store.path)

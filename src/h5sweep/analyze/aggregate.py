@@ -215,6 +215,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         **{f"{c}_median": (c, "median") for c in SPLIT_COLUMNS if c in ordered and ordered[c].notna().any()},
         **{c: (c, "first") for c in VARIANT_COLUMNS if c in ordered},
         **({C.CACHE_HOLDS_CHUNK: (C.CACHE_HOLDS_CHUNK, "first")} if C.CACHE_HOLDS_CHUNK in ordered else {}),
+        **{c: (c, "max") for c in (C.RACED_OUT_ROUND, C.RACED_OUT_AT_LEAST) if c in ordered},
         **(
             {C.WRITES_STOPPED: (C.STOPPED, _count_true), C.LIMIT_S: (C.LIMIT_S, "first")}
             if C.STOPPED in ordered

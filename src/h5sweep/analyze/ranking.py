@@ -88,6 +88,8 @@ COLUMNS = [
     C.SELECTIONS,
     C.REFERENCE_STORE,
     C.IS_REFERENCE,
+    C.RACED_OUT_ROUND,
+    C.RACED_OUT_AT_LEAST,
 ]
 
 
@@ -183,6 +185,9 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     frames = []
     # every backend's stores are ranked together: their ratios share the reference store
     for filesystem, group in reads.groupby(C.FILESYSTEM, sort=True):
+        # a store raced out of the pass is not ranked by its partial reads: listed after, as raced out
+        raced = group[C.RACED_OUT_ROUND].notna() if C.RACED_OUT_ROUND in group else pd.Series(False, group.index)
+        out, group = group[raced], group[~raced]
         mine = is_reference(group, reference)
         if not mine.any():  # nothing to pair with
             continue
@@ -211,9 +216,43 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
         table = _with_limits(_with_costs(table, summary), settings["recommend"])
         paired = objectives.to_best(samples, table[C.SCORE].to_numpy(float), table[C.MEETS_LIMITS].to_numpy(bool))
         frames.append(pd.concat([table, paired], axis=1))
+        if not out.empty:
+            frames.append(_raced_out(out, summary, settings, table.iloc[0]))
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return _ranked(pd.concat(frames, ignore_index=True))
+
+
+def _raced_out(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict, like: pd.Series) -> pd.DataFrame:
+    """The stores raced out of the read pass (``race``), one row each: when they stopped and
+    how much slower than the best they were at least then; not ranked by their partial reads."""
+    stores = reads.groupby(objectives.STORE_KEYS, sort=False)
+    first = stores.first()
+    table = pd.DataFrame(
+        {
+            C.FILESYSTEM: like[C.FILESYSTEM],
+            C.FS_TYPE: like[C.FS_TYPE],
+            C.BACKEND: [k[0] for k in first.index],
+            C.LAYOUT_ID: [k[1] for k in first.index],
+            C.LAYOUT_NAME: first[C.LAYOUT_NAME].fillna("").to_numpy() if C.LAYOUT_NAME in first else "",
+            C.CHUNK_SHAPE: first[C.CHUNK_SHAPE].fillna("").to_numpy() if C.CHUNK_SHAPE in first else "",
+            C.COMPRESSION: [k[2] for k in first.index],
+            C.OBJECTIVE: like[C.OBJECTIVE],
+            C.STATISTIC: like[C.STATISTIC],
+            C.WEIGHTS: like[C.WEIGHTS],
+            C.SELECTIONS: stores[C.REPEAT].count().to_numpy(),
+            C.REFERENCE_STORE: like[C.REFERENCE_STORE],
+            C.IS_REFERENCE: False,
+            C.RACED_OUT_ROUND: first[C.RACED_OUT_ROUND].astype(int).to_numpy(),
+            C.RACED_OUT_AT_LEAST: first[C.RACED_OUT_AT_LEAST].to_numpy(float),
+        }
+    )
+    table = _with_limits(_with_costs(table, summary), settings["recommend"])
+    words = [
+        f"raced out at round {r}, at least {x:.2f}x the best" + (f"; {why}" if why else "")
+        for r, x, why in zip(table[C.RACED_OUT_ROUND], table[C.RACED_OUT_AT_LEAST], table[C.EXCLUDED_BY], strict=True)
+    ]
+    return table.assign(excluded_by=words, meets_limits=False, tied_with_best=False)
 
 
 def _with_costs(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
@@ -268,4 +307,4 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
         out.append(group)
     ranked = pd.concat(out, ignore_index=True)
     extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_"))]
-    return ranked[[*COLUMNS, *extra]]
+    return ranked.reindex(columns=[*COLUMNS, *extra])

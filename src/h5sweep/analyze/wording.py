@@ -169,9 +169,16 @@ def verdict(group: pd.DataFrame) -> str:
             f"{len(group)}, score {a[C.SCORE]:.2f}"
             f"{', tied with the best' if a[C.TIED_WITH_BEST] else ''}."
         )
-    excluded = group[~group[C.MEETS_LIMITS]]
+    raced = group[group[C.RACED_OUT_ROUND].notna()] if C.RACED_OUT_ROUND in group else group.iloc[0:0]
+    excluded = group[~group[C.MEETS_LIMITS] & ~group.index.isin(raced.index)]
     if not excluded.empty:
         text += f" {len(excluded)} layout(s) exceed the limits and were not chosen."
+    if not raced.empty:
+        text += (
+            f" {len(raced)} store(s) were raced out of the read pass (from round "
+            f"{int(raced[C.RACED_OUT_ROUND].min())} on), each at least {raced[C.RACED_OUT_AT_LEAST].min():.2f}x "
+            "slower than the best: not measured to the end, and not ranked by what they read."
+        )
     return text + " " + objective_sentence(first.get(C.OBJECTIVE, "time"))
 
 
@@ -286,6 +293,17 @@ def _cells(row, cases: list[str], with_backend: bool = False) -> list[str]:
     time, and whether it is recommended, tied or beyond a limit."""
     mark = C.RECOMMENDED if row[C.RECOMMENDED] else ("tied" if row[C.TIED_WITH_BEST] else row[C.EXCLUDED_BY])
     worst = f"{row[C.WORST_CASE]} {row[C.WORST_SLOWDOWN]:.2f}x" if pd.notna(row[C.WORST_SLOWDOWN]) else ""
+    if pd.notna(row.get(C.RACED_OUT_ROUND)):  # not measured to the end: what is known, and nothing more
+        return [
+            str(int(row[C.RANK])),
+            label(row, with_backend),
+            f">{row[C.RACED_OUT_AT_LEAST]:.2f}x best",
+            f"raced out at round {int(row[C.RACED_OUT_ROUND])}",
+            *[""] * (2 + len(cases) + 2),
+            f"{row[C.FILE_RATIO]:.2f}" if pd.notna(row[C.FILE_RATIO]) else "",
+            _write_cell(row),
+            mark,
+        ]
     return [
         str(int(row[C.RANK])),
         label(row, with_backend),

@@ -39,12 +39,20 @@ def layout_label(row) -> str:
     order = row.get(C.ORDER, "xyz")
     suffix = f" {order}" if isinstance(order, str) and order not in ("", "xyz") else ""
     if not row[C.CHUNK_SHAPE]:
-        return backend_prefix(row) + "contiguous" + suffix
+        return backend_prefix(row) + "contiguous" + suffix + raced_suffix(row)
     name = row.get(C.LAYOUT_NAME, "")
     label = f"{name} {row[C.CHUNK_SHAPE]}" if isinstance(name, str) and name else row[C.CHUNK_SHAPE]
     shard = row.get(C.SHARD_SHAPE, "")
     shards = f" in shards {shard}" if isinstance(shard, str) and shard else ""
-    return backend_prefix(row) + label + shards + suffix
+    return backend_prefix(row) + label + shards + suffix + raced_suffix(row)
+
+
+def raced_suffix(row) -> str:
+    """What a figure adds to a store raced out of its read pass: it was not read to the end."""
+    raced = row.get(C.RACED_OUT_ROUND)
+    if raced is None or pd.isna(raced):
+        return ""
+    return f" (raced out at round {int(raced)}, >{row.get(C.RACED_OUT_AT_LEAST, float('nan')):.2f}x best)"
 
 
 def interval_errors(frame: pd.DataFrame, value: str, low: str, high: str) -> list[pd.Series]:

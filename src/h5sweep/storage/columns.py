@@ -285,6 +285,8 @@ WRITES_STOPPED = column("writes_stopped", INTEGER, "")
 SCORE_MAX = column("score_max", INTEGER, "")
 SCORE_THRESHOLD_S = column("score_threshold_s", FLOAT, "s")
 PRIMARY = column("primary", BOOLEAN, "")
+RACED_OUT_ROUND = column("raced_out_round", INTEGER, "")
+RACED_OUT_AT_LEAST = column("raced_out_at_least", FLOAT, "ratio")
 
 group(
     MEASUREMENTS,
@@ -1145,5 +1147,28 @@ group(
     (
         "The row the study's figures show: the config's first variant of each case and, where reads "
         "split into cache states, the state most were in."
+    ),
+)
+
+group(
+    MEASUREMENTS,
+    (RACED_OUT_ROUND, RACED_OUT_AT_LEAST),
+    (
+        "Reads of a store raced out of its pass (`race`): the rounds of selections it read before it "
+        "stopped, and the lower bound then of its objective's ratio to the best store's (it is at "
+        "least that much slower); empty for a store read to the end."
+    ),
+)
+group(
+    SUMMARY,
+    (RACED_OUT_ROUND, RACED_OUT_AT_LEAST),
+    "As in the measurements: the group's store was raced out at that round, at least that much slower.",
+)
+group(
+    RECOMMENDATION,
+    (RACED_OUT_ROUND, RACED_OUT_AT_LEAST),
+    (
+        "A store raced out of the read pass: not ranked by its partial reads, listed after the "
+        "others with the round it stopped at and how much slower than the best it was at least."
     ),
 )

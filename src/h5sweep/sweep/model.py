@@ -117,6 +117,7 @@ class Sweep:
     reference: dict  # the store every read ratio is to: {"layout_id", "compression"}
     recommend: dict
     interleave: bool
+    race: dict | None  # the rule racing the stores of an interleaved pass (None: every store read to the end)
     split_read_time: bool
     config: dict = field(repr=False)
     # the compressions the donor's own layout is stored with (None: the configured ones)
@@ -189,6 +190,7 @@ class Sweep:
             reference=reference,
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),
+            race=race_from_config(config.get("race", True), bool(config.get("interleave", False))),
             split_read_time=bool(config.get("split_read_time", False)),
             config=config,
             donor_compressions=donor_compressions,
@@ -345,3 +347,14 @@ def with_donor_layout(dataset: dict, layouts: list[Layout], compressions: list, 
         )
         return layouts, None
     return layouts, list(dict.fromkeys([*compressions, compression] if configured else [compression]))
+
+
+RACE_DEFAULTS = {"margin": 1.25, "min_rounds": 10, "rounds_per_look": 5, "alpha": 0.05}
+
+
+def race_from_config(race, interleave: bool) -> dict | None:
+    """``race:`` as a rule (:class:`h5sweep.cases.engine.race.RaceRule`'s settings), or None
+    where it is off or there is no interleaved pass to race in."""
+    if race is False or not interleave:
+        return None
+    return {**RACE_DEFAULTS, **(race if isinstance(race, dict) else {})}

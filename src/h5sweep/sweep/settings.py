@@ -87,14 +87,38 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
 
 def interleaved_query_settings(sweep, filesystem) -> dict:
     """The interleaved query job of a filesystem: every store's query settings, in the
-    order of its input stores."""
+    order of its input stores (the reference store marked ``protected``: never raced out),
+    and the race's rule (None: every store read to the end)."""
+    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
     return {
         "stores": [
-            query_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name)
-            for tf in sweep.test_files()
-            if tf.filesystem.name == filesystem.name
-        ]
+            {
+                **query_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name),
+                "protected": _is_reference(sweep, tf),
+            }
+            for tf in stores
+        ],
+        "race": race_settings(sweep),
     }
+
+
+def _is_reference(sweep, store) -> bool:
+    ref = sweep.reference
+    return (store.backend.name, store.layout.id, store.compression.name) == (
+        backends.REFERENCE,
+        ref[C.LAYOUT_ID],
+        ref[C.COMPRESSION],
+    )
+
+
+def race_settings(sweep) -> dict | None:
+    """The race's rule with the read mix it scores by (the recommendation's weights; one read
+    of each case where none are set) and the cases read to the end (``cases.<c>.race: false``)."""
+    if sweep.race is None:
+        return None
+    weights = sweep.recommend.get(C.WEIGHTS) or {case.name: 1.0 for case in sweep.read_cases}
+    unraced = [case.name for case in sweep.read_cases if case.settings.get("race") is False]
+    return {**sweep.race, "weights": dict(weights), "unraced": unraced}
 
 
 def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:

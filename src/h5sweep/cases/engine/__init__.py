@@ -38,9 +38,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from h5sweep.errors import VerificationError
-from h5sweep.measure import pagecache
 from h5sweep.measure.lock import timed_window, untimed_work
-from h5sweep.measure.timing import gc_paused, touched_empty
 from h5sweep.storage.datasources import DataSource
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
@@ -50,6 +48,8 @@ if TYPE_CHECKING:  # types only: the engine runs whatever backend, case and read
     from h5sweep.cases.base import ReadCase
 
 
+from h5sweep.cases.engine.interleave import Variant, interleave_variants
+from h5sweep.cases.engine.race import RaceRule
 from h5sweep.cases.engine.reads import (
     VERIFY_BUDGET_BYTES,
     OpenedForReads,
@@ -102,6 +102,8 @@ class ReadPlan:
     # fixed selections per case name, the same for every store and policy, instead of the
     # case's seeded draws (a test or the bench that reads chosen boxes)
     selections: Mapping[str, list[Selection]] | None = None
+    # race the stores of each pass of reads that each start cold (None: read every store to the end)
+    race: RaceRule | None = None
 
     def selections_of(self, case, policy: str, chunk_shape) -> list[Selection]:
         if self.selections is not None and case.name in self.selections:
@@ -123,6 +125,7 @@ class StoreUnderTest:
     read_options: list | None = None  # the backend's, each its own rows (None: its default)
     stored: StoredChunks | None = None  # found by the engine
     call_overhead_s: float = math.nan
+    protected: bool = False  # never raced out (the reference store every ratio is to)
     rows: list[dict] = field(default_factory=list)
     # byte-identical copies read in turn by reads that each start cold (h5sweep.cases.copies);
     # empty: the store alone
@@ -171,7 +174,7 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
             # open store (cold: first) keeps the store to itself, so it runs alone
             every = [v for v in variants if v.cold == "every"]
             for group in ([every] if every else []) + [[v] for v in variants if v.cold != "every"]:
-                _interleave_variants(taking_part, group, options, policy, plan)
+                interleave_variants(taking_part, group, options, policy, plan)
     for store in stores:
         for row in store.rows:
             row[C.H5PY_CALL_OVERHEAD_S] = store.call_overhead_s
@@ -181,107 +184,3 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
 def read_store(store: StoreUnderTest, plan: ReadPlan) -> list[dict]:
     """:func:`run_reads` with one store (``interleave: false``, a test, the bench): its rows."""
     return run_reads([store], plan)[0].rows
-
-
-@dataclass
-class Variant:
-    """One case in one cold mode, with each store's selections."""
-
-    case: ReadCase
-    selections: list[list]  # per store
-    cold: str
-
-
-def _interleave_variants(stores, variants: list[Variant], options, policy, plan: ReadPlan) -> None:
-    """Variants read in one pass: round by round (:func:`rounds`), each variant's next
-    selection from every store in its visiting order. A single variant is read selection by
-    selection; several (each cold: every) take turns, so that a case's medians span the
-    whole pass rather than a stretch of it in which the machine may be faster or slower."""
-    # one buffer per store and selection size (a recorded trace reads boxes of many sizes)
-    buffers = [
-        [
-            {
-                size: touched_empty(s.layout.to_storage(size), s.source.dtype)
-                for size in dict.fromkeys(x.size for x in sel)
-            }
-            for s, sel in zip(stores, v.selections, strict=True)
-        ]
-        for v in variants
-    ]
-    # the first round's drops then free each store's own pages, as every later round's do
-    every = any(v.cold == "every" for v in variants)
-    with untimed_work():
-        prime_stores(
-            []
-            if not plan.evict
-            else [
-                (store.backend, path)
-                for store in stores
-                for path in dict.fromkeys([store.path, *(store.copies if every else [])])
-            ]
-        )
-    schedule = rounds([len(v.selections[0]) for v in variants])
-    per_round = sum(max(b.nbytes for b in sizes.values()) for per_variant in buffers for sizes in per_variant)
-    per_batch = max(1, VERIFY_BUDGET_BYTES // max(1, per_round))
-    opened: dict[tuple[int, int], OpenedForReads] = {}
-    try:
-        for first in range(0, len(schedule), per_batch):
-            # variant, store, read, its place in the visit, the copy it read
-            timed: list[tuple[int, int, TimedRead, int, int]] = []
-            with timed_window() as window, gc_paused():
-                for v, repeat in (item for r in schedule[first : first + per_batch] for item in r):
-                    variant = variants[v]
-                    for place, k in enumerate(visiting_order(len(stores), plan.seed, variant.case.name, repeat)):
-                        store = stores[k]
-                        # a read that starts cold reads its copy; an open file is the store itself
-                        copy, path = store.copy_for(repeat) if variant.cold == "every" else (0, store.path)
-                        if (v, k) not in opened or variant.cold == "every":
-                            if (v, k) in opened:
-                                opened[(v, k)].close()
-                            opened[(v, k)] = OpenedForReads(
-                                store.backend,
-                                path,
-                                store.dataset_name,
-                                options[k],
-                                plan.evict,
-                                plan.readahead,
-                                store.layout,
-                                plan.split,
-                            )
-                            counters = pagecache.io_counters()
-                        read, counters = timed_read(
-                            store.backend,
-                            path,
-                            variant.case,
-                            repeat,
-                            variant.selections[k][repeat],
-                            opened[(v, k)],
-                            buffers[v][k][variant.selections[k][repeat].size],
-                            counters,
-                        )
-                        if variant.cold == "every":  # closed before another store's read
-                            opened.pop((v, k)).close()
-                        timed.append((v, k, read, place, copy))
-            for v, k, read, place, copy in timed:
-                store, variant = stores[k], variants[v]
-                size = store.source.dtype.itemsize
-                row = measurement_row(
-                    read, variant.case, store.layout, store.stored, options[k], policy, variant.cold, window, size
-                )
-                store.rows.append(
-                    {**row, C.INTERLEAVED_STORES: len(stores), C.VISIT_POSITION: place, C.STORE_COPY: copy}
-                )
-            with untimed_work():  # every value against the source, per store and copy read
-                for v, variant in enumerate(variants):
-                    for k, store in enumerate(stores):
-                        for copy, path in enumerate(store.copies or [store.path]):
-                            mine = [
-                                (t.repeat, t.selection, t.values)
-                                for u, j, t, _, c in timed
-                                if (u, j, c) == (v, k, copy)
-                            ]
-                            if mine:
-                                check_all(path, variant.case, mine, store.source, store.layout, store.tolerance)
-    finally:
-        for handle in opened.values():
-            handle.close()

@@ -1,0 +1,114 @@
+"""Racing the stores of an interleaved read pass: a store that has clearly lost stops being read.
+
+After each look (``rounds_per_look`` rounds of selections, from ``min_rounds`` on), every
+store still in the race is scored by the recommendation's objective, the expected time of one
+unit of the user's work, ``mix = sum_c w_c * mean_c`` over the read cases ``c`` with weights
+``w_c`` (``recommend.weights``), on the selections every store has read so far. The current
+best is the store of the lowest mix. A paired bootstrap (the same resampled selections for
+every store) gives each store's ratio ``mix / mix_best`` a one-sided lower bound at level
+``alpha / looks``; a store whose bound lies above ``margin`` is out: it is not read in later
+rounds, and its rows say at which round it stopped and the bound then (``raced_out_round``,
+``raced_out_at_least``). A protected store (the reference every paired ratio is to) is read
+to the end.
+
+The chance that racing drops a store whose full pass would have been within the margin of the
+best is at most about ``alpha`` over the whole pass: each look's test has level
+``alpha / looks`` (Bonferroni over the planned looks), and a store within the margin must see
+its bound pass the margin at some look to be dropped. The bound is approximate (a bootstrap
+percentile, on the selections read so far); ``docs/method.md`` states it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RaceRule:
+    weights: dict[str, float]  # reads of each case per unit of work (the objective)
+    margin: float = 1.25
+    min_rounds: int = 10
+    rounds_per_look: int = 5
+    alpha: float = 0.05
+    samples: int = 400
+    seed: int = 20_261_126
+    unraced: frozenset[str] = field(default_factory=frozenset)  # cases read to the end (cases.<c>.race: false)
+
+    @classmethod
+    def from_settings(cls, settings: dict | None) -> RaceRule | None:
+        if not settings:
+            return None
+        return cls(
+            weights={k: float(v) for k, v in settings["weights"].items()},
+            margin=float(settings.get("margin", 1.25)),
+            min_rounds=int(settings.get("min_rounds", 10)),
+            rounds_per_look=int(settings.get("rounds_per_look", 5)),
+            alpha=float(settings.get("alpha", 0.05)),
+            unraced=frozenset(settings.get("unraced", ())),
+        )
+
+    def looks(self, rounds: int) -> int:
+        """The looks a pass of ``rounds`` rounds has (each after ``rounds_per_look`` rounds,
+        from ``min_rounds`` on, the last round aside: it is read whatever the look says)."""
+        if rounds <= self.min_rounds:
+            return 0
+        return max(1, math.ceil((rounds - self.min_rounds) / self.rounds_per_look))
+
+
+@dataclass
+class RacedOut:
+    round: int  # rounds read before it stopped
+    at_least: float  # its lower bound of the objective's ratio to the best then
+
+
+class Race:
+    """One pass's race over ``stores`` stores reading ``cases`` (each variant's case name)."""
+
+    def __init__(self, rule: RaceRule, stores: int, cases: list[str], rounds: int, protected: set[int]):
+        self.rule, self.cases, self.rounds, self.protected = rule, cases, rounds, protected
+        self.out: dict[int, RacedOut] = {}
+        self.seconds: list[list[dict[int, float]]] = [[{} for _ in range(stores)] for _ in cases]
+        self.level = rule.alpha / max(1, rule.looks(rounds))
+        self.rng = np.random.default_rng(rule.seed)
+
+    def reads(self, variant: int, store: int) -> bool:
+        """Whether ``store`` reads ``variant``'s next selection."""
+        return store not in self.out or self.cases[variant] in self.rule.unraced
+
+    def record(self, variant: int, store: int, repeat: int, seconds: float) -> None:
+        self.seconds[variant][store][repeat] = seconds
+
+    def due(self, rounds_done: int) -> bool:
+        """Whether a look comes after ``rounds_done`` rounds."""
+        r = self.rule
+        return r.min_rounds <= rounds_done < self.rounds and (rounds_done - r.min_rounds) % r.rounds_per_look == 0
+
+    def look(self, rounds_done: int) -> list[int]:
+        """Score the stores in the race on what they have read; the stores out from now."""
+        active = [k for k in range(len(self.seconds[0])) if k not in self.out]
+        weighted = [(v, self.rule.weights[c]) for v, c in enumerate(self.cases) if self.rule.weights.get(c, 0) > 0]
+        if len(active) < 2 or not weighted:
+            return []
+        matrices = []
+        for v, weight in weighted:
+            common = sorted(set.intersection(*(set(self.seconds[v][k]) for k in active)))
+            if len(common) < 2:
+                return []
+            matrices.append((weight, np.array([[self.seconds[v][k][j] for j in common] for k in active])))
+        mix = sum(w * m.mean(axis=1) for w, m in matrices)
+        best = int(np.argmin(mix))
+        draws = np.zeros((self.rule.samples, len(active)))
+        for weight, m in matrices:
+            picks = self.rng.integers(0, m.shape[1], size=(self.rule.samples, m.shape[1]))
+            draws += weight * m[:, picks].mean(axis=2).T
+        ratios = draws / draws[:, [best]]
+        low = np.quantile(ratios, self.level, axis=0)
+        dropped = []
+        for i, k in enumerate(active):
+            if k != active[best] and k not in self.protected and low[i] > self.rule.margin:
+                self.out[k] = RacedOut(rounds_done, float(low[i]))
+                dropped.append(k)
+        return dropped
