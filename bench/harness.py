@@ -801,6 +801,35 @@ def recommendations_agree(table_a: pd.DataFrame, table_b: pd.DataFrame) -> dict:
     }
 
 
+def _reads(run: dict) -> int:
+    measured = pd.read_parquet(run["measurements_parquet"], columns=["case"])
+    return int((measured["case"] != "write").sum())
+
+
+def median_ratio(numerators: list[float], denominators: list[float]) -> float:
+    return statistics.median(numerators) / statistics.median(denominators)
+
+
+def racing_figures(with_racing: list[dict], without: dict) -> dict:
+    """Racing's goals: the reads of a raced run against a run reading every store to the end,
+    the recommendation of each raced run against that run's, and the two raced runs' own
+    agreement (best layout per group, recommendation)."""
+    tables = [pd.read_csv(run["recommendation_csv"]) for run in (*with_racing, without)]
+    agree = [recommendations_agree(table, tables[-1])["share_recommendations_agree"] for table in tables[:-1]]
+    own = runs_agree(with_racing[0], with_racing[1])
+    return {
+        "reads_with_racing": [_reads(run) for run in with_racing],
+        "reads_without_racing": _reads(without),
+        "ratio_reads_race_vs_off": max(_reads(run) for run in with_racing) / max(1, _reads(without)),
+        "share_recommendations_agree_race_vs_off": min(agree),
+        "share_groups_best_agree": own["share_groups_best_agree"],
+        "share_recommendations_agree": own["share_recommendations_agree"],
+        "min_spearman_spread_groups": own["min_spearman_spread_groups"],
+        "wall_s_with_racing": [run["sweep_wall_s"] for run in with_racing],
+        "wall_s_without_racing": without["sweep_wall_s"],
+    }
+
+
 CALIBRATION_RUNS = 4
 RATIO_KEYS = ["filesystem", "backend", "layout_id", "compression", "case", "variant", "cache_state"]
 
@@ -932,6 +961,20 @@ GOALS = [
             ("overlap", 0.95, "median share of two runs' 95% intervals that overlap"),
         )
     ),
+    ("racing", "ratio_reads_race_vs_off", (None, 1 / 3), "the default sweep's reads with racing over without"),
+    (
+        "racing",
+        "share_recommendations_agree_race_vs_off",
+        (1.0, None),
+        "racing: filesystems whose recommendation is tied with racing off's",
+    ),
+    (
+        "racing",
+        "share_groups_best_agree",
+        (1.0, None),
+        "racing, two runs back to back: groups whose best layouts agree",
+    ),
+    ("racing", "ratio_wall_vs_naive", (None, 1.5), "racing: the default sweep's wall time over the naive loop's"),
     ("sweep", "overlapping_timed_windows", (0, 0), "timed windows of the default sweep overlapping another"),
     ("sweep", "timed_window_share_of_wall", (0.7, None), "share of the default sweep's wall time in timed windows"),
     (

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import harness as bench  # bench/harness.py, beside this script
+import naive  # bench/naive.py
 import replay  # bench/replay.py
 
 from h5sweep import host
@@ -47,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         "--calibration-only",
         action="store_true",
         help="only the intervals' calibration: four runs of the default sweep back to back (about 13 minutes)",
+    )
+    parser.add_argument(
+        "--racing-only",
+        action="store_true",
+        help="only racing's goals: the default sweep twice with racing, once without, the naive loop twice",
     )
     parser.add_argument("--samples", type=int, default=bench.SAMPLES, help="interleaved samples per ratio")
     parser.add_argument(
@@ -79,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     run = f"{socket.gethostname()}-{time.strftime('%Y%m%d-%H%M%S')}"
     if args.out:
         out = Path(args.out)
-    elif args.plan_only or args.calibration_only:  # a row of the table; the latest full run stays
+    elif args.plan_only or args.calibration_only or args.racing_only:  # a row of the table; the latest full run stays
         out = Path(args.dir) / f"{run}.json"
         bench.append_run(REPO / "bench" / "results" / "runs.csv", run, results["verdicts"])
     else:  # the latest run of each machine, and one table of every run's verdicts
@@ -104,6 +110,12 @@ def measure(args) -> dict:
         results["calibration"] = calibrate(args)
         results["verdicts"] = [line for line in bench.verdicts(results) if "back to back" in line]
         results["verdicts"] += bench.calibration_lines(results)
+        print("\n".join(results["verdicts"]))
+        return results
+    if args.racing_only:
+        print(f"h5sweep bench of racing on {socket.gethostname()}, scratch {args.dir}", flush=True)
+        results["racing"] = racing(args)
+        results["verdicts"] = [line for line in bench.verdicts(results) if "racing" in line or "naive" in line]
         print("\n".join(results["verdicts"]))
         return results
     if args.plan_only:
@@ -153,6 +165,7 @@ def measure(args) -> dict:
         results["reproducibility"] = bench.runs_agree(pair[0], pair[1])
         plan_goals(args, results, alone)
         results["calibration"] = calibrate(args)
+        results["racing"] = racing(args)
         # not a goal: the run alone against the first of the pair, minutes apart
         results["reproducibility_in_sequence"] = bench.runs_agree(results["sweep"], pair[0])
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
@@ -163,6 +176,35 @@ def measure(args) -> dict:
     results["verdicts"] = lines
     print("\n".join(lines))
     return results
+
+
+def racing(args) -> dict:
+    """Racing against reading everything, and h5sweep against a naive loop: the default sweep
+    and the loop in turn, twice each (their wall times side by side, each one's verdict over
+    its two runs), then the sweep once with ``race: false`` (reads and recommendation)."""
+    import yaml
+
+    config, scratch = Path(args.config), Path(args.dir)
+    loops, sweeps = [], []
+    for k in (1, 2):
+        loops.append(naive.naive_loop(config, scratch / f"naive-{k}"))
+        print(f"naive loop {k}: {loops[-1]['wall_s']:.0f} s", flush=True)
+        sweeps.append(bench.bench_sweep(REPO, scratch / f"sweep-race-{k}", config, args.cores, f"bench-race-{k}"))
+        print(f"sweep with racing {k}: {sweeps[-1]['sweep_wall_s']:.0f} s", flush=True)
+    off_config = scratch / "race-off.yaml"
+    off_config.write_text(yaml.safe_dump({**yaml.safe_load(config.read_text()), "race": False}))
+    off = bench.bench_sweep(REPO, scratch / "sweep-race-off", off_config, args.cores, "bench-race-off")
+    print(f"sweep without racing: {off['sweep_wall_s']:.0f} s", flush=True)
+    found = bench.racing_figures(sweeps, off)
+    found["naive_wall_s"] = [loop["wall_s"] for loop in loops]
+    found["ratio_wall_vs_naive"] = bench.median_ratio([s["sweep_wall_s"] for s in sweeps], found["naive_wall_s"])
+    own = naive.loops_agree(*loops)
+    found["naive_share_groups_best_agree"], found["naive_min_spearman"] = (
+        own["share_groups_best_agree"],
+        own["min_spearman"],
+    )
+    print(json.dumps(found, indent=2, default=str), flush=True)
+    return found
 
 
 def calibrate(args) -> dict:
