@@ -44,6 +44,7 @@ STATISTIC_WORDS = {
     "sustained": "sustained reads of an open file",
 }
 BOOTSTRAP_SEED = 20_261_122
+SAME_SIZE = 1.05  # files of tied stores within this factor of the smallest count as the same size
 CANDIDATE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
 COLUMNS = [
     C.FILESYSTEM,
@@ -290,7 +291,8 @@ def _with_limits(table: pd.DataFrame, recommend: dict) -> pd.DataFrame:
 def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     """Ranks within each filesystem, every backend's stores together (layouts within the
     limits first, fastest first); the fastest within the limits, and those whose interval
-    overlaps its interval, tied with it; of the tied, the smallest file is the recommendation."""
+    overlaps its interval, tied with it; of the tied, the smallest file is the recommendation
+    (files within 5% of the smallest count as equal: then the best score)."""
     out = []
     for _, group in table.groupby(C.FILESYSTEM, sort=True):
         group = group.sort_values([C.MEETS_LIMITS, C.SCORE], ascending=[False, True], kind="stable")
@@ -302,8 +304,12 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
             # without an interval is tied with nothing but itself)
             tied = (eligible[C.TO_BEST_CI_LOW] <= 1.0) | (eligible.index == best.name)
             group.loc[eligible.index[tied], C.TIED_WITH_BEST] = True
-            smallest = eligible[tied].sort_values([C.FILE_BYTES, C.SCORE], kind="stable").index[0]
-            group.loc[smallest, C.RECOMMENDED] = True
+            # the smallest file; files within SAME_SIZE of the smallest count as equal, and of
+            # those the best score is chosen (a few kB of metadata decide nothing)
+            candidates = eligible[tied]
+            small = candidates[candidates[C.FILE_BYTES] <= candidates[C.FILE_BYTES].min() * SAME_SIZE]
+            chosen = small.sort_values([C.SCORE, C.FILE_BYTES], kind="stable").index[0]
+            group.loc[chosen, C.RECOMMENDED] = True
         out.append(group)
     ranked = pd.concat(out, ignore_index=True)
     extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_"))]

@@ -89,7 +89,8 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     )
     if not cases:
         axes[0][0].set_axis_off()
-        axes[0][0].set_title(f"no store of another backend was compared with HDF5 on {filesystem}", fontsize=9)
+        reference = backend_label(REFERENCE)
+        axes[0][0].set_title(f"no store of another backend was compared with {reference} on {filesystem}", fontsize=9)
     for ax, case in zip(axes[0], cases, strict=False):
         for k, (reader, state) in enumerate(series):
             mine = rows[(rows[C.CASE] == case) & (rows[C.READER] == reader) & (rows[C.CACHE_STATE].fillna("") == state)]
@@ -105,7 +106,7 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
             )
         ax.axvline(1.0, color="black", linewidth=1)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("time / HDF5's (median, 95% CI)", fontsize=8)
+        ax.set_xlabel(f"time / {backend_label(REFERENCE)}'s (median, 95% CI)", fontsize=8)
         ax.set_title(case, fontsize=9)
     if cases:
         axes[0][0].set_yticks(range(len(names)), names, fontsize=7)

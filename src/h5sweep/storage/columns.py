@@ -789,7 +789,10 @@ group(
 group(
     RECOMMENDATION,
     (RECOMMENDED,),
-    ("The choice: of the layouts tied with the best, the one with the smallest file."),
+    (
+        "The choice: of the layouts tied with the best, the one with the smallest file (files within "
+        "5% of the smallest count as the same size, and of those the best score is chosen)."
+    ),
 )
 group(
     RECOMMENDATION,
