@@ -96,7 +96,7 @@ COLUMNS = [
 
 def weights_of(settings: dict) -> dict[str, float]:
     """The read mix: the configured weights, or every read case weighted equally."""
-    configured = settings["recommend"].get(C.WEIGHTS) or {}
+    configured = settings["recommend"].get("weights") or {}
     if not configured:
         return {case: 1.0 for case in settings["read_cases"]}
     return {case: float(configured.get(case, 0.0)) for case in settings["read_cases"] if configured.get(case, 0)}
@@ -115,7 +115,7 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
         reads = reads[reads[C.POLICY] == settings["policy"]]
     reads = reads[_in_first_read_option(reads, settings["read_options"])]
     sustained = reads[(reads[C.COLD_MODE] == "first") & (reads[C.READS_SINCE_OPEN] > 0)]
-    if settings["recommend"][C.STATISTIC] == "sustained":
+    if settings["recommend"]["statistic"] == "sustained":
         return sustained
     every = reads[reads[C.COLD_MODE] == "every"]
     # a case read only under cold: first has one first access per store: nothing to give an
@@ -127,7 +127,7 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
 def ranked_statistic(reads: pd.DataFrame, settings: dict) -> str:
     """What the ranking compares, in the words of the ``statistic`` column: the configured
     statistic, and the cases whose sustained reads stand in for first accesses."""
-    statistic = settings["recommend"][C.STATISTIC]
+    statistic = settings["recommend"]["statistic"]
     if statistic == "sustained" or reads.empty or C.COLD_MODE not in reads:
         return statistic
     instead = sorted(set(reads.loc[reads[C.COLD_MODE] == "first", C.CASE]))
@@ -177,7 +177,7 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
     reference = reference_of(settings)
-    objective = settings["recommend"].get(C.OBJECTIVE, "time")
+    objective = settings["recommend"].get("objective", "time")
     statistic = ranked_statistic(reads, settings)
     reads = reads[reads[C.SECONDS] > 0]
     if C.BACKEND not in reads:

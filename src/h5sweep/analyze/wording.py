@@ -223,7 +223,7 @@ def _ref(settings: dict) -> str:
 
 
 def _explained(settings: dict) -> str:
-    objective = settings["recommend"].get(C.OBJECTIVE, "time")
+    objective = settings["recommend"].get("objective", "time")
     score = {
         "time": f"the mix's expected time relative to {_ref(settings)} on the same selections",
         "worst-case": "the largest slowdown over the cases against each case's fastest store",

@@ -240,7 +240,7 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
             + "\n- ".join(said)
             + "\n(--intersect compares what they share)"
         )
-    weights = runs[0].settings["recommend"][C.WEIGHTS]
+    weights = runs[0].settings["recommend"]["weights"]
     cases = [c for c in weights if c in shared["cases"]]
     if not cases or not shared["stores"]:
         raise CompareError("the sweeps share no read case and store to compare")

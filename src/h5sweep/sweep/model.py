@@ -47,29 +47,29 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     # a case that sets its own share of the work (a recorded trace: all of its reads)
     own = {case.name: case.default_weight for case in read_cases if hasattr(case, "default_weight")}
     out = {
-        C.WEIGHTS: {},
-        C.OBJECTIVE: "time",
-        C.STATISTIC: "first-access",
+        "weights": {},
+        "objective": "time",
+        "statistic": "first-access",
         "max_file_ratio": None,
         "max_write_s": None,
         **recommend,
     }
     known = {case.name: case for case in read_cases}
-    for name, weight in out[C.WEIGHTS].items():
+    for name, weight in out["weights"].items():
         if name not in known:
             raise ConfigError(
                 f"recommend.weights.{name}", weight, f"is not a read case of this sweep (known: {', '.join(known)})"
             )
-    if not out[C.WEIGHTS] and own:  # unset: one read of each case, and the trace's own
-        out[C.WEIGHTS] = {case.name: own.get(case.name, 1) for case in read_cases}
-    if out[C.WEIGHTS] and not any(w > 0 for w in out[C.WEIGHTS].values()):
-        raise ConfigError("recommend.weights", out[C.WEIGHTS], "needs at least one positive weight")
-    if out[C.OBJECTIVE] not in RECOMMEND_OBJECTIVES:
-        raise ConfigError("recommend.objective", out[C.OBJECTIVE], f"must be one of {', '.join(RECOMMEND_OBJECTIVES)}")
-    if out[C.STATISTIC] not in RECOMMEND_STATISTICS:
-        raise ConfigError("recommend.statistic", out[C.STATISTIC], f"must be one of {', '.join(RECOMMEND_STATISTICS)}")
-    weighted = [known[n] for n, w in out[C.WEIGHTS].items() if w > 0] if out[C.WEIGHTS] else read_cases
-    if out[C.STATISTIC] == "sustained" and not any("first" in case.cold_modes for case in weighted):
+    if not out["weights"] and own:  # unset: one read of each case, and the trace's own
+        out["weights"] = {case.name: own.get(case.name, 1) for case in read_cases}
+    if out["weights"] and not any(w > 0 for w in out["weights"].values()):
+        raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
+    if out["objective"] not in RECOMMEND_OBJECTIVES:
+        raise ConfigError("recommend.objective", out["objective"], f"must be one of {', '.join(RECOMMEND_OBJECTIVES)}")
+    if out["statistic"] not in RECOMMEND_STATISTICS:
+        raise ConfigError("recommend.statistic", out["statistic"], f"must be one of {', '.join(RECOMMEND_STATISTICS)}")
+    weighted = [known[n] for n, w in out["weights"].items() if w > 0] if out["weights"] else read_cases
+    if out["statistic"] == "sustained" and not any("first" in case.cold_modes for case in weighted):
         raise ConfigError(
             "recommend.statistic",
             "sustained",

@@ -116,7 +116,7 @@ def race_settings(sweep) -> dict | None:
     of each case where none are set) and the cases read to the end (``cases.<c>.race: false``)."""
     if sweep.race is None:
         return None
-    weights = sweep.recommend.get(C.WEIGHTS) or {case.name: 1.0 for case in sweep.read_cases}
+    weights = sweep.recommend.get("weights") or {case.name: 1.0 for case in sweep.read_cases}
     unraced = [case.name for case in sweep.read_cases if case.settings.get("race") is False]
     return {**sweep.race, "weights": dict(weights), "unraced": unraced}
 
