@@ -413,7 +413,10 @@ BAD_CONFIGS = [
         "dataset.shape=[2, 2, 2, 2, 2, 2]",
     ),
     ({"dataset": {"shape": [20, -2, 5], "dtype": "uint16", "fill": "synthetic", "seed": 0}}, "dataset.shape[1]=-2"),
-    ({"cases": {"spectra": {"repeats": 3, "size": 40}}}, "cases.spectra={'repeats': 3, 'size': 40, 'cold': 'every'}"),
+    (
+        {"cases": {"spectra": {"repeats": 3, "size": 40}}},
+        "cases.spectra={'repeats': 3, 'size': 40, 'race': True, 'cold': 'every'}",
+    ),
     ({"filesystems": {"disk": "/proc/version/h5sweep"}}, "filesystems.disk='/proc/version/h5sweep'"),
 ]
 

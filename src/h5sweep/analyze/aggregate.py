@@ -250,7 +250,9 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         [C.FILESYSTEM, C.CASE, C.VARIANT, C.LAYOUT, C.CHUNK_SHAPE, C.COMPRESSION, C.CACHE_STATE], key=_natural
     )
     summary[C.CASE] = summary[C.CASE].astype(str)
-    summary = columns.typed(summary)  # whole numbers and flags, empty where a case has no such setting
+    # whole numbers and flags, empty where a case has no such setting (a variant's settings and
+    # the codec's level typed alike whichever cases the sweep ran)
+    summary = columns.typed(summary, settings=(*VARIANT_COLUMNS, C.CODEC_LEVEL, C.WRITES_STOPPED))
     ordered_columns = [*GROUP_KEYS, *TIME_COLUMNS]
     return summary[ordered_columns + [c for c in summary if c not in ordered_columns]].reset_index(drop=True)
 

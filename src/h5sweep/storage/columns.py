@@ -77,16 +77,20 @@ def of_kind(wanted: str) -> list[str]:
     return [c.name for c in COLUMNS.values() if c.kind == wanted]
 
 
-def typed(table):
+def typed(table, settings: tuple[str, ...] = ()):
     """A copy with the registry's types where rows lack values: whole numbers as nullable
     integers (``Int64``, empty where a row has none; a column holding a fraction stays as it
-    is) and flags as nullable booleans. ``table``: a pandas DataFrame."""
+    is) and flags as nullable booleans. ``table``: a pandas DataFrame. ``settings``: whole-number
+    columns typed nullable even where every row has a value (a case's settings, which the rows
+    of other cases lack in other tables), so that a table's types do not depend on its rows."""
     import pandas as pd
 
     table = table.copy()
     for name in table.columns:
         wanted, values = kind(name), table[name]
-        if wanted == INTEGER and pd.api.types.is_float_dtype(values):
+        if wanted == INTEGER and name in settings and pd.api.types.is_integer_dtype(values):
+            table[name] = values.astype("Int64")
+        elif wanted == INTEGER and pd.api.types.is_float_dtype(values):
             present = values.dropna()
             if (present == present.round()).all():
                 table[name] = values.astype("Int64")

@@ -8,7 +8,7 @@ from h5sweep.storage import columns
 OPERATION = columns.column("operation", columns.STRING, "")
 MODE = columns.column("mode", columns.STRING, "")
 PROCESSES = columns.column("processes", columns.INTEGER, "")
-UNITS_COLUMN = columns.column("units", columns.INTEGER, "")
+UNITS_COLUMN = columns.column("units", columns.STRING, "")
 UNITS_PER_ACCESS = columns.column("units_per_access", columns.INTEGER, "")
 REMAINDER_RANK = columns.column("remainder_rank", columns.INTEGER, "")
 ACCESSES = columns.column("accesses", columns.INTEGER, "")
