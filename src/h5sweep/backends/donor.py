@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from h5sweep.storage import columns as C
-
 DONOR_LAYOUT_NAME = "donor"
 # HDF5's filter ids of the codecs the table names from a donor's own pipeline
 _SHUFFLE, _DEFLATE = 2, 1
@@ -65,7 +63,7 @@ def _zarr_layout(array) -> DonorLayout:
         elif kind == "ZstdCodec":
             name = f"zstd-{codec.level or 3}"  # level 0 is libzstd's default, 3
         elif kind == "BloscCodec":
-            shuffle = {"noshuffle": "", C.SHUFFLE: "-shuffle", "bitshuffle": "-bitshuffle"}[str(codec.shuffle.value)]
+            shuffle = {"noshuffle": "", "shuffle": "-shuffle", "bitshuffle": "-bitshuffle"}[str(codec.shuffle.value)]
             name = f"blosc-{codec.cname.value}-{codec.clevel}{shuffle}"
     chunks = tuple(array.chunks)
     return DonorLayout(None if chunks == tuple(array.shape) and not name else chunks, name, described)

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression, blosc_shuffle
 
 BUILT_IN, PLUGIN, NO_FILTER = "hdf5", "hdf5plugin", "none"  # the ``filter_family`` column
@@ -101,14 +100,14 @@ def _blosc_keywords(version: str) -> Callable[[dict], dict]:
 
 FILTERS: dict[str, Filter] = {
     "none": Filter(lambda p: {}, source=NO_FILTER),
-    "gzip": Filter(lambda p: {C.COMPRESSION: "gzip", "compression_opts": p["level"]}, encoder=_gzip_encoder),
+    "gzip": Filter(lambda p: {"compression": "gzip", "compression_opts": p["level"]}, encoder=_gzip_encoder),
     "shuffle+gzip": Filter(
-        lambda p: {C.COMPRESSION: "gzip", "compression_opts": p["level"], C.SHUFFLE: True},
+        lambda p: {"compression": "gzip", "compression_opts": p["level"], "shuffle": True},
         encoder=_shuffled_gzip_encoder,
     ),
-    "lzf": Filter(lambda p: {C.COMPRESSION: "lzf"}),
-    "shuffle+lzf": Filter(lambda p: {C.COMPRESSION: "lzf", C.SHUFFLE: True}),
-    "szip": Filter(lambda p: {C.COMPRESSION: "szip", "compression_opts": (p["method"], p["pixels"])}),
+    "lzf": Filter(lambda p: {"compression": "lzf"}),
+    "shuffle+lzf": Filter(lambda p: {"compression": "lzf", "shuffle": True}),
+    "szip": Filter(lambda p: {"compression": "szip", "compression_opts": (p["method"], p["pixels"])}),
     "scaleoffset": Filter(lambda p: {"scaleoffset": 0}),
     "nbit": Filter(_nbit_keywords),
     "blosc": Filter(_blosc_keywords("blosc"), PLUGIN, _blosc_encoder),

@@ -244,7 +244,7 @@ class _ChunkFiles:
         with open(os.path.join(path, "zarr.json"), encoding="utf-8") as f:
             meta = json.load(f)
         self.path = path
-        self.chunk = tuple(meta["chunk_grid"]["configuration"][C.CHUNK_SHAPE])
+        self.chunk = tuple(meta["chunk_grid"]["configuration"]["chunk_shape"])
         self.sharded = any(codec["name"] == "sharding_indexed" for codec in meta["codecs"])
 
     def prepare(self, start, shape):

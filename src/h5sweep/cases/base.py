@@ -29,7 +29,7 @@ class ReadCase:
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
-        self.repeats = int(self.settings.get(C.REPEATS, 50))
+        self.repeats = int(self.settings.get("repeats", 50))
         cold = self.settings.get("cold", DEFAULT_COLD)
         self.cold_modes = list(dict.fromkeys([cold] if isinstance(cold, str) else cold))
 
@@ -89,7 +89,7 @@ class ReadCase:
 
 BARS = Figure("case_bars", "bars-{case}-{filesystem}", "Access cases", "bars", ("summary", "measurements"))
 HEATMAP = Figure("heatmaps", "heatmap-{case}-{filesystem}", "Chunk shape heat maps", "heatmap")
-SCORE = Figure(C.SCORE, "score-{filesystem}", "Performance score")
+SCORE = Figure("score", "score-{filesystem}", "Performance score")
 TRADEOFF = Figure(
     "tradeoff",
     "tradeoff-{filesystem}",

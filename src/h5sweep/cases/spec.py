@@ -17,11 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from h5sweep.storage import columns
-from h5sweep.storage import columns as C
 
 # A case runs once per test store (the grid of backends x layouts x compression on every
 # filesystem) or once per filesystem.
-SCOPES = ("store", C.FILESYSTEM)
+SCOPES = ("store", "filesystem")
 
 
 def _one_thread(sweep) -> int:
@@ -57,7 +56,7 @@ class Figure:
 
     @property
     def wildcards(self) -> list[str]:
-        return [w for w in (C.CASE, C.FILESYSTEM) if "{" + w + "}" in self.pattern]
+        return [w for w in ("case", "filesystem") if "{" + w + "}" in self.pattern]
 
     def name(self, **values: str) -> str:
         """The figure's name with the given wildcards filled in (the others kept as ``{w}``)."""

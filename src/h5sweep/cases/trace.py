@@ -12,7 +12,6 @@ from pathlib import Path
 from h5sweep import trace
 from h5sweep.cases.base import ReadCase
 from h5sweep.errors import ConfigError
-from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Shape
 from h5sweep.storage.selections import Selection
 
@@ -59,7 +58,7 @@ class TraceCase(ReadCase):
 
     def boxes(self) -> list[Selection]:
         return [
-            Selection(tuple(a for a, _ in r[C.SELECTION]), tuple(b - a for a, b in r[C.SELECTION])) for r in self.reads
+            Selection(tuple(a for a, _ in r["selection"]), tuple(b - a for a, b in r["selection"])) for r in self.reads
         ]
 
     def size(self, shape: Shape) -> Shape:
@@ -71,13 +70,13 @@ class TraceCase(ReadCase):
         key = f"{self.key}.file"
         for r in self.reads:
             where = f"read {r['read']} ({r['library']} {r['dataset']}, index {r['index']})"
-            if r[C.SELECTION] is None:
+            if r["selection"] is None:
                 raise ConfigError(
                     key, self.path, f"{where} is not a box (a step, a list or a mask): it cannot be replayed"
                 )
-            if len(r[C.SELECTION]) != len(shape):
-                raise ConfigError(key, self.path, f"{where} has {len(r[C.SELECTION])} axes, dataset.shape {len(shape)}")
-            for axis, ((start, stop), n) in enumerate(zip(r[C.SELECTION], shape, strict=True)):
+            if len(r["selection"]) != len(shape):
+                raise ConfigError(key, self.path, f"{where} has {len(r['selection'])} axes, dataset.shape {len(shape)}")
+            for axis, ((start, stop), n) in enumerate(zip(r["selection"], shape, strict=True)):
                 if not 0 <= start < stop <= n:
                     raise ConfigError(
                         key,

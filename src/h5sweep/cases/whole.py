@@ -2,7 +2,6 @@
 and the upper bound of every other read."""
 
 from h5sweep.cases.base import ReadCase
-from h5sweep.storage import columns as C
 
 
 class WholeCase(ReadCase):
@@ -11,7 +10,7 @@ class WholeCase(ReadCase):
     ranks = None
 
     def __init__(self, settings: dict):
-        super().__init__({C.REPEATS: 3, **settings})
+        super().__init__({"repeats": 3, **settings})
 
     def size(self, shape):
         return tuple(shape)

@@ -63,10 +63,10 @@ class WriteCase:
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
-        self.repeats = int(self.settings.get(C.REPEATS, 1))
+        self.repeats = int(self.settings.get("repeats", 1))
         self.strategies = list(self.settings.get("strategies") or ["chunk"])
-        self.fill_times = list(self.settings.get(C.FILL_TIME) or ["ifset"])
-        self.limit_s = self.settings.get(C.LIMIT_S)
+        self.fill_times = list(self.settings.get("fill_time") or ["ifset"])
+        self.limit_s = self.settings.get("limit_s")
         check_limit_s("cases.write.limit_s", self.limit_s)
         if self.repeats < 1:
             raise ConfigError("cases.write.repeats", self.repeats, "must be at least 1")

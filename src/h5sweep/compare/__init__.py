@@ -120,7 +120,7 @@ def settings_of(run: Run) -> dict:
     name = str(reads[C.RATIO_REFERENCE].dropna().iloc[0]) if C.RATIO_REFERENCE in reads and len(reads) else ""
     layout_id, _, compression = name.partition(" ")
     return {
-        "recommend": {C.WEIGHTS: weights, C.STATISTIC: statistic, C.OBJECTIVE: "time"},
+        "recommend": {"weights": weights, "statistic": statistic, "objective": "time"},
         "read_cases": cases,
         C.POLICY: primary[C.POLICY].mode().iloc[0] if C.POLICY in primary and len(primary) else "random",
         "read_options": options,

@@ -97,12 +97,12 @@ def _value(text: str):
 
 BLOSC_CODECS = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
 _BLOSC = rf"(?P<cname>{'|'.join(BLOSC_CODECS)})-(?P<level>\d+)(?:-(?P<shuffle>shuffle|bitshuffle))?"
-_SHUFFLES = {None: "none", C.SHUFFLE: "byte", "bitshuffle": "bit"}
+_SHUFFLES = {None: "none", "shuffle": "byte", "bitshuffle": "bit"}
 
 
 def blosc_shuffle(params: dict) -> str:
     """A Blosc name's shuffle: none, byte or bit."""
-    return _SHUFFLES[params.get(C.SHUFFLE)]
+    return _SHUFFLES[params.get("shuffle")]
 
 
 def _szip_check(params: dict) -> str | None:
@@ -327,7 +327,7 @@ class Compression:
 NONE = Compression("none", "none")
 
 
-def parse_compression(name: str, key: str = C.COMPRESSION) -> Compression:
+def parse_compression(name: str, key: str = "compression") -> Compression:
     """Parse a codec name (``none``, ``gzip-4``); an unknown codec, a parameter out of range
     or a codec this installation cannot run is a ConfigError naming ``key``."""
     text = str(name)
@@ -356,5 +356,5 @@ def compressions_from_config(names: list[str], dtype=None, chunk_rank: int = 3) 
             raise ConfigError(f"compression[{i}]", comp.name, problem)
     unique = list(dict.fromkeys(parsed))
     if not unique:
-        raise ConfigError(C.COMPRESSION, names, "names no compression setting (use [none] for none)")
+        raise ConfigError("compression", names, "names no compression setting (use [none] for none)")
     return unique

@@ -34,6 +34,13 @@ from h5sweep.storage.layouts import Layout, Region, Shape
 
 # Regions are computed in x-slabs of at most this many elements, to bound temporary memory.
 _SLAB_ELEMENTS = 4 * 2**20
+
+
+def rows_per_slab(shape: Shape) -> int:
+    """How many indices along the first axis a slab of an array of ``shape`` holds."""
+    return max(1, _SLAB_ELEMENTS // max(1, math.prod(shape[1:])))
+
+
 # A donor of a wider integer type is read through for its range before any job runs up to
 # this size; a larger one is checked block by block as it is written.
 RANGE_CHECK_BYTES = 2**30
@@ -56,8 +63,7 @@ class DataSource:
         """Values of ``array[region]`` (a tuple of slices with step 1, one per axis)."""
         axes = [np.arange(*s.indices(n)) for s, n in zip(region, self.shape, strict=True)]
         out = np.empty(tuple(len(a) for a in axes), dtype=self.dtype)
-        per_row = max(1, int(np.prod([len(a) for a in axes[1:]])))
-        step = max(1, _SLAB_ELEMENTS // per_row)
+        step = rows_per_slab(out.shape)
         for i in range(0, len(axes[0]), step):
             out[i : i + step] = self._compute(axes[0][i : i + step], *axes[1:])
         return out
@@ -67,8 +73,7 @@ class DataSource:
 
     def slabs(self) -> Iterator[Region]:
         """The whole array as regions along the first axis of at most ``_SLAB_ELEMENTS``."""
-        per_row = max(1, math.prod(self.shape[1:]))
-        step = max(1, _SLAB_ELEMENTS // per_row)
+        step = rows_per_slab(self.shape)
         for i in range(0, self.shape[0], step):
             yield (slice(i, min(i + step, self.shape[0])), *(slice(0, n) for n in self.shape[1:]))
 
@@ -291,7 +296,7 @@ class DonorSource(DataSource):
         bounds = [s.indices(n)[:2] for s, n in zip(region, self.shape, strict=True)]
         out = np.empty(tuple(b - a for a, b in bounds), dtype=self.dtype)
         # along the first axis in slabs, so that what is read beside ``out`` stays small
-        step = max(1, _SLAB_ELEMENTS // max(1, math.prod(out.shape[1:])))
+        step = rows_per_slab(out.shape)
         rest = [_wrapped_runs(a, b, n) for (a, b), n in zip(bounds[1:], donor.shape[1:], strict=True)]
         for first in range(bounds[0][0], bounds[0][1], step):
             slab = _wrapped_runs(first, min(first + step, bounds[0][1]), donor.shape[0])

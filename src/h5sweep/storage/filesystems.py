@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage import columns as C
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -211,7 +210,7 @@ def read_ahead_kb(path: str) -> int:
         return -1
     for directory in (sysfs, os.path.dirname(sysfs)):  # a partition's queue is its disk's
         try:
-            with open(os.path.join(directory, "queue", C.READ_AHEAD_KB), encoding="ascii") as f:
+            with open(os.path.join(directory, "queue", "read_ahead_kb"), encoding="ascii") as f:
                 return int(f.read())
         except (OSError, ValueError):
             continue

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage import columns as C
 
 _ID = re.compile(
     r"^(?P<kind>contiguous|chunked)(?:-(?P<order>zxy))?(?:-(?P<chunk>\d+(?:x\d+)*))?"
@@ -116,7 +115,7 @@ class Layout:
             raise ValueError(f"not a layout id: {layout_id!r}")
         chunk = tuple(int(v) for v in match["chunk"].split("x")) if match["chunk"] else None
         shard = tuple(int(v) for v in match["shard"].split("x")) if match["shard"] else None
-        return cls(chunk, order=match[C.ORDER] or "xyz", shard_shape=shard)
+        return cls(chunk, order=match["order"] or "xyz", shard_shape=shard)
 
     def chunk_grid(self, shape: Shape) -> Shape:
         """Number of chunks along each axis (edge chunks count as whole chunks)."""

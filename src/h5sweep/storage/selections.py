@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Region, Shape
 
 
@@ -52,7 +51,7 @@ def random_boxes(rng: np.random.Generator, shape: Shape, size: Shape, repeats: i
     return [Selection(tuple(int(axis[i]) for axis in starts), tuple(size)) for i in range(repeats)]
 
 
-POLICIES = ("random", "aligned", "localized", C.SWEEP)
+POLICIES = ("random", "aligned", "localized", "sweep")
 
 
 def visit(policy: str, rng: np.random.Generator, shape: Shape, size: Shape, repeats: int, chunk: Shape | None):
@@ -89,7 +88,7 @@ def visit(policy: str, rng: np.random.Generator, shape: Shape, size: Shape, repe
                 for a, n, lim in zip(start, size, limits, strict=True)
             ]
         return boxes
-    if policy == C.SWEEP:
+    if policy == "sweep":
         counts = [max(1, d // n) for d, n in zip(shape, size, strict=True)]
         boxes = []
         for k in range(repeats):

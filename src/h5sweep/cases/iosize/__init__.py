@@ -35,7 +35,7 @@ class IOSizeCase:
     def __init__(self, settings: dict):
         self.settings = dict(settings)
         self.sizes = [int(s) for s in self.settings.get("sizes", DEFAULT_SIZES)]
-        self.repeats = int(self.settings.get(C.REPEATS, 1))
+        self.repeats = int(self.settings.get("repeats", 1))
 
     def check(self, shape: tuple = (), itemsize: int = 1) -> None:
         if self.repeats < 1:

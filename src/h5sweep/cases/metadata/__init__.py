@@ -34,7 +34,7 @@ class MetadataCase:
     def __init__(self, settings: dict):
         self.settings = dict(settings)
         self.datasets = [int(n) for n in self.settings.get("datasets", [1, 100])]
-        self.repeats = int(self.settings.get(C.REPEATS, 3))
+        self.repeats = int(self.settings.get("repeats", 3))
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
         spectra = shape[0] * shape[1]

@@ -57,7 +57,7 @@ def hints_words(hints: dict[str, str]) -> str:
 def remainder_rank(mode: str, remainder: str, processes: int) -> int:
     """The rank that takes the accesses left over after the even deal (``spread``: the last
     rank takes the short last access, the others left over go one each to the first ranks)."""
-    if remainder == "first" or (remainder == C.STUDY and mode == "collective"):
+    if remainder == "first" or (remainder == "study" and mode == "collective"):
         return 0
     return processes - 1
 
@@ -107,8 +107,8 @@ class ParallelCase:
         self.operations = list(dict.fromkeys(self.settings.get("operations", list(OPERATIONS))))
         self.remainder = str(self.settings.get("remainder", C.STUDY))
         self.units = self.settings.get(PC.UNITS_COLUMN)
-        self.repeats = int(self.settings.get(C.REPEATS, 6))
-        self.limit_s = self.settings.get(C.LIMIT_S)
+        self.repeats = int(self.settings.get("repeats", 6))
+        self.limit_s = self.settings.get("limit_s")
         self.tasks_per_node = self.settings.get(PC.TASKS_PER_NODE)
         self.hints = {str(k): _hint_value(v) for k, v in (self.settings.get("hints") or {}).items()}
 

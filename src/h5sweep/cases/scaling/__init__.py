@@ -43,7 +43,7 @@ class ScalingCase:
 
     def __init__(self, settings: dict):
         self.settings = dict(settings)
-        self.repeats = int(self.settings.get(C.REPEATS, 10))
+        self.repeats = int(self.settings.get("repeats", 10))
         self.processes = [int(p) for p in self.settings.get(SC.PROCESSES, [1, 2])]
         self.slices = list(self.settings.get("slices", [0.2, 25]))
 
