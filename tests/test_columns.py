@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 import h5sweep.cases  # noqa: F401 - the cases register the columns they add
+from h5sweep import backends
 from h5sweep.storage import columns
 from h5sweep.sweep.config import column_markers, with_column_tables
 
@@ -91,3 +92,20 @@ def test_column_names_are_spelled_in_at_most_two_modules_but_for_a_few():
     name read where the config is) is allowed for at most 10 columns."""
     many = sorted(name for name, modules in _spellings().items() if len(modules) >= 3)
     assert len(many) <= 10, many
+
+
+def test_only_the_backends_register_columns_named_after_a_backend_or_its_libraries():
+    """A column that names a backend or one of its libraries (``hdf5_version``,
+    ``zarr_concurrency``, ``ratio_to_hdf5``) is registered by the backends' package; the core
+    and the cases never spell one. ``raw_bytes`` is the uncompressed size, not the raw backend."""
+    words = set(backends.REGISTRY) | {
+        name.removesuffix("_version") for spec in backends.REGISTRY.values() for name in spec.version_columns
+    }
+    assert {"hdf5", "h5py", "zarr", "tensorstore"} <= words
+    named = {name for name in columns.COLUMNS if set(name.split("_")) & words} - {columns.RAW_BYTES}
+    assert {"hdf5_version", "zarr_concurrency", backends.RATIO_TO_REFERENCE} <= named
+    outside = sorted(name for name in named if not columns.OWNERS[name].startswith("h5sweep.backends"))
+    assert outside == []
+    for spec in backends.REGISTRY.values():  # what a backend declares is registered
+        for name in (*spec.option_columns, *spec.carried_columns, *spec.version_columns):
+            assert name in columns.COLUMNS, (spec.name, name)

@@ -14,7 +14,14 @@ import pandas as pd
 
 from h5sweep.analyze.scoring import CASE_THRESHOLDS, score, threshold_s
 from h5sweep.analyze.stats import median_ci, median_ci_over_copies, percentile
-from h5sweep.backends import REFERENCE
+from h5sweep.backends import (
+    CARRIED_COLUMNS,
+    RATIO_TO_REFERENCE,
+    RATIO_TO_REFERENCE_CI_HIGH,
+    RATIO_TO_REFERENCE_CI_LOW,
+    RATIO_TO_REFERENCE_PAIRS,
+    REFERENCE,
+)
 from h5sweep.cases import OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.measure.records import read_tables, write_table
@@ -141,7 +148,7 @@ def backend_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     """Per summary row of another backend's read case: the median of the per-selection ratios
     of its reads to HDF5's reads of the same chunk shape, order, compression and selections
     (HDF5's first chunk cache), with the ratio's confidence interval: the backends side by side."""
-    names = [C.RATIO_TO_HDF5, C.RATIO_TO_HDF5_CI_LOW, C.RATIO_TO_HDF5_CI_HIGH, C.RATIO_TO_HDF5_PAIRS]
+    names = [RATIO_TO_REFERENCE, RATIO_TO_REFERENCE_CI_LOW, RATIO_TO_REFERENCE_CI_HIGH, RATIO_TO_REFERENCE_PAIRS]
     # the same chunk shape, storage order and compression (a sharded Zarr store's twin is the
     # HDF5 file of its chunk shape)
     keys = [c for c in PAIRED_READ if c in reads] + [C.CHUNK_SHAPE, C.ORDER, C.COMPRESSION]
@@ -198,7 +205,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         C.BYTES_SELECTED,
         C.RAW_BYTES,
         C.FS_TYPE,
-        C.H5PY_CALL_OVERHEAD_S,
+        *CARRIED_COLUMNS,
     ]
     summary = grouped.agg(
         **{c: (c, "first") for c in firsts if c in ordered},

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from h5sweep.backends import REFERENCE
+from h5sweep.backends import RATIO_TO_REFERENCE, RATIO_TO_REFERENCE_CI_LOW, REFERENCE
 from h5sweep.cases.iosize import columns as IC
 from h5sweep.cases.metadata import columns as MC
 from h5sweep.cases.parallel import columns as PC
@@ -280,16 +280,16 @@ def _many_datasets(s, shape):
 
 
 def _zarr_slower(s, shape):
-    if C.RATIO_TO_HDF5 not in s:
+    if RATIO_TO_REFERENCE not in s:
         return None
-    rows = s[s[C.PRIMARY].fillna(False).astype(bool)].dropna(subset=[C.RATIO_TO_HDF5])
+    rows = s[s[C.PRIMARY].fillna(False).astype(bool)].dropna(subset=[RATIO_TO_REFERENCE])
     if rows.empty:
         return None
-    slower = (rows[C.RATIO_TO_HDF5_CI_LOW] > 1).mean()
+    slower = (rows[RATIO_TO_REFERENCE_CI_LOW] > 1).mean()
     return (
         slower > 0.5,
         f"{100 * slower:.0f}% of {len(rows)} other-backend rows surely slower than HDF5 "
-        f"(median ratio {rows[C.RATIO_TO_HDF5].median():.2f})",
+        f"(median ratio {rows[RATIO_TO_REFERENCE].median():.2f})",
     )
 
 

@@ -12,11 +12,12 @@ import importlib
 import os
 import re
 
-from h5sweep.backends import hdf5_filters
+from h5sweep.backends import hdf5_columns, hdf5_filters, zarr_columns
 from h5sweep.backends.base import BackendSpec, Capabilities
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
 from h5sweep.errors import ConfigError
+from h5sweep.storage import columns as C
 
 # The names of the built-in backends, for the cases that measure one library's own API.
 HDF5, ZARR, RAW = "hdf5", "zarr", "raw"
@@ -45,6 +46,9 @@ REGISTRY: dict[str, BackendSpec] = {
             option_from_settings=ChunkCache.from_config,
             filter_family=hdf5_filters.filter_family,
             encodes_chunks=hdf5_filters.has_chunk_encoder,
+            option_columns=(C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0),
+            carried_columns=hdf5_columns.CARRIED,
+            version_columns=hdf5_columns.VERSIONS,
         ),
         BackendSpec(
             ZARR,
@@ -66,6 +70,8 @@ REGISTRY: dict[str, BackendSpec] = {
             option_from_settings=ZarrReader.from_settings,
             filter_family=lambda compression: "none" if compression.is_none else "zarr",
             encodes_chunks=lambda compression: True,
+            option_columns=zarr_columns.OPTIONS,
+            version_columns=zarr_columns.VERSIONS,
         ),
         BackendSpec(
             RAW,
@@ -78,6 +84,27 @@ REGISTRY: dict[str, BackendSpec] = {
 }
 # Every ratio of a sweep is to this backend's contiguous store, on the same selections.
 REFERENCE = HDF5
+# The columns the backends add (each registered by the backend's own module).
+OPTION_COLUMNS = tuple(dict.fromkeys(c for s in REGISTRY.values() for c in s.option_columns))
+CARRIED_COLUMNS = tuple(dict.fromkeys(c for s in REGISTRY.values() for c in s.carried_columns))
+# Another backend's store against the reference backend's of the same chunk shape, storage
+# order, compression and selections (h5sweep.analyze.aggregate.backend_ratios).
+RATIO_TO_REFERENCE = C.column(f"ratio_to_{REFERENCE}", C.FLOAT, "ratio")
+RATIO_TO_REFERENCE_CI_LOW = C.column(f"{RATIO_TO_REFERENCE}_ci_low", C.FLOAT, "ratio")
+RATIO_TO_REFERENCE_CI_HIGH = C.column(f"{RATIO_TO_REFERENCE}_ci_high", C.FLOAT, "ratio")
+RATIO_TO_REFERENCE_PAIRS = C.column(f"{RATIO_TO_REFERENCE}_pairs", C.FLOAT, "count")
+_reference = REGISTRY[REFERENCE].label
+C.group(
+    C.SUMMARY,
+    (RATIO_TO_REFERENCE, RATIO_TO_REFERENCE_CI_LOW, RATIO_TO_REFERENCE_CI_HIGH, RATIO_TO_REFERENCE_PAIRS),
+    (
+        f"Sweeps with more than one backend, the other backends' rows: the median of the per-selection "
+        f"ratios of this row's reads to {_reference}'s reads of the same chunk shape, storage order, "
+        f"compression and selections (a sharded store's twin is the {_reference} store of its chunk "
+        f"shape) ({_reference}'s first read option, same policy, cold mode and cache state), its 95% "
+        f"interval and pairs: below 1 this row's backend (with its reader) is faster."
+    ),
+)
 DEFAULT_BACKENDS = [REFERENCE]
 # The wildcard a rule's paths use for a backend name.
 WILDCARD = "|".join(re.escape(name) for name in REGISTRY)

@@ -142,6 +142,13 @@ class BackendSpec:
     # the fast write encodes its chunks itself, in threads (else the library's pipeline writes)
     filter_family: Callable[[Compression], str] = field(default=_no_filter, repr=False)
     encodes_chunks: Callable[[Compression], bool] = field(default=lambda compression: False, repr=False)
+    # the columns it adds, each registered by its own module: the settings of its read options
+    # (variant columns of the read case), what the summary carries per store from its
+    # measurements, and its libraries' versions, the first that of the library that stores
+    # the data (named by the label in the notes that compare versions)
+    option_columns: tuple[str, ...] = ()
+    carried_columns: tuple[str, ...] = ()
+    version_columns: tuple[str, ...] = ()
 
     def stores(self, layout: Layout, compression: Compression) -> bool:
         return self.capabilities.stores(layout, compression)
@@ -287,6 +294,9 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def paths_to_evict(self, path: str) -> list[str]:
         """Every file of the store, to drop from the page cache before a cold read."""
+
+    # the column of the binding's own cost per read call (None: nothing to separate)
+    call_overhead_column: ClassVar[str | None] = None
 
     def call_overhead_s(self, path: str, dataset_name: str) -> float:
         """The Python binding's own cost per read call, outside the timed region (NaN: the

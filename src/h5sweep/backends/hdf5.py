@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 from h5py import h5s
 
-from h5sweep.backends import HDF5, base, fastwrite, hdf5_filters
+from h5sweep.backends import HDF5, base, fastwrite, hdf5_columns, hdf5_filters
 from h5sweep.backends.base import Backend, OpenedStore, SingleFileStore, stop_at
 
 try:  # registers the hdf5plugin filters (Blosc, Zstd, LZ4, ...) with HDF5 in every process
@@ -24,7 +24,6 @@ except ImportError:  # pragma: no cover - codecs that need it are refused at val
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.measure.pagecache import fsync_path
 from h5sweep.measure.timing import gc_paused
-from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.storage.selections import Selection
@@ -285,14 +284,16 @@ class HDF5Backend(SingleFileStore, Backend):
     def open_pass(self, path, dataset_name, mode, comm, option, create=None, hints=None) -> PassFile:
         return PassFile(path, dataset_name, mode, comm, option, create, hints)
 
+    call_overhead_column = hdf5_columns.H5PY_CALL_OVERHEAD_S
+
     def call_overhead_s(self, path, dataset_name) -> float:
         return call_overhead_s(path, dataset_name)
 
     def versions(self) -> dict:
         return {
-            C.H5PY_VERSION: h5py.version.version,
-            C.HDF5_VERSION: h5py.version.hdf5_version,
-            C.HDF5PLUGIN_VERSION: hdf5plugin.version if hdf5plugin else "",
+            hdf5_columns.H5PY_VERSION: h5py.version.version,
+            hdf5_columns.HDF5_VERSION: h5py.version.hdf5_version,
+            hdf5_columns.HDF5PLUGIN_VERSION: hdf5plugin.version if hdf5plugin else "",
         }
 
 

@@ -31,7 +31,7 @@ import zarr
 from zarr.codecs import BloscCodec, BloscShuffle, GzipCodec, ZstdCodec
 from zarr.storage import LocalStore
 
-from h5sweep.backends import ZARR, base
+from h5sweep.backends import ZARR, base, zarr_columns
 from h5sweep.backends.base import Backend, OpenedStore, stop_at
 from h5sweep.backends.fastwrite import prefetched
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader
@@ -393,9 +393,9 @@ class ZarrBackend(Backend):
 
     def versions(self) -> dict:
         return {
-            C.ZARR_VERSION: zarr.__version__,
-            C.NUMCODECS_VERSION: numcodecs.__version__,
-            C.TENSORSTORE_VERSION: importlib.metadata.version("tensorstore"),
+            zarr_columns.ZARR_VERSION: zarr.__version__,
+            zarr_columns.NUMCODECS_VERSION: numcodecs.__version__,
+            zarr_columns.TENSORSTORE_VERSION: importlib.metadata.version("tensorstore"),
         }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from h5sweep.backends.zarr_columns import ZARR_CONCURRENCY
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 
@@ -31,7 +32,7 @@ class ZarrReader:
     def columns(self) -> dict:
         """The columns every row read with this reader carries."""
         concurrency = self.concurrency if self.reader == "zarr-python" else None
-        return {C.READER: self.reader, C.ZARR_CONCURRENCY: concurrency}
+        return {C.READER: self.reader, ZARR_CONCURRENCY: concurrency}
 
     def holds_chunk(self, chunk_bytes: int) -> bool | None:
         """Whether a chunk cache holds one chunk: neither reader keeps chunks between reads."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from h5sweep.backends import OPTION_COLUMNS
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
@@ -151,10 +152,7 @@ SPEC = CaseSpec(
         C.POLICY,
         C.COLD_MODE,
         C.READER,
-        C.CHUNK_CACHE_BYTES,
-        C.CHUNK_CACHE_SLOTS,
-        C.CHUNK_CACHE_W0,
-        C.ZARR_CONCURRENCY,
+        *OPTION_COLUMNS,
     ),
     enabled=lambda sweep: True,
     figures=_read_figures,

@@ -28,13 +28,14 @@ import pandas as pd
 
 from h5sweep.analyze import findings, objectives
 from h5sweep.analyze.ranking import BOOTSTRAP_SEED, mix_of, selected_reads
+from h5sweep.backends import OPTION_COLUMNS as BACKEND_OPTION_COLUMNS
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.storage import columns as C
 
 STORE_KEYS = objectives.STORE_KEYS
-OPTION_COLUMNS = [C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0, C.READER, C.ZARR_CONCURRENCY]
+OPTION_COLUMNS = [*BACKEND_OPTION_COLUMNS, C.READER]
 COLUMNS = [
     C.SYSTEM,
     C.RUN,

@@ -11,7 +11,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from h5sweep.backends import REFERENCE  # noqa: E402
+from h5sweep.backends import (  # noqa: E402
+    RATIO_TO_REFERENCE,
+    RATIO_TO_REFERENCE_CI_HIGH,
+    RATIO_TO_REFERENCE_CI_LOW,
+    REFERENCE,
+)
 from h5sweep.backends import label as backend_label  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, interval_errors  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
@@ -65,9 +70,9 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     ratio of its reads to HDF5's reads of the same layout, compression and selections (median
     and 95% interval, log2 axis; left of 1 the other backend is faster), one colour per
     reader."""
-    if C.RATIO_TO_HDF5 not in summary:
-        summary = summary.assign(ratio_to_hdf5=np.nan)
-    rows = summary[(summary[C.FILESYSTEM] == filesystem) & summary[C.RATIO_TO_HDF5].notna()]
+    if RATIO_TO_REFERENCE not in summary:
+        summary = summary.assign(**{RATIO_TO_REFERENCE: np.nan})
+    rows = summary[(summary[C.FILESYSTEM] == filesystem) & summary[RATIO_TO_REFERENCE].notna()]
     others = " and ".join(backend_label(b) for b in sorted(set(rows[C.BACKEND]) - {REFERENCE})) or "Other backends"
     # named without the backend: each row is one store against its HDF5 twin
     rows = rows.assign(backend=REFERENCE)
@@ -95,9 +100,9 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         for k, (reader, state) in enumerate(series):
             mine = rows[(rows[C.CASE] == case) & (rows[C.READER] == reader) & (rows[C.CACHE_STATE].fillna("") == state)]
             ax.errorbar(
-                mine[C.RATIO_TO_HDF5],
+                mine[RATIO_TO_REFERENCE],
                 mine["_name"].map(y).astype(float) + (k - (len(series) - 1) / 2) * 0.18,
-                xerr=interval_errors(mine, C.RATIO_TO_HDF5, C.RATIO_TO_HDF5_CI_LOW, C.RATIO_TO_HDF5_CI_HIGH),
+                xerr=interval_errors(mine, RATIO_TO_REFERENCE, RATIO_TO_REFERENCE_CI_LOW, RATIO_TO_REFERENCE_CI_HIGH),
                 fmt="o",
                 markersize=4,
                 capsize=3,

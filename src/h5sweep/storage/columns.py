@@ -6,11 +6,13 @@ it. From this registry come the typing of the tables (:func:`typed`: whole numbe
 lack as nullable integers, flags as nullable booleans) and the column tables of
 ``config/README.md`` (``make docs``, :func:`markdown_table`). A case that adds columns
 registers them from its own package (:func:`column`, :func:`group`) and its groups appear in
-the tables after the core ones of their table.
+the tables after the core ones of their table; so does a backend, for the columns that carry
+its name or its libraries' (their versions, their options).
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 # a column's type in the tables
@@ -45,6 +47,7 @@ class Group:
 
 COLUMNS: dict[str, Column] = {}
 GROUPS: list[Group] = []
+OWNERS: dict[str, str] = {}  # per column, the module that registered it
 
 
 def column(name: str, kind: str, unit: str = "") -> str:
@@ -55,6 +58,7 @@ def column(name: str, kind: str, unit: str = "") -> str:
     if known is not None and known != Column(name, kind, unit):
         raise ValueError(f"column {name!r} registered twice, as {known} and as {kind} {unit}")
     COLUMNS[name] = Column(name, kind, unit)
+    OWNERS.setdefault(name, sys._getframe(1).f_globals.get("__name__", ""))
     return name
 
 
@@ -142,7 +146,6 @@ FILES_TOUCHED = column("files_touched", INTEGER, "")
 STORAGE_S = column("storage_s", FLOAT, "s")
 DECODE_COPY_S = column("decode_copy_s", FLOAT, "s")
 READER = column("reader", STRING, "")
-ZARR_CONCURRENCY = column("zarr_concurrency", FLOAT, "")
 STORE_FILES = column("store_files", INTEGER, "")
 STORE_DIRECTORIES = column("store_directories", INTEGER, "")
 CHUNK_CACHE_BYTES = column("chunk_cache_bytes", INTEGER, "bytes")
@@ -163,7 +166,6 @@ READS_SINCE_OPEN = column("reads_since_open", INTEGER, "")
 OPEN_S = column("open_s", FLOAT, "s")
 RESIDENT_FRACTION_AT_OPEN = column("resident_fraction_at_open", FLOAT, "fraction")
 RESIDENT_FRACTION_BEFORE_EVICT = column("resident_fraction_before_evict", FLOAT, "fraction")
-H5PY_CALL_OVERHEAD_S = column("h5py_call_overhead_s", FLOAT, "s")
 WINDOW_OPENED_AT = column("window_opened_at", FLOAT, "s since the epoch")
 WINDOW_CLOSED_AT = column("window_closed_at", FLOAT, "s since the epoch")
 WINDOW_WAIT_S = column("window_wait_s", FLOAT, "s")
@@ -182,7 +184,6 @@ QUERY_FILE_METHOD = column("query_file_method", STRING, "")
 QUERY_FILE_WRITE_S = column("query_file_write_s", FLOAT, "s")
 QUERY_FILE_BYTES = column("query_file_bytes", INTEGER, "bytes")
 SOURCE_READ_S = column("source_read_s", FLOAT, "s")
-HDF5_VERSION = column("hdf5_version", STRING, "")
 HOST = column("host", STRING, "")
 FS_TYPE = column("fs_type", STRING, "")
 FS_PATH = column("fs_path", STRING, "")
@@ -194,11 +195,6 @@ READ_AHEAD_KB = column("read_ahead_kb", INTEGER, "KiB")
 FS_STRIPE = column("fs_stripe", STRING, "")
 FREE_PAGE_REPORTING_MS = column("free_page_reporting_ms", INTEGER, "ms")
 H5SWEEP_VERSION = column("h5sweep_version", STRING, "")
-H5PY_VERSION = column("h5py_version", STRING, "")
-HDF5PLUGIN_VERSION = column("hdf5plugin_version", STRING, "")
-ZARR_VERSION = column("zarr_version", STRING, "")
-NUMCODECS_VERSION = column("numcodecs_version", STRING, "")
-TENSORSTORE_VERSION = column("tensorstore_version", STRING, "")
 NUMPY_VERSION = column("numpy_version", STRING, "")
 PYTHON_VERSION = column("python_version", STRING, "")
 CONFIG_HASH = column("config_hash", STRING, "")
@@ -270,10 +266,6 @@ RATIO_CI_LOW = column("ratio_ci_low", FLOAT, "ratio")
 RATIO_CI_HIGH = column("ratio_ci_high", FLOAT, "ratio")
 RATIO_PAIRS = column("ratio_pairs", FLOAT, "count")
 RATIO_REFERENCE = column("ratio_reference", STRING, "")
-RATIO_TO_HDF5 = column("ratio_to_hdf5", FLOAT, "ratio")
-RATIO_TO_HDF5_CI_LOW = column("ratio_to_hdf5_ci_low", FLOAT, "ratio")
-RATIO_TO_HDF5_CI_HIGH = column("ratio_to_hdf5_ci_high", FLOAT, "ratio")
-RATIO_TO_HDF5_PAIRS = column("ratio_to_hdf5_pairs", FLOAT, "count")
 CHUNKS_TOUCHED_MEAN = column("chunks_touched_mean", FLOAT, "")
 DEVICE_READ_BYTES_MEDIAN = column("device_read_bytes_median", FLOAT, "bytes")
 LIBRARY_READ_BYTES_MEDIAN = column("library_read_bytes_median", FLOAT, "bytes")
@@ -405,14 +397,8 @@ group(
 )
 group(
     MEASUREMENTS,
-    (
-        READER,
-        ZARR_CONCURRENCY,
-    ),
-    (
-        "Read cases: the library that read (`h5py` for HDF5; `zarr-python` or `tensorstore` for Zarr)"
-        " and zarr-python's `async.concurrency` (empty otherwise)."
-    ),
+    (READER,),
+    ("Read cases: the library that read (`h5py` for HDF5; `zarr-python` or `tensorstore` for Zarr)."),
 )
 group(
     MEASUREMENTS,
@@ -520,14 +506,6 @@ group(
         "parallel: on rank 0's node) (`mincore`): 1.0 where the store was primed (its first eviction;"
         " stores beyond priming's memory budget are not), else what the store's previous reads pulled"
         " in; empty where nothing was evicted."
-    ),
-)
-group(
-    MEASUREMENTS,
-    (H5PY_CALL_OVERHEAD_S,),
-    (
-        "h5py's own cost per `read_direct` call over `H5Dread` (parsing the selection, building "
-        "dataspaces), measured once per file on a warm one-element read; not in `seconds`."
     ),
 )
 group(
@@ -662,12 +640,6 @@ group(
     MEASUREMENTS,
     (
         H5SWEEP_VERSION,
-        H5PY_VERSION,
-        HDF5_VERSION,
-        HDF5PLUGIN_VERSION,
-        ZARR_VERSION,
-        NUMCODECS_VERSION,
-        TENSORSTORE_VERSION,
         NUMPY_VERSION,
         PYTHON_VERSION,
         CONFIG_HASH,
@@ -675,7 +647,7 @@ group(
         MEASURED_AT,
     ),
     (
-        "Provenance: software versions (the library versions are the backend's), hash of the settings"
+        "Provenance: software versions (each backend adds its libraries'), hash of the settings"
         " the job ran with (its `params.settings`: rows with the same hash were measured with the "
         "same dataset, layout, codec and case settings), the SLURM job (empty locally), time of the "
         "measurement."
@@ -1024,24 +996,8 @@ group(
         "state), its 95% interval, and the number of pairs; `ratio_reference` names the reference "
         "store: the contiguous layout, or where the sweep has none (or `layouts.reference` names "
         "another) that layout with the first compression. 1 for the reference. Other backends' rows "
-        "are paired with the HDF5 reference store's reads in its first chunk cache, same visiting "
-        "policy and cold mode."
-    ),
-)
-group(
-    SUMMARY,
-    (
-        RATIO_TO_HDF5,
-        RATIO_TO_HDF5_CI_LOW,
-        RATIO_TO_HDF5_CI_HIGH,
-        RATIO_TO_HDF5_PAIRS,
-    ),
-    (
-        "Sweeps with Zarr, Zarr rows: the median of the per-selection ratios of this row's reads to "
-        "HDF5's reads of the same chunk shape, storage order, compression and selections (a sharded "
-        "store's twin is the HDF5 file of its chunk shape) (HDF5's first chunk cache, same policy, "
-        "cold mode and cache state), its 95% interval and pairs: below 1 Zarr (with this row's "
-        "reader) is faster."
+        "are paired with the reference backend's reference store's reads in its first read option, "
+        "same visiting policy and cold mode."
     ),
 )
 group(
@@ -1052,7 +1008,6 @@ group(
         BYTES_SELECTED,
         RAW_BYTES,
         FS_TYPE,
-        H5PY_CALL_OVERHEAD_S,
         CHUNKS_TOUCHED_MEAN,
     ),
     ("Carried from the measurements."),
@@ -1091,7 +1046,6 @@ group(
         POLICY,
         COLD_MODE,
         READER,
-        ZARR_CONCURRENCY,
         CHUNK_CACHE_BYTES,
         CHUNK_CACHE_SLOTS,
         CHUNK_CACHE_W0,
@@ -1107,7 +1061,7 @@ group(
         "request_bytes",
     ),
     (
-        "`write_strategy`, `fill_time`, `policy`, `cold_mode`, `reader`, `zarr_concurrency`, "
+        "`write_strategy`, `fill_time`, `policy`, `cold_mode`, `reader`, "
         "`chunk_cache_bytes`, `chunk_cache_slots`, `chunk_cache_w0`, `cache_holds_chunk`, "
         "`processes`, `scaling_slices`, `z_slices`, `operation`, `n_datasets`, `metadata_file_bytes`,"
         " `api`, `direction`, `request_bytes`."

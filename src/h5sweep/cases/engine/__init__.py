@@ -64,7 +64,6 @@ from h5sweep.cases.engine.reads import (
     verify,
     visiting_order,
 )
-from h5sweep.storage import columns as C
 
 __all__ = [
     "OpenedForReads",
@@ -176,8 +175,9 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
             for group in ([every] if every else []) + [[v] for v in variants if v.cold != "every"]:
                 interleave_variants(taking_part, group, options, policy, plan)
     for store in stores:
-        for row in store.rows:
-            row[C.H5PY_CALL_OVERHEAD_S] = store.call_overhead_s
+        if store.backend.call_overhead_column:
+            for row in store.rows:
+                row[store.backend.call_overhead_column] = store.call_overhead_s
     return stores
 
 

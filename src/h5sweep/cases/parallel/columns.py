@@ -41,7 +41,6 @@ columns.group(
         RANK_NODES,
         SLURM_TASKS,
         MPI_LIBRARY,
-        columns.HDF5_VERSION,
     ),
     (
         "Parallel case, one row per pass: `read` or `write`; `serial`, `independent` or `collective`;"
@@ -52,9 +51,8 @@ columns.group(
         "close and fsync included), `bytes_per_s` the dataset's bytes over it; `fastest_rank_s` the "
         "rank that finished its own accesses first; `rank_nodes` the nodes the ranks ran on; "
         "`slurm_tasks` the tasks of the SLURM allocation (empty locally); `device_read_bytes` summed "
-        "over the ranks; `reader` the library (`h5py`, `zarr-python`, `tensorstore`); `hdf5_version` "
-        "the parallel HDF5 the ranks ran on (1.10 with Debian's Open MPI build), `mpi_library` the "
-        "MPI library."
+        "over the ranks; `reader` the library (`h5py`, `zarr-python`, `tensorstore`; the versions the "
+        "ranks ran on are the backend's provenance columns); `mpi_library` the MPI library."
     ),
 )
 columns.group(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from h5sweep.backends import REFERENCE
+from h5sweep.backends import REGISTRY, spec
 from h5sweep.backends import label as _backend_label
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.storage import columns as C
@@ -81,19 +81,28 @@ def _rate(value: float) -> str:
 
 
 def version_note(measurements: pd.DataFrame | None) -> str:
-    """Where the parallel rows ran on another HDF5 than the serial reads (parallel HDF5 is
-    the system's MPI build, the serial rows the h5py wheels'), a sentence that says so."""
-    if measurements is None or C.HDF5_VERSION not in measurements or C.CASE not in measurements:
+    """Where the parallel rows of a backend ran on another version of the library that stores
+    the data than its serial rows (parallel HDF5 is the system's MPI build, the serial rows the
+    h5py wheels'), a sentence that says so."""
+    if measurements is None or C.CASE not in measurements or C.BACKEND not in measurements:
         return ""
-    hdf5 = measurements[measurements[C.BACKEND] == REFERENCE]
-    parallel = set(hdf5.loc[hdf5[C.CASE] == "parallel", C.HDF5_VERSION].dropna())
-    serial = set(hdf5.loc[~hdf5[C.CASE].isin(["parallel"]), C.HDF5_VERSION].dropna())
-    if not parallel or not serial or parallel == serial:
-        return ""
-    return (
-        f"The parallel passes ran on HDF5 {', '.join(sorted(parallel))} (the MPI build of .venv-mpi), "
-        f"the serial cases on HDF5 {', '.join(sorted(serial))}: compare them across cases with care."
-    )
+    notes = []
+    for name in dict.fromkeys(measurements[C.BACKEND]):
+        versions = spec(name).version_columns if name in REGISTRY else ()
+        if not versions or versions[0] not in measurements:
+            continue
+        mine = measurements[measurements[C.BACKEND] == name]
+        is_parallel = mine[C.CASE] == "parallel"
+        parallel = set(mine.loc[is_parallel, versions[0]].dropna())
+        serial = set(mine.loc[~is_parallel, versions[0]].dropna())
+        if parallel and serial and parallel != serial:
+            library = spec(name).label
+            notes.append(
+                f"The parallel passes ran on {library} {', '.join(sorted(parallel))} (the MPI build of "
+                f".venv-mpi), the serial cases on {library} {', '.join(sorted(serial))}: compare them "
+                "across cases with care."
+            )
+    return " ".join(notes)
 
 
 def parallel_markdown(summary: pd.DataFrame, measurements: pd.DataFrame | None = None) -> str:

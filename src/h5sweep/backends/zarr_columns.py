@@ -1,0 +1,22 @@
+"""The columns the Zarr backend adds to the tables (registered here, light enough for parse
+time): the versions of its libraries and zarr-python's concurrency, a read option."""
+
+from __future__ import annotations
+
+from h5sweep.storage import columns as C
+
+ZARR_VERSION = C.column("zarr_version", C.STRING)
+NUMCODECS_VERSION = C.column("numcodecs_version", C.STRING)
+TENSORSTORE_VERSION = C.column("tensorstore_version", C.STRING)
+ZARR_CONCURRENCY = C.column("zarr_concurrency", C.FLOAT)
+
+VERSIONS = (ZARR_VERSION, NUMCODECS_VERSION, TENSORSTORE_VERSION)
+OPTIONS = (ZARR_CONCURRENCY,)
+
+C.group(
+    C.MEASUREMENTS,
+    OPTIONS,
+    "Zarr stores read by zarr-python: its `async.concurrency`, chunk reads in flight (empty otherwise).",
+)
+C.group(C.MEASUREMENTS, VERSIONS, "Provenance of Zarr rows: zarr-python, numcodecs and tensorstore.")
+C.group(C.SUMMARY, OPTIONS, "Zarr stores read by zarr-python: the variant's `async.concurrency`.")
