@@ -160,6 +160,38 @@ def interleaved_query_settings(wildcards):
     )
 
 
+def write_race_settings(wildcards):
+    return job_settings.write_race_settings(
+        SWEEP, SWEEP.filesystem(wildcards.filesystem)
+    )
+
+
+def write_records_on_filesystem(wildcards):
+    """The write records of every test store of one filesystem, in the order of the write
+    race's settings."""
+    return [
+        record_path(
+            wildcards.filesystem,
+            tf.backend.name,
+            tf.layout.id,
+            tf.compression.name,
+            "write",
+        )
+        for tf in SWEEP.test_files()
+        if tf.filesystem.name == wildcards.filesystem
+    ]
+
+
+def write_race_mem_mb(wildcards, attempt):
+    return resources.write_race_mem_mb(SWEEP, attempt)
+
+
+def write_race_runtime(wildcards, attempt):
+    return resources.write_race_runtime_min(
+        SWEEP, SWEEP.filesystem(wildcards.filesystem), attempt
+    )
+
+
 def stores_on_filesystem(wildcards):
     """Every test store of one filesystem, in the order of its job's settings."""
     fs = SWEEP.filesystem(wildcards.filesystem)
@@ -201,6 +233,12 @@ def all_records():
         if spec.stage == "query" and SWEEP.interleave:
             records += [
                 f"{RESULTS}/raw/{fs.name}/query-interleaved.parquet"
+                for fs in SWEEP.filesystems
+            ]
+        elif spec.stage == "write" and SWEEP.write_race:
+            # the race's record holds every write of the filesystem
+            records += [
+                f"{RESULTS}/raw/{fs.name}/write-race.parquet"
                 for fs in SWEEP.filesystems
             ]
         elif spec.scope == "store":

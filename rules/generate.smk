@@ -31,3 +31,30 @@ for fs in SWEEP.filesystems:
                 settings=generate_settings(fs, entry.name),
             script:
                 "../workflow/scripts/generate.py"
+
+
+# write_race (racing on and cases.write.repeats above min_repeats): once every store of a
+# filesystem has made its first timed writes, more repeats only for the stores whose write
+# time is not yet separated from their competitors' (h5sweep.cases.write.race). Its record
+# holds every write of the filesystem, the raced-out stores' marked.
+
+
+rule write_race:
+    input:
+        records=write_records_on_filesystem,
+        donor=donor(),
+    output:
+        record=f"{RESULTS}/raw/{{filesystem}}/write-race.parquet",
+    log:
+        f"{RESULTS}/logs/generate/{{filesystem}}/write-race.log",
+    group:
+        "measure"
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=write_race_mem_mb,
+        runtime=write_race_runtime,
+    params:
+        settings=write_race_settings,
+    script:
+        "../workflow/scripts/write_race.py"

@@ -15,7 +15,8 @@ from conftest import read_cases, read_selections
 from h5sweep.backends.chunk_cache import ChunkCache
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.cases.write import LIMIT_FACTOR, LIMIT_FLOOR_S, generate
+from h5sweep.cases.write import LIMIT_FACTOR, LIMIT_FLOOR_S
+from h5sweep.cases.write.run import generate
 from h5sweep.errors import VerificationError
 from h5sweep.measure import pagecache, rates
 from h5sweep.measure.timing import minor_faults, touched_empty

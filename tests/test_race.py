@@ -13,11 +13,12 @@ from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import read_cases_from_config
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, run_reads
 from h5sweep.cases.engine.race import Race, RaceRule
+from h5sweep.cases.write.race import WriteRace, race_writes
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
 from h5sweep.storage.layouts import Layout
-from h5sweep.sweep.model import race_from_config
+from h5sweep.sweep.model import race_from_config, write_race_from_config
 
 RULE = RaceRule(weights={"spectra": 1.0}, margin=1.25, min_rounds=4, rounds_per_look=2)
 
@@ -91,6 +92,107 @@ def test_on_real_stores_the_slow_store_stops_after_the_minimum_rounds_and_the_ot
     assert [len(store.rows) for store in stores] == [12, 12, 12]
 
 
+def _writes(base: dict, noise: float = 0.02, seed: int = 0):
+    """A write per call for stores of the given mean seconds, with lognormal noise; the calls made."""
+    rng = np.random.default_rng(seed)
+    calls: list[tuple[str, int]] = []
+
+    def write(key, repeat):
+        calls.append((key, repeat))
+        return base[key] * float(np.exp(rng.normal(0, noise)))
+
+    return write, calls
+
+
+def test_a_write_five_times_slower_stops_at_the_minimum_and_those_within_the_margin_write_to_the_end():
+    base = {"best": 1.0, "twin": 1.02, "near": 1.15, "slow": 5.0}
+    write, calls = _writes(base)
+    times = {key: [mean * f for f in (0.99, 1.01)] for key, mean in base.items()}
+    out = race_writes(times, WriteRace(min_repeats=2, max_repeats=6), write)
+    assert set(out) == {"slow"} and out["slow"][0] == 2 and out["slow"][1] > 1.25
+    assert {key: len(values) for key, values in times.items()} == {"best": 6, "twin": 6, "near": 6, "slow": 2}
+    assert sorted({repeat for _, repeat in calls}) == [2, 3, 4, 5]  # the repeats after the minimum
+
+
+def test_the_best_write_alone_stops_and_a_store_whose_interval_holds_the_limit_writes_on():
+    base = {"best": 1.0, "slow": 5.0, "slower": 9.0}
+    write, calls = _writes(base)
+    times = {key: [mean * f for f in (0.99, 1.01)] for key, mean in base.items()}
+    assert race_writes(dict(times), WriteRace(max_repeats=5), write).keys() == {"slow", "slower"}
+    assert calls == []  # nothing left to separate: not one more write
+    limited = {key: list(values) for key, values in times.items()}
+    out = race_writes(limited, WriteRace(max_repeats=5, limit_s=5.0), write)
+    assert "slow" not in out and len(limited["slow"]) == 5  # 5 s against a limit of 5 s: undecided
+    assert len(limited["slower"]) == 2  # far from the limit and from the best: out at the minimum
+    assert len(limited["best"]) == 5  # the best writes on while another store is in the race
+
+
+def test_a_write_stopped_at_its_limit_writes_no_more():
+    write, calls = _writes({"best": 1.0, "twin": 1.0})
+    times = {"best": [1.0, 1.01], "twin": [1.0, 0.99]}
+    race_writes(times, WriteRace(max_repeats=4), lambda key, repeat: None if key == "twin" else write(key, repeat))
+    # the twin's third write was stopped; the best, alone after this round, writes no more
+    assert len(times["twin"]) == 2 and len(times["best"]) == 3 and calls == [("best", 2)]
+
+
+def test_write_racing_is_on_with_room_to_stop_and_off_with_race_false_or_for_the_write_case():
+    from h5sweep.cases.write import WriteCase
+
+    assert write_race_from_config(True, WriteCase({"repeats": 3}), {"max_write_s": 10})["limit_s"] == 10
+    assert write_race_from_config({"margin": 2.0}, WriteCase({"repeats": 4, "min_repeats": 3}), {})["margin"] == 2.0
+    assert write_race_from_config(True, WriteCase({"repeats": 2}), {}) is None  # nothing to stop
+    assert write_race_from_config(False, WriteCase({"repeats": 3}), {}) is None
+    assert write_race_from_config(True, WriteCase({"repeats": 3, "race": False}), {}) is None
+    assert WriteCase({"repeats": 5, "raced": True}).first_repeats == 2
+    assert WriteCase({"repeats": 5}).first_repeats == 5
+    with pytest.raises(Exception, match="cases.write.min_repeats"):
+        WriteCase({"repeats": 5, "min_repeats": 1})
+
+
+def test_on_real_stores_the_slow_write_stops_at_the_minimum_and_the_close_ones_write_to_the_end(tmp_path):
+    import pandas as pd
+    from conftest import tiny_config
+
+    from h5sweep import backends
+    from h5sweep.jobs import run_generate, run_write_race
+    from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep.model import load_sweep
+
+    config = tiny_config(tmp_path, sweep="wrace")
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["dataset"]["shape"] = [16, 16, 1024]
+    # contiguous and one whole chunk write alike; 4,096 thin gzip-9 chunks are several times slower
+    config["layouts"] = {
+        "contiguous": True,
+        "shapes": [{"name": "whole", "chunk": [16, 16, 1024]}, {"name": "thin", "chunk": [1, 1, 64]}],
+    }
+    config["compression"] = ["none", "gzip-9"]
+    config["cases"] = {"write": {"repeats": 4}, "spectra": {"repeats": 2, "size": 5}}
+    sweep = load_sweep(config)
+    fs = sweep.filesystems[0]
+    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == fs.name]
+    records = []
+    for tf in stores:
+        name = (tf.backend.name, tf.layout.id, tf.compression.name)
+        settings = job_settings.generate_settings(sweep, fs, *name)
+        records.append(str(tmp_path / "raw" / "-".join(name) / "write.parquet"))
+        run_generate(settings, backends.store_path(fs.directory, sweep.name, *name), records[-1])
+        assert len(pd.read_parquet(records[-1])) == 2  # each store's own job: the minimum
+    out = tmp_path / "raw" / "write-race.parquet"
+    run_write_race(job_settings.write_race_settings(sweep, fs), records, str(out))
+    rows = pd.read_parquet(out)
+    counts = rows.groupby([C.LAYOUT_ID, C.COMPRESSION]).size()
+    assert counts[("contiguous", "none")] == 4 and counts[("chunked-16x16x1024", "none")] == 4
+    slow = rows[(rows[C.LAYOUT_ID] == "chunked-1x1x64") & (rows[C.COMPRESSION] == "gzip-9")]
+    assert len(slow) == 2 and (slow[C.RACED_OUT_ROUND] == 2).all() and (slow[C.RACED_OUT_AT_LEAST] > 1.25).all()
+    assert sorted(rows.loc[rows[C.RACED_OUT_ROUND].isna(), C.REPEAT].unique()) == [0, 1, 2, 3]
+    extra = rows[rows[C.REPEAT] >= 2]
+    # new measurements, not copies of the store's own rows: each in a window after the first writes
+    assert (extra[C.FILE_BYTES] > 0).all()
+    assert extra[C.WINDOW_OPENED_AT].min() > rows.loc[rows[C.REPEAT] < 2, C.WINDOW_CLOSED_AT].max()
+    assert not any(p.name.startswith(("none.hdf5.race", "gzip-9.hdf5.race")) for p in (tmp_path / "disk").rglob("*"))
+
+
 @pytest.mark.workflow
 def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were_raced_out(tmp_path):
     import pandas as pd
@@ -100,7 +202,7 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     config.update(interleave=True, race={"min_rounds": 4, "rounds_per_look": 2})
     config["cases"] = {
-        "write": {"repeats": 1},
+        "write": {"repeats": 3},
         "spectra": {"repeats": 12, "size": 5},
         "subcube": {"repeats": 12, "size": [5, 5, 300]},
     }
@@ -122,3 +224,15 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     assert reference[C.RACED_OUT_ROUND].isna().all()
     if len(raced):
         assert "raced out of the read pass" in (results / "recommendation.md").read_text()
+    # the writes raced too: each store wrote the minimum (2) in its own job, and the filesystem's
+    # race added the third to those not yet separated, marking the others
+    assert (results / "raw" / "disk" / "write-race.parquet").exists()
+    writes = measured[measured[C.CASE] == "write"]
+    counts = writes.groupby([C.LAYOUT_ID, C.COMPRESSION]).size()
+    marked = writes.groupby([C.LAYOUT_ID, C.COMPRESSION])[C.RACED_OUT_ROUND].max()
+    assert (counts[marked.notna()] == marked[marked.notna()]).all() and (marked.dropna() == 2).all()
+    # those not raced out wrote the third repeat, unless one alone was left (then it needs none)
+    left = counts[marked.isna()]
+    assert (left == 3).all() if len(left) > 1 else list(left) == [2]
+    for _, mine in writes.groupby([C.LAYOUT_ID, C.COMPRESSION]):
+        assert sorted(mine[C.REPEAT]) == list(range(len(mine)))

@@ -10,7 +10,7 @@ import pytest
 
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase
-from h5sweep.cases.write import generate
+from h5sweep.cases.write.run import generate
 from h5sweep.errors import ConfigError
 from h5sweep.measure import lock, settle
 from h5sweep.storage.codecs import parse_compression

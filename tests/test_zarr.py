@@ -19,7 +19,7 @@ from h5sweep.backends.zarr import chunk_file, store_files
 from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.cases import WriteCase, read_cases_from_config
 from h5sweep.cases.engine import OpenedForReads, ReadPlan, StoreUnderTest, run_reads
-from h5sweep.cases.write import generate
+from h5sweep.cases.write.run import generate
 from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.storage.codecs import parse_compression

@@ -15,13 +15,17 @@ import socket
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 from h5sweep import backends
 from h5sweep.cases import case_spec
 from h5sweep.cases.copies import read_copies, read_copies_of_all
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store, run_reads
 from h5sweep.cases.engine.race import RaceRule
-from h5sweep.cases.write import generate
+from h5sweep.cases.write.race import WriteRace, race_writes
+from h5sweep.cases.write.run import generate, in_storage_order, timed_write
 from h5sweep.errors import DirectoryRemovedError, StorageFullError, is_no_space
+from h5sweep.measure import settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
@@ -141,6 +145,82 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
             case="write", selection=full, bytes_selected=job.raw_bytes, chunks_touched=layout.n_chunks(job.shape)
         )
     write_table(rows, record)
+
+
+def run_write_race(settings: dict, records: list[str], record: str) -> None:
+    """Race the timed writes of one filesystem's stores (:mod:`h5sweep.cases.write.race`):
+    from the writes each store's own job made (``records``, in the order of
+    ``settings["stores"]``), more repeats for the stores still in the race, variant by
+    variant; one record with every write of the filesystem, the raced-out stores' rows
+    marked."""
+    import pandas as pd
+
+    jobs = [JobSettings(each) for each in settings["stores"]]
+    rule = WriteRace.from_settings(settings["race"])
+    tables = [pd.read_parquet(path) for path in records]
+    added: list[dict] = []
+    marks: dict[tuple[int, str], tuple[int, float]] = {}
+    rng = np.random.default_rng(jobs[0].seed)  # each round's order of the stores
+
+    def order(stores: list, repeat: int) -> list:
+        return [stores[i] for i in rng.permutation(len(stores))]
+
+    with in_its_directory(jobs[0], record):
+        for variant in dict.fromkeys(v for table in tables for v in table[C.VARIANT]):
+            times = {
+                k: list(t.loc[(t[C.VARIANT] == variant) & ~t[C.STOPPED].astype(bool), C.SECONDS])
+                for k, t in enumerate(tables)
+                if (t[C.VARIANT] == variant).any() and not t.loc[t[C.VARIANT] == variant, C.STOPPED].any()
+            }
+
+            def write(k: int, repeat: int, variant=variant) -> float | None:
+                row = _one_more_write(jobs[k], tables[k], variant, repeat)
+                added.append(row)
+                return None if row[C.STOPPED] else row[C.SECONDS]
+
+            out = race_writes(times, rule, write, order)
+            marks.update({(k, variant): mark for k, mark in out.items()})
+    for (k, variant), (repeats, at_least) in marks.items():
+        mine = tables[k][C.VARIANT] == variant
+        tables[k].loc[mine, C.RACED_OUT_ROUND] = repeats
+        tables[k].loc[mine, C.RACED_OUT_AT_LEAST] = at_least
+    write_table(pd.concat([*tables, pd.DataFrame(added)], ignore_index=True), record)
+
+
+def _one_more_write(job: JobSettings, first, variant: str, repeat: int) -> dict:
+    """One more timed write of a store's ``variant`` (its row: the store's own rows' columns,
+    this job's provenance, the new measurement); the file goes once measured."""
+    backend = backends.load(job.backend)
+    template = first[first[C.VARIANT] == variant].iloc[-1].to_dict()
+    strategy, fill_time = template[C.WRITE_STRATEGY], template[C.FILL_TIME]
+    cache = job.write_option
+    limit_s = job.write_case.limits(job, job.layout, job.compression, int(getattr(cache, "nbytes", 0)))[strategy]
+    with untimed_work():
+        source = make_source(job.dataset, job.layout)
+        stored = in_storage_order(source if source.streams else source.materialize(), job.layout)
+    store = backends.store_path(job.directory, job.sweep, job.backend, job.layout.id, job.compression.name)
+    directory = os.path.dirname(store)
+    os.makedirs(directory, exist_ok=True)
+    partial = f"{store}.race-{os.getpid()}-{repeat}"
+    try:
+        row = timed_write(
+            backend,
+            partial,
+            stored,
+            job.layout,
+            job.compression,
+            job.dataset_name,
+            (strategy, fill_time),
+            cache,
+            limit_s,
+            lambda: settle.settle(directory, job.settle_s),
+        )
+    finally:
+        if job.settle_s > 0:
+            settle.remove_and_mark([partial], directory)
+        elif os.path.lexists(partial):
+            backend.remove(partial)
+    return {**template, **_shared_columns(job, backend), C.REPEAT: repeat, C.VARIANT: variant, **row}
 
 
 def _store_columns(job: JobSettings, backend, store_path: str) -> dict:

@@ -1117,7 +1117,9 @@ group(
     (
         "Reads of a store raced out of its pass (`race`): the rounds of selections it read before it "
         "stopped, and the lower bound then of its objective's ratio to the best store's (it is at "
-        "least that much slower); empty for a store read to the end."
+        "least that much slower); empty for a store read to the end. Writes of a store raced out of "
+        "the write race: the timed writes of its variant it made, and the lower bound of its write "
+        "time's ratio to the best store's of the variant."
     ),
 )
 group(

@@ -118,6 +118,7 @@ class Sweep:
     recommend: dict
     interleave: bool
     race: dict | None  # the rule racing the stores of an interleaved pass (None: every store read to the end)
+    write_race: dict | None  # the rule racing the stores' timed writes (None: every store writes every repeat)
     split_read_time: bool
     config: dict = field(repr=False)
     # the compressions the donor's own layout is stored with (None: the configured ones)
@@ -191,6 +192,7 @@ class Sweep:
             recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
             interleave=bool(config.get("interleave", False)),
             race=race_from_config(config.get("race", True), bool(config.get("interleave", False))),
+            write_race=write_race_from_config(config.get("race", True), write_case, config.get("recommend") or {}),
             split_read_time=bool(config.get("split_read_time", False)),
             config=config,
             donor_compressions=donor_compressions,
@@ -358,3 +360,19 @@ def race_from_config(race, interleave: bool) -> dict | None:
     if race is False or not interleave:
         return None
     return {**RACE_DEFAULTS, **(race if isinstance(race, dict) else {})}
+
+
+def write_race_from_config(race, write_case, recommend: dict) -> dict | None:
+    """The rule racing the timed writes (:class:`h5sweep.cases.write.race.WriteRace`'s
+    settings), interleaved or not; None where racing is off, for the write case too, or its
+    repeats leave nothing to stop (``repeats`` at most ``min_repeats``)."""
+    if race is False or not write_case.races:
+        return None
+    rule = {**RACE_DEFAULTS, **(race if isinstance(race, dict) else {})}
+    return {
+        "margin": rule["margin"],
+        "alpha": rule["alpha"],
+        "min_repeats": write_case.min_repeats,
+        "max_repeats": write_case.repeats,
+        "limit_s": recommend.get("max_write_s"),
+    }

@@ -154,6 +154,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             merged = len(places) - len(sweep.filesystems)
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
+    if sweep.write_race:  # a job per filesystem; its writes are in the stores' (every repeat: the most)
+        jobs, job_seconds = jobs + len(sweep.filesystems), job_seconds + len(sweep.filesystems) * rates.SECONDS_PER_JOB
     rows = measured_rows(sweep)
     results_bytes = rows * RECORD_BYTES * 2  # raw records and the merged table
     results_dev = device_of(results_dir)

@@ -66,6 +66,28 @@ def generate_runtime_min(
     return max(_minutes(seconds, attempt), math.ceil(limited / 60 + 1) * attempt)
 
 
+def write_race_mem_mb(sweep, attempt: int = 1) -> int:
+    """The write race's memory: one store's timed write at a time (a generate job's, at most)."""
+    return max(generate_mem_mb(sweep, layout, attempt) for layout in sweep.layouts)
+
+
+def write_race_runtime_min(sweep, filesystem, attempt: int = 1) -> int:
+    """Minutes for the write race of a filesystem: at most every store's repeats beyond the
+    minimum, each within its limit, and each store's data made again for each."""
+    case = sweep.write_case
+    extra = case.repeats - case.min_repeats
+    seconds = limited = 0.0
+    for tf in sweep.test_files():
+        if tf.filesystem.name != filesystem.name:
+            continue
+        cache = write_cache_bytes(sweep, tf.backend)
+        per_repeat = rates.write_case_seconds(sweep, tf.layout, tf.compression, cache) / case.repeats
+        seconds += extra * (per_repeat + sweep.raw_bytes / rates.MAKE_DATA_BYTES_PER_S)
+        limits = case.limits(sweep, tf.layout, tf.compression, cache)
+        limited += extra * sum(limits[strategy] for strategy, _ in case.variants())
+    return max(_minutes(seconds + rates.SECONDS_PER_JOB, attempt), math.ceil(limited / 60 + 1) * attempt)
+
+
 def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE) -> int:
     """Minutes for a query job: every selection, reading and checking all it touches."""
     return _minutes(rates.query_seconds(sweep, layout, compression, backend=backend), attempt)

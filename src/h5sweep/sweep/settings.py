@@ -67,8 +67,20 @@ def generate_settings(sweep, filesystem, backend: str, layout_id: str, compressi
     a backend that writes with one: HDF5's chunk cache)."""
     return {
         **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
-        "cases": {"write": sweep.config["cases"].get("write") or {}},
+        "cases": {"write": {**(sweep.config["cases"].get("write") or {}), "raced": sweep.write_race is not None}},
         **(_read_options(sweep, backend, True) if backends.spec(backend).capabilities.writes_with_read_option else {}),
+    }
+
+
+def write_race_settings(sweep, filesystem) -> dict:
+    """The write race of a filesystem: every store's generate settings, in the order of its
+    input records, and the rule (h5sweep.cases.write.race)."""
+    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
+    return {
+        "stores": [
+            generate_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name) for tf in stores
+        ],
+        "race": sweep.write_race,
     }
 
 

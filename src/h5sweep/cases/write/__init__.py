@@ -5,8 +5,11 @@ column at a time, one chunk at a time. Fill times (HDF5's): whether the storage 
 filled with the fill value when it is allocated. Each repeat writes a new file, fsync
 included in the time.
 
-The runner (:func:`generate`, in jobs only) writes a test store: it times the write case; the
-file the read cases query is the write case's own, as a user's converter would leave it.
+The runner (:func:`h5sweep.cases.write.run.generate`, in jobs only) writes a test store: it
+times the write case; the file the read cases query is the write case's own, as a user's
+converter would leave it. Where writes race (``race``, :mod:`h5sweep.cases.write.race`), a
+store's own job writes each variant ``min_repeats`` times and the filesystem's write race
+writes the rest, up to ``repeats``, while they matter.
 
 The values are computed into memory first (as the study read its donor into memory) and put
 into the layout's storage order before the clock starts, so the timed region is only HDF5's
@@ -27,24 +30,12 @@ storage format decides is the backend's (:mod:`h5sweep.backends`).
 
 from __future__ import annotations
 
-import math
-import os
-import time
-
-import numpy as np
-
-from h5sweep.backends.base import Backend, WriteStopped
-from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.measure import rates, settle
-from h5sweep.measure.lock import untimed_work
-from h5sweep.measure.pagecache import fsync_path
-from h5sweep.measure.timing import timed_io
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
-from h5sweep.storage.datasources import DataSource, StoredValues
-from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout, storage_order
+from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout
 
 FILL_TIMES = ("ifset", "never", "alloc")
 # Where ``limit_s`` is not set, a write is stopped at this many times its planned time (the
@@ -68,8 +59,13 @@ class WriteCase:
         self.fill_times = list(self.settings.get("fill_time") or ["ifset"])
         self.limit_s = self.settings.get("limit_s")
         check_limit_s("cases.write.limit_s", self.limit_s)
+        self.min_repeats = int(self.settings.get("min_repeats", 2))
+        self.race = self.settings.get("race", True) is not False
+        self.raced = bool(self.settings.get("raced", False))  # set in a job's settings: writes race (write_race)
         if self.repeats < 1:
             raise ConfigError("cases.write.repeats", self.repeats, "must be at least 1")
+        if self.min_repeats < 2:
+            raise ConfigError("cases.write.min_repeats", self.min_repeats, "must be at least 2 (an interval needs two)")
         for i, strategy in enumerate(self.strategies):
             if strategy not in WRITE_STRATEGIES:
                 raise ConfigError(
@@ -85,6 +81,17 @@ class WriteCase:
 
     def variants(self) -> list[tuple[str, str]]:
         return [(s, f) for s in dict.fromkeys(self.strategies) for f in dict.fromkeys(self.fill_times)]
+
+    @property
+    def races(self) -> bool:
+        """Whether a store's writes can stop before ``repeats`` (racing on, and room to stop)."""
+        return self.race and self.repeats > self.min_repeats
+
+    @property
+    def first_repeats(self) -> int:
+        """The timed writes of each variant a store's own job makes: all of them, or where the
+        writes race, the minimum (the filesystem's race job writes the rest while they matter)."""
+        return self.min_repeats if self.raced and self.races else self.repeats
 
     @property
     def leaves_query_file(self) -> bool:
@@ -156,115 +163,3 @@ SPEC = CaseSpec(
     job_cost=_generate_job,
     plots=(FILE_SIZES, WRITE, COMPRESSION_GRID, VARIANTS),
 )
-
-
-QUERY_FILE_FROM_WRITE_CASE = "write-case"
-QUERY_FILE_STREAMED = "standard-streamed"
-
-
-def generate(
-    backend: Backend,
-    path: str,
-    data: np.ndarray | DataSource,
-    layout: Layout,
-    compression: Compression,
-    write_case: WriteCase,
-    name: str = "data",
-    threads: int = 1,
-    cache: ChunkCache | None = DEFAULT_CACHE,
-    settle_s: float = 0.0,
-    limits: dict[str, float] | None = None,
-) -> list[dict]:
-    """The write case, each write timed in its own window; its default variant's last file
-    becomes the query file at ``path`` (else the fast path writes one). One row per timed
-    write; each row also says how the query file was made. ``cache``: the HDF5 chunk cache
-    the file is written with (None: a backend without one). ``settle_s``: the filesystem's
-    rest after a removal (:mod:`h5sweep.measure.settle`); where it is above 0, a variant's repeats
-    are kept until its last one is written, so that no repeat reuses the blocks of the one
-    before (elsewhere each repeat's file is removed before the next: on tmpfs, a write into
-    pages just freed by the previous repeat is what every repeat meets alike). ``limits``:
-    seconds per strategy after which a write is stopped (:meth:`WriteCase.limits`; None: no
-    limit); a stopped write is recorded as stopped at the time it ran (``stopped``), its
-    variant's other repeats are not written, and if it was the queried variant the fast path
-    writes the query file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    partials: list[str] = []
-    rows = []
-    method, query_write_s = None, float("nan")
-
-    def settled() -> float:
-        return settle.settle(directory, settle_s)
-
-    streamed = not isinstance(data, np.ndarray)
-    try:
-        with untimed_work():
-            stored = StoredValues(data, layout) if streamed else storage_order(data, layout)
-        for strategy, fill_time in write_case.variants():
-            if fill_time not in backend.fill_times:  # e.g. Zarr has no fill times but its own
-                continue
-            limit_s = (limits or {}).get(strategy, math.inf)
-            for repeat in range(write_case.repeats):
-                partial = f"{path}.partial-{os.getpid()}-{len(partials)}"
-                partials.append(partial)
-                stopped = False
-                with timed_io(settle=settled) as timed:
-                    try:
-                        deadline = time.perf_counter() + limit_s
-                        writes = backend.write(
-                            partial, stored, layout, compression, name, strategy, fill_time, cache, deadline
-                        )
-                    except WriteStopped as stop:
-                        writes, stopped = stop.calls, True
-                source_s = stored.take_compute_s() if streamed else 0.0
-                rows.append(
-                    {
-                        C.REPEAT: repeat,
-                        C.SECONDS: timed.seconds - source_s,
-                        C.SOURCE_READ_S: source_s,
-                        C.STOPPED: stopped,
-                        C.LIMIT_S: limit_s if math.isfinite(limit_s) else float("nan"),
-                        C.FILE_BYTES: float("nan") if stopped else backend.footprint_bytes(partial),
-                        C.WRITE_CALLS: writes,
-                        C.LIBRARY_WRITE_BYTES: timed.io.requested_write,
-                        C.WRITE_STRATEGY: strategy,
-                        C.FILL_TIME: fill_time,
-                        C.VARIANT: write_case.variant_label(strategy, fill_time),
-                        C.SETTLE_WAIT_S: timed.settle_wait_s,
-                        **(cache.columns() if cache is not None else {}),
-                        **timed.window.columns(),
-                    }
-                )
-                if stopped:  # the variant's other repeats would be stopped too
-                    if settle_s <= 0:
-                        backend.remove(partials.pop())
-                    break
-                if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.repeats - 1:
-                    os.replace(partials.pop(), path)
-                    method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, timed.seconds
-                elif settle_s <= 0:  # nothing to wait for: the next repeat may reuse the space
-                    backend.remove(partials.pop())
-            settle.remove_and_mark(partials, directory)  # this variant's other repeats
-            partials.clear()
-        if method is None:
-            partial = f"{path}.partial-{os.getpid()}-fast"
-            partials.append(partial)
-            with untimed_work():
-                t0 = time.perf_counter_ns()
-                if streamed:  # the standard path, block by block
-                    backend.write(partial, stored, layout, compression, name, "chunk", backend.fill_times[0], cache)
-                    method = QUERY_FILE_STREAMED
-                else:
-                    method = backend.write_fast(partial, data, layout, compression, name, threads)
-                query_write_s = (time.perf_counter_ns() - t0) / 1e9
-                os.replace(partials.pop(), path)
-    finally:
-        for partial in partials:
-            if os.path.lexists(partial):
-                backend.remove(partial)
-    fsync_path(directory)  # the rename, too
-    for row in rows:
-        row.update(
-            query_file_method=method, query_file_write_s=query_write_s, query_file_bytes=backend.footprint_bytes(path)
-        )
-    return rows
