@@ -806,6 +806,13 @@ def _reads(run: dict) -> int:
     return int((measured["case"] != "write").sum())
 
 
+def _writes(run: dict) -> tuple[int, float]:
+    """A run's timed writes and the seconds they took."""
+    measured = pd.read_parquet(run["measurements_parquet"], columns=["case", "seconds"])
+    writes = measured[measured["case"] == "write"]
+    return len(writes), float(writes["seconds"].sum())
+
+
 def median_ratio(numerators: list[float], denominators: list[float]) -> float:
     return statistics.median(numerators) / statistics.median(denominators)
 
@@ -825,6 +832,8 @@ def racing_figures(with_racing: list[dict], without: dict) -> dict:
         "share_groups_best_agree": own["share_groups_best_agree"],
         "share_recommendations_agree": own["share_recommendations_agree"],
         "min_spearman_spread_groups": own["min_spearman_spread_groups"],
+        "writes_with_racing": [_writes(run) for run in with_racing],
+        "writes_without_racing": _writes(without),
         "wall_s_with_racing": [run["sweep_wall_s"] for run in with_racing],
         "wall_s_without_racing": without["sweep_wall_s"],
     }
