@@ -167,11 +167,9 @@ def run_write_race(settings: dict, records: list[str], record: str) -> None:
 
     with in_its_directory(jobs[0], record):
         for variant in dict.fromkeys(v for table in tables for v in table[C.VARIANT]):
-            times = {
-                k: list(t.loc[(t[C.VARIANT] == variant) & ~t[C.STOPPED].astype(bool), C.SECONDS])
-                for k, t in enumerate(tables)
-                if (t[C.VARIANT] == variant).any() and not t.loc[t[C.VARIANT] == variant, C.STOPPED].any()
-            }
+            mine = [t[t[C.VARIANT] == variant] for t in tables]
+            # a store whose write of the variant was stopped at its limit has none to add
+            times = {k: list(m[C.SECONDS]) for k, m in enumerate(mine) if len(m) and not m[C.STOPPED].any()}
 
             def write(k: int, repeat: int, variant=variant) -> float | None:
                 row = _one_more_write(jobs[k], tables[k], variant, repeat)
