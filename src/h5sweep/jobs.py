@@ -121,7 +121,7 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
         source = make_source(job.dataset, layout)
         data = source if source.streams else source.materialize()  # a donor is never held whole
     cache, settle_s = job.write_option, job.settle_s
-    limits = job.write_case.limits(job, layout, comp, int(getattr(cache, "nbytes", 0)))
+    limits = _write_limits(job)
     try:
         rows = generate(
             backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s, limits
@@ -145,6 +145,12 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
             case="write", selection=full, bytes_selected=job.raw_bytes, chunks_touched=layout.n_chunks(job.shape)
         )
     write_table(rows, record)
+
+
+def _write_limits(job: JobSettings) -> dict[str, float]:
+    """Seconds after which each strategy's timed write is stopped, for the job's store."""
+    cache = job.write_option
+    return job.write_case.limits(job, job.layout, job.compression, int(getattr(cache, "nbytes", 0)))
 
 
 def run_write_race(settings: dict, records: list[str], record: str) -> None:
@@ -192,7 +198,7 @@ def _one_more_write(job: JobSettings, first, variant: str, repeat: int) -> dict:
     template = first[first[C.VARIANT] == variant].iloc[-1].to_dict()
     strategy, fill_time = template[C.WRITE_STRATEGY], template[C.FILL_TIME]
     cache = job.write_option
-    limit_s = job.write_case.limits(job, job.layout, job.compression, int(getattr(cache, "nbytes", 0)))[strategy]
+    limit_s = _write_limits(job)[strategy]
     with untimed_work():
         source = make_source(job.dataset, job.layout)
         stored = in_storage_order(source if source.streams else source.materialize(), job.layout)

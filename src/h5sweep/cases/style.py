@@ -48,9 +48,11 @@ def layout_label(row) -> str:
 
 
 def raced_suffix(row) -> str:
-    """What a figure adds to a store raced out of its read pass: it was not read to the end."""
+    """What a figure adds to a store raced out of its read pass: it was not read to the end
+    (nothing for a write row: the write figure's title says the writes raced)."""
     raced = row.get(C.RACED_OUT_ROUND)
-    if raced is None or pd.isna(raced):
+    # a write row's marks are the write race's: its figure's title says so, not a label
+    if raced is None or pd.isna(raced) or row.get(C.CASE) == "write":
         return ""
     return f" (raced out at round {int(raced)}, >{row.get(C.RACED_OUT_AT_LEAST, float('nan')):.2f}x best)"
 

@@ -38,7 +38,7 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
 def plot_variants(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
     """Median time per layout for each variant of a case: visiting policy and chunk cache
     (read cases), or write strategy and fill time (write)."""
-    rows = _reads_raced(summary[(summary[C.CASE] == case) & (summary[C.FILESYSTEM] == filesystem)])
+    rows = summary[(summary[C.CASE] == case) & (summary[C.FILESYSTEM] == filesystem)]
     stat = C.MEAN_S if case == "write" else C.MEDIAN_S
     variants = list(dict.fromkeys(rows[C.VARIANT]))
     comps = _compressions(rows)
@@ -192,7 +192,7 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
 
 def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
     """File size per layout and compression, against the contiguous baseline."""
-    rows = _reads_raced(summary[summary[C.CASE] == summary[C.CASE].iloc[0]])
+    rows = summary[summary[C.CASE] == summary[C.CASE].iloc[0]]
     rows = rows[rows[C.FILESYSTEM] == rows[C.FILESYSTEM].iloc[0]]
     order = [label for label in _layout_order(rows) if not label.startswith("contiguous")]
     comps = _compressions(rows)
@@ -214,7 +214,7 @@ def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
 
 def plot_write(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Median write time per layout, whiskers from the fastest to the slowest repeat."""
-    rows = _reads_raced(summary[(summary[C.CASE] == "write") & (summary[C.FILESYSTEM] == filesystem)])
+    rows = summary[(summary[C.CASE] == "write") & (summary[C.FILESYSTEM] == filesystem)]
     n, most = (int(rows[C.REPEATS].min()), int(rows[C.REPEATS].max())) if not rows.empty else (0, 0)
     title = f"write on {filesystem}: median, whiskers min to max of n = {n} repeats"
     if most > n:  # writes raced: a store separated from the best's after the minimum wrote no more
@@ -222,24 +222,9 @@ def plot_write(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     _grouped_bars(rows, C.MEDIAN_S, "write time [s]", title, out, errors=True)
 
 
-def _reads_raced(rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows whose labels say only whether the store was raced out of the read pass (the write
-    race's marks are the write figure's title's)."""
-    if C.RACED_OUT_ROUND not in rows:
-        return rows
-    writes = rows[C.CASE] == "write"
-    return rows.assign(
-        **{
-            column: rows[column].where(~writes)
-            for column in (C.RACED_OUT_ROUND, C.RACED_OUT_AT_LEAST)
-            if column in rows
-        }
-    )
-
-
 def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Performance score per layout; full marks opaque, the rest transparent, as in the study."""
-    mine = _reads_raced(summary[summary[C.FILESYSTEM] == filesystem])
+    mine = summary[summary[C.FILESYSTEM] == filesystem]
     rows = mine.drop_duplicates([C.LAYOUT, C.CHUNK_SHAPE, C.COMPRESSION])
     title = f"performance score on {filesystem}"
     if C.SCORE_THRESHOLD_S in mine:  # the thresholds applied (scaled to the bytes each case selects)

@@ -359,6 +359,11 @@ def race_from_config(race, interleave: bool) -> dict | None:
     where it is off or there is no interleaved pass to race in."""
     if race is False or not interleave:
         return None
+    return _race_rule(race)
+
+
+def _race_rule(race) -> dict:
+    """``race:`` (true or an object) with the defaults of the keys it does not set."""
     return {**RACE_DEFAULTS, **(race if isinstance(race, dict) else {})}
 
 
@@ -368,7 +373,7 @@ def write_race_from_config(race, write_case, recommend: dict) -> dict | None:
     repeats leave nothing to stop (``repeats`` at most ``min_repeats``)."""
     if race is False or not write_case.races:
         return None
-    rule = {**RACE_DEFAULTS, **(race if isinstance(race, dict) else {})}
+    rule = _race_rule(race)
     return {
         "margin": rule["margin"],
         "alpha": rule["alpha"],
