@@ -1,9 +1,14 @@
 # plot: one rule per kind of figure, generated from the case specs (h5sweep.cases.FIGURES);
-# each draws one PNG from the typed summary (or the reads, or the recommendation) into the
-# report, with its caption.
+# its one job draws every figure of the kind the sweep has (one PNG per case and filesystem)
+# from the typed summary (or the reads, or the recommendation) into the report, each with its
+# caption. One job per kind, not per figure: starting Python and the plotting packages takes
+# longer than drawing a figure.
 
 
 for figure in FIGURES.values():
+    instances = figure_instances(SWEEP, figure)
+    if not instances:
+        continue
 
     rule:
         name:
@@ -11,14 +16,17 @@ for figure in FIGURES.values():
         input:
             **figure_inputs(figure),
         output:
-            report(
-                f"{RESULTS}/plots/{figure.pattern}.png",
-                caption=str(figure.caption_file(REPORT_DIR)),
-                category=figure.category,
-                labels=figure.report_labels(),
-            ),
+            [
+                report(
+                    f"{RESULTS}/plots/{figure.name(**each)}.png",
+                    caption=str(figure.caption_file(REPORT_DIR)),
+                    category=figure.category,
+                    labels=figure.report_labels(**each),
+                )
+                for each in instances
+            ],
         log:
-            f"{RESULTS}/logs/plot/{figure.pattern}.log",
+            f"{RESULTS}/logs/plot/{figure.kind}.log",
         localrule: True
         conda:
             "../workflow/envs/h5sweep.yaml"
@@ -27,5 +35,6 @@ for figure in FIGURES.values():
             runtime=PLOT_RUNTIME_MIN,
         params:
             figure=figure.kind,
+            instances=instances,
         script:
             "../workflow/scripts/plot.py"

@@ -127,6 +127,29 @@ def test_the_best_write_alone_stops_and_a_store_whose_interval_holds_the_limit_w
     assert len(limited["best"]) == 5  # the best writes on while another store is in the race
 
 
+def test_from_one_write_each_the_pilot_writes_twice_and_the_far_stores_stop_at_one():
+    base = {"best": 1.0, "twin": 1.02, "near": 1.1, "a": 1.15, "b": 1.2, "slow": 5.0, "slower": 8.0}
+    write, calls = _writes(base)
+    times = {key: [mean] for key, mean in base.items()}
+    out = race_writes(times, WriteRace(max_repeats=3), write)
+    # the pilot: the best and its four nearest rivals, a second write each, before any look
+    assert sorted(calls[:5]) == [(key, 1) for key in sorted(["best", "twin", "near", "a", "b"])]
+    assert set(out) == {"slow", "slower"} and all(out[key][0] == 1 and out[key][1] > 1.25 for key in out)
+    assert {key: len(values) for key, values in times.items()} == {
+        **{key: 3 for key in ("best", "twin", "near", "a", "b")},
+        "slow": 1,
+        "slower": 1,
+    }
+
+
+def test_no_store_is_judged_without_a_repeat_and_the_best_alone_writes_twice():
+    assert WriteRace().decide({"best": [1.0], "slow": [9.0]}, {"best", "slow"}) == ({}, set())
+    write, calls = _writes({"only": 1.0})
+    times = {"only": [1.0]}
+    assert race_writes(times, WriteRace(max_repeats=3), write) == {}
+    assert len(times["only"]) == 2  # no rival: its interval needs two writes, no more
+
+
 def test_a_write_stopped_at_its_limit_writes_no_more():
     write, calls = _writes({"best": 1.0, "twin": 1.0})
     times = {"best": [1.0, 1.01], "twin": [1.0, 0.99]}
@@ -140,13 +163,15 @@ def test_write_racing_is_on_with_room_to_stop_and_off_with_race_false_or_for_the
 
     assert write_race_from_config(True, WriteCase({"repeats": 3}), {"max_write_s": 10})["limit_s"] == 10
     assert write_race_from_config({"margin": 2.0}, WriteCase({"repeats": 4, "min_repeats": 3}), {})["margin"] == 2.0
-    assert write_race_from_config(True, WriteCase({"repeats": 2}), {}) is None  # nothing to stop
+    assert write_race_from_config(True, WriteCase({"repeats": 1}), {}) is None  # nothing to stop
+    assert write_race_from_config(True, WriteCase({"repeats": 2, "min_repeats": 2}), {}) is None
     assert write_race_from_config(False, WriteCase({"repeats": 3}), {}) is None
     assert write_race_from_config(True, WriteCase({"repeats": 3, "race": False}), {}) is None
-    assert WriteCase({"repeats": 5, "raced": True}).first_repeats == 2
+    assert WriteCase({"repeats": 5, "raced": True}).first_repeats == 1
+    assert WriteCase({"repeats": 5, "raced": True, "min_repeats": 2}).first_repeats == 2
     assert WriteCase({"repeats": 5}).first_repeats == 5
     with pytest.raises(Exception, match="cases.write.min_repeats"):
-        WriteCase({"repeats": 5, "min_repeats": 1})
+        WriteCase({"repeats": 5, "min_repeats": 0})
 
 
 def test_on_real_stores_the_slow_write_stops_at_the_minimum_and_the_close_ones_write_to_the_end(tmp_path):
@@ -177,20 +202,64 @@ def test_on_real_stores_the_slow_write_stops_at_the_minimum_and_the_close_ones_w
         settings = job_settings.generate_settings(sweep, fs, *name)
         records.append(str(tmp_path / "raw" / "-".join(name) / "write.parquet"))
         run_generate(settings, backends.store_path(fs.directory, sweep.name, *name), records[-1])
-        assert len(pd.read_parquet(records[-1])) == 2  # each store's own job: the minimum
+        assert len(pd.read_parquet(records[-1])) == 1  # each store's own job: the minimum
     out = tmp_path / "raw" / "write-race.parquet"
     run_write_race(job_settings.write_race_settings(sweep, fs), records, str(out))
     rows = pd.read_parquet(out)
     counts = rows.groupby([C.LAYOUT_ID, C.COMPRESSION]).size()
     assert counts[("contiguous", "none")] == 4 and counts[("chunked-16x16x1024", "none")] == 4
     slow = rows[(rows[C.LAYOUT_ID] == "chunked-1x1x64") & (rows[C.COMPRESSION] == "gzip-9")]
+    # five stores: all are the pilot and write twice; the thin gzip-9 one is out after those two
     assert len(slow) == 2 and (slow[C.RACED_OUT_ROUND] == 2).all() and (slow[C.RACED_OUT_AT_LEAST] > 1.25).all()
     assert sorted(rows.loc[rows[C.RACED_OUT_ROUND].isna(), C.REPEAT].unique()) == [0, 1, 2, 3]
-    extra = rows[rows[C.REPEAT] >= 2]
+    extra = rows[rows[C.REPEAT] >= 1]
     # new measurements, not copies of the store's own rows: each in a window after the first writes
     assert (extra[C.FILE_BYTES] > 0).all()
-    assert extra[C.WINDOW_OPENED_AT].min() > rows.loc[rows[C.REPEAT] < 2, C.WINDOW_CLOSED_AT].max()
+    assert extra[C.WINDOW_OPENED_AT].min() > rows.loc[rows[C.REPEAT] < 1, C.WINDOW_CLOSED_AT].max()
     assert not any(p.name.startswith(("none.hdf5.race", "gzip-9.hdf5.race")) for p in (tmp_path / "disk").rglob("*"))
+
+
+def test_where_the_filesystem_rests_after_removals_the_race_removes_its_files_together(tmp_path, monkeypatch):
+    import pandas as pd
+    from conftest import tiny_config
+
+    from h5sweep import backends, jobs
+    from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep.model import load_sweep
+
+    config = tiny_config(tmp_path, sweep="kept")
+    config["filesystems"] = {"disk": {"path": str(tmp_path / "disk"), "settle_s": 0.05}}
+    config["dataset"]["shape"] = [8, 8, 256]
+    config["layouts"] = {
+        "contiguous": True,
+        "shapes": [{"name": "a", "chunk": [8, 8, 64]}, {"name": "b", "chunk": [4, 4, 64]}],
+    }
+    config["compression"] = ["none"]
+    config["cases"] = {"write": {"repeats": 3}, "spectra": {"repeats": 2, "size": 2}}
+    sweep = load_sweep(config)
+    fs = sweep.filesystems[0]
+    records = []
+    for tf in sweep.test_files():
+        name = (tf.backend.name, tf.layout.id, tf.compression.name)
+        records.append(str(tmp_path / "raw" / "-".join(name) / "write.parquet"))
+        path = backends.store_path(fs.directory, sweep.name, *name)
+        jobs.run_generate(job_settings.generate_settings(sweep, fs, *name), path, records[-1])
+    removals = []
+    remove_and_mark = jobs.settle.remove_and_mark
+
+    def spied(paths, directory):
+        paths = list(paths)
+        removals.append([p for p in paths if os.path.lexists(p)])
+        remove_and_mark(paths, directory)
+
+    monkeypatch.setattr(jobs.settle, "remove_and_mark", spied)
+    jobs.run_write_race(job_settings.write_race_settings(sweep, fs), records, str(tmp_path / "race.parquet"))
+    rows = pd.read_parquet(tmp_path / "race.parquet")
+    added = int((rows[C.REPEAT] >= 1).sum())
+    # three stores, all in the pilot: each writes twice or three times; every race file is
+    # kept to the end of the race and goes with the others, in one removal
+    assert 3 <= added <= 6 and [len(paths) for paths in removals] == [added]
+    assert not any(".race-" in p.name for p in (tmp_path / "disk").rglob("*"))
 
 
 @pytest.mark.workflow

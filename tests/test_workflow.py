@@ -83,7 +83,11 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
     assert set(summary.loc[summary["chunk_shape"] == "3x7x100", "layout_name"]) == {"odd"}
     assert set(summary.loc[summary["chunk_shape"] == "2x2x64", "layout_name"]) == {""}
     reps = summary.set_index("case")["repeats"]
-    assert (reps["write"] == 2).all() and (reps["slice"] == 6).all()
+    assert (reps["slice"] == 6).all()
+    # writes race: every store writes once, and twice unless its one write raced it out
+    writes = summary[summary["case"] == "write"]
+    raced = writes["raced_out_round"].astype(str).str.len() > 0
+    assert ((writes["repeats"] == 2) | (raced & (writes["repeats"] == 1))).all() and (~raced).any()
     expected_bytes = {
         "write": 20 * 20 * 3000 * 2,
         "slice": 20 * 20 * 25 * 2,
@@ -303,10 +307,12 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
     path = wf.write_config({**config, "recommend": {"weights": {"spectra": 1}}}, "mix.yaml")
     dry = wf.run("-n", "--configfile", str(path), check=True)
     n = len(config["filesystems"])
-    assert job_counts(dry.stdout) == {"recommend": 1, "plot_tradeoff": n, "plot_mix": n, "all": 1, "total": 2 + 2 * n}
+    # the recommendation and its two figures (one job per kind draws every filesystem's)
+    assert n > 1 and job_counts(dry.stdout) == {"recommend": 1, "plot_tradeoff": 1, "plot_mix": 1, "all": 1, "total": 4}
     auto = wf.write_config({**config, "layouts": {**config["layouts"], "auto": True}}, "auto.yaml")
     dry = wf.run("-n", "--configfile", str(auto), check=True)
-    assert "h5py-auto" not in dry.stdout  # the layout is known by its chunk shape
+    paths = [line for line in dry.stdout.splitlines() if "reason:" not in line]  # a reason quotes the settings
+    assert not any("h5py-auto" in line for line in paths)  # the layout is known by its chunk shape
     generate = set().union(
         *(
             v

@@ -7,8 +7,10 @@ and the job's paths; none reads the whole config.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import inspect
+import json
 import os
 import shutil
 import socket
@@ -30,7 +32,7 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
 from h5sweep.storage import columns as C
-from h5sweep.storage.datasources import make_source
+from h5sweep.storage.datasources import load_values, make_source, save_values, values_shared
 from h5sweep.storage.filesystems import apply_stripe, mount_info, nearest_existing, stripe_words
 from h5sweep.sweep.settings import JobSettings
 
@@ -114,12 +116,59 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
         _generate(job, store_path, record, threads)
 
 
+def values_cache(job: JobSettings, record: str) -> str | None:
+    """Where the sweep keeps the dataset's values for every store's writes, where they are
+    shared (:func:`h5sweep.storage.datasources.values_shared`): ``data/values-<hash>.npy``
+    in the sweep's results (``<results>/<sweep>/``, found above the job's ``record`` as
+    :func:`_measured_on` finds it), the hash of the dataset's settings (a change of them
+    never meets old values). None: made in each job.
+
+    The first job that needs them makes them and keeps them (complete or not at all; jobs on
+    several nodes at once each make their own and the last kept wins, the same values); the
+    aggregate removes them. They are not a Snakemake input: made again for a store added
+    later, they would make every store's job run again."""
+    parts = Path(record).absolute().parts  # <results>/<sweep>/<records>/<filesystem>/...
+    found = [i for i in range(len(parts) - 3) if parts[i] == job.sweep and parts[i + 2] == job.filesystem]
+    if not found or not values_shared(job.dataset):
+        return None
+    digest = hashlib.sha256(json.dumps(job.dataset, sort_keys=True).encode()).hexdigest()[:16]
+    return str(Path(*parts[: found[0] + 1], VALUES_DIRECTORY, f"values-{digest}.npy"))
+
+
+VALUES_DIRECTORY = "data"
+
+
+def remove_values_cache(results: str) -> None:
+    """Remove the values the sweep in ``results`` kept for its writes (:func:`values_cache`):
+    once every write is made (the aggregate), they are no longer needed."""
+    directory = Path(results) / VALUES_DIRECTORY
+    for path in directory.glob("values-*.npy"):
+        path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        directory.rmdir()  # if nothing else is there
+
+
+def _dataset_values(job: JobSettings, cache: str | None):
+    """What a store's writes take: the values (from the sweep's ``cache`` where it keeps
+    them), or a donor's source (never held whole)."""
+    source = make_source(job.dataset, job.layout)
+    if source.streams:
+        return source
+    if cache is None:
+        return source.materialize()
+    with contextlib.suppress(FileNotFoundError):
+        return load_values(cache, job.dataset)
+    values = source.materialize()
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    save_values(values, cache)
+    return values
+
+
 def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> None:
     backend = backends.load(job.backend)
     layout, comp = job.layout, job.compression
     with untimed_work():
-        source = make_source(job.dataset, layout)
-        data = source if source.streams else source.materialize()  # a donor is never held whole
+        data = _dataset_values(job, values_cache(job, record))
     cache, settle_s = job.write_option, job.settle_s
     limits = _write_limits(job)
     try:
@@ -164,12 +213,15 @@ def run_write_race(settings: dict, records: list[str], record: str) -> None:
     jobs = [JobSettings(each) for each in settings["stores"]]
     rule = WriteRace.from_settings(settings["race"])
     tables = [pd.read_parquet(path) for path in records]
-    added: list[dict] = []
+    added: dict[int, list[dict]] = {}  # each store's rows of the race
     marks: dict[tuple[int, str], tuple[int, float]] = {}
     rng = np.random.default_rng(jobs[0].seed)  # each round's order of the stores
 
     def order(stores: list, repeat: int) -> list:
         return [stores[i] for i in rng.permutation(len(stores))]
+
+    values = _ValuesOnce(values_cache(jobs[0], record))
+    kept = _KeptWrites(jobs[0])
 
     with in_its_directory(jobs[0], record):
         for variant in dict.fromkeys(v for table in tables for v in table[C.VARIANT]):
@@ -178,34 +230,89 @@ def run_write_race(settings: dict, records: list[str], record: str) -> None:
             times = {k: list(m[C.SECONDS]) for k, m in enumerate(mine) if len(m) and not m[C.STOPPED].any()}
 
             def write(k: int, repeat: int, variant=variant) -> float | None:
-                row = _one_more_write(jobs[k], tables[k], variant, repeat)
-                added.append(row)
+                row = _one_more_write(jobs[k], tables[k], variant, repeat, values, kept)
+                added.setdefault(k, []).append(row)
                 return None if row[C.STOPPED] else row[C.SECONDS]
 
-            out = race_writes(times, rule, write, order)
+            try:
+                out = race_writes(times, rule, write, order)
+            finally:
+                kept.release()
             marks.update({(k, variant): mark for k, mark in out.items()})
+    for k, rows in added.items():
+        tables[k] = pd.concat([tables[k], pd.DataFrame(rows)], ignore_index=True)
     for (k, variant), (repeats, at_least) in marks.items():
         mine = tables[k][C.VARIANT] == variant
         tables[k].loc[mine, C.RACED_OUT_ROUND] = repeats
         tables[k].loc[mine, C.RACED_OUT_AT_LEAST] = at_least
-    write_table(pd.concat([*tables, pd.DataFrame(added)], ignore_index=True), record)
+    write_table(pd.concat(tables, ignore_index=True), record)
 
 
-def _one_more_write(job: JobSettings, first, variant: str, repeat: int) -> dict:
+class _ValuesOnce:
+    """The dataset's values for a store's write, held once for every store whose values are
+    the same (all but a source whose values depend on the layout); a donor is not held.
+    ``cache``: where the sweep keeps the values (:func:`values_cache`)."""
+
+    def __init__(self, cache: str | None):
+        self.cache, self.key, self.values = cache, None, None
+
+    def __call__(self, job: JobSettings):
+        source = make_source(job.dataset, job.layout)
+        if source.streams:
+            return source
+        key = job.layout if source.per_layout else None
+        if self.values is None or key != self.key:
+            self.key, self.values = None, None  # one copy in memory at a time
+            self.key, self.values = key, _dataset_values(job, self.cache)
+        return self.values
+
+
+class _KeptWrites:
+    """The write race's files on a filesystem with a rest after removals
+    (:mod:`h5sweep.measure.settle`): kept until the race ends, or until a quarter of the
+    free space found at its start is used, then removed together, so that one rest serves
+    many writes and no write reuses blocks freed a moment before."""
+
+    def __init__(self, job: JobSettings):
+        self.settle_s, self.directory = job.settle_s, job.directory
+        self.budget = shutil.disk_usage(nearest_existing(job.directory)).free / 4
+        self.paths: list[str] = []
+        self.bytes = 0
+
+    def make_room(self, nbytes: int) -> None:
+        if self.paths and self.bytes + nbytes > self.budget:
+            self.release()
+
+    def keep(self, backend, path: str) -> None:
+        if self.settle_s <= 0:
+            if os.path.lexists(path):
+                backend.remove(path)
+            return
+        self.bytes += backend.footprint_bytes(path) if os.path.lexists(path) else 0
+        self.paths.append(path)
+
+    def release(self) -> None:
+        if self.paths:  # all on the filesystem's device: one removal, one rest
+            settle.remove_and_mark(self.paths, self.directory)
+        self.paths, self.bytes = [], 0
+
+
+def _one_more_write(job: JobSettings, first, variant: str, repeat: int, values, kept: _KeptWrites) -> dict:
     """One more timed write of a store's ``variant`` (its row: the store's own rows' columns,
-    this job's provenance, the new measurement); the file goes once measured."""
+    this job's provenance, the new measurement); the file goes once measured, or where the
+    filesystem rests after removals, with the race's others (``kept``)."""
     backend = backends.load(job.backend)
     template = first[first[C.VARIANT] == variant].iloc[-1].to_dict()
     strategy, fill_time = template[C.WRITE_STRATEGY], template[C.FILL_TIME]
     cache = job.write_option
     limit_s = _write_limits(job)[strategy]
     with untimed_work():
-        source = make_source(job.dataset, job.layout)
-        stored = in_storage_order(source if source.streams else source.materialize(), job.layout)
+        stored = in_storage_order(values(job), job.layout)
     store = backends.store_path(job.directory, job.sweep, job.backend, job.layout.id, job.compression.name)
     directory = os.path.dirname(store)
     os.makedirs(directory, exist_ok=True)
     partial = f"{store}.race-{os.getpid()}-{repeat}"
+    kept.make_room(job.layout.allocated_elements(job.shape) * job.dtype.itemsize)
     try:
         row = timed_write(
             backend,
@@ -220,10 +327,7 @@ def _one_more_write(job: JobSettings, first, variant: str, repeat: int) -> dict:
             lambda: settle.settle(directory, job.settle_s),
         )
     finally:
-        if job.settle_s > 0:
-            settle.remove_and_mark([partial], directory)
-        elif os.path.lexists(partial):
-            backend.remove(partial)
+        kept.keep(backend, partial)
     return {**template, **_shared_columns(job, backend), C.REPEAT: repeat, C.VARIANT: variant, **row}
 
 

@@ -72,10 +72,16 @@ def median_ci_over_copies(
     if len(groups) < 2:
         return median_ci(x, confidence)
     rng = np.random.default_rng(COPY_BOOTSTRAP_SEED)
-    medians = np.empty(COPY_BOOTSTRAP_SAMPLES)
-    for b in range(COPY_BOOTSTRAP_SAMPLES):
-        drawn = [groups[k] for k in rng.integers(0, len(groups), size=len(groups))]
-        medians[b] = np.median(np.concatenate([g[rng.integers(0, len(g), size=len(g))] for g in drawn]))
+    sizes = np.array([len(g) for g in groups])
+    padded = np.full((len(groups), sizes.max()), np.nan)
+    for k, g in enumerate(groups):
+        padded[k, : len(g)] = g
+    # per resample: the copies drawn, then as many reads of each drawn copy as it holds
+    drawn = rng.integers(0, len(groups), size=(COPY_BOOTSTRAP_SAMPLES, len(groups)))
+    n = sizes[drawn][..., None]
+    picks = rng.integers(0, n, size=(*drawn.shape, sizes.max()))
+    values = np.where(np.arange(sizes.max()) < n, padded[drawn[..., None], picks], np.nan)
+    medians = np.nanmedian(values.reshape(COPY_BOOTSTRAP_SAMPLES, -1), axis=1)
     low, high = np.quantile(medians, [(1 - confidence) / 2, (1 + confidence) / 2])
     return float(np.median(x)), float(low), float(high)
 

@@ -51,6 +51,7 @@ class DataSource:
 
     kind = "abstract"
     streams = False  # True: too large to hold, written block by block (a donor)
+    per_layout = False  # True: its values depend on the layout of the file they go to
 
     def __init__(self, shape: Shape, dtype: np.dtype):
         self.shape = tuple(shape)
@@ -246,6 +247,7 @@ class ChunkIndexSource(DataSource):
     """Each element holds the linear index of its chunk (modulo the dtype's range)."""
 
     kind = "chunk-index"
+    per_layout = True
     # The blocks a contiguous file's values are numbered by (it has no chunks of its own):
     # 256 elements along the last axis, 1 along the others.
     CONTIGUOUS_BLOCK_LAST_AXIS = 256
@@ -400,6 +402,32 @@ def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:
     if isinstance(fill, dict) and "donor" in fill:
         return DonorSource(shape, dtype, fill["donor"]["path"], fill["donor"]["dataset"])
     raise ConfigError("dataset.fill", fill, "must be synthetic, chunk-index or {donor: {path, dataset}}")
+
+
+def values_shared(dataset_cfg: dict) -> bool:
+    """Whether every store's write takes the same values, small enough to hold (a synthetic
+    fill): the sweep makes them once (the ``dataset_values`` rule) instead of in every job."""
+    return dataset_cfg["fill"] == "synthetic"
+
+
+def save_values(values: np.ndarray, path: str) -> None:
+    """Keep the dataset's values at ``path`` (``.npy``), complete or not at all, on the device."""
+    partial = f"{path}.partial-{os.getpid()}"
+    with open(partial, "wb") as out:
+        np.save(out, values, allow_pickle=False)
+        out.flush()
+        os.fsync(out.fileno())  # nothing left to write back during a timed window
+    os.replace(partial, path)
+
+
+def load_values(path: str, dataset_cfg: dict) -> np.ndarray:
+    """The values :func:`save_values` kept, read into memory (a write never faults pages in
+    on the clock), checked against the dataset's shape and dtype."""
+    values = np.load(path, allow_pickle=False)
+    shape, dtype = tuple(dataset_cfg["shape"]), np.dtype(dataset_cfg["dtype"])
+    if values.shape != shape or values.dtype != dtype:
+        raise ValueError(f"{path} holds {values.dtype}{list(values.shape)}, not the dataset's {dtype}{list(shape)}")
+    return values
 
 
 def fill_name(dataset_cfg: dict) -> str:

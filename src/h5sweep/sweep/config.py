@@ -11,7 +11,6 @@ import hashlib
 import json
 from pathlib import Path
 
-import jsonschema
 import yaml
 
 from h5sweep.errors import ConfigError
@@ -44,6 +43,8 @@ def _fill_defaults(instance, schema) -> None:
 
 def validate_schema(config: dict, schema: dict | None = None) -> dict:
     """Check ``config`` against the JSON schema; return a copy with defaults filled in."""
+    import jsonschema  # here, not at the top: a job rebuilds its settings without the schema
+
     schema = schema or load_schema()
     config = copy.deepcopy(config)
     validator = jsonschema.Draft202012Validator(schema)

@@ -12,8 +12,9 @@ import math
 from dataclasses import dataclass, field
 
 from h5sweep import backends, host
-from h5sweep.cases import CASE_SPECS, figure_names
+from h5sweep.cases import CASE_SPECS, FIGURES, figure_instances, figure_names
 from h5sweep.measure import rates, settle
+from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import device_of, device_reads_counted, free_bytes, mount_info
 from h5sweep.storage.layouts import Layout
 
@@ -156,11 +157,13 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
     if sweep.write_race:  # a job per filesystem; its writes are in the stores' (every repeat: the most)
         jobs, job_seconds = jobs + len(sweep.filesystems), job_seconds + len(sweep.filesystems) * rates.SECONDS_PER_JOB
+    values = sweep.raw_bytes if values_shared(sweep.dataset) else 0  # kept for every write (h5sweep.jobs)
     rows = measured_rows(sweep)
-    results_bytes = rows * RECORD_BYTES * 2  # raw records and the merged table
+    results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
     results_dev = device_of(results_dir)
     aggregate = rates.aggregate_seconds(rows, len(files))
     figures = len(figure_names(sweep))
+    kinds = sum(bool(figure_instances(sweep, figure)) for figure in FIGURES.values())  # a plot job each
     plan = Plan(
         parallel_jobs=max(1, parallel_jobs),
         jobs=jobs,
@@ -169,10 +172,11 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         exclusive_seconds=exclusive,
         cluster=cluster,
         longest_job_seconds=longest,
-        finishing_jobs=3 + figures,  # the aggregate, the recommendation, the findings and the figures
+        finishing_jobs=3 + kinds,  # the aggregate, the recommendation, the findings and the figures
         finishing_seconds=aggregate
         + rates.recommend_seconds(len(files))
         + rates.findings_seconds()
+        + kinds * rates.SECONDS_PER_PLOT_JOB
         + figures * rates.figure_seconds(len(files)),
         aggregate_seconds=aggregate,
     )

@@ -8,8 +8,9 @@ included in the time.
 The runner (:func:`h5sweep.cases.write.run.generate`, in jobs only) writes a test store: it
 times the write case; the file the read cases query is the write case's own, as a user's
 converter would leave it. Where writes race (``race``, :mod:`h5sweep.cases.write.race`), a
-store's own job writes each variant ``min_repeats`` times and the filesystem's write race
-writes the rest, up to ``repeats``, while they matter.
+store's own job writes each variant ``min_repeats`` times (once by default) and the
+filesystem's write race writes the rest, up to ``repeats``, while they matter: every store it
+does not race out ends with two writes or more.
 
 The values are computed into memory first (as the study read its donor into memory) and put
 into the layout's storage order before the clock starts, so the timed region is only HDF5's
@@ -59,13 +60,13 @@ class WriteCase:
         self.fill_times = list(self.settings.get("fill_time") or ["ifset"])
         self.limit_s = self.settings.get("limit_s")
         check_limit_s("cases.write.limit_s", self.limit_s)
-        self.min_repeats = int(self.settings.get("min_repeats", 2))
+        self.min_repeats = int(self.settings.get("min_repeats", 1))
         self.race = self.settings.get("race", True) is not False
         self.raced = bool(self.settings.get("raced", False))  # set in a job's settings: writes race (write_race)
         if self.repeats < 1:
             raise ConfigError("cases.write.repeats", self.repeats, "must be at least 1")
-        if self.min_repeats < 2:
-            raise ConfigError("cases.write.min_repeats", self.min_repeats, "must be at least 2 (an interval needs two)")
+        if self.min_repeats < 1:
+            raise ConfigError("cases.write.min_repeats", self.min_repeats, "must be at least 1")
         for i, strategy in enumerate(self.strategies):
             if strategy not in WRITE_STRATEGIES:
                 raise ConfigError(

@@ -1,19 +1,26 @@
 """Racing the timed writes of a filesystem's stores (``race``, ``cases.write.min_repeats``).
 
-Each store's own job writes every variant ``min_repeats`` times. The filesystem's write race
-then adds repeats, one round at a time, up to ``repeats``, only to the stores whose write time
-is not yet separated from their competitors': the other stores of the same write variant on
-the same filesystem, and ``recommend.max_write_s`` where it is set.
+Each store's own job writes every variant ``min_repeats`` times (one by default). The
+filesystem's write race then adds repeats, one round at a time, up to ``repeats``, only to the
+stores whose write time is not yet separated from their competitors': the other stores of the
+same write variant on the same filesystem, and ``recommend.max_write_s`` where it is set.
 
 Before each extra round, per variant: the best store is the one with the lowest mean log
 write time. A store is separated from it when the one-sided lower bound of its log ratio to
 the best's lies above ``log(margin)``; the bound comes from a bootstrap of the write times'
 residuals (each write's log time less its store's mean), pooled over the variant's stores
-(with two writes per store a store's own spread says little; pooled, it says how much two
-writes of one store differ on this filesystem). Its level is ``alpha`` split over the looks
-(Bonferroni). A separated store writes no more: its rows say at which repeat it stopped and
-the bound (``raced_out_round``, ``raced_out_at_least``). The best store writes on while any
-other is in the race; a store whose interval holds the limit writes on, too.
+that have two writes or more (a store's own two writes say little of its spread; pooled, they
+say how much two writes of one store differ on this filesystem). Its level is ``alpha`` split
+over the looks (Bonferroni). A separated store writes no more: its rows say at which repeat it
+stopped and the bound (``raced_out_round``, ``raced_out_at_least``). The best store writes on
+while any other is in the race, and until it has two writes; a store whose interval holds the
+limit writes on, too.
+
+A store with one write is judged by the spread the others' repeats show. So before the first
+look, the pilot: the best store and its nearest rivals by their first writes write a second
+time, until :data:`PILOT_STORES` of the variant's stores (all, if fewer) have two writes. Every
+store the race does not separate ends with two writes or more; one separated on its single
+write is reported as raced out, never as measured.
 """
 
 from __future__ import annotations
@@ -25,13 +32,16 @@ from dataclasses import dataclass
 import numpy as np
 
 RESAMPLES = 2000
+# Stores of a variant with two writes before a store with one can be judged: the pooled
+# residuals then come from this many independent pairs at least.
+PILOT_STORES = 5
 
 
 @dataclass(frozen=True)
 class WriteRace:
     margin: float = 1.25
     alpha: float = 0.05
-    min_repeats: int = 2
+    min_repeats: int = 1
     max_repeats: int = 3
     limit_s: float | None = None  # recommend.max_write_s
     seed: int = 0
@@ -57,9 +67,10 @@ class WriteRace:
         contenders = [key for key in sorted(racing, key=str) if key in logs]
         if not contenders:
             return {}, set(racing)
-        residuals = np.concatenate(
-            [(y - y.mean()) * math.sqrt(len(y) / (len(y) - 1)) for y in logs.values() if len(y) > 1] or [np.zeros(1)]
-        )
+        pooled = [(y - y.mean()) * math.sqrt(len(y) / (len(y) - 1)) for y in logs.values() if len(y) > 1]
+        if not pooled:  # no repeat yet, no spread: nothing can be separated
+            return {}, set(racing) - set(logs)
+        residuals = np.concatenate(pooled)
         rng = np.random.default_rng(self.seed)
         level = self.alpha / self.looks
 
@@ -82,8 +93,18 @@ class WriteRace:
             if lower > math.log(self.margin) and not holds_limit(key):
                 out[key] = float(math.exp(lower))
         left = [key for key in contenders if key not in out]
-        done = {best} if left == [best] and not holds_limit(best) else set()
+        done = {best} if left == [best] and len(logs[best]) > 1 and not holds_limit(best) else set()
         return out, done | (set(racing) - set(logs))
+
+    def pilot(self, times: dict[Hashable, list[float]], racing: set) -> list:
+        """The stores to write once more before the first look: where fewer than
+        :data:`PILOT_STORES` of the ``racing`` stores (all, if fewer) have two writes, the
+        nearest to the best by mean log time among those with one, the best first."""
+        want = min(PILOT_STORES, len(racing))
+        have = sum(len(times[key]) > 1 for key in racing)
+        ones = [key for key in racing if len(times[key]) == 1]
+        ones.sort(key=lambda key: (math.log(times[key][0]), str(key)))
+        return ones[: max(0, want - have)]
 
 
 def race_writes(
@@ -95,21 +116,28 @@ def race_writes(
     """Race the stores of one variant: ``times`` holds each store's first writes (and gains
     the race's); ``write(store, repeat)`` makes one more timed write and returns its seconds
     (None: stopped at its limit, it writes no more). ``order(stores, round)``: the round's
-    order. Returns the stores raced out: the writes each made and the bound."""
+    order. Returns the stores raced out: the writes each made and the bound. A store that
+    has made ``max_repeats`` writes stays in the race as a competitor, writing no more."""
     racing = {key for key, values in times.items() if len(values) >= rule.min_repeats}
     out: dict[Hashable, tuple[int, float]] = {}
-    for repeat in range(rule.min_repeats, rule.max_repeats):
-        separated, done = rule.decide(times, racing)
-        for key, at_least in separated.items():
-            out[key] = (len(times[key]), at_least)
-        racing -= set(separated) | done
-        if not racing:
-            break
-        stores = sorted(racing, key=str)
-        for key in order(stores, repeat) if order else stores:
-            seconds = write(key, repeat)
+
+    def one_more(stores: list, round_: int) -> None:
+        stores = sorted(stores, key=str)
+        for key in order(stores, round_) if order else stores:
+            seconds = write(key, len(times[key]))
             if seconds is None:
                 racing.discard(key)
             else:
                 times[key].append(seconds)
+
+    one_more(rule.pilot(times, racing), 0)
+    for round_ in range(1, rule.looks + 1):
+        separated, done = rule.decide(times, racing)
+        for key, at_least in separated.items():
+            out[key] = (len(times[key]), at_least)
+        racing -= set(separated) | done
+        due = [key for key in racing if len(times[key]) < rule.max_repeats]
+        if not due:
+            break
+        one_more(due, round_)
     return out
