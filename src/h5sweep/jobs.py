@@ -61,6 +61,14 @@ def _removed(job: JobSettings) -> DirectoryRemovedError:
     )
 
 
+def _sweep_results(job: JobSettings, record: str) -> Path | None:
+    """The sweep's results directory above a job's ``record``
+    (``<results>/<sweep>/<records>/<filesystem>/...``), or None where it is not under one."""
+    parts = Path(record).absolute().parts
+    found = [i for i in range(len(parts) - 3) if parts[i] == job.sweep and parts[i + 2] == job.filesystem]
+    return Path(*parts[: found[0] + 1]) if found else None
+
+
 def _measured_on(job: JobSettings, record: str) -> tuple[str, str] | None:
     """The mount point and filesystem type this node's earlier records of the job's filesystem
     name (records are under ``<results>/<sweep>/raw/<filesystem>/``; each row names its host),
@@ -68,10 +76,11 @@ def _measured_on(job: JobSettings, record: str) -> tuple[str, str] | None:
     import pandas as pd
 
     here = socket.gethostname()
-    parts = Path(record).absolute().parts  # <results>/<sweep>/<records>/<filesystem>/...
-    found = [i for i in range(len(parts) - 3) if parts[i] == job.sweep and parts[i + 2] == job.filesystem]
-    tables = sorted(Path(*parts[: found[0] + 3]).rglob("*.parquet")) if found else []
-    for table in tables:
+    results = _sweep_results(job, record)
+    if results is None:
+        return None
+    records = Path(record).absolute().parts[len(results.parts)]
+    for table in sorted((results / records / job.filesystem).rglob("*.parquet")):
         with contextlib.suppress(Exception):  # a record being written, or one without provenance
             rows = pd.read_parquet(table, columns=[C.HOST, C.FS_MOUNT, C.FS_TYPE])
             mine = rows[rows[C.HOST] == here]
@@ -119,20 +128,18 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
 def values_cache(job: JobSettings, record: str) -> str | None:
     """Where the sweep keeps the dataset's values for every store's writes, where they are
     shared (:func:`h5sweep.storage.datasources.values_shared`): ``data/values-<hash>.npy``
-    in the sweep's results (``<results>/<sweep>/``, found above the job's ``record`` as
-    :func:`_measured_on` finds it), the hash of the dataset's settings (a change of them
+    in the sweep's results (:func:`_sweep_results`), the hash of the dataset's settings (a change of them
     never meets old values). None: made in each job.
 
     The first job that needs them makes them and keeps them (complete or not at all; jobs on
     several nodes at once each make their own and the last kept wins, the same values); the
     aggregate removes them. They are not a Snakemake input: made again for a store added
     later, they would make every store's job run again."""
-    parts = Path(record).absolute().parts  # <results>/<sweep>/<records>/<filesystem>/...
-    found = [i for i in range(len(parts) - 3) if parts[i] == job.sweep and parts[i + 2] == job.filesystem]
-    if not found or not values_shared(job.dataset):
+    results = _sweep_results(job, record)
+    if results is None or not values_shared(job.dataset):
         return None
     digest = hashlib.sha256(json.dumps(job.dataset, sort_keys=True).encode()).hexdigest()[:16]
-    return str(Path(*parts[: found[0] + 1], VALUES_DIRECTORY, f"values-{digest}.npy"))
+    return str(results / VALUES_DIRECTORY / f"values-{digest}.npy")
 
 
 VALUES_DIRECTORY = "data"
