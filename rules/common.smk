@@ -19,7 +19,6 @@ from h5sweep.cases import (
     FIGURES,
     OWN_JOB_CASES,
     case_spec,
-    figure_instances,
     figure_names,
 )
 from h5sweep.cases.parallel import missing_mpi_environment

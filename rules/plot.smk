@@ -1,14 +1,9 @@
 # plot: one rule per kind of figure, generated from the case specs (h5sweep.cases.FIGURES);
-# its one job draws every figure of the kind the sweep has (one PNG per case and filesystem)
-# from the typed summary (or the reads, or the recommendation) into the report, each with its
-# caption. One job per kind, not per figure: starting Python and the plotting packages takes
-# longer than drawing a figure.
+# each draws one PNG from the typed summary (or the reads, or the recommendation) into the
+# report, with its caption.
 
 
 for figure in FIGURES.values():
-    instances = figure_instances(SWEEP, figure)
-    if not instances:
-        continue
 
     rule:
         name:
@@ -16,17 +11,14 @@ for figure in FIGURES.values():
         input:
             **figure_inputs(figure),
         output:
-            [
-                report(
-                    f"{RESULTS}/plots/{figure.name(**each)}.png",
-                    caption=str(figure.caption_file(REPORT_DIR)),
-                    category=figure.category,
-                    labels=figure.report_labels(**each),
-                )
-                for each in instances
-            ],
+            report(
+                f"{RESULTS}/plots/{figure.pattern}.png",
+                caption=str(figure.caption_file(REPORT_DIR)),
+                category=figure.category,
+                labels=figure.report_labels(),
+            ),
         log:
-            f"{RESULTS}/logs/plot/{figure.kind}.log",
+            f"{RESULTS}/logs/plot/{figure.pattern}.log",
         localrule: True
         conda:
             "../workflow/envs/h5sweep.yaml"
@@ -35,6 +27,5 @@ for figure in FIGURES.values():
             runtime=PLOT_RUNTIME_MIN,
         params:
             figure=figure.kind,
-            instances=instances,
         script:
             "../workflow/scripts/plot.py"

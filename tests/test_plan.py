@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.cases import FIGURES, figure_instances, figure_names
+from h5sweep.cases import figure_names
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.measure import rates, settle
 from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
@@ -44,13 +44,11 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     # two jobs share the cores, but timed windows run one at a time: a plan, not a measurement
     assert one.measuring_wall_seconds == one.job_seconds
     assert two.measuring_wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
-    # then the aggregate alone, and the recommendation and one job per kind of figure side by side
+    # then the aggregate alone, and the recommendation and one job per figure side by side
     figures = len(figure_names(sweep))
-    kinds = sum(bool(figure_instances(sweep, figure)) for figure in FIGURES.values())
-    assert kinds < figures and two.finishing_jobs == kinds + 3  # the aggregate, the recommendation, the findings
+    assert two.finishing_jobs == figures + 3  # the aggregate, the recommendation, the findings
     stores = len(sweep.test_files())
-    drawing = rates.recommend_seconds(stores) + rates.findings_seconds()
-    drawing += kinds * rates.SECONDS_PER_PLOT_JOB + figures * rates.figure_seconds(stores)
+    drawing = rates.recommend_seconds(stores) + rates.findings_seconds() + figures * rates.figure_seconds(stores)
     assert two.finishing_seconds == pytest.approx(two.aggregate_seconds + drawing)
     assert two.wall_seconds == pytest.approx(
         rates.WORKFLOW_START_S + two.measuring_wall_seconds + two.aggregate_seconds + drawing / 2
@@ -58,7 +56,7 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert two.total_job_seconds == pytest.approx(two.job_seconds + two.finishing_seconds)
     text = two.describe()
     assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
-    assert f"{kinds + 3} jobs for the tables and figures" in text
+    assert f"{figures + 3} jobs for the tables and figures" in text
 
 
 def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):

@@ -293,15 +293,16 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     assert reference[C.RACED_OUT_ROUND].isna().all()
     if len(raced):
         assert "raced out of the read pass" in (results / "recommendation.md").read_text()
-    # the writes raced too: each store wrote the minimum (2) in its own job, and the filesystem's
-    # race added the third to those not yet separated, marking the others
+    # the writes raced too: each store wrote the minimum (1) in its own job, the pilot a second
+    # time, and the filesystem's race added more to those not yet separated, marking the others
     assert (results / "raw" / "disk" / "write-race.parquet").exists()
     writes = measured[measured[C.CASE] == "write"]
     counts = writes.groupby([C.LAYOUT_ID, C.COMPRESSION]).size()
     marked = writes.groupby([C.LAYOUT_ID, C.COMPRESSION])[C.RACED_OUT_ROUND].max()
-    assert (counts[marked.notna()] == marked[marked.notna()]).all() and (marked.dropna() == 2).all()
-    # those not raced out wrote the third repeat, unless one alone was left (then it needs none)
+    assert (counts[marked.notna()] == marked[marked.notna()]).all() and marked.dropna().isin([1, 2]).all()
+    assert (counts >= 2).sum() >= min(5, len(counts))  # the pilot
+    # those not raced out wrote two repeats at least: the third, unless one alone was left
     left = counts[marked.isna()]
-    assert (left == 3).all() if len(left) > 1 else list(left) == [2]
+    assert (left == 3).all() if len(left) > 1 else list(left) in ([2], [3])
     for _, mine in writes.groupby([C.LAYOUT_ID, C.COMPRESSION]):
         assert sorted(mine[C.REPEAT]) == list(range(len(mine)))

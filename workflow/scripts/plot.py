@@ -1,9 +1,10 @@
-"""Draw every figure of one kind (the rule's `figure` parameter), one per `instances` entry."""
+"""Draw one figure; which one is the rule's `figure` parameter."""
 
 from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log[0]):
     # heavy imports inside the job's untimed section (h5sweep.measure.joblog.logged)
-    from h5sweep.report.draw import draw_all
+    from h5sweep.report.draw import draw
 
-    draw_all(snakemake.params.figure, dict(snakemake.input.items()), snakemake.params.instances, list(snakemake.output))
+    inputs = dict(snakemake.input.items())
+    draw(snakemake.params.figure, inputs, dict(snakemake.wildcards.items()), snakemake.output[0])

@@ -10,7 +10,6 @@ to ``CASE_MODULES``.
 from __future__ import annotations
 
 import importlib
-import itertools
 
 from h5sweep.cases.base import ReadCase
 from h5sweep.cases.box import BoxCase
@@ -61,20 +60,6 @@ def figure_names(sweep) -> list[str]:
         for name in spec.figures(sweep)
     ]
     return list(dict.fromkeys(names))
-
-
-def figure_instances(sweep, figure: Figure) -> list[dict[str, str]]:
-    """The wildcard values of every figure of ``figure``'s kind the sweep draws, in the order
-    of :func:`figure_names` (its plot job draws them all)."""
-    values = {
-        "case": list(dict.fromkeys([*CASE_NAMES, *(case.name for case in sweep.read_cases)])),
-        "filesystem": [fs.name for fs in sweep.filesystems],
-    }
-    by_name = {}
-    for combo in itertools.product(*(values[w] for w in figure.wildcards)):
-        wildcards = dict(zip(figure.wildcards, combo, strict=True))
-        by_name[figure.name(**wildcards)] = wildcards
-    return [by_name[name] for name in figure_names(sweep) if name in by_name]
 
 
 def case_spec(name: str) -> CaseSpec:
@@ -134,7 +119,6 @@ __all__ = [
     "Figure",
     "OWN_JOB_CASES",
     "case_spec",
-    "figure_instances",
     "figure_names",
     "CaseSpec",
     "VARIANT_COLUMNS",

@@ -42,8 +42,7 @@ FIGURE_INPUTS = {
 @dataclass(frozen=True)
 class Figure:
     """One kind of figure: drawn by ``plot_<kind>`` (in ``module``, else in the report) into
-    ``plots/<pattern>.png``, one file per value of its wildcards (``{case}``,
-    ``{filesystem}``); one plot job draws every figure of a kind."""
+    ``plots/<pattern>.png``, whose wildcards (``{case}``, ``{filesystem}``) its rule has."""
 
     kind: str
     pattern: str
@@ -77,9 +76,8 @@ class Figure:
                 return beside
         return Path(report_dir) / name
 
-    def report_labels(self, **values: str) -> dict:
-        """The report's labels of one figure of this kind (``values``: its wildcards)."""
-        return {**dict(self.labels), **{w: values.get(w, "{" + w + "}") for w in self.wildcards}}
+    def report_labels(self) -> dict:
+        return {**dict(self.labels), **{w: "{" + w + "}" for w in self.wildcards}}
 
 
 # A case's variants side by side (read options and policies, write strategies and fill times).

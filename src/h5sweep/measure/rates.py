@@ -30,10 +30,8 @@ SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
 # The jobs after the measurements and the workflow's own start (Snakemake reading the
 # workflow and building its graph, the plan included)
 WORKFLOW_START_S = 3.0
-# A plot job (one per kind of figure): Python, matplotlib and the tables; then per figure,
-# drawing it, and each store's bars or points
-SECONDS_PER_PLOT_JOB = 1.2
-SECONDS_PER_FIGURE = 0.4
+# A plot job: Python, matplotlib and the summary, then each store's bars or points
+SECONDS_PER_FIGURE = 0.75
 SECONDS_PER_FIGURE_STORE = 0.01
 SECONDS_PER_TABLE_JOB = 0.5  # the aggregate or the recommendation job, before its work
 SECONDS_PER_RANKED_STORE = 0.02  # the recommendation's paired bootstrap of one store
@@ -57,7 +55,7 @@ def findings_seconds() -> float:
 
 
 def figure_seconds(stores: int) -> float:
-    """One figure, in its kind's plot job."""
+    """One plot job."""
     return SECONDS_PER_FIGURE + stores * SECONDS_PER_FIGURE_STORE
 
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from h5sweep import backends, host
-from h5sweep.cases import CASE_SPECS, FIGURES, figure_instances, figure_names
+from h5sweep.cases import CASE_SPECS, figure_names
 from h5sweep.measure import rates, settle
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import device_of, device_reads_counted, free_bytes, mount_info
@@ -163,7 +163,6 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     results_dev = device_of(results_dir)
     aggregate = rates.aggregate_seconds(rows, len(files))
     figures = len(figure_names(sweep))
-    kinds = sum(bool(figure_instances(sweep, figure)) for figure in FIGURES.values())  # a plot job each
     plan = Plan(
         parallel_jobs=max(1, parallel_jobs),
         jobs=jobs,
@@ -172,11 +171,10 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         exclusive_seconds=exclusive,
         cluster=cluster,
         longest_job_seconds=longest,
-        finishing_jobs=3 + kinds,  # the aggregate, the recommendation, the findings and the figures
+        finishing_jobs=3 + figures,  # the aggregate, the recommendation, the findings and the figures
         finishing_seconds=aggregate
         + rates.recommend_seconds(len(files))
         + rates.findings_seconds()
-        + kinds * rates.SECONDS_PER_PLOT_JOB
         + figures * rates.figure_seconds(len(files)),
         aggregate_seconds=aggregate,
     )
