@@ -157,14 +157,16 @@ def remove_values_cache(results: str) -> None:
 
 def _dataset_values(job: JobSettings, cache: str | None):
     """What a store's writes take: the values (from the sweep's ``cache`` where it keeps
-    them), or a donor's source (never held whole)."""
+    them), or a donor's source (never held whole). A ``cache`` is only ever given for values
+    every store shares (:func:`values_cache`): the source is built only to make them."""
+    if cache is not None:
+        with contextlib.suppress(FileNotFoundError):
+            return load_values(cache, job.dataset)
     source = make_source(job.dataset, job.layout)
     if source.streams:
         return source
     if cache is None:
         return source.materialize()
-    with contextlib.suppress(FileNotFoundError):
-        return load_values(cache, job.dataset)
     values = source.materialize()
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     save_values(values, cache)
@@ -264,6 +266,8 @@ class _ValuesOnce:
         self.cache, self.key, self.values = cache, None, None
 
     def __call__(self, job: JobSettings):
+        if self.cache is not None and self.values is not None:  # shared by every store: held already
+            return self.values
         source = make_source(job.dataset, job.layout)
         if source.streams:
             return source
