@@ -306,3 +306,106 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     assert (left == 3).all() if len(left) > 1 else list(left) in ([2], [3])
     for _, mine in writes.groupby([C.LAYOUT_ID, C.COMPRESSION]):
         assert sorted(mine[C.REPEAT]) == list(range(len(mine)))
+
+
+def _two_case_race(objective: str) -> set[int]:
+    """Stores whose objectives disagree: 0 the protected reference (case a 10, b 1), 1 the
+    fastest mix (4, 4), 2 fast at b and slow at a (14, 0.5), 3 slow at both (30, 3); the
+    stores each objective drops."""
+    rule = RaceRule({"a": 1.0, "b": 1.0}, objective=objective, margin=1.25, min_rounds=6, rounds_per_look=2)
+    race = Race(rule, 4, ["a", "b"], rounds=8, protected={0})
+    rng = np.random.default_rng(3)
+    times = [(10.0, 1.0), (4.0, 4.0), (14.0, 0.5), (30.0, 3.0)]
+    for r in range(6):
+        for k, per_case in enumerate(times):
+            for v in range(2):
+                race.record(v, k, r, per_case[v] * (1 + 0.03 * rng.standard_normal()))
+    return set(race.look(6))
+
+
+def test_the_race_scores_by_the_recommendations_objective():
+    # time (mix 11, 8, 14.5): store 2 is 1.8x the best; geometric (1, 1.26, 0.84 to the
+    # reference): store 1 is 1.5x the best; worst case (2.5, 8, 3.5 over each case's fastest):
+    # 1 and 2 are 3.2x and 1.4x the best, but each is a case's fastest, which every slowdown is
+    # to: both read on; store 3 is out under each
+    assert _two_case_race("time") == {2, 3}
+    assert _two_case_race("geometric") == {1, 3}
+    assert _two_case_race("worst-case") == {3}
+
+
+@pytest.fixture(scope="module")
+def disagreeing_stores(tmp_path_factory):
+    """Four real stores whose objectives disagree on two cases of equal weight: contiguous
+    (the reference: slices slow, spectra fast), thin whole-image chunks (slices fast, spectra
+    very slow), small cubes (both middling) and tall columns (like contiguous)."""
+    directory = tmp_path_factory.mktemp("objectives")
+    shape = (40, 40, 2000)
+    source = SyntheticSource(shape, np.uint16, seed=5)
+    data = source.materialize()
+    made = []
+    for name, layout in (
+        ("contiguous", Layout(None)),
+        ("chunked-40x40x2", Layout((40, 40, 2))),
+        ("chunked-10x10x50", Layout((10, 10, 50))),
+        ("chunked-4x4x2000", Layout((4, 4, 2000))),
+    ):
+        path = os.path.join(directory, f"{name}.h5")
+        write_file(path, data, layout, parse_compression("none"))
+        made.append((name, path, layout))
+    return shape, source, made
+
+
+def _recommended(rows, objective: str) -> str:
+    import pandas as pd
+
+    from h5sweep.analyze.ranking import rank_selected_reads
+
+    cache = {C.CHUNK_CACHE_BYTES: 1048576, C.CHUNK_CACHE_SLOTS: 521, C.CHUNK_CACHE_W0: 0.75}
+    settings = {
+        "recommend": {"weights": {}, "objective": objective, "statistic": "first-access"},
+        "read_cases": ["slice", "spectra"],
+        "policy": "random",
+        "read_options": {"hdf5": cache},
+    }
+    layouts = sorted({r[C.LAYOUT_ID] for r in rows})
+    summary = pd.DataFrame(
+        [
+            {C.FILESYSTEM: "disk", C.BACKEND: "hdf5", C.LAYOUT_ID: lay, C.COMPRESSION: "none", C.CASE: "write"}
+            | {C.PRIMARY: True, C.MEDIAN_S: 1.0, C.FILE_BYTES: 6_400_000, C.RAW_BYTES: 6_400_000}
+            for lay in layouts
+        ]
+    )
+    table = rank_selected_reads(pd.DataFrame(rows), summary, settings)
+    return table.loc[table[C.RECOMMENDED].astype(bool), C.LAYOUT_ID].item()
+
+
+def test_on_real_stores_racing_on_and_off_recommend_the_same_store_under_each_objective(disagreeing_stores):
+    shape, source, made = disagreeing_stores
+    cases = read_cases_from_config(
+        {"spectra": {"repeats": 14, "size": 2, "cold": "every"}, "slice": {"repeats": 14, "depth": 2}}, shape
+    )
+
+    def read(race):
+        stores = [StoreUnderTest(HDF5, path, layout, source) for _, path, layout in made]
+        stores[0].protected = True
+        run_reads(stores, ReadPlan(cases, shape, 0, race=race))
+        rows = [
+            {**row, C.FILESYSTEM: "disk", C.FS_TYPE: "ext4", C.BACKEND: "hdf5", C.LAYOUT_NAME: ""}
+            | {C.LAYOUT_ID: name, C.CHUNK_SHAPE: layout.chunk_label, C.COMPRESSION: "none"}
+            for (name, _, layout), store in zip(made, stores, strict=True)
+            for row in store.rows
+        ]
+        return rows, {name for (name, _, _), s in zip(made, stores, strict=True) if len(s.rows) < 28}
+
+    every_read, _ = read(None)
+    picks = {}
+    for objective in ("time", "worst-case", "geometric"):
+        rule = RaceRule({"slice": 1.0, "spectra": 1.0}, objective=objective, min_rounds=4, rounds_per_look=2)
+        raced, out = read(rule)
+        recommended = [_recommended(raced, objective), _recommended(every_read, objective)]
+        assert out and recommended[0] not in out  # the race did drop a store, never the one recommended
+        assert recommended[0] == recommended[1], objective
+        picks[objective] = recommended[0]
+    # the objectives disagree here: time and worst case take the small cubes, the geometric
+    # mean the reference (the cubes' slices are 3x faster, their spectra 5x slower)
+    assert len(set(picks.values())) > 1, picks

@@ -396,7 +396,7 @@ def test_an_objective_that_is_not_known_is_refused_naming_the_key():
 def test_store_copies_widen_the_interval_by_what_a_copy_changes():
     """Reads from three copies, one of which reads 30% slower: the bootstrap that draws copies
     sees it; one that draws selections alone (all reads from one copy) does not."""
-    from h5sweep.analyze import objectives
+    from h5sweep.measure import objective as objectives
 
     base = pd.DataFrame(
         reads("contiguous", "none", {"slice": 1, "spectra": 1})

@@ -2,7 +2,7 @@
 ranking; :mod:`.wording` says it, :mod:`.recommend` writes it).
 
 Per filesystem, every store of the grid (backend, layout and compression) is scored by the
-configured objective (:mod:`h5sweep.analyze.objectives`): by default the expected time of one
+configured objective (:mod:`h5sweep.measure.objective`): by default the expected time of one
 unit of the user's work, ``sum_c n_c * mean_c`` with ``n_c`` the reads of case ``c`` the
 unit does (``recommend.weights``), ranked by its ratio to the reference store's. Its 95%
 interval comes from a paired bootstrap over the selections (and the store copies they were
@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from h5sweep.analyze import objectives
 from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
 from h5sweep.backends import REFERENCE
+from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 
 
@@ -172,7 +172,7 @@ def mix_of(words: str) -> dict[str, float]:
 
 def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """:func:`rank_layouts` of the reads :func:`selected_reads` chose, ranked by the
-    configured objective (:mod:`h5sweep.analyze.objectives`)."""
+    configured objective (:mod:`h5sweep.measure.objective`)."""
     weights = weights_of(settings)
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)

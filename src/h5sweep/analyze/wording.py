@@ -8,11 +8,12 @@ from functools import partial
 
 import pandas as pd
 
-from h5sweep.analyze import calibration, objectives
+from h5sweep.analyze import calibration
 from h5sweep.analyze.aggregate import reference_name
 from h5sweep.analyze.ranking import STATISTIC_WORDS, reference_of
 from h5sweep.backends import label as _backend_label
 from h5sweep.host import measured_caveat
+from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 

@@ -6,7 +6,7 @@ to a laptop compares as it is. A *system* is one filesystem of one run on its ho
 filesystems of one run are two systems.
 
 Per system, every store's expected time of the read mix comes with its paired bootstrap
-samples (:mod:`h5sweep.analyze.objectives`), and its *regret*: that time over the system's
+samples (:mod:`h5sweep.measure.objective`), and its *regret*: that time over the system's
 best store's. The layout to choose across the systems is the one with the smallest largest
 regret (minimax regret), with a 95% interval from the systems' bootstraps drawn side by side
 (the systems are measured independently). Sweeps whose layouts, codecs, cases or selections
@@ -26,12 +26,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from h5sweep.analyze import findings, objectives
+from h5sweep.analyze import findings
 from h5sweep.analyze.ranking import BOOTSTRAP_SEED, mix_of, selected_reads
 from h5sweep.backends import OPTION_COLUMNS as BACKEND_OPTION_COLUMNS
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
 from h5sweep.cases.parallel import columns as PC
+from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 
 STORE_KEYS = objectives.STORE_KEYS

@@ -27,6 +27,7 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.errors import ConfigError
+from h5sweep.measure.objective import DEFAULT_OBJECTIVE, OBJECTIVE_WORDS
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config, parse_compression
 from h5sweep.storage.datasources import axis_names, check_donor, fill_name
@@ -36,8 +37,8 @@ from h5sweep.storage.selections import POLICIES
 from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
 
 RECOMMEND_STATISTICS = ("first-access", "sustained")
-# what the ranking minimizes (h5sweep.analyze.objectives)
-RECOMMEND_OBJECTIVES = ("time", "worst-case", "geometric")
+# what the ranking and the race minimize
+RECOMMEND_OBJECTIVES = tuple(OBJECTIVE_WORDS)
 
 
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
@@ -48,7 +49,7 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     own = {case.name: case.default_weight for case in read_cases if hasattr(case, "default_weight")}
     out = {
         "weights": {},
-        "objective": "time",
+        "objective": DEFAULT_OBJECTIVE,
         "statistic": "first-access",
         "max_file_ratio": None,
         "max_write_s": None,

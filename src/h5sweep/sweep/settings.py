@@ -124,13 +124,14 @@ def _is_reference(sweep, store) -> bool:
 
 
 def race_settings(sweep) -> dict | None:
-    """The race's rule with the read mix it scores by (the recommendation's weights; one read
-    of each case where none are set) and the cases read to the end (``cases.<c>.race: false``)."""
+    """The race's rule with what it scores by, the recommendation's objective and read mix
+    (its weights; one read of each case where none are set), and the cases read to the end
+    (``cases.<c>.race: false``)."""
     if sweep.race is None:
         return None
     weights = sweep.recommend.get("weights") or {case.name: 1.0 for case in sweep.read_cases}
     unraced = [case.name for case in sweep.read_cases if case.settings.get("race") is False]
-    return {**sweep.race, "weights": dict(weights), "unraced": unraced}
+    return {**sweep.race, "weights": dict(weights), "objective": sweep.recommend["objective"], "unraced": unraced}
 
 
 def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:

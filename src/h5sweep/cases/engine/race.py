@@ -1,15 +1,17 @@
 """Racing the stores of an interleaved read pass: a store that has clearly lost stops being read.
 
 After each look (``rounds_per_look`` rounds of selections, from ``min_rounds`` on), every
-store still in the race is scored by the recommendation's objective, the expected time of one
-unit of the user's work, ``mix = sum_c w_c * mean_c`` over the read cases ``c`` with weights
-``w_c`` (``recommend.weights``), on the selections every store has read so far. The current
-best is the store of the lowest mix. A paired bootstrap (the same resampled selections for
-every store) gives each store's ratio ``mix / mix_best`` a one-sided lower bound at level
-``alpha / looks``; a store whose bound lies above ``margin`` is out: it is not read in later
-rounds, and its rows say at which round it stopped and the bound then (``raced_out_round``,
-``raced_out_at_least``). A protected store (the reference every paired ratio is to) is read
-to the end.
+store still in the race is scored by the recommendation's objective (``recommend.objective``
+and ``recommend.weights``), computed by the very code the ranking uses
+(:func:`h5sweep.measure.objective.costs`), on the selections every store has read so far. The
+current best is the store of the lowest score. A paired bootstrap (the same resampled
+selections for every store) gives each store's ratio ``score / score_best`` a one-sided lower
+bound at level ``alpha / looks`` (:func:`h5sweep.measure.objective.bound_to_best`); a store
+whose bound lies above ``margin`` is out: it is not read in later rounds, and its rows say at
+which round it stopped and the bound then (``raced_out_round``, ``raced_out_at_least``). A
+protected store (the reference every paired ratio is to) is read to the end; the objectives
+that are ratios to it (``time``, ``geometric``) take it as their reference, or, in a pass it
+does not read (another backend's read option), the first store of the pass.
 
 The chance that racing drops a store whose full pass would have been within the margin of the
 best is at most about ``alpha`` over the whole pass: each look's test has level
@@ -25,10 +27,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from h5sweep.measure.objective import DEFAULT_OBJECTIVE, Reads, anchors, best_of, bound_to_best, costs
+from h5sweep.storage import columns as C
+
 
 @dataclass(frozen=True)
 class RaceRule:
-    weights: dict[str, float]  # reads of each case per unit of work (the objective)
+    weights: dict[str, float]  # reads of each case per unit of work
+    objective: str = DEFAULT_OBJECTIVE  # what is scored (recommend.objective)
     margin: float = 1.25
     min_rounds: int = 10
     rounds_per_look: int = 5
@@ -43,6 +49,7 @@ class RaceRule:
             return None
         return cls(
             weights={k: float(v) for k, v in settings["weights"].items()},
+            objective=settings.get("objective", DEFAULT_OBJECTIVE),
             margin=float(settings.get("margin", 1.25)),
             min_rounds=int(settings.get("min_rounds", 10)),
             rounds_per_look=int(settings.get("rounds_per_look", 5)),
@@ -92,23 +99,31 @@ class Race:
         weighted = [(v, self.rule.weights[c]) for v, c in enumerate(self.cases) if self.rule.weights.get(c, 0) > 0]
         if len(active) < 2 or not weighted:
             return []
-        matrices = []
-        for v, weight in weighted:
+        times = {}
+        for v, _ in weighted:
             common = sorted(set.intersection(*(set(self.seconds[v][k]) for k in active)))
             if len(common) < 2:
                 return []
-            matrices.append((weight, np.array([[self.seconds[v][k][j] for j in common] for k in active])))
-        mix = sum(w * m.mean(axis=1) for w, m in matrices)
-        best = int(np.argmin(mix))
-        draws = np.zeros((self.rule.samples, len(active)))
-        for weight, m in matrices:
-            picks = self.rng.integers(0, m.shape[1], size=(self.rule.samples, m.shape[1]))
-            draws += weight * m[:, picks].mean(axis=2).T
-        ratios = draws / draws[:, [best]]
-        low = np.quantile(ratios, self.level, axis=0)
+            times[self.cases[v]] = np.array([[self.seconds[v][k][j] for j in common] for k in active])
+        reads = Reads(
+            stores=active,
+            cases=list(times),
+            times=times,
+            copies={c: np.zeros(m.shape[1], int) for c, m in times.items()},
+        )
+        reference = next((i for i, k in enumerate(active) if k in self.protected), 0)
+        weights = {self.cases[v]: w for v, w in weighted}
+        scored = costs(reads, weights, reference, self.rng, self.rule.objective, self.rule.samples)
+        samples = scored.attrs["score_samples"]
+        score = scored[C.SCORE].to_numpy(float)
+        if samples is None or np.isnan(score).all():
+            return []
+        best = best_of(score, ~np.isnan(score))
+        low = bound_to_best(samples, best, self.level)
+        kept = {active[i] for i in anchors(reads, weights, self.rule.objective)} | self.protected
         dropped = []
         for i, k in enumerate(active):
-            if k != active[best] and k not in self.protected and low[i] > self.rule.margin:
+            if k != active[best] and k not in kept and low[i] > self.rule.margin:
                 self.out[k] = RacedOut(rounds_done, float(low[i]))
                 dropped.append(k)
         return dropped

@@ -31,6 +31,7 @@ import pandas as pd
 
 from h5sweep.storage import columns as C
 
+DEFAULT_OBJECTIVE = "time"
 OBJECTIVE_WORDS = {
     "time": "the expected time of the read mix",
     "worst-case": "the largest slowdown against each case's fastest store (minimax)",
@@ -111,12 +112,20 @@ def _interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def costs(
-    reads: Reads, weights: dict[str, float], reference: int | None, rng: np.random.Generator, objective: str = "time"
+    reads: Reads,
+    weights: dict[str, float],
+    reference: int | None,
+    rng: np.random.Generator,
+    objective: str = DEFAULT_OBJECTIVE,
+    samples: int = BOOTSTRAP_SAMPLES,
 ) -> pd.DataFrame:
     """Every objective's value per store, with paired 95% intervals, and the ranked ``score``
-    (the chosen ``objective``'s). ``reference``: the reference store's row (None: no ratios)."""
+    (the chosen ``objective``'s). ``reference``: the reference store's row (None: no ratios).
+    The score's bootstrap samples (stores x ``samples``) are in ``attrs["score_samples"]``
+    (None where there is no interval): the ranking's ties and the race's bounds both come
+    from them."""
     cases = [c for c in reads.cases if weights.get(c, 0) > 0]
-    draws = reads.draws(rng)
+    draws = reads.draws(rng, samples)
     n = len(reads.stores)
     out = pd.DataFrame({"_store": range(n)})
     one_read = max((reads.times[c].shape[1] for c in cases), default=0) < 2
@@ -171,6 +180,30 @@ def costs(
     return out.drop(columns="_store")
 
 
+def anchors(reads: Reads, weights: dict[str, float], objective: str) -> set[int]:
+    """The stores an objective measures the others against besides the reference: under
+    ``worst-case``, each weighted case's fastest store (its slowdowns are to them). A race
+    reads them to the end: dropping one would change every other store's score."""
+    if objective != "worst-case":
+        return set()
+    with np.errstate(invalid="ignore"):
+        means = [np.nanmean(reads.times[c], axis=1) for c in reads.cases if weights.get(c, 0) > 0]
+    return {int(np.nanargmin(m)) for m in means if not np.isnan(m).all()}
+
+
+def best_of(score: np.ndarray, eligible: np.ndarray) -> int:
+    """The row of the best (lowest) score among the eligible stores."""
+    return int(np.flatnonzero(eligible)[np.nanargmin(score[eligible])])
+
+
+def bound_to_best(samples: np.ndarray, best: int, level: float) -> np.ndarray:
+    """Each store's one-sided lower bound, at ``level``, of its score over the best's (the
+    same resamplings divided: paired). The race drops a store whose bound lies above its
+    margin; the ranking's tie is the two-sided interval of the same ratio."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.nanquantile(samples / samples[best], level, axis=-1)
+
+
 def to_best(samples: np.ndarray | None, score: np.ndarray, eligible: np.ndarray) -> pd.DataFrame:
     """Each store's score over the best eligible store's, with its paired 95% interval (the
     same resamplings divided): the ratio by which ties are judged. ``samples``: stores x
@@ -178,7 +211,7 @@ def to_best(samples: np.ndarray | None, score: np.ndarray, eligible: np.ndarray)
     out = pd.DataFrame(index=range(len(score)), columns=[C.TO_BEST, C.TO_BEST_CI_LOW, C.TO_BEST_CI_HIGH], dtype=float)
     if not eligible.any():
         return out
-    best = int(np.flatnonzero(eligible)[np.nanargmin(score[eligible])])
+    best = best_of(score, eligible)
     out[C.TO_BEST] = score / score[best]
     if samples is not None:
         with np.errstate(invalid="ignore", divide="ignore"):
