@@ -360,12 +360,10 @@ def _recommended(rows, objective: str) -> str:
 
     from h5sweep.analyze.ranking import rank_selected_reads
 
-    cache = {C.CHUNK_CACHE_BYTES: 1048576, C.CHUNK_CACHE_SLOTS: 521, C.CHUNK_CACHE_W0: 0.75}
     settings = {
         "recommend": {"weights": {}, "objective": objective, "statistic": "first-access"},
         "read_cases": ["slice", "spectra"],
         "policy": "random",
-        "read_options": {"hdf5": cache},
     }
     layouts = sorted({r[C.LAYOUT_ID] for r in rows})
     summary = pd.DataFrame(
@@ -398,14 +396,15 @@ def test_on_real_stores_racing_on_and_off_recommend_the_same_store_under_each_ob
         return rows, {name for (name, _, _), s in zip(made, stores, strict=True) if len(s.rows) < 28}
 
     every_read, _ = read(None)
-    picks = {}
+    picks, dropped = {}, []
     for objective in ("time", "worst-case", "geometric"):
         rule = RaceRule({"slice": 1.0, "spectra": 1.0}, objective=objective, min_rounds=4, rounds_per_look=2)
         raced, out = read(rule)
         recommended = [_recommended(raced, objective), _recommended(every_read, objective)]
-        assert out and recommended[0] not in out  # the race did drop a store, never the one recommended
+        dropped.append(out)
         assert recommended[0] == recommended[1], objective
         picks[objective] = recommended[0]
     # the objectives disagree here: time and worst case take the small cubes, the geometric
     # mean the reference (the cubes' slices are 3x faster, their spectra 5x slower)
     assert len(set(picks.values())) > 1, picks
+    assert any(dropped)  # the races did drop stores (the thin chunks' spectra are 35x slower)

@@ -12,6 +12,7 @@ from h5sweep.errors import ConfigError
 from h5sweep.sweep.model import recommend_from_config
 
 CACHE = {"chunk_cache_bytes": 1048576, "chunk_cache_slots": 521, "chunk_cache_w0": 0.75}
+OPTION = {"read_option": "cache 1 MiB/521/0.75", "read_option_index": 0}
 REPEATS = 20
 
 
@@ -26,7 +27,6 @@ def settings(**recommend):
         },
         "read_cases": ["slice", "spectra"],
         "policy": "random",
-        "read_options": {"hdf5": CACHE},
     }
 
 
@@ -58,6 +58,7 @@ def reads(layout_id, compression, factors, noise=0.0, seed=0, cold_mode="every",
                     "bytes_selected": 500_000,
                     "device_read_bytes": 4_000_000 if layout_id == "contiguous" else 3_500_000,
                     **CACHE,
+                    **OPTION,
                 }
             )
     return rows
@@ -211,18 +212,22 @@ def test_cold_reads_on_a_node_that_reports_freed_pages_soon_carry_a_caveat():
 
 
 def zarr_reads(layout_id, compression, factors, reader="zarr-python"):
-    """Reads of a Zarr store: no chunk cache, its reader's columns instead."""
+    """Reads of a Zarr store: no chunk cache, its reader's columns instead (zarr-python the
+    first read option, tensorstore the second)."""
     rows = reads(layout_id, compression, factors)
     for row in rows:
         row.update(backend="zarr", reader=reader, chunk_cache_bytes=None, chunk_cache_slots=None, chunk_cache_w0=None)
         row["zarr_concurrency"] = 10 if reader == "zarr-python" else None
+        row["read_option"] = "zarr-python concurrency 10" if reader == "zarr-python" else reader
+        row["read_option_index"] = 0 if reader == "zarr-python" else 1
+        row["read_option_setting"] = "zarr.config.set(...)" if reader == "zarr-python" else "tensorstore.open(...)"
     return rows
 
 
 def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_file():
     """Zarr has no contiguous layout: its reads are paired with the contiguous HDF5 file's, so
-    both backends' stores are ranked on one scale, each named with its backend; only each
-    backend's first read option (Zarr: its first reader) is compared."""
+    both backends' stores are ranked on one scale, each named with its backend; every read
+    option is a candidate of its own (Zarr's two readers), and the verdict says how to read."""
     measured = pd.DataFrame(
         reads("contiguous", "none", {"slice": 1, "spectra": 1})
         + reads("chunked-16x16x256", "none", {"slice": 0.8, "spectra": 0.8})
@@ -231,20 +236,23 @@ def test_zarr_and_hdf5_stores_are_ranked_together_against_the_contiguous_hdf5_fi
     )
     summary = summary_of({("contiguous", "none"): (1000, 1.0), ("chunked-16x16x256", "none"): (1010, 1.1)})
     summary = pd.concat([summary, summary_of({("chunked-16x16x256", "none"): (1020, 1.2)}).assign(backend="zarr")])
-    options = {"hdf5": CACHE, "zarr": {"reader": "zarr-python", "zarr_concurrency": 10}}
-    chosen = settings() | {"read_options": options}
+    chosen = settings()
     table = rank_layouts(measured, summary, chosen)
-    assert list(zip(table["backend"], table["layout_id"], table["rank"], strict=True)) == [
-        ("zarr", "chunked-16x16x256", 1),
-        ("hdf5", "chunked-16x16x256", 2),
-        ("hdf5", "contiguous", 3),
+    assert list(zip(table["backend"], table["layout_id"], table["read_option"], table["rank"], strict=True)) == [
+        ("zarr", "chunked-16x16x256", "tensorstore", 1),
+        ("zarr", "chunked-16x16x256", "zarr-python concurrency 10", 2),
+        ("hdf5", "chunked-16x16x256", "cache 1 MiB/521/0.75", 3),
+        ("hdf5", "contiguous", "cache 1 MiB/521/0.75", 4),
     ]
-    zarr_row = table.iloc[0]
-    assert zarr_row["weighted_ratio"] == pytest.approx((0.4 * 0.5) ** 0.5)  # not tensorstore's 0.01
-    assert zarr_row["recommended"] and zarr_row["file_bytes"] == 1020
+    assert table.iloc[1]["weighted_ratio"] == pytest.approx((0.4 * 0.5) ** 0.5)
+    assert table.iloc[0]["recommended"] and table.iloc[0]["file_bytes"] == 1020
     text = markdown(table, chosen)
-    assert "On disk (ext4, HDF5, Zarr)" in text and "Choose Zarr chunked-16x16x256" in text
-    assert "| 2 | HDF5 chunked-16x16x256 |" in text
+    assert "On disk (ext4, HDF5, Zarr)" in text
+    assert "Choose Zarr chunked-16x16x256, read with tensorstore" in text
+    # how to set it, and what the backend's first reader costs on the same store
+    assert "Read it with tensorstore: `tensorstore.open(...)`." in text
+    assert "With zarr-python concurrency 10 the same store scores" in text
+    assert "| 3 | HDF5 chunked-16x16x256 |" in text  # one HDF5 option: not named
 
 
 def test_the_parallel_section_names_the_best_store_and_mode_per_operation_and_process_count():
@@ -408,7 +416,10 @@ def test_store_copies_widen_the_interval_by_what_a_copy_changes():
     widths = {}
     for name, frame in {"copies": copies, "one copy": copies.assign(store_copy=0)}.items():
         table = objectives.costs(
-            objectives.Reads.of(frame, ["slice", "spectra"]), {"slice": 1, "spectra": 1}, 0, np.random.default_rng(1)
+            objectives.Reads.of(frame, ["slice", "spectra"], objectives.STORE_KEYS),
+            {"slice": 1, "spectra": 1},
+            0,
+            np.random.default_rng(1),
         )
         widths[name] = table.loc[1, "mix_ratio_ci_high"] - table.loc[1, "mix_ratio_ci_low"]
     assert widths["copies"] > 1.5 * widths["one copy"]
@@ -470,3 +481,61 @@ def test_a_filesystem_whose_intervals_missed_on_the_reference_machine_is_named_w
     assert "Intervals on ext4 are narrower than they claim" in markdown(
         rank_layouts(MEASURED, SUMMARY, settings()), settings()
     )
+
+
+def test_on_real_stores_each_chunk_cache_is_ranked_and_the_verdict_names_the_one_to_set(tmp_path):
+    """A 4-D radiance-like array (scans, footprints, fields of view, channels) in gzip-6 chunks
+    of 4 scans (1.8 MB, more than HDF5's default 1 MiB cache), spectra read one after another
+    from an open file, with a 1 MiB and a 4 MiB cache: both settings of each store are ranked,
+    the chunked store through the large cache first, and the verdict says how to set it."""
+    from h5sweep.backends import chunk_cache
+    from h5sweep.backends.hdf5 import BACKEND as HDF5
+    from h5sweep.backends.hdf5 import write_file
+    from h5sweep.cases import read_cases_from_config
+    from h5sweep.cases.engine import ReadPlan, StoreUnderTest, run_reads
+    from h5sweep.storage import columns as C
+    from h5sweep.storage.codecs import parse_compression
+    from h5sweep.storage.datasources import FieldSource
+    from h5sweep.storage.layouts import Layout
+
+    shape = (8, 6, 9, 2048)
+    source = FieldSource(shape, np.float32, seed=2)
+    data = source.materialize()
+    caches = [chunk_cache.ChunkCache(2**20, 521), chunk_cache.ChunkCache(4 * 2**20, 521)]
+    stores, names = [], []
+    for name, layout, codec in (
+        ("contiguous", Layout(None), "none"),
+        ("chunked-4x6x9x2048", Layout((4, 6, 9, 2048)), "gzip-6"),
+    ):
+        path = str(tmp_path / f"{name}.h5")
+        write_file(path, data, layout, parse_compression(codec))
+        stores.append(StoreUnderTest(HDF5, path, layout, source, read_options=caches))
+        names.append((name, layout, codec))
+    cases = read_cases_from_config(
+        {"boxes": [{"name": "spectrum", "size": [1, 1, 1, 2048], "repeats": 24, "cold": "first"}]}, shape
+    )
+    run_reads(stores, ReadPlan(cases, shape, 0, policies=("sweep",)))
+    rows = [
+        {**row, C.FILESYSTEM: "disk", C.FS_TYPE: "ext4", C.BACKEND: "hdf5", C.LAYOUT_NAME: ""}
+        | {C.LAYOUT_ID: name, C.CHUNK_SHAPE: layout.chunk_label, C.COMPRESSION: codec}
+        for (name, layout, codec), store in zip(names, stores, strict=True)
+        for row in store.rows
+    ]
+    measured = pd.DataFrame(rows)
+    # counted evidence of the thrash: through the small cache every sustained read decodes the
+    # chunk again (its library reads are the chunk's stored bytes), through the large one none
+    sustained = measured[(measured[C.READS_SINCE_OPEN] > 0) & (measured[C.LAYOUT_ID] != "contiguous")]
+    by_cache = sustained.groupby(C.READ_OPTION)[C.LIBRARY_READ_BYTES].median()
+    assert by_cache["cache 1 MiB/521/0.75"] > 100_000 and by_cache["cache 4 MiB/521/0.75"] == 0
+    chosen = settings(statistic="sustained") | {"read_cases": ["spectrum"], "policy": "sweep"}
+    summary = summary_of({("contiguous", "none"): (1000, 1.0), ("chunked-4x6x9x2048", "gzip-6"): (900, 1.0)})
+    table = rank_layouts(measured, summary, chosen)
+    assert len(table) == 4 and set(table[C.READ_OPTION]) == {"cache 1 MiB/521/0.75", "cache 4 MiB/521/0.75"}
+    pick = table[table[C.RECOMMENDED]].iloc[0]
+    assert (pick[C.LAYOUT_ID], pick[C.READ_OPTION]) == ("chunked-4x6x9x2048", "cache 4 MiB/521/0.75")
+    thrashing = table[(table[C.LAYOUT_ID] == pick[C.LAYOUT_ID]) & (table[C.READ_OPTION_INDEX] == 0)].iloc[0]
+    assert thrashing[C.TO_BEST_CI_LOW] > 1  # the same store through the default cache: surely slower
+    text = markdown(table, chosen)
+    assert "Choose chunked-4x6x9x2048 with gzip-6, read with cache 4 MiB/521/0.75" in text
+    assert "rdcc_nbytes=4194304, rdcc_nslots=521" in text
+    assert "With cache 1 MiB/521/0.75 the same store scores" in text

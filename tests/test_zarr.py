@@ -175,10 +175,11 @@ def test_interleaved_reads_pair_zarr_readers_with_hdf5_stores(stores, source):
     cases = read_cases_from_config({"spectra": {"repeats": 3, "size": 2, "cold": "every"}}, SHAPE)
     run_reads(under_test, ReadPlan(cases, SHAPE, 2))
     hdf5, zarr_store = under_test[0], under_test[2]
-    assert [r["reader"] for r in hdf5.rows] == ["h5py"] * 3  # one read option: one pass
+    assert [r["reader"] for r in hdf5.rows] == ["h5py"] * 3
     assert [r["reader"] for r in zarr_store.rows] == ["zarr-python"] * 3 + ["tensorstore"] * 3
-    # the first pass interleaves all three stores, the second only the store with a 2nd reader
-    assert [r["interleaved_stores"] for r in zarr_store.rows] == [3] * 3 + [1] * 3
+    assert [r["read_option_index"] for r in zarr_store.rows] == [0] * 3 + [1] * 3
+    # one pass interleaves the three stores, the Zarr store once per reader: four readers
+    assert [r["interleaved_stores"] for r in zarr_store.rows] == [4] * 6
     assert {r["selection"] for r in zarr_store.rows} == {r["selection"] for r in hdf5.rows}
 
 

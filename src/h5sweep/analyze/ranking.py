@@ -1,15 +1,16 @@
 """From measurements to a decision: which layout to choose for the user's read mix (the
 ranking; :mod:`.wording` says it, :mod:`.recommend` writes it).
 
-Per filesystem, every store of the grid (backend, layout and compression) is scored by the
-configured objective (:mod:`h5sweep.measure.objective`): by default the expected time of one
-unit of the user's work, ``sum_c n_c * mean_c`` with ``n_c`` the reads of case ``c`` the
-unit does (``recommend.weights``), ranked by its ratio to the reference store's. Its 95%
-interval comes from a paired bootstrap over the selections (and the store copies they were
-read from), every store resampled alike, with a fixed seed so that the same measurements give
-the same table. A store whose score over the best's has a paired interval reaching 1 is tied
-with it: the measurements cannot tell them apart, and the verdict says so instead of picking
-by noise.
+Per filesystem, every store of the grid (backend, layout and compression), read with each read
+option the sweep measured (each chunk cache, each Zarr reader: a user chooses how to read as
+well as how to store), is scored by the configured objective
+(:mod:`h5sweep.measure.objective`): by default the expected time of one unit of the user's
+work, ``sum_c n_c * mean_c`` with ``n_c`` the reads of case ``c`` the unit does
+(``recommend.weights``), ranked by its ratio to the reference store's. Its 95% interval comes
+from a paired bootstrap over the selections (and the store copies they were read from), every
+store resampled alike, with a fixed seed so that the same measurements give the same table. A
+store whose score over the best's has a paired interval reaching 1 is tied with it: the
+measurements cannot tell them apart, and the verdict says so instead of picking by noise.
 
 Layouts beyond the user's limits (file size relative to the raw data, write time) are listed
 but not chosen. Nothing here imports an I/O library.
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
-from h5sweep.backends import REFERENCE
+from h5sweep.backends import OPTION_COLUMNS, REFERENCE
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 
@@ -31,11 +32,28 @@ def reference_of(settings: dict | None) -> dict:
 
 
 def is_reference(frame: pd.DataFrame, reference: dict) -> pd.Series:
-    """Rows of the reference store (the reference backend's, with the reference compression)."""
+    """Rows of the reference store (the reference backend's, with the reference compression,
+    read with the backend's first read option)."""
     mine = (frame[C.LAYOUT_ID] == reference[C.LAYOUT_ID]) & (frame[C.COMPRESSION] == reference[C.COMPRESSION])
     if C.BACKEND in frame:
         mine &= frame[C.BACKEND] == REFERENCE
+    if C.READ_OPTION_INDEX in frame:
+        mine &= frame[C.READ_OPTION_INDEX].fillna(0) == 0
     return mine
+
+
+def with_read_option(reads: pd.DataFrame) -> pd.DataFrame:
+    """``reads`` with the columns that name each row's read option (records from before they
+    were written: the option's settings in words, and its place taken as the first)."""
+    if C.READ_OPTION not in reads:
+        present = [c for c in (C.READER, *OPTION_COLUMNS) if c in reads]
+        words = reads[present].apply(lambda r: " ".join(str(v) for v in r if pd.notna(v)), axis=1) if present else ""
+        reads = reads.assign(**{C.READ_OPTION: words})
+    if C.READ_OPTION_SETTING not in reads:
+        reads = reads.assign(**{C.READ_OPTION_SETTING: ""})
+    if C.READ_OPTION_INDEX not in reads:
+        reads = reads.assign(**{C.READ_OPTION_INDEX: 0})
+    return reads
 
 
 STATISTICS = ("first-access", "sustained")
@@ -55,6 +73,9 @@ COLUMNS = [
     C.LAYOUT_NAME,
     C.CHUNK_SHAPE,
     C.COMPRESSION,
+    C.READ_OPTION,
+    C.READ_OPTION_INDEX,
+    C.READ_OPTION_SETTING,
     C.OBJECTIVE,
     C.SCORE,
     C.SCORE_CI_LOW,
@@ -104,16 +125,17 @@ def weights_of(settings: dict) -> dict[str, float]:
 
 def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """The timed reads the recommendation compares: the read mix's cases, in the sweep's
-    first visiting policy and chunk cache, of the statistic's kind (``first-access``: reads
-    after eviction and reopening, i.e. ``cold: every``, else each case's first read of the
-    file; ``sustained``: the reads of an open file after its first under ``cold: first``)."""
+    first visiting policy and every read option (each its own candidate), of the statistic's
+    kind (``first-access``: reads after eviction and reopening, i.e. ``cold: every``, else each
+    case's first read of the file; ``sustained``: the reads of an open file after its first
+    under ``cold: first``)."""
     weights = weights_of(settings)
     reads = measurements[measurements[C.CASE].isin(list(weights))] if C.CASE in measurements else measurements
     if reads.empty or C.COLD_MODE not in reads:  # no read case measured
         return reads.iloc[0:0]
     if C.POLICY in reads:
         reads = reads[reads[C.POLICY] == settings["policy"]]
-    reads = reads[_in_first_read_option(reads, settings["read_options"])]
+    reads = with_read_option(reads)
     sustained = reads[(reads[C.COLD_MODE] == "first") & (reads[C.READS_SINCE_OPEN] > 0)]
     if settings["recommend"]["statistic"] == "sustained":
         return sustained
@@ -136,22 +158,9 @@ def ranked_statistic(reads: pd.DataFrame, settings: dict) -> str:
     return f"{statistic}; sustained for {', '.join(instead)} (cold: first leaves one first access per store)"
 
 
-def _in_first_read_option(reads: pd.DataFrame, options: dict[str, dict]) -> pd.Series:
-    """Whether each read was made in its backend's first read option (HDF5: the first chunk
-    cache; Zarr: the first reader), the settings ``options`` gives per backend."""
-    keep = pd.Series(False, index=reads.index)
-    backend = reads[C.BACKEND] if C.BACKEND in reads else pd.Series(REFERENCE, index=reads.index)
-    for name, columns in options.items():
-        mine = backend == name
-        for column, value in columns.items():
-            if column in reads:
-                mine &= reads[column].isna() if value is None else reads[column] == value
-        keep |= mine
-    return keep
-
-
 def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
-    """The recommendation table: one row per filesystem, backend, layout and compression."""
+    """The recommendation table: one row per filesystem, backend, layout, compression and read
+    option."""
     return rank_selected_reads(selected_reads(measurements, settings), summary, settings)
 
 
@@ -194,12 +203,13 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
             continue
         cases = [c for c in weights if (group[C.CASE] == c).any()]
         matrices = objectives.Reads.of(group, cases)
-        ref = matrices.stores.index(tuple(group.loc[mine, objectives.STORE_KEYS].iloc[0]))
+        keys = objectives.CHOICE_KEYS
+        ref = matrices.stores.index(tuple(group.loc[mine, keys].iloc[0]))
         table = objectives.costs(matrices, weights, ref, rng, objective)
         samples = table.attrs.pop("score_samples")
-        firsts = group.drop_duplicates(objectives.STORE_KEYS).set_index(objectives.STORE_KEYS)
-        about = firsts.reindex(pd.MultiIndex.from_tuples(matrices.stores, names=objectives.STORE_KEYS))
-        counts = group.groupby(objectives.STORE_KEYS)[C.REPEAT].count()
+        firsts = group.drop_duplicates(keys).set_index(keys)
+        about = firsts.reindex(pd.MultiIndex.from_tuples(matrices.stores, names=keys))
+        counts = group.groupby(keys)[C.REPEAT].count()
         table = table.assign(
             filesystem=filesystem,
             fs_type=about[C.FS_TYPE].to_numpy() if C.FS_TYPE in about else "",
@@ -208,6 +218,9 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
             layout_name=about[C.LAYOUT_NAME].fillna("").to_numpy() if C.LAYOUT_NAME in about else "",
             chunk_shape=about[C.CHUNK_SHAPE].fillna("").to_numpy() if C.CHUNK_SHAPE in about else "",
             compression=[s[2] for s in matrices.stores],
+            read_option=[s[3] for s in matrices.stores],
+            read_option_setting=about[C.READ_OPTION_SETTING].fillna("").to_numpy(),
+            read_option_index=about[C.READ_OPTION_INDEX].fillna(0).astype(int).to_numpy(),
             statistic=statistic,
             weights=mix_words(weights, cases),
             selections=counts.reindex(about.index).fillna(0).astype(int).to_numpy(),
@@ -227,7 +240,7 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
 def _raced_out(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict, like: pd.Series) -> pd.DataFrame:
     """The stores raced out of the read pass (``race``), one row each: when they stopped and
     how much slower than the best they were at least then; not ranked by their partial reads."""
-    stores = reads.groupby(objectives.STORE_KEYS, sort=False)
+    stores = reads.groupby(objectives.CHOICE_KEYS, sort=False)
     first = stores.first()
     table = pd.DataFrame(
         {
@@ -238,6 +251,9 @@ def _raced_out(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict, like:
             C.LAYOUT_NAME: first[C.LAYOUT_NAME].fillna("").to_numpy() if C.LAYOUT_NAME in first else "",
             C.CHUNK_SHAPE: first[C.CHUNK_SHAPE].fillna("").to_numpy() if C.CHUNK_SHAPE in first else "",
             C.COMPRESSION: [k[2] for k in first.index],
+            C.READ_OPTION: [k[3] for k in first.index],
+            C.READ_OPTION_SETTING: first[C.READ_OPTION_SETTING].fillna("").to_numpy(),
+            C.READ_OPTION_INDEX: first[C.READ_OPTION_INDEX].fillna(0).astype(int).to_numpy(),
             C.OBJECTIVE: like[C.OBJECTIVE],
             C.STATISTIC: like[C.STATISTIC],
             C.WEIGHTS: like[C.WEIGHTS],

@@ -4,8 +4,6 @@ report's first page. Nothing here imports an I/O library."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import pandas as pd
 
 from h5sweep.analyze import calibration
@@ -18,20 +16,69 @@ from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 
 
-def label(row, with_backend: bool = False) -> str:
+def label(row, with_backend: bool = False, with_option: bool = False) -> str:
     """A layout and compression as a reader would say it (ids as the config and tables spell
-    them), and the backend where several are ranked together."""
+    them), the backend where several are ranked together, and the read option where its
+    backend's stores were read with several."""
     name = row[C.LAYOUT_ID] if not row[C.LAYOUT_NAME] else f"{row[C.LAYOUT_NAME]} ({row[C.CHUNK_SHAPE]})"
     if row[C.LAYOUT_NAME] and "-zxy" in str(row[C.LAYOUT_ID]):  # the transposed store of a named shape
         name += " zxy"
     name = name if row[C.COMPRESSION] == "none" else f"{name} with {row[C.COMPRESSION]}"
     if with_backend:
         name = f"{_backend_label(row[C.BACKEND])} {name}"
+    if with_option and row.get(C.READ_OPTION):
+        name += f", read with {row[C.READ_OPTION]}"
     return name
 
 
 def _several_backends(group: pd.DataFrame) -> bool:
     return C.BACKEND in group and group[C.BACKEND].nunique() > 1
+
+
+def several_options(group: pd.DataFrame) -> set[str]:
+    """The backends whose stores a group ranks in more than one read option."""
+    if C.READ_OPTION not in group:
+        return set()
+    counts = group.groupby(C.BACKEND)[C.READ_OPTION].nunique()
+    return set(counts[counts > 1].index)
+
+
+def namer(group: pd.DataFrame):
+    """How the rows of one filesystem's ranking are named (:func:`label`): with their backend
+    where several are ranked, with their read option where their backend has several."""
+    backends, options = _several_backends(group), several_options(group)
+    return lambda row: label(row, backends, row[C.BACKEND] in options)
+
+
+def _option_advice(group: pd.DataFrame, pick) -> str:
+    """Where the chosen store was measured in several read options: how to set the chosen
+    one, and what the same store costs in its backend's first option (the library default
+    h5sweep measured) where the chosen one is another."""
+    if pick[C.BACKEND] not in several_options(group):
+        return ""
+    same = group[
+        (group[C.BACKEND] == pick[C.BACKEND])
+        & (group[C.LAYOUT_ID] == pick[C.LAYOUT_ID])
+        & (group[C.COMPRESSION] == pick[C.COMPRESSION])
+    ]
+    text = f" Read it with {pick[C.READ_OPTION]}"
+    text += f": `{pick[C.READ_OPTION_SETTING]}`." if pick.get(C.READ_OPTION_SETTING) else "."
+    first = same[same[C.READ_OPTION_INDEX].fillna(0) == 0]
+    if pick.get(C.READ_OPTION_INDEX, 0) == 0 or first.empty:
+        return text
+    other = first.iloc[0]
+    if pd.notna(other.get(C.RACED_OUT_ROUND)):
+        return text + (
+            f" With {other[C.READ_OPTION]} the same store was raced out, at least "
+            f"{other[C.RACED_OUT_AT_LEAST]:.3g}x the best."
+        )
+    if pd.notna(other[C.SCORE]) and pick[C.SCORE] > 0:
+        text += f" With {other[C.READ_OPTION]} the same store scores {other[C.SCORE] / pick[C.SCORE]:.3g}x as much"
+        if pd.notna(other[C.TO_BEST_CI_LOW]) and other[C.TO_BEST_CI_LOW] > 1:
+            low, high = other[C.TO_BEST_CI_LOW], other[C.TO_BEST_CI_HIGH]
+            text += f" (its score over the best's: 95% interval {low:.3g}-{high:.3g})"
+        text += "."
+    return text
 
 
 def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
@@ -56,11 +103,11 @@ def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
             other = base.iloc[0] if not base.empty else others.iloc[0]
         mine = reads[reads[C.FILESYSTEM] == filesystem]
         from_device = bool((mine[C.DEVICE_READ_BYTES] > 0).any())
-        several = _several_backends(group)
+        name_of = namer(group)
         parts = []
         for case in dict.fromkeys(mine[C.CASE]):
             of_case = mine[mine[C.CASE] == case]
-            said = [_per_read(of_case, row, from_device, several) for row in (pick, other)]
+            said = [_per_read(of_case, row, from_device, name_of) for row in (pick, other)]
             if all(said):
                 parts.append(f"{case}: " + "; ".join(said))
         if parts:
@@ -68,17 +115,19 @@ def evidence(reads: pd.DataFrame, table: pd.DataFrame) -> dict[tuple, str]:
     return out
 
 
-def _per_read(reads: pd.DataFrame, row, from_device: bool, with_backend: bool = False) -> str:
+def _per_read(reads: pd.DataFrame, row, from_device: bool, name_of=label) -> str:
     mine = reads[(reads[C.LAYOUT_ID] == row[C.LAYOUT_ID]) & (reads[C.COMPRESSION] == row[C.COMPRESSION])]
     if C.BACKEND in reads:
         mine = mine[mine[C.BACKEND] == row[C.BACKEND]]
+    if C.READ_OPTION in reads and C.READ_OPTION in row:
+        mine = mine[mine[C.READ_OPTION] == row[C.READ_OPTION]]
     if mine.empty:
         return ""
     if pd.isna(row[C.CHUNK_SHAPE]) or row[C.CHUNK_SHAPE] == "":  # contiguous
-        words = f"{label(row, with_backend)} selects {mine[C.BYTES_SELECTED].median() / 1e6:.3g} MB"
+        words = f"{name_of(row)} selects {mine[C.BYTES_SELECTED].median() / 1e6:.3g} MB"
     else:
         words = (
-            f"{label(row, with_backend)} touches {int(mine[C.CHUNKS_TOUCHED].median())} chunks holding "
+            f"{name_of(row)} touches {int(mine[C.CHUNKS_TOUCHED].median())} chunks holding "
             f"{mine[C.STORED_BYTES_TOUCHED].median() / 1e6:.3g} MB"
         )
     if from_device:
@@ -120,10 +169,9 @@ def objective_sentence(objective: str) -> str:
 def verdict(group: pd.DataFrame) -> str:
     """One paragraph, in words, for one filesystem (every backend's stores ranked together)."""
     first = group.iloc[0]
-    several = _several_backends(group)
     backends = ", ".join(_backend_label(b) for b in sorted(set(group[C.BACKEND])))
     where = f"On {first[C.FILESYSTEM]} ({first[C.FS_TYPE]}, {backends})"
-    name_of = partial(label, with_backend=several)
+    name_of = namer(group)
     statistic = STATISTIC_WORDS.get(first[C.STATISTIC], first[C.STATISTIC])
     mix = f"for this read mix (reads per unit of work: {first[C.WEIGHTS]}; {statistic})"
     chosen = group[group[C.RECOMMENDED]]
@@ -157,6 +205,7 @@ def verdict(group: pd.DataFrame) -> str:
             f" Choose {name_of(pick)}: {pick[C.TO_BEST]:.2f}x the best's score (paired 95% interval "
             f"{pick[C.TO_BEST_CI_LOW]:.2f}-{pick[C.TO_BEST_CI_HIGH]:.2f}){size_words}."
         )
+    text += _option_advice(group, pick)
     if pd.notna(pick.get(C.CASE_SPREAD)) and pick[C.CASE_SPREAD] >= 10:
         text += (
             f" Its cases' times differ {pick[C.CASE_SPREAD]:.0f}x: it serves {pick[C.WORST_CASE]} worst "
@@ -273,7 +322,7 @@ def markdown(
         head, cases = _ranking_head(group)
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for _, row in group.iterrows():
-            lines.append("| " + " | ".join(_cells(row, cases, _several_backends(group))) + " |")
+            lines.append("| " + " | ".join(_cells(row, cases, namer(group))) + " |")
         lines.append("")
     return "\n".join(lines) + parallel
 
@@ -288,7 +337,7 @@ def _pair(low: float, high: float, digits: str = ".2f", scale: float = 1.0) -> s
     return f"{low * scale:{digits}}-{high * scale:{digits}}"
 
 
-def _cells(row, cases: list[str], with_backend: bool = False) -> list[str]:
+def _cells(row, cases: list[str], name_of=label) -> list[str]:
     """A ranking row as the tables show it: rank, layout, score and its interval, the mix's
     time and its interval, each case's time, the worst case, the spread, file / raw, write
     time, and whether it is recommended, tied or beyond a limit."""
@@ -297,7 +346,7 @@ def _cells(row, cases: list[str], with_backend: bool = False) -> list[str]:
     if pd.notna(row.get(C.RACED_OUT_ROUND)):  # not measured to the end: what is known, and nothing more
         return [
             str(int(row[C.RANK])),
-            label(row, with_backend),
+            name_of(row),
             f">{row[C.RACED_OUT_AT_LEAST]:.2f}x best",
             f"raced out at round {int(row[C.RACED_OUT_ROUND])}",
             *[""] * (2 + len(cases) + 2),
@@ -307,7 +356,7 @@ def _cells(row, cases: list[str], with_backend: bool = False) -> list[str]:
         ]
     return [
         str(int(row[C.RANK])),
-        label(row, with_backend),
+        name_of(row),
         f"{row[C.SCORE]:.2f}",
         _pair(row[C.SCORE_CI_LOW], row[C.SCORE_CI_HIGH]),
         seconds(row[C.MIX_SECONDS]),
@@ -353,7 +402,7 @@ def restructured(
         head, cases = _ranking_head(group)
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
         for _, row in group.iterrows():
-            cells = [c or " " for c in _cells(row, cases, _several_backends(group))]
+            cells = [c or " " for c in _cells(row, cases, namer(group))]
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
     return "\n".join(lines) + parallel

@@ -84,6 +84,10 @@ class ReadOption(Protocol):
     def columns(self) -> dict:
         """The columns every row read with this option carries."""
 
+    @property
+    def setting(self) -> str:
+        """How a user sets it in their own code ("" where there is nothing to set)."""
+
     def holds_chunk(self, chunk_bytes: int) -> bool | None:
         """Whether a cache of this option holds one chunk (None: no chunk cache)."""
 
@@ -100,6 +104,10 @@ class PlainRead:
     @property
     def label(self) -> str:
         return self.reader
+
+    @property
+    def setting(self) -> str:
+        return ""
 
     def columns(self) -> dict:
         return {C.READER: self.reader}

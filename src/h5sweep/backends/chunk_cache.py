@@ -26,6 +26,10 @@ class ChunkCache:
         size = f"{self.nbytes / 2**20:g} MiB" if self.nbytes >= 2**20 else f"{self.nbytes / 2**10:g} KiB"
         return f"cache {size}/{self.slots}/{self.w0:g}"
 
+    @property
+    def setting(self) -> str:
+        return f"h5py.File(path, 'r', rdcc_nbytes={self.nbytes}, rdcc_nslots={self.slots}, rdcc_w0={self.w0:g})"
+
     def columns(self) -> dict:
         """The columns every row measured with this cache carries."""
         return {

@@ -29,6 +29,12 @@ class ZarrReader:
     def label(self) -> str:
         return f"zarr-python concurrency {self.concurrency}" if self.reader == "zarr-python" else self.reader
 
+    @property
+    def setting(self) -> str:
+        if self.reader == "zarr-python":
+            return f"zarr.config.set({{'async.concurrency': {self.concurrency}}})"
+        return "tensorstore.open({'driver': 'zarr3', 'kvstore': {'driver': 'file', 'path': path}}).result()"
+
     def columns(self) -> dict:
         """The columns every row read with this reader carries."""
         concurrency = self.concurrency if self.reader == "zarr-python" else None

@@ -27,16 +27,16 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.analyze import findings
-from h5sweep.analyze.ranking import BOOTSTRAP_SEED, mix_of, selected_reads
-from h5sweep.backends import OPTION_COLUMNS as BACKEND_OPTION_COLUMNS
+from h5sweep.analyze.ranking import BOOTSTRAP_SEED, is_reference, mix_of, selected_reads
+from h5sweep.analyze.wording import several_options
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 
-STORE_KEYS = objectives.STORE_KEYS
-OPTION_COLUMNS = [*BACKEND_OPTION_COLUMNS, C.READER]
+# a store read with one read option: the choice compared across systems
+STORE_KEYS = objectives.CHOICE_KEYS
 COLUMNS = [
     C.SYSTEM,
     C.RUN,
@@ -115,17 +115,12 @@ def settings_of(run: Run) -> dict:
     if rec is not None and len(rec) and str(rec[C.STATISTIC].iloc[0]).startswith("sustained"):
         statistic = "sustained"
     primary = reads[reads[C.PRIMARY].fillna(False).astype(bool)]
-    options = {}
-    for backend, rows in primary.groupby(C.BACKEND, sort=False):
-        first = rows.iloc[0]
-        options[backend] = {c: (None if pd.isna(first[c]) else first[c]) for c in OPTION_COLUMNS if c in rows}
     name = str(reads[C.RATIO_REFERENCE].dropna().iloc[0]) if C.RATIO_REFERENCE in reads and len(reads) else ""
     layout_id, _, compression = name.partition(" ")
     return {
-        "recommend": {"weights": weights, "statistic": statistic, "objective": "time"},
+        "recommend": {"weights": weights, "statistic": statistic, "objective": objectives.DEFAULT_OBJECTIVE},
         "read_cases": cases,
         C.POLICY: primary[C.POLICY].mode().iloc[0] if C.POLICY in primary and len(primary) else "random",
-        "read_options": options,
         "reference": {C.LAYOUT_ID: layout_id or "contiguous", C.COMPRESSION: compression or "none"},
     }
 
@@ -213,11 +208,8 @@ def _costs(
     reads = system.reads
     matrices = objectives.Reads.of(reads, cases)
     order = [matrices.stores.index(s) for s in stores]
-    reference = system.run.settings["reference"]
-    ref_key = next(
-        (s for s in matrices.stores if s[1] == reference[C.LAYOUT_ID] and s[2] == reference[C.COMPRESSION]),
-        matrices.stores[0],
-    )
+    mine = reads[is_reference(reads, system.run.settings["reference"])]
+    ref_key = tuple(mine[STORE_KEYS].iloc[0]) if len(mine) else matrices.stores[0]
     table = objectives.costs(matrices, weights, matrices.stores.index(ref_key), rng, "time")
     samples = table.attrs.pop("score_samples")
     return table.iloc[order].reset_index(drop=True), (None if samples is None else samples[order])
@@ -262,8 +254,9 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
         regret = table[C.MIX_SECONDS].to_numpy() / np.nanmin(table[C.MIX_SECONDS].to_numpy())
         regret_samples = None if samples is None else samples / np.nanmin(samples, axis=0)
         regrets.append((regret, regret_samples))
-        sizes = system.run.summary.dropna(subset=[C.FILE_BYTES]).drop_duplicates([C.FILESYSTEM, *STORE_KEYS])
-        sizes = sizes[sizes[C.FILESYSTEM] == system.filesystem].set_index(STORE_KEYS)[C.FILE_BYTES]
+        store_keys = objectives.STORE_KEYS  # a file's size is its store's, whatever reads it
+        sizes = system.run.summary.dropna(subset=[C.FILE_BYTES]).drop_duplicates([C.FILESYSTEM, *store_keys])
+        sizes = sizes[sizes[C.FILESYSTEM] == system.filesystem].set_index(store_keys)[C.FILE_BYTES]
         frame = pd.DataFrame(stores, columns=STORE_KEYS).assign(
             system=system.name,
             run=str(system.run.path),
@@ -277,7 +270,7 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
             mix_seconds_ci_high=table[C.MIX_SECONDS_CI_HIGH],
             regret=regret,
             best_on_system=regret == 1.0,
-            file_bytes=[sizes.get(s, np.nan) for s in stores],
+            file_bytes=[sizes.get(s[: len(store_keys)], np.nan) for s in stores],
             weights=", ".join(f"{c} {weights[c]:g}" for c in cases),
         )
         if regret_samples is not None:
@@ -298,9 +291,10 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
     return out[COLUMNS], left_out, systems
 
 
-def _store(row) -> str:
+def _store_name(row, with_option: bool = False) -> str:
     name = f"{row[C.LAYOUT_ID]}" + ("" if row[C.COMPRESSION] == "none" else f" {row[C.COMPRESSION]}")
-    return name if row[C.BACKEND] == REFERENCE else f"{backend_label(row[C.BACKEND])} {name}"
+    name = name if row[C.BACKEND] == REFERENCE else f"{backend_label(row[C.BACKEND])} {name}"
+    return f"{name}, read with {row[C.READ_OPTION]}" if with_option else name
 
 
 def _ms(value: float) -> str:
@@ -338,6 +332,11 @@ def parallel_sizes(runs: list[Run]) -> pd.DataFrame:
 def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> str:
     chosen = table[table[C.MINIMAX]].iloc[0]
     systems = list(dict.fromkeys(table[C.SYSTEM]))
+    options = several_options(table)
+
+    def _store(row) -> str:
+        return _store_name(row, row[C.BACKEND] in options)
+
     lines = ["# Comparison", ""]
     mine = table[table[C.MINIMAX]]
     lines.append(

@@ -40,6 +40,8 @@ OBJECTIVE_WORDS = {
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
 STORE_KEYS = [C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
+# what a user chooses: a store and the read option it is read with (each ranked on its own)
+CHOICE_KEYS = [*STORE_KEYS, C.READ_OPTION]
 
 
 @dataclass
@@ -53,8 +55,9 @@ class Reads:
     copies: dict[str, np.ndarray]
 
     @classmethod
-    def of(cls, reads: pd.DataFrame, cases: list[str]) -> Reads:
-        stores = list(dict.fromkeys(map(tuple, reads[STORE_KEYS].itertuples(index=False))))
+    def of(cls, reads: pd.DataFrame, cases: list[str], keys: list[str] = CHOICE_KEYS) -> Reads:
+        """The matrices of ``reads``, a row per value of ``keys`` (a store and read option)."""
+        stores = list(dict.fromkeys(map(tuple, reads[keys].itertuples(index=False))))
         index = {store: i for i, store in enumerate(stores)}
         times, copies = {}, {}
         present = [c for c in cases if (reads[C.CASE] == c).any()]
@@ -63,7 +66,7 @@ class Reads:
             repeats = np.sort(mine[C.REPEAT].unique())
             column = {r: j for j, r in enumerate(repeats)}
             matrix = np.full((len(stores), len(repeats)), np.nan)
-            rows = [index[s] for s in map(tuple, mine[STORE_KEYS].itertuples(index=False))]
+            rows = [index[s] for s in map(tuple, mine[keys].itertuples(index=False))]
             matrix[rows, [column[r] for r in mine[C.REPEAT]]] = mine[C.SECONDS].to_numpy(float)
             times[case] = matrix
             if C.STORE_COPY in mine:

@@ -12,15 +12,20 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.analyze.ranking import mix_of  # noqa: E402
+from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
 
-def store_name(row) -> str:
+def store_name(row, with_option: bool = False) -> str:
+    """A store as the decision's figures name it, with its read option where its backend was
+    read with several (:func:`h5sweep.analyze.wording.several_options`)."""
     name = row[C.LAYOUT_NAME] if isinstance(row[C.LAYOUT_NAME], str) and row[C.LAYOUT_NAME] else row[C.LAYOUT_ID]
-    return backend_prefix(row) + name + ("" if row[C.COMPRESSION] == "none" else f" {row[C.COMPRESSION]}")
+    name = backend_prefix(row) + name + ("" if row[C.COMPRESSION] == "none" else f" {row[C.COMPRESSION]}")
+    option = row.get(C.READ_OPTION)
+    return f"{name}, {option}" if with_option and isinstance(option, str) and option else name
 
 
 def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
@@ -45,8 +50,10 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
         np.clip(rows[C.MIX_SECONDS_CI_HIGH].to_numpy(float) * 1e3 - mix_ms, 0, None),
     ]
     ax.errorbar(mix_ms, y, xerr=np.nan_to_num(errors), fmt="none", ecolor="black", capsize=2, linewidth=0.8)
+    several = several_options(rows)
     names = [
-        store_name(r) + (" (recommended)" if r[C.RECOMMENDED] else " (tied)" if r[C.TIED_WITH_BEST] else "")
+        store_name(r, r[C.BACKEND] in several)
+        + (" (recommended)" if r[C.RECOMMENDED] else " (tied)" if r[C.TIED_WITH_BEST] else "")
         for _, r in rows.iterrows()
     ]
     ax.set_yticks(y, names, fontsize=7)
@@ -82,12 +89,8 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
     against file size and write time, with the Pareto front (nothing is both faster and
     smaller) and the recommendation marked."""
     rows = recommendation[recommendation[C.FILESYSTEM] == filesystem].copy()
-    rows["_name"] = [
-        backend_prefix(r)
-        + (r[C.LAYOUT_ID] if not isinstance(r[C.LAYOUT_NAME], str) or not r[C.LAYOUT_NAME] else r[C.LAYOUT_NAME])
-        + ("" if r[C.COMPRESSION] == "none" else f" {r[C.COMPRESSION]}")
-        for _, r in rows.iterrows()
-    ]
+    several = several_options(rows)
+    rows["_name"] = [store_name(r, r[C.BACKEND] in several) for _, r in rows.iterrows()]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
     for ax, (x, words) in zip(
         axes, [(C.FILE_RATIO, "file size / raw data"), (C.WRITE_MEDIAN_S, "write time [s]")], strict=True

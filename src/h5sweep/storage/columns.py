@@ -146,6 +146,9 @@ FILES_TOUCHED = column("files_touched", INTEGER, "")
 STORAGE_S = column("storage_s", FLOAT, "s")
 DECODE_COPY_S = column("decode_copy_s", FLOAT, "s")
 READER = column("reader", STRING, "")
+READ_OPTION = column("read_option", STRING, "")
+READ_OPTION_INDEX = column("read_option_index", INTEGER, "")
+READ_OPTION_SETTING = column("read_option_setting", STRING, "")
 STORE_FILES = column("store_files", INTEGER, "")
 STORE_DIRECTORIES = column("store_directories", INTEGER, "")
 CHUNK_CACHE_BYTES = column("chunk_cache_bytes", INTEGER, "bytes")
@@ -399,6 +402,16 @@ group(
     MEASUREMENTS,
     (READER,),
     ("Read cases: the library that read (`h5py` for HDF5; `zarr-python` or `tensorstore` for Zarr)."),
+)
+group(
+    MEASUREMENTS,
+    (READ_OPTION, READ_OPTION_INDEX, READ_OPTION_SETTING),
+    (
+        "Read cases: the read option the store was read with (a backend's chunk cache or reader, "
+        "e.g. `cache 4 MiB/521/0.75`), its place in the backend's configured options (0: the first, "
+        "the one every ratio's reference store is read with) and how a user sets it in their own "
+        "code (e.g. `h5py.File(path, 'r', rdcc_nbytes=4194304, rdcc_nslots=521, rdcc_w0=0.75)`)."
+    ),
 )
 group(
     MEASUREMENTS,
@@ -677,8 +690,16 @@ group(
         LAYOUT_NAME,
         CHUNK_SHAPE,
         COMPRESSION,
+        READ_OPTION,
+        READ_OPTION_INDEX,
+        READ_OPTION_SETTING,
     ),
-    ("The candidate (`layout_name` `h5py-auto` for `layouts.auto`)."),
+    (
+        "The candidate: a store read with one read option (`layout_name` `h5py-auto` for "
+        "`layouts.auto`); every read option a sweep measured is ranked as its own row (each chunk "
+        "cache, each Zarr reader), with its place among its backend's options (0: the first) and "
+        "how to set it."
+    ),
 )
 group(
     RECOMMENDATION,
@@ -886,8 +907,9 @@ group(
         BACKEND,
         LAYOUT_ID,
         COMPRESSION,
+        READ_OPTION,
     ),
-    ("The store."),
+    ("The store, and the read option it was read with (each compared as a choice of its own)."),
 )
 group(
     COMPARISON,

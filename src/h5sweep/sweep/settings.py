@@ -159,13 +159,12 @@ def filesystem_case_settings(sweep, filesystem, case: str) -> dict:
 
 
 def recommend_settings(sweep) -> dict:
-    """The recommend job: the read mix and limits, and which reads are the sweep's primary
-    ones (its first visiting policy and each backend's first read option)."""
+    """The recommend job: the read mix and limits, the visiting policy it ranks (the sweep's
+    first) and the reference store (every read option of every store is ranked)."""
     return {
         "recommend": sweep.recommend,
         "read_cases": [case.name for case in sweep.read_cases],
         C.POLICY: sweep.policies[0],
-        "read_options": {b.name: sweep.read_options(b.name)[0].columns() for b in sweep.backends},
         "reference": sweep.reference,
     }
 

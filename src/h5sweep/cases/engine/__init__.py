@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from h5sweep.errors import VerificationError
 from h5sweep.measure.lock import timed_window, untimed_work
+from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import DataSource
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
@@ -142,9 +143,12 @@ class StoreUnderTest:
 
 def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTest]:
     """Every read case of ``plan``, visiting policy, read option and cold mode, interleaved
-    over ``stores``; each store's rows end up in its ``rows``. Read option k of every store
-    (HDF5's k-th chunk cache, Zarr's k-th reader) is read in the same pass; a store with fewer
-    options sits out the passes beyond its own."""
+    over ``stores``; each store's rows end up in its ``rows``. Every store in every one of its
+    read options (HDF5's chunk caches, Zarr's readers) takes part in the same pass of reads
+    that each start cold, each such pair as one reader of the pass: a store read with two
+    caches is paired, selection by selection, with itself and with every other store, as two
+    stores are (a read option is a choice of the user's, ranked and raced as a store is).
+    Reads of an open store (``cold: first``) take the read options one pass each."""
     with untimed_work():
         for store in stores:
             try:
@@ -160,20 +164,35 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
                 store.call_overhead_s = store.backend.call_overhead_s(store.path, store.dataset_name)
             except Exception:  # an unreadable store: its timed reads say where, naming case and selection
                 store.call_overhead_s = math.nan
+    # each store in each read option: a reader of its own (the reference's first option alone protected)
+    pairs = [(store, k) for store in stores for k in range(len(store.read_options))]
+    options = [store.read_options[k] for store, k in pairs]
     for policy in plan.policies:
-        for k in range(max(len(s.read_options) for s in stores)):
-            taking_part = [s for s in stores if k < len(s.read_options)]
-            options = [s.read_options[k] for s in taking_part]
-            variants = [
-                Variant(case, [plan.selections_of(case, policy, s.layout.chunk_shape) for s in taking_part], cold)
-                for case in plan.cases
-                for cold in case.cold_modes
-            ]
-            # reads that each start cold (cold: every) share one pass; a case read from an
-            # open store (cold: first) keeps the store to itself, so it runs alone
-            every = [v for v in variants if v.cold == "every"]
-            for group in ([every] if every else []) + [[v] for v in variants if v.cold != "every"]:
-                interleave_variants(taking_part, group, options, policy, plan)
+        readers = [
+            replace(store, rows=[], read_options=[store.read_options[k]], protected=store.protected and k == 0)
+            for store, k in pairs
+        ]
+        variants = [
+            Variant(case, [plan.selections_of(case, policy, s.layout.chunk_shape) for s in readers], cold)
+            for case in plan.cases
+            for cold in case.cold_modes
+        ]
+        # reads that each start cold (cold: every) share one pass; a case read from an open
+        # store (cold: first) keeps the store to itself, so it runs alone, and in one read
+        # option at a time: two open handles on one file would share the library's state of
+        # the file (HDF5 opens a file once per process, with the first open's chunk cache)
+        every = [v for v in variants if v.cold == "every"]
+        if every:
+            interleave_variants(readers, every, options, policy, plan)
+        for variant in (v for v in variants if v.cold != "every"):
+            for k in sorted({k for _, k in pairs}):
+                mine = [i for i, (_, j) in enumerate(pairs) if j == k]
+                alone = Variant(variant.case, [variant.selections[i] for i in mine], variant.cold)
+                interleave_variants([readers[i] for i in mine], [alone], [options[i] for i in mine], policy, plan)
+        for (store, k), reader in zip(pairs, readers, strict=True):
+            for row in reader.rows:
+                row[C.READ_OPTION_INDEX] = k
+            store.rows.extend(reader.rows)
     for store in stores:
         if store.backend.call_overhead_column:
             for row in store.rows:

@@ -55,17 +55,20 @@ def interleave_variants(stores, variants: list[Variant], options, policy, plan: 
         ]
         for v in variants
     ]
-    # the first round's drops then free each store's own pages, as every later round's do
+    # the first round's drops then free each store's own pages, as every later round's do (a
+    # store read in several read options is primed once)
     every = any(v.cold == "every" for v in variants)
     with untimed_work():
         prime_stores(
             []
             if not plan.evict
-            else [
-                (store.backend, path)
-                for store in stores
-                for path in dict.fromkeys([store.path, *(store.copies if every else [])])
-            ]
+            else list(
+                dict.fromkeys(
+                    (store.backend, path)
+                    for store in stores
+                    for path in dict.fromkeys([store.path, *(store.copies if every else [])])
+                )
+            )
         )
     schedule = rounds([len(v.selections[0]) for v in variants])
     per_round = sum(max(b.nbytes for b in sizes.values()) for per_variant in buffers for sizes in per_variant)

@@ -183,6 +183,8 @@ def measurement_row(
         C.RESIDENT_FRACTION_AT_OPEN: t.handle.resident,
         C.RESIDENT_FRACTION_BEFORE_EVICT: t.handle.resident_before,
         **cache.columns(),
+        C.READ_OPTION: cache.label,
+        C.READ_OPTION_SETTING: cache.setting,
         C.CACHE_HOLDS_CHUNK: cache.holds_chunk(layout.chunk_bytes(itemsize)),
         C.POLICY: policy,
         C.VARIANT: variant_label(policy, cache, cold),
