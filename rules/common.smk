@@ -3,6 +3,7 @@
 # own settings from h5sweep.sweep.settings as params.settings.
 
 import os
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -38,17 +39,27 @@ def checked_sweep(config):
         raise WorkflowError(f"h5sweep: invalid config: {err}") from None
 
 
+def on_slurm():
+    """Whether the jobs go to SLURM: the command line's executor or its profile's (the
+    workflow is read before Snakemake sets its executor; a dry run shows the same)."""
+    return cluster.executor_of(sys.argv, os.environ, workflow.basedir) == "slurm"
+
+
 def parallel_jobs():
     """How many jobs can run at once: local cores, or the cluster's job limit."""
-    if workflow.local_exec:
+    if not on_slurm() and workflow.local_exec:
         return workflow.resource_settings.cores or os.cpu_count() or 1
     return workflow.resource_settings.nodes or 1
 
 
 def check_plan(sweep):
-    """Say what the sweep will cost; refuse one whose test files cannot fit on a disk."""
-    the_plan = plan.make_plan(sweep, parallel_jobs(), cluster=not workflow.local_exec)
+    """Say what the sweep will cost (and on SLURM what each job asks); refuse one whose
+    test files cannot fit on a disk."""
+    slurm = on_slurm()
+    the_plan = plan.make_plan(sweep, parallel_jobs(), cluster=slurm or not workflow.local_exec)
     logger.info(the_plan.describe())
+    if slurm:
+        logger.info(resources.describe_asks(sweep))
     if sweep.parallel is not None and missing_mpi_environment():
         logger.warning(f"To run (not for a dry run): {missing_mpi_environment()}.")
     for warning in the_plan.warnings:

@@ -101,3 +101,53 @@ def test_parallel_sweeps_of_two_sizes_give_the_size_ratio_per_mode_and_processes
     assert sizes.loc["independent", "large_over_small"] == pytest.approx(3.0)
     assert sizes.loc["collective", "large_over_small"] == pytest.approx(0.5)
     assert parallel_sizes([small, small]).empty  # one size: nothing to divide
+
+
+def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
+    """ORIGDOQ-like sweeps at two sizes with no read case: compare gives the size ratios (Fig.
+    7, Tables 8 and 11), Table 8's sentence judged on them, and the findings of each."""
+    from h5sweep.compare import main
+
+    def sweep(name, shape, rate):
+        folder = tmp_path / name
+        folder.mkdir()
+        rows = [
+            {
+                "filesystem": "disk",
+                "backend": "hdf5",
+                "case": "parallel",
+                "operation": "read",
+                "mode": mode,
+                "processes": p,
+                "chunk_shape": chunk,
+                "layout_id": "contiguous" if not chunk else f"chunked-{chunk}",
+                "compression": "none",
+                "primary": True,
+                "units_per_access": 525,
+                "bytes_per_s_median": rate * p,
+                "bytes_per_s_max": rate * p * 1.1,
+                "bytes_per_s_ci_low": rate * p * 0.95,
+                "bytes_per_s_ci_high": rate * p * 1.05,
+            }
+            for mode in ("independent", "collective")
+            for p in (1, 2)
+            for chunk in ("", "7639x525")
+        ]
+        pd.DataFrame(rows).to_parquet(folder / "summary.parquet")
+        shape_text = "x".join(map(str, shape))
+        pd.DataFrame({"sweep": [name], "dataset_shape": [shape_text], "case": ["parallel"]}).to_parquet(
+            folder / "measurements.parquet"
+        )
+        return str(folder)
+
+    small, large = sweep("orig", (7639, 6308), 100e6), sweep("big", (16000, 6308), 110e6)
+    out = tmp_path / "out"
+    assert main([small, large, "--out", str(out)]) == 0
+    text = (out / "comparison.md").read_text()
+    assert "Parallel passes only" in text and "| disk | read | independent | 2 | contiguous | 1.10 |" in text
+    assert "Neither type of parallel access was affected appreciably by the size of the file." in text
+    assert "Here: **holds** (larger over smaller 1.10-1.10x" in text
+    sizes = pd.read_csv(out / "parallel-sizes.csv")
+    assert len(sizes) == 8 and (sizes["large_over_small"].round(2) == 1.1).all()
+    assert (out / "parallel-sizes.png").stat().st_size > 5_000
+    assert (out / "findings.md").read_text().count("## ") == 2

@@ -1,5 +1,6 @@
-"""The plan: time and disk of a sweep before it runs."""
+"""The plan: time and disk of a sweep before it runs, and what its jobs ask of SLURM."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -161,20 +162,60 @@ def test_each_write_strategy_is_priced_from_its_calls_and_chunk_recompressions()
     assert held - chunk == pytest.approx((100 * 100 - layout.n_chunks(sweep.shape)) * rates.SECONDS_PER_WRITE_CALL)
 
 
-def test_a_generate_job_is_given_the_time_its_write_limits_allow():
-    """The scheduler's limit never stops a job before the write limits would (a killed job
-    loses its finished writes; a stopped write is recorded)."""
+def test_a_generate_job_asks_twice_its_plan_and_a_retry_the_time_its_write_limits_allow():
+    """The first ask is twice the planned time (at least the floor); a job the scheduler
+    stopped is resubmitted asking at least what its writes may take before their own limits
+    (a stopped write is recorded, a killed job loses its finished writes)."""
+    from h5sweep.cases.write import SPEC as WRITE
     from h5sweep.sweep import resources
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["cases"]["write"] = {"repeats": 2, "strategies": ["chunk", "spectrum"], "limit_s": 600}
     sweep = load_sweep(config, probe=False)
-    layout = sweep.layouts[-1]
-    minutes = resources.generate_runtime_min(sweep, layout, sweep.compressions[0])
-    assert minutes >= 2 * 2 * 600 / 60  # two strategies, two repeats, 10 min each
-    config["cases"]["write"]["limit_s"] = 1
+    store = next(tf for tf in sweep.test_files() if tf.layout == sweep.layouts[-1] and tf.compression.is_none)
+    layout, compression = store.layout, store.compression
+    planned = WRITE.job_cost(sweep, store, True)[0]
+    first = resources.generate_runtime_min(sweep, layout, compression)
+    assert first <= 2 * planned / 60 + resources.MIN_RUNTIME_MIN
+    assert resources.generate_runtime_min(sweep, layout, compression, attempt=2) >= 2 * 2 * 600 / 60
+    config["cases"]["write"]["limit_s"] = 1  # limits shorter than the plan: a retry asks attempt x the first
     sweep = load_sweep(config, probe=False)
-    assert resources.generate_runtime_min(sweep, layout, sweep.compressions[0]) == resources.MIN_RUNTIME_MIN
+    assert resources.generate_runtime_min(sweep, layout, compression, attempt=2) == 2 * first
+
+
+STUDY_CONFIGS = sorted((REPO / "config" / "studies").glob("*/*.yaml"))
+
+
+@pytest.mark.parametrize("path", STUDY_CONFIGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_job_asks_slurm_more_than_twice_its_planned_time(path):
+    from h5sweep.sweep import resources
+
+    sweep = load_sweep(yaml.safe_load(path.read_text()), probe=False)
+    asks = resources.slurm_asks(sweep)
+    assert asks and {"generate"} <= {a.rule for a in asks}
+    for ask in asks:
+        assert ask.runtime_min <= 2 * ask.planned_s / 60 + resources.MIN_RUNTIME_MIN, ask.describe()
+
+
+def test_the_executor_comes_from_the_command_line_or_its_profile(tmp_path):
+    from h5sweep.sweep.cluster import executor_of
+
+    assert executor_of(["snakemake", "-n"], {}, str(REPO)) == "local"
+    assert executor_of(["snakemake", "--profile", "profiles/slurm", "-n"], {}, str(REPO)) == "slurm"
+    assert executor_of(["snakemake", "--profile=profiles/default"], {}, str(REPO)) == "local"
+    assert executor_of(["snakemake", "--executor", "slurm"], {}, str(REPO)) == "slurm"
+    assert executor_of(["snakemake"], {"SNAKEMAKE_PROFILE": "profiles/slurm"}, str(REPO)) == "slurm"
+
+
+@pytest.mark.workflow
+def test_a_dry_run_with_the_slurm_profile_prints_what_each_job_asks(workflow):
+    dry = workflow.run(
+        "-n", "--profile", "profiles/slurm", "--configfile", "config/studies/folk-choi/origdoq.yaml", check=True
+    )
+    text = dry.stdout + dry.stderr
+    assert "h5sweep on SLURM: 6 measuring jobs" in text
+    parallel = re.findall(r"measure_parallel \S+: (\d+) min \(planned ([\d.]+) min\), \d+ MB, 2 tasks", text)
+    assert len(parallel) == 2 and all(int(m) <= 2 * float(p) + 5 for m, p in parallel)
 
 
 def test_under_a_scheduler_the_mpi_jobs_are_planned_side_by_side():

@@ -152,6 +152,8 @@ def systems_of(runs: list[Run]) -> list[System]:
     out = []
     for run in runs:
         reads = selected_reads(run.measurements, run.settings)
+        if reads.empty:  # a sweep of parallel passes only: no read case to rank by
+            continue
         if C.BACKEND not in reads:
             reads = reads.assign(backend=REFERENCE)
         for filesystem, rows in reads.groupby(C.FILESYSTEM, sort=True):
@@ -221,7 +223,11 @@ def _interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, list[str], list[System]]:
     """The comparison table (one row per system and store), what was left out, the systems."""
-    runs = [load_run(p) for p in paths]
+    return compare_runs([load_run(p) for p in paths], intersect)
+
+
+def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame, list[str], list[System]]:
+    """:func:`compare` of loaded runs."""
     if len(runs) < 2:
         raise CompareError("compare needs two or more finished sweeps")
     systems = systems_of(runs)
@@ -376,18 +382,7 @@ def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> s
     if left_out:
         lines += ["## Left out (--intersect)", "", *[f"- {w}" for w in left_out], ""]
     if not sizes.empty:
-        lines += [
-            "## Parallel passes: the larger dataset over the smaller (Folk & Choi Fig. 7, Tables 8 and 11)",
-            "",
-            "| filesystem | operation | mode | P | layout | bandwidth ratio |",
-            "|---|---|---|---|---|---|",
-        ]
-        for _, r in sizes.iterrows():
-            lines.append(
-                f"| {r[C.FILESYSTEM]} | {r[PC.OPERATION]} | {r[PC.MODE]} | {int(r[PC.PROCESSES])} | {r['kind']} "
-                f"| {r['large_over_small']:.2f} |"
-            )
-        lines.append("")
+        lines += parallel_markdown(sizes)
     lines.append(
         "Regret: a store's expected time for the read mix over the best store's on the same system (paired "
         "bootstrap over the system's selections and store copies). The largest regret's interval draws every "
@@ -396,31 +391,101 @@ def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> s
     return "\n".join(lines) + "\n"
 
 
+def parallel_markdown(sizes: pd.DataFrame) -> list[str]:
+    """The parallel passes of two dataset sizes (Folk & Choi's Fig. 7, Tables 8 and 11): the
+    larger's bandwidth over the smaller's, and Table 8's sentence judged on them."""
+    lines = [
+        "## Parallel passes: the larger dataset over the smaller (Folk & Choi Fig. 7, Tables 8 and 11)",
+        "",
+        "| filesystem | operation | mode | P | layout | bandwidth ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for _, r in sizes.iterrows():
+        lines.append(
+            f"| {r[C.FILESYSTEM]} | {r[PC.OPERATION]} | {r[PC.MODE]} | {int(r[PC.PROCESSES])} | {r['kind']} "
+            f"| {r['large_over_small']:.2f} |"
+        )
+    verdict, evidence = size_finding(sizes)
+    lines += [
+        "",
+        f"Folk & Choi, Table 8 (contiguous storage): \u201c{SIZE_QUOTE}\u201d Here: **{verdict}** ({evidence}).",
+        "",
+    ]
+    return lines
+
+
+SIZE_QUOTE = "Neither type of parallel access was affected appreciably by the size of the file."
+
+
+def size_finding(sizes: pd.DataFrame) -> tuple[str, str]:
+    """Table 8's sentence on the contiguous parallel passes: every mode's bandwidth ratio of the
+    two sizes within 25% either way (holds), one beyond 1.5x either way (does not hold)."""
+    rows = sizes[(sizes["kind"] == "contiguous") & sizes[PC.MODE].isin(["independent", "collective"])]
+    if rows.empty:
+        return findings.UNMEASURED, "no contiguous independent or collective pass in both sweeps"
+    ratios = rows["large_over_small"]
+    evidence = f"larger over smaller {ratios.min():.2f}-{ratios.max():.2f}x over {len(rows)} (operation, mode, P)"
+    if ratios.between(0.8, 1.25).all():
+        return findings.HOLDS, evidence
+    if ((ratios < 1 / 1.5) | (ratios > 1.5)).any():
+        return findings.FAILS, evidence
+    return findings.INCONCLUSIVE, evidence
+
+
+def parallel_only_markdown(runs: list[Run], sizes: pd.DataFrame) -> str:
+    names = ", ".join(f"{r.sweep} ({'x'.join(map(str, r.shape))})" for r in runs)
+    lines = [
+        "# Comparison",
+        "",
+        f"Parallel passes only ({names}): the sweeps hold no read case to rank stores by, so they are compared "
+        "by the bandwidth of each operation, mode and process count at the two dataset sizes.",
+        "",
+        *parallel_markdown(sizes),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _findings(runs: list[Run], out: Path) -> None:
+    found = pd.concat([findings.evaluate(r.summary, r.shape).assign(run=str(r.path)) for r in runs], ignore_index=True)
+    found.to_csv(out / "findings.csv", index=False)
+    (out / "findings.md").write_text(findings.markdown(found, "Findings of the studies, checked on each sweep"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m h5sweep.compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", help="finished sweeps' results folders (results/<sweep>/)")
     parser.add_argument("--out", required=True, help="folder for comparison.md, comparison.csv and the figures")
     parser.add_argument("--intersect", action="store_true", help="compare what the sweeps share; say what is left out")
     args = parser.parse_args(argv)
+    out = Path(args.out)
     try:
-        table, left_out, systems = compare(args.runs, args.intersect)
+        runs = [load_run(p) for p in args.runs]
+        sizes = parallel_sizes(runs)
+        if len(runs) >= 2 and not systems_of(runs) and not sizes.empty:  # parallel passes only
+            out.mkdir(parents=True, exist_ok=True)
+            sizes.to_csv(out / "parallel-sizes.csv", index=False)
+            (out / "comparison.md").write_text(parallel_only_markdown(runs, sizes))
+            _findings(runs, out)
+            from h5sweep.report import comparison
+
+            comparison.plot_parallel_sizes(runs, out / "parallel-sizes.png")
+            print(f"h5sweep.compare: parallel passes of {len(runs)} sweeps compared; {out / 'comparison.md'}")
+            return 0
+        table, left_out, systems = compare_runs(runs, args.intersect)
     except CompareError as err:
         print(f"h5sweep.compare: {err}", file=sys.stderr)
         return 2
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    runs = list({id(s.run): s.run for s in systems}.values())
-    sizes = parallel_sizes(runs)
     table.to_csv(out / "comparison.csv", index=False)
     if not sizes.empty:
         sizes.to_csv(out / "parallel-sizes.csv", index=False)
     (out / "comparison.md").write_text(markdown(table, left_out, sizes))
-    found = pd.concat([findings.evaluate(r.summary, r.shape).assign(run=str(r.path)) for r in runs], ignore_index=True)
-    found.to_csv(out / "findings.csv", index=False)
-    (out / "findings.md").write_text(findings.markdown(found, "Findings of the studies, checked on each sweep"))
+    _findings(runs, out)
     from h5sweep.report import comparison
 
     comparison.plot_reference(systems, out / "reference-across-systems.png")
     comparison.plot_regret(table, out / "regret-per-system.png")
+    if not sizes.empty:
+        comparison.plot_parallel_sizes(runs, out / "parallel-sizes.png")
     print(f"h5sweep.compare: {len(systems)} systems compared; {out / 'comparison.md'}")
     return 0

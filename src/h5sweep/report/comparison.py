@@ -10,8 +10,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
+from h5sweep.cases.parallel import columns as PC  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
@@ -43,11 +45,13 @@ def plot_regret(table: pd.DataFrame, out) -> None:
     """Each store's regret on each system (its mix time over that system's best store's), a
     heat map with the values written in; the minimax choice on top."""
     systems = list(dict.fromkeys(table[C.SYSTEM]))
-    keys = [C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
+    keys = [c for c in (C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.READ_OPTION) if c in table]
+    several = several_options(table)
     order = table.drop_duplicates(keys).sort_values([C.MAX_REGRET])
     names = [
         f"{r[C.LAYOUT_ID]}{'' if r[C.COMPRESSION] == 'none' else ' ' + r[C.COMPRESSION]}"
         + ("" if r[C.BACKEND] == REFERENCE else f" ({backend_label(r[C.BACKEND])})")
+        + (f", {r[C.READ_OPTION]}" if r[C.BACKEND] in several else "")
         + (" (choice)" if r[C.MINIMAX] else "")
         for _, r in order.iterrows()
     ]
@@ -69,4 +73,45 @@ def plot_regret(table: pd.DataFrame, out) -> None:
     ax.set_yticks(range(len(names)), names, fontsize=7)
     fig.colorbar(image, ax=ax, label="log2 of the time over the system's best")
     ax.set_title("each store's read-mix time over the best store's, per system", fontsize=9)
+    _save(fig, out)
+
+
+def plot_parallel_sizes(runs, out) -> None:
+    """Folk & Choi's Fig. 7: the parallel passes' bandwidth against the process count, a panel
+    per operation and layout kind, a line per mode, the larger dataset solid and the smaller
+    dashed (each the best pass's bandwidth, as the study reports)."""
+    frames = []
+    for run in runs:
+        s = run.summary
+        if C.CASE not in s or not (s[C.CASE] == "parallel").any():
+            continue
+        rows = s[s[C.CASE] == "parallel"]
+        kind = np.where(rows[C.CHUNK_SHAPE].fillna("") == "", "contiguous", "chunked")
+        frames.append(rows.assign(kind=kind, size=int(np.prod(run.shape)) if run.shape else 0, sweep=run.sweep))
+    both = pd.concat(frames) if frames else pd.DataFrame(columns=[PC.OPERATION, "kind", "size", PC.MODE])
+    panels = sorted(set(zip(both[PC.OPERATION], both["kind"], strict=True)))
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(4.6 * max(1, len(panels)), 4), squeeze=False)
+    sizes = sorted(set(both["size"]))
+    modes = sorted(set(both[PC.MODE]))
+    for ax, (operation, kind) in zip(axes[0], panels, strict=False):
+        part = both[(both[PC.OPERATION] == operation) & (both["kind"] == kind)]
+        for m, mode in enumerate(modes):
+            for size in sizes:
+                line = part[(part[PC.MODE] == mode) & (part["size"] == size)]
+                line = line.groupby(PC.PROCESSES)[PC.BYTES_PER_S_MAX].max()
+                if line.empty:
+                    continue
+                ax.plot(
+                    line.index,
+                    line.to_numpy() / 1e6,
+                    marker="o",
+                    color=OKABE_ITO[m % len(OKABE_ITO)],
+                    linestyle="-" if size == max(sizes) else "--",
+                    label=f"{mode}, {size:,} elements",
+                )
+        ax.set(xlabel="processes", ylabel="bandwidth [MB/s] (best pass)", yscale="log")
+        ax.set_title(f"{operation}, {kind}", fontsize=9)
+        ax.legend(fontsize=7)
+    if not panels:
+        axes[0][0].set_axis_off()
     _save(fig, out)

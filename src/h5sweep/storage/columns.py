@@ -241,6 +241,9 @@ FINDING = column("finding", STRING, "")
 STUDY = column("study", STRING, "")
 SECTION = column("section", STRING, "")
 STATEMENT = column("statement", STRING, "")
+DOCUMENT = column("document", STRING, "")
+QUOTE = column("quote", STRING, "")
+STUDY_CONFIG = column("study_config", STRING, "")
 VERDICT = column("verdict", STRING, "")
 EVIDENCE = column("evidence", STRING, "")
 NEEDS = column("needs", STRING, "")
@@ -866,14 +869,24 @@ group(
         FINDING,
         STUDY,
         SECTION,
+        DOCUMENT,
+        QUOTE,
         STATEMENT,
     ),
-    ("The finding's id in `h5sweep.analyze.findings.FINDINGS`, the study, its section and what it states."),
+    (
+        "The finding's id in `h5sweep.analyze.findings.FINDINGS`, the study, its section, the seed "
+        "document, the seed's own sentence (verbatim) and what is tested: the sentence with its "
+        "conditions and thresholds."
+    ),
 )
 group(
     FINDINGS,
     (VERDICT,),
-    ("`holds`, `does not hold` (on this sweep's numbers; ratios by their 95% intervals) or `not measured`."),
+    (
+        "`holds` or `does not hold` (the 95% intervals wholly on one side of the statement), "
+        "`inconclusive` (they admit both, or part of the sentence was not measured) or `not measured` "
+        "(the sweep lacks what the sentence needs, under its conditions)."
+    ),
 )
 group(
     FINDINGS,
@@ -882,8 +895,8 @@ group(
 )
 group(
     FINDINGS,
-    (NEEDS,),
-    ("The config keys the finding needs."),
+    (NEEDS, STUDY_CONFIG),
+    ("The config keys the finding needs, and the study config built to measure it."),
 )
 group(
     COMPARISON,

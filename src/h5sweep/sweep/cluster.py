@@ -43,3 +43,33 @@ def status_source_problem(status_command: str | None, config: dict[str, str]) ->
             "to profiles/slurm/config.yaml, or pass --slurm-status-command squeue. Nothing was submitted."
         )
     return None
+
+
+def executor_of(argv: list[str], environ: dict, workdir: str = ".") -> str:
+    """The executor a Snakemake command line submits to: ``--executor``/``-e``, else the
+    ``executor`` of the profile it names (``--profile`` or ``$SNAKEMAKE_PROFILE``), else
+    ``local``. The workflow is read before Snakemake hands it its executor, so the plan asks
+    the command line (a dry run names the same executor as the run it shows)."""
+    import os
+
+    import yaml
+
+    args = list(argv)
+    profile = environ.get("SNAKEMAKE_PROFILE")
+    for i, arg in enumerate(args):
+        name, _, value = arg.partition("=")
+        if name in ("--executor", "-e"):
+            return value or (args[i + 1] if i + 1 < len(args) else "local")
+        if name == "--profile":
+            profile = value or (args[i + 1] if i + 1 < len(args) else None)
+    if not profile:
+        return "local"
+    for folder in (os.path.join(workdir, profile), profile):
+        path = os.path.join(folder, "config.yaml")
+        if os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8") as f:
+                    return str((yaml.safe_load(f) or {}).get("executor", "local"))
+            except (OSError, yaml.YAMLError):
+                return "local"
+    return "local"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from h5sweep import backends
 from h5sweep.backends import REFERENCE
@@ -40,9 +41,11 @@ def query_mem_mb(sweep, attempt: int = 1) -> int:
     return math.ceil(need / MB * (1 + 0.5 * (attempt - 1)))
 
 
-# Limits are the plan's expected time with a wide margin: a job that is given too little
-# time is killed and resubmitted, which costs more than waiting in the queue a little longer.
-SAFETY = 3
+# A job asks twice its planned time (never under MIN_RUNTIME_MIN minutes); a job the scheduler
+# stops at its limit is submitted again (the profile's retries), asking attempt x as much, and
+# from its second attempt on at least what its timed writes may take before their own limits
+# stop them (cases.write.limit_s): the retries are the stated margin beyond 2x.
+SAFETY = 2
 MIN_RUNTIME_MIN = 5
 
 
@@ -53,9 +56,9 @@ def _minutes(seconds: float, attempt: int) -> int:
 def generate_runtime_min(
     sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE, threads: int = 1
 ) -> int:
-    """Minutes for a generate job: the data, the timed writes, the query file; never less
-    than its writes may run before their limits stop them (``cases.write.limit_s``), so
-    that the scheduler does not kill a job the limits would have let finish."""
+    """Minutes for a generate job: the data, the timed writes, the query file; on a retry
+    never less than its writes may run before their limits stop them (``cases.write.limit_s``),
+    so that the scheduler does not stop again a job the limits would have let finish."""
     spec = backends.spec(backend)
     cache = write_cache_bytes(sweep, spec)
     seconds = rates.generate_seconds(sweep, layout, compression, threads, spec.encodes_chunks(compression), cache)
@@ -63,7 +66,12 @@ def generate_runtime_min(
     limits = case.limits(sweep, layout, compression, cache)
     limited = seconds - rates.write_case_seconds(sweep, layout, compression, cache)
     limited += case.repeats * sum(limits[strategy] for strategy, _ in case.variants())
-    return max(_minutes(seconds, attempt), math.ceil(limited / 60 + 1) * attempt)
+    return _with_limits(_minutes(seconds, attempt), limited, attempt)
+
+
+def _with_limits(minutes: int, limited_seconds: float, attempt: int) -> int:
+    """A retry's minutes: at least what the timed writes may take before their limits."""
+    return minutes if attempt == 1 else max(minutes, math.ceil(limited_seconds / 60 + 1) * attempt)
 
 
 def write_race_mem_mb(sweep, attempt: int = 1) -> int:
@@ -74,6 +82,13 @@ def write_race_mem_mb(sweep, attempt: int = 1) -> int:
 def write_race_runtime_min(sweep, filesystem, attempt: int = 1) -> int:
     """Minutes for the write race of a filesystem: at most every store's repeats beyond the
     minimum, each within its limit, and each store's data made again for each."""
+    seconds, limited = write_race_seconds(sweep, filesystem)
+    return _with_limits(_minutes(seconds, attempt), limited, attempt)
+
+
+def write_race_seconds(sweep, filesystem) -> tuple[float, float]:
+    """The write race's planned seconds (every extra repeat of every store, at most), and the
+    seconds its writes may take before their limits stop them."""
     case = sweep.write_case
     extra = case.repeats - case.min_repeats
     seconds = limited = 0.0
@@ -85,7 +100,7 @@ def write_race_runtime_min(sweep, filesystem, attempt: int = 1) -> int:
         seconds += extra * (per_repeat + sweep.raw_bytes / rates.MAKE_DATA_BYTES_PER_S)
         limits = case.limits(sweep, tf.layout, tf.compression, cache)
         limited += extra * sum(limits[strategy] for strategy, _ in case.variants())
-    return max(_minutes(seconds + rates.SECONDS_PER_JOB, attempt), math.ceil(limited / 60 + 1) * attempt)
+    return seconds + rates.SECONDS_PER_JOB, limited
 
 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE) -> int:
@@ -121,3 +136,139 @@ def aggregate_mem_mb(sweep, attempt: int = 1) -> int:
 def aggregate_runtime_min(sweep, attempt: int = 1) -> int:
     """Reading every record and summarizing: about 50,000 rows a second, interval by interval."""
     return _minutes(rates.aggregate_seconds(plan.measured_rows(sweep), len(sweep.test_files())), attempt)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What one measuring job asks of SLURM at its first attempt, beside its planned time."""
+
+    rule: str
+    where: str
+    planned_s: float
+    runtime_min: int
+    mem_mb: int
+    tasks: int = 1
+    nodes: int | None = None
+
+    def describe(self) -> str:
+        nodes = f", {self.nodes} nodes" if self.nodes else ""
+        return (
+            f"  {self.rule} {self.where}: {self.runtime_min} min (planned {self.planned_s / 60:.1f} min), "
+            f"{self.mem_mb} MB, {self.tasks} task{'s' if self.tasks > 1 else ''}{nodes}"
+        )
+
+
+def slurm_asks(sweep) -> list[Ask]:
+    """Every measuring job's first ask of SLURM (time, memory, tasks, nodes), from the same
+    functions its rule's resources call, with the time the plan gives it."""
+    from h5sweep.cases import CASE_SPECS
+
+    asks = []
+    for spec in CASE_SPECS:
+        if not spec.enabled(sweep):
+            continue
+        if spec.stage == "write":
+            for tf in sweep.test_files():
+                asks.append(
+                    Ask(
+                        "generate",
+                        _store_name(tf),
+                        spec.job_cost(sweep, tf, True)[0],
+                        generate_runtime_min(sweep, tf.layout, tf.compression, 1, tf.backend.name),
+                        generate_mem_mb(sweep, tf.layout),
+                    )
+                )
+        elif spec.stage == "query" and sweep.interleave:
+            for fs in sweep.filesystems:
+                mine = [tf for tf in sweep.test_files() if tf.filesystem.name == fs.name]
+                planned = sum(spec.job_cost(sweep, tf, True)[0] for tf in mine)
+                planned -= (len(mine) - 1) * rates.SECONDS_PER_JOB  # one job reads them all
+                asks.append(
+                    Ask(
+                        "query_interleaved",
+                        fs.name,
+                        planned,
+                        interleaved_query_runtime_min(sweep, fs),
+                        query_mem_mb(sweep),
+                    )
+                )
+        elif spec.stage == "query":
+            for tf in sweep.test_files():
+                asks.append(
+                    Ask(
+                        "query",
+                        _store_name(tf),
+                        spec.job_cost(sweep, tf, True)[0],
+                        query_runtime_min(sweep, tf.layout, tf.compression, 1, tf.backend.name),
+                        query_mem_mb(sweep),
+                    )
+                )
+        elif spec.scope == "store":
+            for tf in sweep.test_files():
+                if not spec.runs_on(tf):
+                    continue
+                tasks = spec.mpi_tasks(sweep) if spec.mpi_tasks else 1
+                per_node = spec.mpi_tasks_per_node(sweep)
+                asks.append(
+                    Ask(
+                        f"measure_{spec.name}",
+                        _store_name(tf),
+                        spec.job_cost(sweep, tf, True)[0],
+                        case_runtime_min(sweep, spec, tf),
+                        case_mem_mb(sweep, spec),
+                        tasks,
+                        -(-tasks // per_node) if per_node else None,
+                    )
+                )
+        else:
+            for fs in sweep.filesystems:
+                asks.append(
+                    Ask(
+                        f"measure_{spec.name}",
+                        fs.name,
+                        spec.job_cost(sweep, fs, True)[0],
+                        case_runtime_min(sweep, spec, fs),
+                        case_mem_mb(sweep, spec),
+                    )
+                )
+    if sweep.write_race:
+        for fs in sweep.filesystems:
+            asks.append(
+                Ask(
+                    "write_race",
+                    fs.name,
+                    write_race_seconds(sweep, fs)[0],
+                    write_race_runtime_min(sweep, fs),
+                    write_race_mem_mb(sweep),
+                )
+            )
+    return asks
+
+
+def _store_name(tf) -> str:
+    return f"{tf.filesystem.name}/{tf.backend.name}/{tf.layout.id}/{tf.compression.name}"
+
+
+ASKS_SHOWN = 40  # a larger grid is summed up per rule
+
+
+def describe_asks(sweep) -> str:
+    """What the measuring jobs ask of SLURM at their first attempt, each beside its planned
+    time (a retry asks attempt x as much); on a large grid, each rule's range."""
+    asks = slurm_asks(sweep)
+    head = (
+        f"h5sweep on SLURM: {len(asks)} measuring jobs, each asking {SAFETY}x its planned time (at least "
+        f"{MIN_RUNTIME_MIN} min; a retry asks attempt x as much, and at least its writes' limits); the profile "
+        "groups a store's jobs (or a filesystem's, interleaved) into one allocation asking their sum"
+    )
+    if len(asks) <= ASKS_SHOWN:
+        return "\n".join([head + ":", *(a.describe() for a in asks)])
+    lines = [head + ", per rule:"]
+    for rule in dict.fromkeys(a.rule for a in asks):
+        mine = [a for a in asks if a.rule == rule]
+        lines.append(
+            f"  {rule}: {len(mine)} jobs, {min(a.runtime_min for a in mine)}-{max(a.runtime_min for a in mine)} min, "
+            f"{min(a.mem_mb for a in mine)}-{max(a.mem_mb for a in mine)} MB, "
+            f"{max(a.tasks for a in mine)} tasks at most"
+        )
+    return "\n".join(lines)
