@@ -56,7 +56,9 @@ def check_plan(sweep):
     """Say what the sweep will cost (and on SLURM what each job asks); refuse one whose
     test files cannot fit on a disk."""
     slurm = on_slurm()
-    the_plan = plan.make_plan(sweep, parallel_jobs(), cluster=slurm or not workflow.local_exec)
+    the_plan = plan.make_plan(
+        sweep, parallel_jobs(), cluster=slurm or not workflow.local_exec
+    )
     logger.info(the_plan.describe())
     if slurm:
         logger.info(resources.describe_asks(sweep))
