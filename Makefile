@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
 
-.PHONY: install install-mpi sweep sweep-held test lint format dry-run report bench bench-plan bench-calibration bench-mpiio plan studies-plan docs
+.PHONY: install install-mpi sweep sweep-held test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio plan studies-plan docs
 
 install: $(STAMP)
 
@@ -56,7 +56,11 @@ report: install
 	$(BIN)/snakemake --cores 1 --report results/$$($(BIN)/python -c 'import yaml; print(yaml.safe_load(open("config/config.yaml"))["sweep"])')/report.html
 
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=30
+
+# the inner loop: every test but those that run Snakemake or SLURM for real (minutes)
+test-fast: install
+	$(BIN)/python -m pytest -m "not workflow and not slurm" --durations=15
 
 lint: install
 	$(BIN)/snakemake --lint
@@ -70,6 +74,11 @@ format: install
 
 bench: install
 	$(BIN)/python bench/run.py
+
+# the findings at the studies' size: the OpenMSI chunking study on this disk, each finding's
+# verdict beside the study's sentence (about an hour here)
+bench-findings: install
+	$(BIN)/python bench/findings.py
 
 # the plan's goals alone: planned over measured wall and job time (part of `make bench`)
 bench-plan: install

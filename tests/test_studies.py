@@ -4,6 +4,7 @@ every figure they plan."""
 
 import copy
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -130,14 +131,24 @@ def test_each_headers_plan_is_the_plan_within_15_percent(path):
         "largest": max(fs.largest_file_bytes for fs in the_plan.filesystems),
         "peak": max(fs.peak_bytes for fs in the_plan.filesystems),
     }
+    slurm = re.search(r"SLURM: at most (\d+) min per job", header)
+    if slurm:  # a config for a cluster: the longest job's ask of SLURM
+        from h5sweep.sweep import resources
+
+        computed["slurm"] = max(a.runtime_min for a in resources.slurm_asks(sweep))
+        found = {**found.groupdict(), "slurm": f"{slurm[1]} min"}
     for key, value in computed.items():
-        said = _amount(found[key])
+        said = _amount(found[key]) / (60 if key == "slurm" else 1)
         assert abs(said - value) <= 0.15 * value, f"{path.name}: header {key} {found[key]}, plan {value:.4g}"
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("path", STUDIES, ids=_name)
+@pytest.mark.parametrize("path", STUDIES + sorted((REPO / "examples").glob("*/config.yaml")), ids=_name)
 def test_every_study_config_dry_runs_with_its_plan(workflow, path):
+    """Every study config and every example plans as shipped (an example with its shipped
+    recording of its program's reads)."""
+    if path.parts[-3] == "examples":
+        shutil.copytree(REPO / "examples", workflow.root / "examples")
     dry = workflow.run("-n", "--configfile", str(path.relative_to(REPO)), check=True)
     assert "h5sweep plan:" in dry.stdout + dry.stderr
     assert not (workflow.root / "results" / yaml.safe_load(path.read_text())["sweep"] / "summary.csv").exists()
