@@ -163,22 +163,24 @@ def slurm_asks(sweep) -> list[Ask]:
     functions its rule's resources call, with the time the plan gives it."""
     from h5sweep.cases import CASE_SPECS
 
+    # the jobs of the write and read cases, one per test store: their rule, time and memory
+    per_store = {
+        "write": (
+            "generate",
+            lambda tf: generate_runtime_min(sweep, tf.layout, tf.compression, 1, tf.backend.name),
+            lambda tf: generate_mem_mb(sweep, tf.layout),
+        ),
+        "query": (
+            "query",
+            lambda tf: query_runtime_min(sweep, tf.layout, tf.compression, 1, tf.backend.name),
+            lambda tf: query_mem_mb(sweep),
+        ),
+    }
     asks = []
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
             continue
-        if spec.stage == "write":
-            for tf in sweep.test_files():
-                asks.append(
-                    Ask(
-                        "generate",
-                        _store_name(tf),
-                        spec.job_cost(sweep, tf, True)[0],
-                        generate_runtime_min(sweep, tf.layout, tf.compression, 1, tf.backend.name),
-                        generate_mem_mb(sweep, tf.layout),
-                    )
-                )
-        elif spec.stage == "query" and sweep.interleave:
+        if spec.stage == "query" and sweep.interleave:
             for fs in sweep.filesystems:
                 mine = [tf for tf in sweep.test_files() if tf.filesystem.name == fs.name]
                 planned = sum(spec.job_cost(sweep, tf, True)[0] for tf in mine)
@@ -192,17 +194,11 @@ def slurm_asks(sweep) -> list[Ask]:
                         query_mem_mb(sweep),
                     )
                 )
-        elif spec.stage == "query":
+        elif spec.stage in per_store:
+            rule, runtime, mem = per_store[spec.stage]
             for tf in sweep.test_files():
-                asks.append(
-                    Ask(
-                        "query",
-                        _store_name(tf),
-                        spec.job_cost(sweep, tf, True)[0],
-                        query_runtime_min(sweep, tf.layout, tf.compression, 1, tf.backend.name),
-                        query_mem_mb(sweep),
-                    )
-                )
+                planned = spec.job_cost(sweep, tf, True)[0]
+                asks.append(Ask(rule, _store_name(tf), planned, runtime(tf), mem(tf)))
         elif spec.scope == "store":
             for tf in sweep.test_files():
                 if not spec.runs_on(tf):
