@@ -18,7 +18,7 @@ rule measure_store_case:
         case=own_job_cases("store"),
     priority: 10
     group:
-        "measure"
+        MEASURE_GROUP
     conda:
         "../workflow/envs/h5sweep.yaml"
     threads: case_threads

@@ -90,6 +90,10 @@ def check_plan(sweep):
 
 
 SWEEP = checked_sweep(config)
+# The measuring jobs' group: on SLURM a store's jobs (a filesystem's, interleaved) run in one
+# allocation (profiles/slurm's group-components); locally Snakemake runs no group as one, and
+# a group of a grid's every job makes its scheduling quadratic: none.
+MEASURE_GROUP = "measure" if on_slurm() or not workflow.is_main_process else None
 RESULTS = f"results/{SWEEP.name}"
 # the report's captions (a case package may keep its figures' captions beside them)
 REPORT_DIR = Path(workflow.basedir) / "workflow" / "report"

@@ -21,7 +21,7 @@ for fs in SWEEP.filesystems:
             log:
                 f"{RESULTS}/logs/generate/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
             group:
-                "measure"
+                MEASURE_GROUP
             conda:
                 "../workflow/envs/h5sweep.yaml"
             resources:
@@ -48,7 +48,7 @@ rule write_race:
     log:
         f"{RESULTS}/logs/generate/{{filesystem}}/write-race.log",
     group:
-        "measure"
+        MEASURE_GROUP
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:

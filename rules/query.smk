@@ -15,7 +15,7 @@ rule query:
     # Query a store as soon as it exists, before generating more: bounds disk use.
     priority: 10
     group:
-        "measure"
+        MEASURE_GROUP
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
@@ -43,7 +43,7 @@ rule query_interleaved:
         f"{RESULTS}/logs/query/{{filesystem}}/interleaved.log",
     priority: 10
     group:
-        "measure"
+        MEASURE_GROUP
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
