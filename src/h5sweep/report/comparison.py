@@ -109,7 +109,10 @@ def plot_parallel_sizes(runs, out) -> None:
                     linestyle="-" if size == max(sizes) else "--",
                     label=f"{mode}, {size:,} elements",
                 )
-        ax.set(xlabel="processes", ylabel="bandwidth [MB/s] (best pass)", yscale="log")
+        values = part[PC.BYTES_PER_S_MAX].dropna()
+        spread = values.max() / values.min() if len(values) and values.min() > 0 else 1.0
+        ax.set(xlabel="processes", ylabel="bandwidth [MB/s] (best pass)", yscale="log" if spread > 10 else "linear")
+        ax.set_xticks(sorted(set(part[PC.PROCESSES])))
         ax.set_title(f"{operation}, {kind}", fontsize=9)
         ax.legend(fontsize=7)
     if not panels:
