@@ -43,7 +43,7 @@ def test_two_real_sweeps_on_disk_and_in_memory_give_one_minimax_layout(tmp_path)
     assert sorted(name.split(":")[0] for name in set(table["system"])) == ["alpha", "beta"]
     if os.path.isdir("/dev/shm"):
         assert "tmpfs" in set(table["fs_type"]) and table["fs_type"].nunique() == 2
-    stores = table.drop_duplicates(["backend", "layout_id", "compression"])
+    stores = table.drop_duplicates(["backend", "layout_id", "compression", "read_option"])
     assert len(stores) == 5 and stores["minimax"].sum() == 1
     chosen = stores[stores["minimax"]].iloc[0]
     assert chosen["max_regret"] == stores["max_regret"].min() >= 1.0
