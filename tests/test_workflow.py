@@ -623,8 +623,8 @@ def test_every_sweep_checks_the_studies_findings(finished):
     results = wf.root / "results" / "tiny"
     table = pd.read_csv(results / "findings.csv")
     for filesystem, group in table.groupby("filesystem"):
-        assert len(group) >= 16, filesystem
-        assert set(group["verdict"]) <= {"holds", "does not hold", "not measured"}
-        assert (group["verdict"] == "holds").any()
+        assert len(group) == 25, filesystem
+        assert set(group["verdict"]) <= {"holds", "does not hold", "inconclusive", "not measured"}
+        assert group["verdict"].isin(["holds", "does not hold"]).any()  # the tiny sweep decides some
     assert set(table["filesystem"]) == set(config["filesystems"])
     assert (results / "findings.md").read_text().startswith("# Findings of the studies")
