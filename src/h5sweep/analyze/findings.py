@@ -105,6 +105,12 @@ def above(low: float, high: float, threshold: float) -> bool | None:
     return None
 
 
+def below(low: float, high: float, threshold: float) -> bool | None:
+    """Whether an interval lies wholly below ``threshold`` (True), wholly at or above it
+    (False), or admits both (None)."""
+    return above(-high, -low, -threshold)
+
+
 def majority(states: list[bool | None]) -> bool | None:
     """A claim about most cases: True where more than half are surely so, False where at
     least half are surely not, None otherwise."""
@@ -255,7 +261,7 @@ def _chunking_helps_subcubes(s, shape) -> Result:
     chunked = _chunked(rows).dropna(subset=[C.RATIO_CI_LOW])
     if _contiguous(rows).empty or chunked.empty:
         return None
-    states = [above(-r[C.RATIO_CI_HIGH], -r[C.RATIO_CI_LOW], -1.0) for _, r in chunked.iterrows()]
+    states = [below(r[C.RATIO_CI_LOW], r[C.RATIO_CI_HIGH], 1.0) for _, r in chunked.iterrows()]
     return majority(states), f"chunked sub-cube medians faster than contiguous: {_counts(states)}"
 
 
@@ -385,7 +391,7 @@ def _slow_axis(s, shape) -> Result:
         return None
     best = chunked.sort_values(C.RATIO_TO_CONTIGUOUS).iloc[0]
     # "substantially improve": the best chunking at most half contiguous's time
-    verdict = above(-best[C.RATIO_CI_HIGH], -best[C.RATIO_CI_LOW], -0.5)
+    verdict = below(best[C.RATIO_CI_LOW], best[C.RATIO_CI_HIGH], 0.5)
     return verdict, f"best chunked {case}: {_name(best)} {_ratio(best)} of contiguous"
 
 
