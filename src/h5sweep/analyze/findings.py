@@ -209,13 +209,20 @@ def _one_by_one_128(s, shape) -> Result:
     return (True if mine > 1.05 * others else None), sizes
 
 
-def _contiguous_best_spectra(s, shape) -> Result:
-    rows = _reads(s, "spectra")
-    chunked = _chunked(rows).dropna(subset=[C.RATIO_CI_LOW])
-    if _contiguous(rows).empty or chunked.empty:
-        return None
-    states = [above(r[C.RATIO_CI_LOW], r[C.RATIO_CI_HIGH], 1.0) for _, r in chunked.iterrows()]
-    return majority(states), f"chunked spectra medians slower than contiguous: {_counts(states)}"
+def _against_contiguous(case: str, slower: bool, words: str):
+    """A check that most chunked stores read ``case`` surely slower (or faster) than
+    contiguous: the paired ratio's interval above (below) 1."""
+
+    def check(s, shape) -> Result:
+        rows = _reads(s, case)
+        chunked = _chunked(rows).dropna(subset=[C.RATIO_CI_LOW])
+        if _contiguous(rows).empty or chunked.empty:
+            return None
+        side = above if slower else below
+        states = [side(r[C.RATIO_CI_LOW], r[C.RATIO_CI_HIGH], 1.0) for _, r in chunked.iterrows()]
+        return majority(states), f"{words}: {_counts(states)}"
+
+    return check
 
 
 def _best_slice_chunks(s, shape) -> Result:
@@ -254,15 +261,6 @@ def _slices_slower(s, shape) -> Result:
     return majority(
         states
     ), f"z-slices slower than spectra: {_counts(states)} stores; spectra select {data:.2g}x the slices' bytes"
-
-
-def _chunking_helps_subcubes(s, shape) -> Result:
-    rows = _reads(s, "subcube")
-    chunked = _chunked(rows).dropna(subset=[C.RATIO_CI_LOW])
-    if _contiguous(rows).empty or chunked.empty:
-        return None
-    states = [below(r[C.RATIO_CI_LOW], r[C.RATIO_CI_HIGH], 1.0) for _, r in chunked.iterrows()]
-    return majority(states), f"chunked sub-cube medians faster than contiguous: {_counts(states)}"
 
 
 def _by_level(s) -> pd.DataFrame:
@@ -681,7 +679,7 @@ FINDINGS: list[Finding] = [
         "most chunked stores read 5x5 spectra surely slower than contiguous (median ratio's interval above 1)",
         "cases.spectra, layouts.contiguous and chunks",
         STUDIES + "openmsi/chunking.yaml",
-        _contiguous_best_spectra,
+        _against_contiguous("spectra", True, "chunked spectra medians slower than contiguous"),
     ),
     Finding(
         "best-slice-chunks",
@@ -719,7 +717,7 @@ FINDINGS: list[Finding] = [
         "most chunked stores read 5x5x1000 sub-cubes surely faster than contiguous (ratio's interval below 1)",
         "cases.subcube, layouts.contiguous and chunks",
         STUDIES + "openmsi/chunking.yaml",
-        _chunking_helps_subcubes,
+        _against_contiguous("subcube", False, "chunked sub-cube medians faster than contiguous"),
     ),
     Finding(
         "gzip-levels-size",
