@@ -321,8 +321,9 @@ def markdown(
         lines += [f"## {filesystem} ({', '.join(sorted(set(group[C.BACKEND])))})", ""]
         head, cases = _ranking_head(group)
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        name_of = namer(group)
         for _, row in group.iterrows():
-            lines.append("| " + " | ".join(_cells(row, cases, namer(group))) + " |")
+            lines.append("| " + " | ".join(_cells(row, cases, name_of)) + " |")
         lines.append("")
     return "\n".join(lines) + parallel
 
@@ -401,8 +402,9 @@ def restructured(
         lines += [title, "-" * len(title), "", ".. list-table::", "   :header-rows: 1", ""]
         head, cases = _ranking_head(group)
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
+        name_of = namer(group)
         for _, row in group.iterrows():
-            cells = [c or " " for c in _cells(row, cases, namer(group))]
+            cells = [c or " " for c in _cells(row, cases, name_of)]
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
     return "\n".join(lines) + parallel
