@@ -21,6 +21,7 @@ from h5sweep.cases import (
     OWN_JOB_CASES,
     case_spec,
     figure_names,
+    figures_by_kind,
 )
 from h5sweep.cases.parallel import missing_mpi_environment
 from h5sweep.sweep.config import load_schema
@@ -286,14 +287,23 @@ def aggregate_runtime(wildcards, attempt):
     return resources.aggregate_runtime_min(SWEEP, attempt)
 
 
-# A figure reads the summary (one row per store, case and variant) and draws one PNG.
+# A plot job reads the summary (one row per store, case and variant) and draws each figure
+# of its kind, one after another.
 PLOT_MEM_MB = 1000
-PLOT_RUNTIME_MIN = 5
+
+
+def plot_runtime(figures):
+    return 5 + figures // 10
 
 
 def figures():
-    """Every figure the sweep's cases draw, per filesystem."""
+    """Every figure the sweep draws."""
     return [f"{RESULTS}/plots/{name}.png" for name in figure_names(SWEEP)]
+
+
+def figure_caption(name):
+    """A figure's caption, rendered by its plot job (absolute: the report reads it)."""
+    return os.path.abspath(f"{RESULTS}/captions/{name}.rst")
 
 
 def figure_inputs(figure):

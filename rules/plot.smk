@@ -1,31 +1,39 @@
-# plot: one rule per kind of figure, generated from the case specs (h5sweep.cases.FIGURES);
-# each draws one PNG from the typed summary (or the reads, or the recommendation) into the
-# report, with its caption.
+# plot: one job per kind of figure (h5sweep.cases.FIGURES, from the case specs) that the
+# sweep draws (config `figures`), drawing every figure of the kind from the typed summary (or
+# the reads, or the recommendation) into the report. Each figure's caption is rendered by the
+# job for that figure's own case and filesystem (results/<sweep>/captions/).
 
 
-for figure in FIGURES.values():
+for kind, drawn in figures_by_kind(SWEEP).items():
+    figure = FIGURES[kind]
 
     rule:
         name:
-            f"plot_{figure.kind}"
+            f"plot_{kind}"
         input:
             **figure_inputs(figure),
         output:
-            report(
-                f"{RESULTS}/plots/{figure.pattern}.png",
-                caption=str(figure.caption_file(REPORT_DIR)),
-                category=figure.category,
-                labels=figure.report_labels(),
-            ),
+            figures=[
+                report(
+                    f"{RESULTS}/plots/{name}.png",
+                    caption=figure_caption(name),
+                    category=figure.category,
+                    labels=figure.report_labels(values),
+                )
+                for name, values in drawn
+            ],
+            captions=[figure_caption(name) for name, _ in drawn],
         log:
-            f"{RESULTS}/logs/plot/{figure.pattern}.log",
+            f"{RESULTS}/logs/plot/{kind}.log",
         localrule: True
         conda:
             "../workflow/envs/h5sweep.yaml"
         resources:
             mem_mb=PLOT_MEM_MB,
-            runtime=PLOT_RUNTIME_MIN,
+            runtime=plot_runtime(len(drawn)),
         params:
-            figure=figure.kind,
+            figure=kind,
+            wildcards=[values for _, values in drawn],
+            template=str(figure.caption_file(REPORT_DIR)),
         script:
             "../workflow/scripts/plot.py"

@@ -10,7 +10,7 @@ from conftest import tiny_config
 
 from h5sweep.analyze.aggregate import aggregate
 from h5sweep.analyze.recommend import recommend
-from h5sweep.cases import FIGURE_INPUTS, FIGURES, figure_names
+from h5sweep.cases import FIGURE_INPUTS, FIGURES, figures_by_kind
 from h5sweep.report.draw import draw
 from h5sweep.sweep import settings
 from h5sweep.sweep.model import load_sweep
@@ -70,29 +70,11 @@ def test_degenerate_results_draw_every_planned_figure(measured, tmp_path, cut):
         str(tmp_path / "recommendation.md"),
     )
     drawn = []
-    for name in figure_names(sweep):
-        kind, wildcards = _parsed(name)
-        png = tmp_path / "plots" / f"{name}.png"
-        png.parent.mkdir(exist_ok=True)
-        draw(kind, {i: str(out[i]) for i in FIGURES[kind].inputs}, wildcards, str(png))
-        assert png.stat().st_size > 0, name
-        drawn.append(name)
+    for kind, figures in figures_by_kind(sweep).items():
+        for name, wildcards in figures:
+            png = tmp_path / "plots" / f"{name}.png"
+            png.parent.mkdir(exist_ok=True)
+            draw(kind, {i: str(out[i]) for i in FIGURES[kind].inputs}, wildcards, str(png))
+            assert png.stat().st_size > 0, name
+            drawn.append(name)
     assert len(drawn) >= 8 and "recommendation.md" in {p.name for p in Path(tmp_path).iterdir()}
-
-
-def _parsed(name: str) -> tuple[str, dict]:
-    """The figure kind and wildcards of a figure's file name (``bars-slice-disk``)."""
-    for kind, figure in FIGURES.items():
-        parts = figure.pattern.split("-")
-        found = name.split("-")
-        if len(parts) != len(found):
-            continue
-        values = {}
-        for part, value in zip(parts, found, strict=True):
-            if part.startswith("{"):
-                values[part.strip("{}")] = value
-            elif part != value:
-                break
-        else:
-            return kind, values
-    raise AssertionError(f"no figure kind draws {name}")

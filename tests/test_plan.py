@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.cases import figure_names
+from h5sweep.cases import figure_names, figures_by_kind
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
+from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
 from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
 from h5sweep.sweep.model import load_sweep
@@ -45,11 +46,16 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     # two jobs share the cores, but timed windows run one at a time: a plan, not a measurement
     assert one.measuring_wall_seconds == one.job_seconds
     assert two.measuring_wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
-    # then the aggregate alone, and the recommendation and one job per figure side by side
-    figures = len(figure_names(sweep))
-    assert two.finishing_jobs == figures + 3  # the aggregate, the recommendation, the findings
+    # then the aggregate alone, and the recommendation and one job per kind of figure side by side
+    kinds = figures_by_kind(sweep)
+    assert two.finishing_jobs == len(kinds) + 3  # the aggregate, the recommendation, the findings
+    assert sum(map(len, kinds.values())) == len(figure_names(sweep)) > len(kinds)
     stores = len(sweep.test_files())
-    drawing = rates.recommend_seconds(stores) + rates.findings_seconds() + figures * rates.figure_seconds(stores)
+    drawing = (
+        rates.recommend_seconds(stores)
+        + rates.findings_seconds()
+        + sum(rates.figure_seconds(len(drawn), stores) for drawn in kinds.values())
+    )
     assert two.finishing_seconds == pytest.approx(two.aggregate_seconds + drawing)
     assert two.wall_seconds == pytest.approx(
         rates.WORKFLOW_START_S + two.measuring_wall_seconds + two.aggregate_seconds + drawing / 2
@@ -57,7 +63,7 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert two.total_job_seconds == pytest.approx(two.job_seconds + two.finishing_seconds)
     text = two.describe()
     assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
-    assert f"{figures + 3} jobs for the tables and figures" in text
+    assert f"{len(kinds) + 3} jobs for the tables and figures" in text
 
 
 def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
@@ -232,3 +238,22 @@ def test_under_a_scheduler_the_mpi_jobs_are_planned_side_by_side():
     assert local.exclusive_seconds == pytest.approx(sum(mpi))  # one after another, alone
     assert slurm.measuring_wall_seconds == pytest.approx(max(mpi))  # side by side
     assert slurm.job_seconds == local.job_seconds
+
+
+def test_each_kind_of_figure_is_one_job_and_the_config_chooses_the_kinds(tmp_path):
+    """A plot job per kind draws each of its figures, named with its case and filesystem; the
+    config's ``figures`` draws every kind, none, or the ones listed, and refuses an unknown one."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk"), "tmpfs": str(tmp_path / "other")}
+    kinds = figures_by_kind(load_sweep(config))
+    assert ("bars-slice-tmpfs", {"case": "slice", "filesystem": "tmpfs"}) in kinds["case_bars"]
+    assert len(kinds["case_bars"]) == len(kinds["heatmaps"]) == 6 and kinds["file_sizes"] == [("file-sizes", {})]
+    assert ("mix-disk", {"filesystem": "disk"}) in kinds["mix"]
+    names = [name for drawn in kinds.values() for name, _ in drawn]
+    assert len(names) == len(set(names)) == len(figure_names(load_sweep(config)))
+
+    assert figures_by_kind(load_sweep({**config, "figures": False})) == {}
+    chosen = figures_by_kind(load_sweep({**config, "figures": ["mix", "heatmaps"]}))
+    assert chosen == {"heatmaps": kinds["heatmaps"], "mix": kinds["mix"]}
+    with pytest.raises(ConfigError, match="figures.*'bars'.*not a kind of figure.*case_bars"):
+        load_sweep({**config, "figures": ["mix", "bars"]})

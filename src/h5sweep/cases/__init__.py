@@ -50,16 +50,50 @@ OWN_JOB_CASES = {
 }
 
 
-def figure_names(sweep) -> list[str]:
-    """Every figure the sweep's cases draw (file names without ``.png``), per filesystem."""
+def figure_kinds_from_config(value) -> frozenset[str] | None:
+    """The kinds of figure the config's ``figures`` asks for: None for every kind (true), an
+    empty set for none (false), else the listed kinds, each checked against the registry."""
+    if value is True:
+        return None
+    if value is False:
+        return frozenset()
+    unknown = [kind for kind in value if kind not in FIGURES]
+    if unknown:
+        raise ConfigError("figures", unknown[0], f"not a kind of figure (known: {', '.join(sorted(FIGURES))})")
+    return frozenset(value)
+
+
+def figures_by_kind(sweep) -> dict[str, list[tuple[str, dict[str, str]]]]:
+    """Every figure the sweep draws, by kind (each kind is drawn in one job): its name (the
+    file name without ``.png``) and the values of its pattern's wildcards (``case``,
+    ``filesystem``), which its caption is rendered with."""
+    wanted = figure_kinds_from_config(sweep.config.get("figures", True))
+    filesystems = [fs.name for fs in sweep.filesystems]
     names = [
-        name.format(filesystem=fs.name)
-        for fs in sweep.filesystems
+        name.format(filesystem=fs)
+        for fs in filesystems
         for spec in CASE_SPECS
         if spec.enabled(sweep)
         for name in spec.figures(sweep)
     ]
-    return list(dict.fromkeys(names))
+    drawn: dict[str, list[tuple[str, dict[str, str]]]] = {}
+    for name in dict.fromkeys(names):
+        matches = [
+            (kind, values)
+            for kind, figure in FIGURES.items()
+            if (values := figure.match(name, filesystems)) is not None
+        ]
+        if len(matches) != 1:
+            raise ValueError(f"figure {name!r} is of {len(matches)} kinds: {[kind for kind, _ in matches]}")
+        kind, values = matches[0]
+        if wanted is None or kind in wanted:
+            drawn.setdefault(kind, []).append((name, values))
+    return drawn
+
+
+def figure_names(sweep) -> list[str]:
+    """Every figure the sweep draws (file names without ``.png``)."""
+    return [name for drawn in figures_by_kind(sweep).values() for name, _ in drawn]
 
 
 def case_spec(name: str) -> CaseSpec:
@@ -119,7 +153,9 @@ __all__ = [
     "Figure",
     "OWN_JOB_CASES",
     "case_spec",
+    "figure_kinds_from_config",
     "figure_names",
+    "figures_by_kind",
     "CaseSpec",
     "VARIANT_COLUMNS",
     "CASE_NAMES",

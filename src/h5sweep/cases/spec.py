@@ -42,7 +42,8 @@ FIGURE_INPUTS = {
 @dataclass(frozen=True)
 class Figure:
     """One kind of figure: drawn by ``plot_<kind>`` (in ``module``, else in the report) into
-    ``plots/<pattern>.png``, whose wildcards (``{case}``, ``{filesystem}``) its rule has."""
+    ``plots/<pattern>.png``, one per value of its wildcards (``{case}``, ``{filesystem}``). Its
+    rule's one job draws every figure of the kind, its caption rendered for each."""
 
     kind: str
     pattern: str
@@ -62,6 +63,19 @@ class Figure:
         """The figure's name with the given wildcards filled in (the others kept as ``{w}``)."""
         return self.pattern.format(**{w: values.get(w, "{" + w + "}") for w in self.wildcards})
 
+    def match(self, name: str, filesystems: list[str]) -> dict[str, str] | None:
+        """The values of this kind's wildcards if ``name`` is one of its figures, else None
+        (a filesystem is one of ``filesystems``; a case a registered case name's form)."""
+        import re
+
+        parts = re.split(r"(\{case\}|\{filesystem\})", self.pattern)
+        groups = {
+            "{case}": r"(?P<case>[a-z][a-z0-9_]*)",
+            "{filesystem}": "(?P<filesystem>" + "|".join(map(re.escape, filesystems)) + ")",
+        }
+        found = re.fullmatch("".join(groups.get(part, re.escape(part)) for part in parts), name)
+        return None if found is None else found.groupdict()
+
     def caption_file(self, report_dir):
         """Its caption: ``<caption or kind>.rst`` beside the module that draws it, where the case
         package keeps it there, else in ``report_dir`` (``workflow/report``)."""
@@ -76,8 +90,9 @@ class Figure:
                 return beside
         return Path(report_dir) / name
 
-    def report_labels(self) -> dict:
-        return {**dict(self.labels), **{w: "{" + w + "}" for w in self.wildcards}}
+    def report_labels(self, values: dict[str, str]) -> dict:
+        """Its labels in the report: its own, and its wildcards' values."""
+        return {**dict(self.labels), **values}
 
 
 # A case's variants side by side (read options and policies, write strategies and fill times).

@@ -30,8 +30,10 @@ SECONDS_PER_DATASET = 2e-4  # creating or opening one small dataset
 # The jobs after the measurements and the workflow's own start (Snakemake reading the
 # workflow and building its graph, the plan included)
 WORKFLOW_START_S = 3.0
-# A plot job: Python, matplotlib and the summary, then each store's bars or points
-SECONDS_PER_FIGURE = 0.75
+# A plot job (one per kind of figure): Python, matplotlib and the summary, then each of its
+# figures, and in a figure each store's bars or points
+SECONDS_PER_PLOT_JOB = 0.9
+SECONDS_PER_FIGURE = 0.3
 SECONDS_PER_FIGURE_STORE = 0.01
 SECONDS_PER_TABLE_JOB = 0.5  # the aggregate or the recommendation job, before its work
 SECONDS_PER_RANKED_STORE = 0.02  # the recommendation's paired bootstrap of one store
@@ -54,9 +56,9 @@ def findings_seconds() -> float:
     return SECONDS_PER_TABLE_JOB
 
 
-def figure_seconds(stores: int) -> float:
-    """One plot job."""
-    return SECONDS_PER_FIGURE + stores * SECONDS_PER_FIGURE_STORE
+def figure_seconds(figures: int, stores: int) -> float:
+    """One plot job, drawing ``figures`` figures of one kind."""
+    return SECONDS_PER_PLOT_JOB + figures * (SECONDS_PER_FIGURE + stores * SECONDS_PER_FIGURE_STORE)
 
 
 def write_rate(compression) -> float:

@@ -1,4 +1,5 @@
-"""Draw one figure of the workflow by its kind (a plot rule's ``figure`` parameter)."""
+"""Draw the workflow's figures by kind (a plot rule's ``figure`` parameter), each with its
+caption rendered for it."""
 
 from __future__ import annotations
 
@@ -48,3 +49,26 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
         filters = [(C.CASE, "==", wildcards[C.CASE]), (C.FILESYSTEM, "==", wildcards[C.FILESYSTEM])]
         extra["measurements"] = pd.read_parquet(inputs["measurements"], columns=columns, filters=filters)
     getattr(_drawn_by(figure), f"plot_{figure}")(summary, **wildcards, out=out, **extra)
+
+
+def draw_kind(figure: str, inputs: dict, figures: list[tuple[dict, str, str]], template: str, config: dict) -> None:
+    """Draw every figure of one kind (``figures``: its wildcards' values, its PNG and its
+    caption's path) and render the kind's caption ``template`` for each."""
+    for wildcards, out, caption in figures:
+        draw(figure, inputs, wildcards, out)
+        render_caption(template, wildcards, config, caption)
+
+
+def render_caption(template: str, wildcards: dict, config: dict, out: str) -> None:
+    """A figure's caption: the kind's template (reStructuredText with Jinja2, as Snakemake's
+    report renders a caption) filled in with the figure's own wildcards and the config."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import jinja2
+
+    text = Path(template).read_text(encoding="utf-8")
+    context = SimpleNamespace(wildcards=SimpleNamespace(**wildcards), config=config)
+    rendered = jinja2.Template(text, undefined=jinja2.StrictUndefined).render(snakemake=context)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(rendered + "\n", encoding="utf-8")

@@ -22,6 +22,7 @@ from h5sweep.cases import (
     OPTIONAL_CASES,
     ReadCase,
     WriteCase,
+    figure_kinds_from_config,
     optional_case_from_config,
     read_cases_from_config,
     write_case_from_config,
@@ -169,6 +170,7 @@ class Sweep:
             for comp in _compressions_for(layout, compressions, donor_compressions)
             if backend.stores(layout, comp)
         ]
+        figure_kinds_from_config(config.get("figures", True))  # checked now
         grid = SimpleNamespace(shape=shape, compressions=compressions, stores=stores)
         for spec in CASE_SPECS:  # each case's refusals that need the grid
             if optional.get(spec.name) is not None and spec.check_grid is not None:

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from h5sweep import backends, host
-from h5sweep.cases import CASE_SPECS, figure_names
+from h5sweep.cases import CASE_SPECS, figures_by_kind
 from h5sweep.measure import rates, settle
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import device_of, device_reads_counted, free_bytes, mount_info
@@ -89,7 +89,7 @@ class Plan:
     cluster: bool = False
     longest_job_seconds: float = 0.0
     # the jobs after the measurements: the aggregate (first, alone), then the recommendation
-    # and one job per figure, sharing the cores
+    # and one job per kind of figure, sharing the cores
     finishing_jobs: int = 0
     finishing_seconds: float = 0.0
     aggregate_seconds: float = 0.0
@@ -162,7 +162,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
     results_dev = device_of(results_dir)
     aggregate = rates.aggregate_seconds(rows, len(files))
-    figures = len(figure_names(sweep))
+    kinds = figures_by_kind(sweep)
     plan = Plan(
         parallel_jobs=max(1, parallel_jobs),
         jobs=jobs,
@@ -171,11 +171,11 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         exclusive_seconds=exclusive,
         cluster=cluster,
         longest_job_seconds=longest,
-        finishing_jobs=3 + figures,  # the aggregate, the recommendation, the findings and the figures
+        finishing_jobs=3 + len(kinds),  # the aggregate, the recommendation, the findings, a job per kind of figure
         finishing_seconds=aggregate
         + rates.recommend_seconds(len(files))
         + rates.findings_seconds()
-        + figures * rates.figure_seconds(len(files)),
+        + sum(rates.figure_seconds(len(drawn), len(files)) for drawn in kinds.values()),
         aggregate_seconds=aggregate,
     )
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
