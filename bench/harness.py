@@ -817,6 +817,16 @@ def median_ratio(numerators: list[float], denominators: list[float]) -> float:
     return statistics.median(numerators) / statistics.median(denominators)
 
 
+# the careful loop and the default sweep, run in turn this many times
+NAIVE_PAIRS = 3
+
+
+def paired_ratios(numerators: list[float], denominators: list[float]) -> dict:
+    """Each interleaved pair's ratio, with their median and range."""
+    samples = [a / b for a, b in zip(numerators, denominators, strict=True)]
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "samples": samples}
+
+
 def racing_figures(with_racing: list[dict], without: dict) -> dict:
     """Racing's goals: the reads of a raced run against a run reading every store to the end,
     the recommendation of each raced run against that run's, and the two raced runs' own
@@ -983,7 +993,12 @@ GOALS = [
         (1.0, None),
         "racing, two runs back to back: groups whose best layouts agree",
     ),
-    ("racing", "ratio_wall_vs_naive", (None, 1.5), "racing: the default sweep's wall time over the naive loop's"),
+    (
+        "racing",
+        "ratio_wall_vs_naive",
+        (None, 1.2),
+        "the default sweep's wall time over the careful loop's (interleaved pairs)",
+    ),
     ("sweep", "overlapping_timed_windows", (0, 0), "timed windows of the default sweep overlapping another"),
     ("sweep", "timed_window_share_of_wall", (0.7, None), "share of the default sweep's wall time in timed windows"),
     (

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--racing-only",
         action="store_true",
-        help="only racing's goals: the default sweep twice with racing, once without, the naive loop twice",
+        help="only racing's goals and the careful loop: the loop and the sweep in turn 3 times, once without racing",
     )
     parser.add_argument("--samples", type=int, default=bench.SAMPLES, help="interleaved samples per ratio")
     parser.add_argument(
@@ -179,14 +179,15 @@ def measure(args) -> dict:
 
 
 def racing(args) -> dict:
-    """Racing against reading everything, and h5sweep against a naive loop: the default sweep
-    and the loop in turn, twice each (their wall times side by side, each one's verdict over
-    its two runs), then the sweep once with ``race: false`` (reads and recommendation)."""
+    """Racing against reading everything, and h5sweep against the careful loop: the loop and
+    the default sweep in turn, ``NAIVE_PAIRS`` times (each pair's ratio of wall times; each
+    one's verdict over its first two runs), then the sweep once with ``race: false`` (reads
+    and recommendation)."""
     import yaml
 
     config, scratch = Path(args.config), Path(args.dir)
     loops, sweeps = [], []
-    for k in (1, 2):
+    for k in range(1, bench.NAIVE_PAIRS + 1):  # interleaved pairs: the loop, then the sweep
         loops.append(naive.naive_loop(config, scratch / f"naive-{k}"))
         print(f"naive loop {k}: {loops[-1]['wall_s']:.0f} s", flush=True)
         sweeps.append(bench.bench_sweep(REPO, scratch / f"sweep-race-{k}", config, args.cores, f"bench-race-{k}"))
@@ -197,7 +198,7 @@ def racing(args) -> dict:
     print(f"sweep without racing: {off['sweep_wall_s']:.0f} s", flush=True)
     found = bench.racing_figures(sweeps, off)
     found["naive_wall_s"] = [loop["wall_s"] for loop in loops]
-    found["ratio_wall_vs_naive"] = bench.median_ratio([s["sweep_wall_s"] for s in sweeps], found["naive_wall_s"])
+    found["ratio_wall_vs_naive"] = bench.paired_ratios([s["sweep_wall_s"] for s in sweeps], found["naive_wall_s"])
     own = naive.loops_agree(*loops)
     found["naive_share_groups_best_agree"], found["naive_min_spearman"] = (
         own["share_groups_best_agree"],

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,31 @@ REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SNAKEMAKE = str(BIN / "snakemake")
 WORKFLOW_PARTS = ["Snakefile", "rules", "workflow", "config", "profiles"]
+
+# Tests run in parallel (pytest-xdist, `make test`): each worker's sweeps share measurement
+# windows among themselves (a window of a sweep never overlaps its own heavy work), not with
+# the other worker's, whose sweeps are other sweeps.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _locks = Path(tempfile.gettempdir()) / f"h5sweep-test-locks-{os.environ['PYTEST_XDIST_WORKER']}"
+    _locks.mkdir(exist_ok=True)
+    os.environ.setdefault("H5SWEEP_LOCK_DIR", str(_locks))
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Keep together on one worker the tests that share a sweep (a session-scoped fixture of
+    the tests: it runs once per worker; a module-scoped one would run again each time the
+    worker came back to its module) and the tests that use the one SLURM cluster."""
+    for item in items:
+        if item.get_closest_marker("slurm"):
+            item.add_marker(pytest.mark.xdist_group("slurm"))
+            continue
+        defs = getattr(item, "_fixtureinfo", None)
+        for name in item.fixturenames if defs else ():
+            found = defs.name2fixturedefs.get(name)
+            if found and found[-1].scope == "session" and "tests" in Path(found[-1].baseid or ".").parts:
+                item.add_marker(pytest.mark.xdist_group(f"{found[-1].baseid}::{name}"))
+                break
 
 
 def interrupt(proc: subprocess.Popen, stopping=lambda: False, again_after_s: float = 5.0, timeout: float = 120) -> None:
@@ -36,13 +62,15 @@ def interrupt(proc: subprocess.Popen, stopping=lambda: False, again_after_s: flo
     proc.wait(timeout=1)
 
 
-def tiny_config(tmp: Path, sweep: str = "tiny", **overrides) -> dict:
-    """A sweep that runs in seconds: two filesystems (tmp dir and, if present, /dev/shm)."""
+def tiny_config(tmp: Path, sweep: str = "tiny", memory: bool = False, figures=False, **overrides) -> dict:
+    """A sweep that runs in seconds on a directory under ``tmp`` (``memory``: and on /dev/shm,
+    if present), drawing the figures its test looks at (``figures``: the config key)."""
     with open(REPO / "tests" / "configs" / "tiny.yaml", encoding="utf-8") as f:
         config = yaml.safe_load(f)
     config["sweep"] = sweep
+    config["figures"] = figures
     config["filesystems"] = {"disk": str(tmp / "disk")}
-    if os.path.isdir("/dev/shm"):
+    if memory and os.path.isdir("/dev/shm"):
         config["filesystems"]["tmpfs"] = {"path": f"/dev/shm/h5sweep-test-{os.getpid()}-{tmp.name}", "required": False}
     for key, value in overrides.items():
         config[key] = value
@@ -100,14 +128,16 @@ def _ctrl_c_ends_it() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def run_test_config(tmp_path: Path, name: str, report: bool = False):
-    """Run ``tests/configs/<name>`` for real with its filesystem in ``tmp_path`` (and with
-    ``report``, build its ``snakemake --report``, which fails on a missing caption);
-    return the config, the results folder and the summary."""
+def run_test_config(tmp_path: Path, name: str, report: bool = False, figures=False):
+    """Run ``tests/configs/<name>`` for real with its filesystem in ``tmp_path``, drawing the
+    figures its test looks at (``figures``: the config key), and with ``report``, build its
+    ``snakemake --report`` (which fails on a missing caption); return the config, the results
+    folder and the summary."""
     import pandas as pd
 
     config = yaml.safe_load((REPO / "tests" / "configs" / name).read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["figures"] = figures
     wf = Workflow(tmp_path / "wf")
     path = wf.write_config(config)
     wf.run("--cores", "2", "--configfile", str(path), check=True)

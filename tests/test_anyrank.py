@@ -73,7 +73,7 @@ def test_the_field_source_gives_any_region_the_values_of_the_whole(shape):
 @pytest.mark.workflow
 @pytest.mark.parametrize("name", ["rank4.yaml", "rank5.yaml"])
 def test_a_rank_4_and_a_rank_5_sweep_run_end_to_end_with_their_figures_and_a_recommendation(tmp_path, name):
-    config, results, _ = run_test_config(tmp_path, name)
+    config, results, _ = run_test_config(tmp_path, name, figures=True)
     sweep = load_sweep(config, probe=False)
     for figure in figure_names(sweep):
         assert (results / "plots" / f"{figure}.png").stat().st_size > 5_000, figure

@@ -40,7 +40,7 @@ def test_bad_boxes_are_refused(boxes, message):
 
 @pytest.mark.workflow
 def test_the_2d_studies_selections_run_contiguous_and_column_chunked(tmp_path):
-    _, results, summary = run_test_config(tmp_path, "image2d.yaml")
+    _, results, summary = run_test_config(tmp_path, "image2d.yaml", figures=["case_bars"])
     reads = summary[summary["case"] != "write"]
     assert set(reads["case"]) == {"one_column", "columns_525", "row_block"}
     assert set(reads["layout_name"]) == {"", "column_chunked"}

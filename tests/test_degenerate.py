@@ -16,7 +16,7 @@ from h5sweep.sweep import settings
 from h5sweep.sweep.model import load_sweep
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def measured(tmp_path_factory):
     """The measurements of a real tiny sweep (every store, every read case), and its sweep."""
     from conftest import Workflow
@@ -28,7 +28,7 @@ def measured(tmp_path_factory):
     cfg = workflow.write_config(config)
     workflow.run("--cores", "2", "--configfile", str(cfg), check=True)
     rows = pd.read_parquet(workflow.root / "results" / "degenerate" / "measurements.parquet")
-    return rows, load_sweep(config)
+    return rows, load_sweep({**config, "figures": True})  # the test draws every figure itself
 
 
 def _one_layout(rows):

@@ -15,7 +15,7 @@ from h5sweep.storage.layouts import Layout
 SHAPE = (23, 17, 3001)  # divisible by none of the chunk shapes below: edge chunks everywhere
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def data():
     return SyntheticSource(SHAPE, np.uint16, seed=1).materialize()
 

@@ -23,7 +23,7 @@ SHAPE = (12, 10, 3000)
 STORES = [(Layout(None), "none"), (Layout((5, 3, 700)), "none"), (Layout((5, 3, 700)), "gzip-4")]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def stores(tmp_path_factory):
     """Three stores of the same values on the disk the tests run on."""
     directory = tmp_path_factory.mktemp("interleave")

@@ -38,7 +38,7 @@ def test_every_size_api_and_operation_is_timed_and_checked(tmp_path):
 
 @pytest.mark.workflow
 def test_the_iosize_case_runs_once_per_filesystem_with_a_figure(tmp_path):
-    _, results, summary = run_test_config(tmp_path, "iosize.yaml", report=True)
+    _, results, summary = run_test_config(tmp_path, "iosize.yaml", report=True, figures=["iosize"])
     rows = summary[summary["case"] == "iosize"]
     assert len(rows) == 4 * 2 * 3  # sizes x APIs x (write, cold read, warm read)
     assert set(rows["request_bytes"].astype(int)) == {4096, 65536, 1048576, 2 * 1024 * 1024}

@@ -30,12 +30,12 @@ SHAPE = (12, 10, 4000)
 CASES = {"slice": {"repeats": 4, "depth": 25}, "spectra": {"repeats": 4, "size": 5}, "subcube": {"repeats": 4}}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def source():
     return SyntheticSource(SHAPE, np.uint16, seed=11)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def data(source):
     return source.materialize()
 
@@ -311,3 +311,28 @@ def test_page_faults_count_what_the_library_maps_on_the_clock(tmp_path):
         os.remove(path)
     assert all(n >= 42_000_000 // 2**21 for n in faults["gzip-1"]), faults
     assert sorted(faults["none"])[1] == 0, faults  # the median of three
+
+
+def test_the_call_overhead_reads_a_chunk_larger_than_the_default_cache_once(tmp_path):
+    """h5py's per-call overhead is timed on one-element reads: through a cache that holds the
+    element's chunk, so 400 calls read the 42 MB gzip chunk from the file once, not each time."""
+    from h5sweep.backends.hdf5 import call_overhead_s
+
+    shape = (64, 64, 5120)
+    path = str(tmp_path / "one-chunk.h5")
+    with h5py.File(path, "w") as f:
+        f.create_dataset(
+            "data",
+            data=SyntheticSource(shape, np.uint16, seed=3).materialize(),
+            chunks=shape,
+            compression="gzip",
+            compression_opts=1,
+        )
+    stored = os.path.getsize(path)
+
+    def read_bytes() -> int:
+        return int(dict(line.split(": ") for line in Path("/proc/self/io").read_text().splitlines())["rchar"])
+
+    before = read_bytes()
+    assert call_overhead_s(path, calls=200) >= 0
+    assert stored < read_bytes() - before < 2 * stored

@@ -34,7 +34,7 @@ def test_many_small_datasets_cost_file_size_and_time(tmp_path):
 
 @pytest.mark.workflow
 def test_the_metadata_case_runs_once_per_filesystem_with_a_figure(tmp_path):
-    _, results, summary = run_test_config(tmp_path, "metadata.yaml", report=True)
+    _, results, summary = run_test_config(tmp_path, "metadata.yaml", report=True, figures=["metadata"])
     rows = summary[summary["case"] == "metadata"]
     assert len(rows) == 3 * 2  # N x (write, read)
     assert set(rows["variant"]) == {f"{op}, {n} datasets" for op in ("write", "read") for n in (1, 40, 400)}

@@ -159,7 +159,7 @@ def mpirun(processes: int, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def stores(tmp_path_factory):
     directory = tmp_path_factory.mktemp("parallel")
     made = {}

@@ -54,7 +54,7 @@ def test_race_config_is_off_without_an_interleaved_pass_and_takes_its_keys():
     assert rule["margin"] == 2.0 and rule["min_rounds"] == 10
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def three_stores(tmp_path_factory):
     """A contiguous store (the reference), a byte-identical second one (within any margin)
     and a store of thin compressed chunks that a spectrum crosses hundreds of."""
@@ -74,6 +74,7 @@ def three_stores(tmp_path_factory):
     return shape, source, made
 
 
+@pytest.mark.serial
 def test_on_real_stores_the_slow_store_stops_after_the_minimum_rounds_and_the_others_read_to_the_end(three_stores):
     shape, source, made = three_stores
     stores = [StoreUnderTest(HDF5, path, layout, source) for path, layout in made]
@@ -150,6 +151,14 @@ def test_no_store_is_judged_without_a_repeat_and_the_best_alone_writes_twice():
     assert len(times["only"]) == 2  # no rival: its interval needs two writes, no more
 
 
+def test_a_store_separated_after_its_last_repeat_is_measured_whole_not_raced_out():
+    write, calls = _writes({"best": 1.0, "full": 5.0, "one": 9.0})
+    times = {"best": [1.0, 1.01, 0.99], "full": [5.0, 5.1, 4.9], "one": [9.0]}
+    out = race_writes(times, WriteRace(max_repeats=3), write)
+    assert set(out) == {"one"} and out["one"][0] == 2  # the pilot's second write, then out
+    assert len(times["full"]) == 3 and calls == [("one", 1)]  # wrote every repeat: ranked as measured
+
+
 def test_a_write_stopped_at_its_limit_writes_no_more():
     write, calls = _writes({"best": 1.0, "twin": 1.0})
     times = {"best": [1.0, 1.01], "twin": [1.0, 0.99]}
@@ -174,6 +183,7 @@ def test_write_racing_is_on_with_room_to_stop_and_off_with_race_false_or_for_the
         WriteCase({"repeats": 5, "min_repeats": 0})
 
 
+@pytest.mark.serial
 def test_on_real_stores_the_slow_write_stops_at_the_minimum_and_the_close_ones_write_to_the_end(tmp_path):
     import pandas as pd
     from conftest import tiny_config
@@ -263,6 +273,7 @@ def test_where_the_filesystem_rests_after_removals_the_race_removes_its_files_to
 
 
 @pytest.mark.workflow
+@pytest.mark.serial
 def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were_raced_out(tmp_path):
     import pandas as pd
     from conftest import Workflow, tiny_config
@@ -333,7 +344,7 @@ def test_the_race_scores_by_the_recommendations_objective():
     assert _two_case_race("worst-case") == {3}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def disagreeing_stores(tmp_path_factory):
     """Four real stores whose objectives disagree on two cases of equal weight: contiguous
     (the reference: slices slow, spectra fast), thin whole-image chunks (slices fast, spectra
@@ -377,6 +388,7 @@ def _recommended(rows, objective: str) -> str:
     return table.loc[table[C.RECOMMENDED].astype(bool), C.LAYOUT_ID].item()
 
 
+@pytest.mark.serial
 def test_on_real_stores_racing_on_and_off_recommend_the_same_store_under_each_objective(disagreeing_stores):
     shape, source, made = disagreeing_stores
     cases = read_cases_from_config(

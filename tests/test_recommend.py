@@ -483,6 +483,7 @@ def test_a_filesystem_whose_intervals_missed_on_the_reference_machine_is_named_w
     )
 
 
+@pytest.mark.serial
 def test_on_real_stores_each_chunk_cache_is_ranked_and_the_verdict_names_the_one_to_set(tmp_path):
     """A 4-D radiance-like array (scans, footprints, fields of view, channels) in gzip-6 chunks
     of 4 scans (1.8 MB, more than HDF5's default 1 MiB cache), spectra read one after another

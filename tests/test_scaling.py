@@ -65,7 +65,7 @@ def test_every_process_count_computes_the_variance_of_the_data(tmp_path):
 
 @pytest.mark.workflow
 def test_the_scaling_case_runs_in_the_workflow_with_a_figure(tmp_path):
-    _, results, summary = run_test_config(tmp_path, "scaling.yaml", report=True)
+    _, results, summary = run_test_config(tmp_path, "scaling.yaml", report=True, figures=["scaling"])
     scaling = summary[summary["case"] == "scaling"]
     assert len(scaling) == 3 * 2 * 2  # files x blocks x process counts
     assert set(scaling["processes"].astype(int)) == {1, 2} and set(scaling["scaling_slices"]) == {

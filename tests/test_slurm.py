@@ -26,7 +26,7 @@ JOBCOMP = Path(os.environ.get("H5SWEEP_SLURM_STATE", "/var/lib/h5sweep-slurm")) 
 TEST_CLUSTER_ARGS = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster():
     ok = subprocess.run(["bash", str(CLUSTER), "status"], capture_output=True).returncode == 0
     if not ok:

@@ -133,7 +133,7 @@ def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_pa
     assert "      iosize:\n" in text
     schema.write_text(text.replace("      iosize:\n", SCHEMA + "      iosize:\n", 1))
 
-    config = tiny_config(tmp_path, sweep="toy")
+    config = tiny_config(tmp_path, sweep="toy", figures=["toy"])
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     config["cases"]["toy"] = {"repeats": 3}
     (root / "toy.yaml").write_text(yaml.safe_dump(config))

@@ -143,7 +143,7 @@ def test_a_read_outside_the_dataset_or_not_a_box_is_refused_naming_the_read(tmp_
 def test_a_recorded_analysis_is_replayed_on_every_layout_and_ranked_by_its_total_time(tmp_path):
     recording = _recording(tmp_path)
     wf = Workflow(tmp_path / "wf")
-    config = _config(tmp_path, recording)
+    config = {**_config(tmp_path, recording), "figures": ["case_bars"]}
     wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
     results = wf.root / "results" / "trace"
     reads = pd.read_parquet(results / "measurements.parquet").query("case == 'trace'")

@@ -20,7 +20,7 @@ from h5sweep.storage.layouts import Layout, layouts_from_config
 SHAPE = (16, 12, 3000)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def source():
     return SyntheticSource(SHAPE, np.uint16, seed=6)
 
@@ -86,7 +86,9 @@ def test_cases_keep_their_meaning_and_selections_in_the_transposed_order(tmp_pat
 
 @pytest.mark.workflow
 def test_both_orders_run_in_the_workflow(tmp_path):
-    _, results, summary = run_test_config(tmp_path, "transposed.yaml")
+    _, results, summary = run_test_config(
+        tmp_path, "transposed.yaml", figures=["case_bars", "file_sizes", "scaling", "variants"]
+    )
     assert set(summary["order"]) == {"xyz", "zxy"}
     files = summary.drop_duplicates(["layout", "chunk_shape", "order", "compression"])
     assert len(files) == 2 * (1 + 2 * 2)  # orders x (contiguous + 2 shapes x 2 compressions)

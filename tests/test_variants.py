@@ -15,7 +15,7 @@ pytestmark = pytest.mark.workflow
 
 
 def test_write_strategies_and_fill_times_are_each_measured(tmp_path):
-    _, results, summary = run_test_config(tmp_path, "write-variants.yaml")
+    _, results, summary = run_test_config(tmp_path, "write-variants.yaml", figures=["variants"])
     writes = summary[summary["case"] == "write"]
     assert set(writes["write_strategy"]) == {"spectrum", "block", "chunk"}
     assert set(writes["fill_time"]) == {"ifset", "alloc"}
@@ -37,7 +37,7 @@ def test_write_strategies_and_fill_times_are_each_measured(tmp_path):
 
 
 def test_policies_and_chunk_caches_are_each_measured_and_expose_thrashing(tmp_path):
-    config, results, summary = run_test_config(tmp_path, "read-variants.yaml")
+    config, results, summary = run_test_config(tmp_path, "read-variants.yaml", figures=["variants", "score"])
     reads = summary[summary["case"] != "write"]
     assert set(reads["policy"]) == {"random", "aligned", "localized", "sweep"}
     assert set(reads["chunk_cache_bytes"]) == {1024, 1048576, 67108864}

@@ -23,12 +23,12 @@ from h5sweep.measure import settle
 pytestmark = pytest.mark.workflow
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def finished(tmp_path_factory):
-    """The tiny sweep, run once to the end."""
+    """The tiny sweep on disk and in memory, every figure drawn, run once to the end."""
     root = tmp_path_factory.mktemp("finished")
     wf = Workflow(root / "wf")
-    config = tiny_config(root)
+    config = tiny_config(root, memory=True, figures=True)
     cfg = wf.write_config(config)
     wf.run("--cores", "2", "--configfile", str(cfg), check=True)
     yield wf, config, cfg
@@ -335,7 +335,7 @@ def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
     """interleave: true reads every store of a filesystem in one job, selection by selection;
     every row says so, the stores (and their read copies) are removed afterwards and the
     recommendation is made."""
-    config = tiny_config(tmp_path, interleave=True)
+    config = tiny_config(tmp_path, memory=True, interleave=True)
     config["cases"] = {**config["cases"], "slice": {"repeats": 3, "depth": 25}}
     config["filesystems"]["disk"] = {"path": config["filesystems"]["disk"], "read_copies": 2}
     path = workflow.write_config(config, "interleaved.yaml")
@@ -558,7 +558,9 @@ def test_a_sweep_without_a_contiguous_layout_ranks_against_its_reference_and_dra
     """No contiguous baseline: every ratio is to the reference layout (by default the config's
     first, stored by HDF5 with the first compression), and the summary, the trade-off figure
     and the recommendation say which; cold modes first and every get a variants figure."""
-    config = tiny_config(tmp_path, sweep=f"noncontig-{len(backends)}")
+    config = tiny_config(
+        tmp_path, sweep=f"noncontig-{len(backends)}", figures=["tradeoff", "case_bars", "variants", "score"]
+    )
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     config["backends"] = backends
     config["layouts"] = {"contiguous": False, "chunks": {"xy": [5], "z": [64, 512]}, "shapes": []}
@@ -595,6 +597,7 @@ def test_the_reference_layout_is_a_key_and_a_wrong_one_is_refused_naming_it(tmp_
         load_sweep(config, probe=False)
 
 
+@pytest.mark.serial
 def test_on_real_stores_the_time_objective_picks_the_least_mix_time_and_the_geometric_mean_another(tmp_path):
     """Rew's case on real files (tests/configs/mix.yaml): an ion image of a contiguous cube
     sieves the whole file, a spectrum is one run of bytes; a balanced chunk shape reads both

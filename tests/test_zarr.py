@@ -33,12 +33,12 @@ LAYOUT = Layout((5, 4, 64))
 READERS = [ZarrReader("zarr-python", 10), ZarrReader("tensorstore")]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def source():
     return SyntheticSource(SHAPE, np.uint16, seed=4)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def data(source):
     return source.materialize()
 
@@ -98,7 +98,7 @@ def test_cold_first_access_evicts_every_chunk_file(tmp_path, data):
         opened.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def stores(tmp_path_factory, data):
     """A contiguous HDF5 file, and the same chunked layout as HDF5 and as Zarr (gzip-1)."""
     directory = tmp_path_factory.mktemp("zarr-vs-hdf5")
@@ -243,7 +243,7 @@ def test_a_sweep_of_hdf5_and_zarr_runs_end_to_end_and_compares_them(workflow, tm
     import pandas as pd
     from conftest import job_counts, tiny_config
 
-    config = tiny_config(tmp_path, sweep="zarr")
+    config = tiny_config(tmp_path, sweep="zarr", figures=["backends"])
     config["backends"] = ["hdf5", "zarr"]
     config["interleave"] = interleave
     config["layouts"] = {

@@ -21,6 +21,7 @@ whose hand-back to the host can also make writes after a removal slower (see
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import time
@@ -34,8 +35,10 @@ DISCARD_SETTLE_S = 2.0
 UNSEEN_RELEASE_BYTES = 64 * 2**20
 
 
+@functools.lru_cache(maxsize=256)
 def default_settle_s(directory: str) -> float:
-    """The rest a timed write on ``directory`` takes after a removal, where none is configured."""
+    """The rest a timed write on ``directory`` takes after a removal, where none is configured
+    (by its mount options, read once per process)."""
     options = mount_info(directory).options.split(",")
     return DISCARD_SETTLE_S if "discard" in options else 0.0
 

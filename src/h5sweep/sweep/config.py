@@ -18,9 +18,13 @@ from h5sweep.errors import ConfigError
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "config" / "schema.yaml"
 
 
+# libyaml's loader where PyYAML has it (the schema is read at every Snakemake start)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_schema(path: str | Path | None = None) -> dict:
     with open(path or SCHEMA_PATH, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        return yaml.load(f, Loader=_LOADER)
 
 
 def _key(path) -> str:

@@ -6,6 +6,7 @@ the paths they write; nothing here touches the disk except the filesystem probes
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from dataclasses import dataclass, field
@@ -237,7 +238,12 @@ class Sweep:
 
     def layout(self, layout_id: str) -> Layout:
         """The configured layout with this id (carrying its name, if it was given one)."""
-        return next((lay for lay in self.layouts if lay.id == layout_id), Layout.from_id(layout_id))
+        found = self._layouts_by_id.get(layout_id)
+        return found if found is not None else Layout.from_id(layout_id)
+
+    @functools.cached_property
+    def _layouts_by_id(self) -> dict[str, Layout]:
+        return {lay.id: lay for lay in reversed(self.layouts)}  # the first of an id, as a search finds
 
     def filesystem(self, name: str) -> Filesystem:
         return next(fs for fs in self.filesystems if fs.name == name)

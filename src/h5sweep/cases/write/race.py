@@ -117,7 +117,8 @@ def race_writes(
     the race's); ``write(store, repeat)`` makes one more timed write and returns its seconds
     (None: stopped at its limit, it writes no more). ``order(stores, round)``: the round's
     order. Returns the stores raced out: the writes each made and the bound. A store that
-    has made ``max_repeats`` writes stays in the race as a competitor, writing no more."""
+    has made ``max_repeats`` writes stays in the race as a competitor, writing no more, and
+    is never reported as raced out (it is measured whole)."""
     racing = {key for key, values in times.items() if len(values) >= rule.min_repeats}
     out: dict[Hashable, tuple[int, float]] = {}
 
@@ -134,7 +135,8 @@ def race_writes(
     for round_ in range(1, rule.looks + 1):
         separated, done = rule.decide(times, racing)
         for key, at_least in separated.items():
-            out[key] = (len(times[key]), at_least)
+            if len(times[key]) < rule.max_repeats:  # one that wrote every repeat is measured whole
+                out[key] = (len(times[key]), at_least)
         racing -= set(separated) | done
         due = [key for key in racing if len(times[key]) < rule.max_repeats]
         if not due:
