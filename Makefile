@@ -58,11 +58,12 @@ dry-run: install
 report: install
 	$(BIN)/snakemake --cores 1 --report results/$$($(BIN)/python -c 'import yaml; print(yaml.safe_load(open("config/config.yaml"))["sweep"])')/report.html
 
-# The tests run in TEST_WORKERS processes side by side (pytest-xdist; the tests that share a
-# sweep or the SLURM cluster on one of them), then those marked serial one at a time, alone on
-# the machine: their assertions depend on which of two stores is faster.
-TEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+# The tests run in TEST_WORKERS processes side by side (pytest-xdist; the modules that share a
+# sweep or the SLURM cluster each on one of them, tests/conftest.py), then those marked serial
+# one at a time, alone on the machine: their assertions depend on which of two stores is faster.
+# one more than the cores: the SLURM tests mostly wait for the cluster
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS)
 PYTEST_ALONE := $(BIN)/python -m pytest -p no:xdist
 
 test: install

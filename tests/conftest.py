@@ -26,21 +26,31 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("H5SWEEP_LOCK_DIR", str(_locks))
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config, items):
-    """Keep together on one worker the tests that share a sweep (a session-scoped fixture of
-    the tests: it runs once per worker; a module-scoped one would run again each time the
-    worker came back to its module) and the tests that use the one SLURM cluster."""
-    for item in items:
-        if item.get_closest_marker("slurm"):
-            item.add_marker(pytest.mark.xdist_group("slurm"))
-            continue
-        defs = getattr(item, "_fixtureinfo", None)
-        for name in item.fixturenames if defs else ():
-            found = defs.name2fixturedefs.get(name)
-            if found and found[-1].scope == "session" and "tests" in Path(found[-1].baseid or ".").parts:
-                item.add_marker(pytest.mark.xdist_group(f"{found[-1].baseid}::{name}"))
-                break
+def _shared_modules() -> set[str]:
+    """The test modules whose tests share a sweep (a session-scoped fixture: it runs once per
+    worker) or the one SLURM cluster: each runs on one worker."""
+    here = Path(__file__).parent
+    return {
+        f"tests/{path.name}"
+        for path in here.glob("test_*.py")
+        if 'scope="session"' in (text := path.read_text(encoding="utf-8")) or "pytest.mark.slurm" in text
+    }
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's scheduling, load-balanced test by test, except that each module of
+    :func:`_shared_modules` goes to one worker whole (xdist's own ``xdist_group`` marks need
+    node ids it can rewrite, which this pytest no longer has)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    shared = _shared_modules()
+
+    class SharedModules(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in shared else nodeid
+
+    return SharedModules(config, log)
 
 
 def interrupt(proc: subprocess.Popen, stopping=lambda: False, again_after_s: float = 5.0, timeout: float = 120) -> None:

@@ -188,7 +188,7 @@ def test_the_parallel_case_launches_its_ranks_with_srun_inside_the_job(cluster, 
 @pytest.mark.skipif(not (REPO / ".venv-mpi" / "bin" / "python").exists(), reason="no .venv-mpi: make install-mpi")
 def test_the_teragrid_config_runs_through_slurm_and_draws_the_studies_figures(cluster, tmp_path):
     """config/studies/folk-choi/origdoq.yaml (Folk & Choi's ORIGDOQ image) as shipped, its filesystem moved
-    into the test's directory: every pass of both layouts in 2-task allocations, and the
+    into the test's directory and 2 repeats: every pass of both layouts in 2-task allocations, and the
     study's figures (bandwidth per mode, mode ratios, 525 against 1 column, chunked against
     contiguous)."""
     import yaml
@@ -196,6 +196,7 @@ def test_the_teragrid_config_runs_through_slurm_and_draws_the_studies_figures(cl
     wf = Workflow(tmp_path / "wf")
     config = yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "origdoq.yaml").read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["cases"]["parallel"]["repeats"] = repeats = 2  # of the study's 6: each pass is minutes here
     proc = slurm_run(wf, wf.write_config(config, "teragrid.yaml"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     results = wf.root / "results" / "teragrid"
@@ -210,7 +211,7 @@ def test_the_teragrid_config_runs_through_slurm_and_draws_the_studies_figures(cl
         ("chunked", "read", 525),
         ("chunked", "write", 525),
     }
-    assert len(runs) == 6 * 5 * (2 + 3)  # repeats x modes over both runs x (contiguous + chunked passes)
+    assert len(runs) == repeats * 5 * (2 + 3)  # repeats x modes over both runs x (contiguous + chunked passes)
     for name in ("parallel", "parallel-modes", "parallel-units", "parallel-layouts"):
         assert (results / "plots" / f"{name}-disk.png").stat().st_size > 10_000, name
 

@@ -28,8 +28,10 @@ TINY = {
         "layouts": {"chunks": {"xy": [1, 3, 4], "z": [128, 1024]}},
         "cases": {"slice": {"repeats": 6}, "spectra": {"repeats": 6}, "subcube": {"repeats": 6, "size": [5, 5, 500]}},
     },
+    # one m, two n: every finding of the config compares levels within a chunk shape
     "openmsi/compression.yaml": {
         "dataset": {"shape": [16, 16, 4096]},
+        "layouts": {"chunks": {"xy": [4], "z": [1024, 4096]}},
         "compression": ["none", "gzip-1", "gzip-4", "gzip-8"],
         "cases": {"slice": {"repeats": 4}, "spectra": {"repeats": 4}, "subcube": {"repeats": 4, "size": [5, 5, 500]}},
     },
