@@ -37,6 +37,7 @@ def _shared_modules() -> set[str]:
     }
 
 
+@pytest.hookimpl(optionalhook=True)  # without pytest-xdist (the serial tests) it is not called
 def pytest_xdist_make_scheduler(config, log):
     """pytest-xdist's scheduling, load-balanced test by test, except that each module of
     :func:`_shared_modules` goes to one worker whole (xdist's own ``xdist_group`` marks need
