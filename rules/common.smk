@@ -20,7 +20,6 @@ from h5sweep.cases import (
     FIGURES,
     OWN_JOB_CASES,
     case_spec,
-    figure_names,
     figures_by_kind,
 )
 from h5sweep.cases.parallel import missing_mpi_environment
@@ -296,9 +295,15 @@ def plot_runtime(figures):
     return 5 + figures // 10
 
 
+# Every figure the sweep draws, by kind: (name, its wildcards' values), found once.
+DRAWN = figures_by_kind(SWEEP)
+
+
 def figures():
     """Every figure the sweep draws."""
-    return [f"{RESULTS}/plots/{name}.png" for name in figure_names(SWEEP)]
+    return [
+        f"{RESULTS}/plots/{name}.png" for drawn in DRAWN.values() for name, _ in drawn
+    ]
 
 
 def figure_caption(name):

@@ -4,7 +4,7 @@
 # job for that figure's own case and filesystem (results/<sweep>/captions/).
 
 
-for kind, drawn in figures_by_kind(SWEEP).items():
+for kind, drawn in DRAWN.items():
     figure = FIGURES[kind]
 
     rule:

@@ -53,22 +53,24 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
 
 def draw_kind(figure: str, inputs: dict, figures: list[tuple[dict, str, str]], template: str, config: dict) -> None:
     """Draw every figure of one kind (``figures``: its wildcards' values, its PNG and its
-    caption's path) and render the kind's caption ``template`` for each."""
+    caption's path) and render the kind's caption ``template`` (a file) for each."""
+    import jinja2
+
+    with open(template, encoding="utf-8") as f:
+        caption_template = jinja2.Template(f.read(), undefined=jinja2.StrictUndefined)
     for wildcards, out, caption in figures:
         draw(figure, inputs, wildcards, out)
-        render_caption(template, wildcards, config, caption)
+        render_caption(caption_template, wildcards, config, caption)
 
 
-def render_caption(template: str, wildcards: dict, config: dict, out: str) -> None:
-    """A figure's caption: the kind's template (reStructuredText with Jinja2, as Snakemake's
-    report renders a caption) filled in with the figure's own wildcards and the config."""
+def render_caption(template, wildcards: dict, config: dict, out: str) -> None:
+    """A figure's caption: the kind's template (a ``jinja2.Template`` of reStructuredText, as
+    Snakemake's report renders a caption) filled in with the figure's own wildcards and the
+    config."""
     from pathlib import Path
     from types import SimpleNamespace
 
-    import jinja2
-
-    text = Path(template).read_text(encoding="utf-8")
     context = SimpleNamespace(wildcards=SimpleNamespace(**wildcards), config=config)
-    rendered = jinja2.Template(text, undefined=jinja2.StrictUndefined).render(snakemake=context)
+    rendered = template.render(snakemake=context)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(rendered + "\n", encoding="utf-8")
