@@ -45,6 +45,7 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     shared = _shared_modules()
+    config.option.loadscopereorder = False  # the order is pytest_collection_modifyitems's
 
     class SharedModules(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -52,6 +53,26 @@ def pytest_xdist_make_scheduler(config, log):
             return module if module in shared else nodeid
 
     return SharedModules(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The longest work first, so that it does not start last: the SLURM tests (one worker,
+    minutes of waiting for the cluster), then the other modules one worker takes whole (the
+    most tests first), then the tests that run Snakemake, then the rest."""
+    shared = _shared_modules()
+    sizes: dict[str, int] = {}
+    for item in items:
+        sizes[item.nodeid.split("::", 1)[0]] = sizes.get(item.nodeid.split("::", 1)[0], 0) + 1
+
+    def rank(item) -> tuple:
+        module = item.nodeid.split("::", 1)[0]
+        if item.get_closest_marker("slurm"):
+            return (0, 0, module)
+        if module in shared:
+            return (1, -sizes[module], module)
+        return (2 if item.get_closest_marker("workflow") else 3, 0, module)
+
+    items.sort(key=rank)
 
 
 def interrupt(proc: subprocess.Popen, stopping=lambda: False, again_after_s: float = 5.0, timeout: float = 120) -> None:

@@ -38,6 +38,7 @@ def test_an_example_runs_end_to_end_at_a_tiny_size(tmp_path, example):
     sizes, extra = TINY[example]
     config = _tiny(yaml.safe_load((REPO / "examples" / example / "config.yaml").read_text()), sizes)
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["figures"] = False  # a replay's figures: test_trace; every kind's: test_studies, test_generated_configs
     tiny = tmp_path / "tiny.yaml"
     tiny.write_text(yaml.safe_dump(config))
     data, recording = tmp_path / "data.h5", tmp_path / "reads.jsonl"

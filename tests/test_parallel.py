@@ -304,9 +304,10 @@ def test_a_run_appends_each_pass_to_its_checkpoint_and_skips_the_passes_it_holds
     assert not mpi.Checkpoint(str(checkpoint), "other settings").passes
 
 
-def _run_config(workflow, tmp_path, name: str, **changes) -> Path:
+def _run_config(workflow, tmp_path, name: str, figures: bool = False, **changes) -> Path:
     config = yaml.safe_load((REPO / "tests" / "configs" / name).read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["figures"] = figures
     config["cases"]["parallel"].update(changes)
     path = workflow.write_config(config, name)
     workflow.run("--cores", "2", "--configfile", str(path), check=True)
@@ -316,7 +317,7 @@ def _run_config(workflow, tmp_path, name: str, **changes) -> Path:
 @needs_mpi
 @pytest.mark.workflow
 def test_the_passes_run_in_the_workflow_for_hdf5_and_zarr_and_draw_the_studies_figures(workflow, tmp_path):
-    results = _run_config(workflow, tmp_path, "parallel.yaml")
+    results = _run_config(workflow, tmp_path, "parallel.yaml", figures=True)
     measured = pd.read_parquet(results / "measurements.parquet")
     runs = measured[measured["case"] == "parallel"]
     # HDF5: contiguous and chunked; Zarr: chunked (zarr-python, tensorstore)
@@ -370,7 +371,7 @@ def test_a_killed_mpi_job_loses_at_most_its_pass_and_the_rerun_runs_only_the_res
     import time
 
     config = yaml.safe_load((REPO / "tests" / "configs" / "parallel.yaml").read_text())
-    config.update(sweep="killed-mpi", backends=["hdf5"], filesystems={"disk": str(tmp_path / "disk")})
+    config.update(sweep="killed-mpi", backends=["hdf5"], filesystems={"disk": str(tmp_path / "disk")}, figures=False)
     config["layouts"] = {"contiguous": True, "shapes": []}
     config["cases"] = {
         "write": {"repeats": 1},
