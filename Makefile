@@ -60,9 +60,10 @@ report: install
 
 # The tests run in TEST_WORKERS processes side by side (pytest-xdist; the modules that share a
 # sweep or the SLURM cluster each on one of them, tests/conftest.py), then those marked serial
-# one at a time, alone on the machine: their assertions depend on which of two stores is faster.
-# one more than the cores: the SLURM tests mostly wait for the cluster
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+# one at a time, alone on the machine: what they assert (which of two stores is faster, a
+# disk's free space) other work would change.
+# two more than the cores: the SLURM tests mostly wait for the cluster, the others for their jobs
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 2 )))
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS)
 PYTEST_ALONE := $(BIN)/python -m pytest -p no:xdist
 

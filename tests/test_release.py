@@ -19,6 +19,10 @@ from h5sweep.storage.filesystems import filesystems_from_config, mount_info
 from h5sweep.storage.layouts import Layout
 from h5sweep.sweep.settings import JobSettings
 
+# Whether a write waits depends on the device's free space, which grows whenever any other
+# test removes files from the same disk: these run alone (make test's serial phase).
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture(autouse=True)
 def own_lock_dir(tmp_path, monkeypatch):
