@@ -92,19 +92,20 @@ def naive_loop(config_path: Path, workdir: Path) -> dict:
     return {"wall_s": time.perf_counter() - t0, "medians": medians}
 
 
-def loops_agree(a: dict, b: dict) -> dict:
-    """Does the loop reproduce its own verdict? Per group, the same best layout in both runs,
-    and the Spearman correlation of the layouts' medians."""
+def loops_agree(*runs: dict) -> dict:
+    """Does the loop reproduce its own verdict? Per group, the same best layout in every run,
+    and the lowest Spearman correlation of the layouts' medians between one run and the next."""
     from h5sweep.analyze.stats import spearman
 
-    groups = sorted(set(a["medians"]) & set(b["medians"]))
+    groups = sorted(set.intersection(*(set(run["medians"]) for run in runs)))
     same, rhos = 0, []
     for key in groups:
-        x, y = a["medians"][key], b["medians"][key]
-        common = sorted(set(x) & set(y))
-        same += min(common, key=x.get) == min(common, key=y.get)
+        medians = [run["medians"][key] for run in runs]
+        common = sorted(set.intersection(*(set(m) for m in medians)))
+        same += len({min(common, key=m.get) for m in medians}) == 1
         if len(common) > 2:
-            rhos.append(spearman(np.array([x[k] for k in common]), np.array([y[k] for k in common])))
+            for x, y in zip(medians, medians[1:], strict=False):
+                rhos.append(spearman(np.array([x[k] for k in common]), np.array([y[k] for k in common])))
     return {
         "groups": len(groups),
         "share_groups_best_agree": same / len(groups) if groups else float("nan"),

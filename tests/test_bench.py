@@ -333,3 +333,19 @@ def test_calibration_counts_ratios_inside_another_runs_interval_and_overlapping_
     overlap = {tuple(p["pair"]): p["overlap"] for p in pairs}
     assert overlap[(0, 1)] == 1.0 and overlap[(1, 2)] == 0.0
     assert found["inside_disk"] == pytest.approx(0.0) and found["overlap_disk"] == pytest.approx(0.0)
+
+
+def test_the_loops_own_verdict_is_compared_over_every_pair_it_ran():
+    """bench/run.py runs the loop NAIVE_PAIRS (3) times: a group agrees only where every run
+    has the same best layout; the Spearman correlation is the lowest of run against next run."""
+    import naive
+
+    def run(fast, slow):
+        return {
+            "medians": {"disk / slice / none": {"a": fast, "b": slow, "c": 3.0}, "disk / spectra / none": {"a": 1.0}}
+        }
+
+    same = naive.loops_agree(run(1.0, 2.0), run(1.1, 2.1), run(0.9, 2.2))
+    assert same["groups"] == 2 and same["share_groups_best_agree"] == 1.0 and same["min_spearman"] == 1.0
+    third_differs = naive.loops_agree(run(1.0, 2.0), run(1.1, 2.1), run(2.5, 2.2))
+    assert third_differs["share_groups_best_agree"] == 0.5 and third_differs["min_spearman"] < 1.0
