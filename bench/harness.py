@@ -1077,6 +1077,6 @@ def append_run(table: Path, run: str, verdicts: list[str]) -> None:
     rows = list(csv.DictReader(table.open())) if table.exists() else []
     columns = list(dict.fromkeys(["run", *(k for r in rows for k in r), *row]))
     with table.open("w", newline="") as out:
-        writer = csv.DictWriter(out, fieldnames=columns)
+        writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows([*rows, row])
