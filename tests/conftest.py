@@ -59,18 +59,19 @@ def pytest_collection_modifyitems(config, items):
     """The longest work first, so that it does not start last: the SLURM tests (one worker,
     minutes of waiting for the cluster), then the other modules one worker takes whole (the
     most tests first), then the tests that run Snakemake, then the rest."""
+    from collections import Counter
+
     shared = _shared_modules()
-    sizes: dict[str, int] = {}
-    for item in items:
-        sizes[item.nodeid.split("::", 1)[0]] = sizes.get(item.nodeid.split("::", 1)[0], 0) + 1
+    module = {item: item.nodeid.split("::", 1)[0] for item in items}
+    sizes = Counter(module.values())
 
     def rank(item) -> tuple:
-        module = item.nodeid.split("::", 1)[0]
+        module_of = module[item]
         if item.get_closest_marker("slurm"):
-            return (0, 0, module)
-        if module in shared:
-            return (1, -sizes[module], module)
-        return (2 if item.get_closest_marker("workflow") else 3, 0, module)
+            return (0, 0, module_of)
+        if module_of in shared:
+            return (1, -sizes[module_of], module_of)
+        return (2 if item.get_closest_marker("workflow") else 3, 0, module_of)
 
     items.sort(key=rank)
 
