@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -26,15 +27,16 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("H5SWEEP_LOCK_DIR", str(_locks))
 
 
-def _shared_modules() -> set[str]:
+@functools.cache
+def _shared_modules() -> frozenset[str]:
     """The test modules whose tests share a sweep (a session-scoped fixture: it runs once per
     worker) or the one SLURM cluster: each runs on one worker."""
     here = Path(__file__).parent
-    return {
+    return frozenset(
         f"tests/{path.name}"
         for path in here.glob("test_*.py")
         if 'scope="session"' in (text := path.read_text(encoding="utf-8")) or "pytest.mark.slurm" in text
-    }
+    )
 
 
 @pytest.hookimpl(optionalhook=True)  # without pytest-xdist (the serial tests) it is not called
