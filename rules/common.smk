@@ -94,6 +94,9 @@ SWEEP = checked_sweep(config)
 # allocation (profiles/slurm's group-components); locally Snakemake runs no group as one, and
 # a group of a grid's every job makes its scheduling quadratic: none.
 MEASURE_GROUP = "measure" if on_slurm() or not workflow.is_main_process else None
+# Locally, one job writes a store and runs its read cases (one Python start instead of two;
+# h5sweep.sweep.plan.reads_in_store_job); grouped on SLURM, they stay two jobs.
+READS_IN_STORE_JOB = plan.reads_in_store_job(SWEEP, cluster=MEASURE_GROUP is not None)
 RESULTS = f"results/{SWEEP.name}"
 # the report's captions (a case package may keep its figures' captions beside them)
 REPORT_DIR = Path(workflow.basedir) / "workflow" / "report"
@@ -154,12 +157,18 @@ def generate_settings(fs, backend):
     return _job_settings(job_settings.generate_settings, fs, backend)
 
 
+def store_query_settings(fs, backend):
+    """The read cases' settings of a job that writes the store and reads it."""
+    return _job_settings(job_settings.query_settings, fs, backend)
+
+
 def generate_rule_name(fs, entry):
     """generate_on_<fs> for HDF5 (the name --set-threads uses), generate_<backend>_on_<fs>
-    for the others."""
+    for the others; generate_query_... where the job reads the store too."""
+    stage = "generate_query" if READS_IN_STORE_JOB else "generate"
     if entry.name == backends.REFERENCE:
-        return f"generate_on_{fs.name}"
-    return f"generate_{entry.name}_on_{fs.name}"
+        return f"{stage}_on_{fs.name}"
+    return f"{stage}_{entry.name}_on_{fs.name}"
 
 
 def store_output(fs, entry):
@@ -169,6 +178,24 @@ def store_output(fs, entry):
 
 
 query_settings = _job_settings(job_settings.query_settings)
+
+
+def store_job_mem_mb(wildcards, attempt):
+    """A job that writes a store and reads it: the larger of the two jobs' memory."""
+    return max(generate_mem_mb(wildcards, attempt), query_mem_mb(wildcards, attempt))
+
+
+def store_job_runtime(backend):
+    """A job that writes a store and reads it: the two jobs' time limits added."""
+    generate = generate_runtime(backend)
+
+    def runtime(wildcards, attempt):
+        layout, compression = file_axes(wildcards)
+        return generate(wildcards, attempt) + resources.query_runtime_min(
+            SWEEP, layout, compression, attempt, backend
+        )
+
+    return runtime
 
 
 def interleaved_query_settings(wildcards):

@@ -2,35 +2,67 @@
 # the write case. One rule per filesystem and backend, because each writes into its own
 # directory and a backend's store is a file (HDF5: generate_on_<fs>) or a directory (Zarr:
 # generate_zarr_on_<fs>); the store is temp() and is removed as soon as its query job is
-# done, so disk use stays bounded.
+# done, so disk use stays bounded. Locally, where stores are read one at a time, the job that
+# writes a store also runs its read cases (generate_query_on_<fs>): one Python start, not two.
 
 
 for fs in SWEEP.filesystems:
     for entry in SWEEP.backends:
+        if READS_IN_STORE_JOB:
+            # locally: the same job runs the store's read cases (rules/query.smk's query)
 
-        rule:
-            name:
-                generate_rule_name(fs, entry)
-            input:
-                donor=donor(),
-            output:
-                store=temp(store_output(fs, entry)),
-                record=record_path(
-                    fs.name, entry.name, "{layout}", "{compression}", "write"
-                ),
-            log:
-                f"{RESULTS}/logs/generate/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
-            group:
-                MEASURE_GROUP
-            conda:
-                "../workflow/envs/h5sweep.yaml"
-            resources:
-                mem_mb=generate_mem_mb,
-                runtime=generate_runtime(entry.name),
-            params:
-                settings=generate_settings(fs, entry.name),
-            script:
-                "../workflow/scripts/generate.py"
+            rule:
+                name:
+                    generate_rule_name(fs, entry)
+                input:
+                    donor=donor(),
+                output:
+                    store=temp(store_output(fs, entry)),
+                    record=record_path(
+                        fs.name, entry.name, "{layout}", "{compression}", "write"
+                    ),
+                    query=record_path(
+                        fs.name, entry.name, "{layout}", "{compression}", "query"
+                    ),
+                log:
+                    generate=f"{RESULTS}/logs/generate/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
+                    query=f"{RESULTS}/logs/query/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
+                conda:
+                    "../workflow/envs/h5sweep.yaml"
+                resources:
+                    mem_mb=store_job_mem_mb,
+                    runtime=store_job_runtime(entry.name),
+                params:
+                    settings=generate_settings(fs, entry.name),
+                    query=store_query_settings(fs, entry.name),
+                script:
+                    "../workflow/scripts/generate_query.py"
+
+        else:
+
+            rule:
+                name:
+                    generate_rule_name(fs, entry)
+                input:
+                    donor=donor(),
+                output:
+                    store=temp(store_output(fs, entry)),
+                    record=record_path(
+                        fs.name, entry.name, "{layout}", "{compression}", "write"
+                    ),
+                log:
+                    f"{RESULTS}/logs/generate/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
+                group:
+                    MEASURE_GROUP
+                conda:
+                    "../workflow/envs/h5sweep.yaml"
+                resources:
+                    mem_mb=generate_mem_mb,
+                    runtime=generate_runtime(entry.name),
+                params:
+                    settings=generate_settings(fs, entry.name),
+                script:
+                    "../workflow/scripts/generate.py"
 
 
 # write_race (racing on and cases.write.repeats above min_repeats): once every store of a

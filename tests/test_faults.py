@@ -64,7 +64,8 @@ def _small_config(tmp_path: Path, sweep: str, repeats: int = 6) -> dict:
 
 
 def _query_processes(root: Path) -> list[int]:
-    """The query jobs' processes of the workflow at ``root`` (their script runs there)."""
+    """The processes of the jobs that read stores in the workflow at ``root`` (locally a
+    store's job writes it and reads it, generate_query.py; their script runs there)."""
     found = []
     for entry in Path("/proc").iterdir():
         try:
@@ -77,7 +78,7 @@ def _query_processes(root: Path) -> list[int]:
 
 
 @pytest.mark.workflow
-def test_a_query_job_killed_with_sigkill_is_the_only_job_a_rerun_redoes(workflow, tmp_path):
+def test_a_store_job_killed_with_sigkill_while_reading_is_the_only_job_a_rerun_redoes(workflow, tmp_path):
     import signal
     import time
 
@@ -86,10 +87,12 @@ def test_a_query_job_killed_with_sigkill_is_the_only_job_a_rerun_redoes(workflow
     proc = workflow.popen("--cores", "1", "--keep-going", "--configfile", str(cfg))
     deadline = time.monotonic() + 300
     victims: list[int] = []
+    reading = workflow.root / "results" / "killed" / "logs" / "query"
     while time.monotonic() < deadline and not victims:
-        victims = _query_processes(workflow.root)
+        # a store's job that has written its store and begun its reads
+        victims = _query_processes(workflow.root) if reading.exists() and any(reading.rglob("*.log")) else []
         time.sleep(0.1)
-    assert victims, "no query job started"
+    assert victims, "no store's reads started"
     os.kill(victims[0], signal.SIGKILL)
     proc.wait(timeout=600)
     assert proc.returncode != 0
@@ -103,20 +106,27 @@ def test_a_query_job_killed_with_sigkill_is_the_only_job_a_rerun_redoes(workflow
     assert len(list(raw.rglob("query.parquet"))) == 2 and "query" in rerun.stdout + rerun.stderr
 
 
-@pytest.mark.workflow
-def test_a_store_truncated_between_generation_and_query_fails_naming_store_case_and_selection(workflow, tmp_path):
+def test_a_store_truncated_between_generation_and_query_fails_naming_store_case_and_selection(tmp_path):
+    """A store damaged after its write (on SLURM its write and reads are two jobs; any store
+    case reads it again later): its read fails naming the store, the case and the selection."""
+    from h5sweep import jobs
+    from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep.model import load_sweep
+
     config = _small_config(tmp_path, "truncated")
     config["layouts"] = {"contiguous": False, "chunks": {"xy": [5], "z": [100]}, "shapes": []}
-    cfg = workflow.write_config(config)
-    workflow.run("--cores", "1", "--configfile", str(cfg), "--until", "generate_on_disk", check=True)
-    (store,) = (tmp_path / "disk").rglob("*.hdf5")
-    size = store.stat().st_size
+    sweep = load_sweep(config)
+    (store_file,) = sweep.test_files()
+    fs, where = store_file.filesystem, (store_file.backend.name, store_file.layout.id, store_file.compression.name)
+    store = str(tmp_path / "store.hdf5")
+    jobs.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(tmp_path / "write.parquet"))
     with open(store, "r+b") as f:
-        f.truncate(size // 2)
-    failed = workflow.run("--cores", "1", "--configfile", str(cfg))
-    assert failed.returncode != 0
-    log = next((workflow.root / "results" / "truncated" / "logs").rglob("query*/**/*.log")).read_text()
-    assert str(store) in log and "slice" in log and "selection" in log
+        f.truncate(os.path.getsize(store) // 2)
+    with pytest.raises(Exception) as failed:
+        jobs.run_query(job_settings.query_settings(sweep, fs, *where), store, str(tmp_path / "query.parquet"))
+    said = str(failed.value)
+    assert store in said and "slice" in said and "selection" in said
+    assert not (tmp_path / "query.parquet").exists()
 
 
 def _first_store_measured(workflow, tmp_path, sweep: str, directory: Path):

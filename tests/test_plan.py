@@ -35,7 +35,9 @@ def test_peak_disk_is_jobs_at_once_times_the_largest_file_and_its_kept_repeats()
         assert fs.largest_file_bytes == largest
         assert at_once * largest <= fs.peak_bytes < at_once * largest + 1e9
     assert sweep.write_race is not None  # its writes race: one more job per filesystem
-    assert plan.jobs == 2 * len(sweep.test_files()) + len(sweep.filesystems)
+    # locally a store's job writes it and reads it; on a scheduler, a job each
+    assert plan.jobs == len(sweep.test_files()) + len(sweep.filesystems)
+    assert make_plan(sweep, 4, cluster=True).jobs == 2 * len(sweep.test_files()) + len(sweep.filesystems)
     assert make_plan(sweep, parallel_jobs=8).filesystems[0].peak_bytes > plan.filesystems[0].peak_bytes
 
 
@@ -113,7 +115,9 @@ def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     one_at_a_time = load_sweep({**config, "interleave": False})
     interleaved = load_sweep({**config, "interleave": True})
-    a, b = make_plan(one_at_a_time, parallel_jobs=2), make_plan(interleaved, parallel_jobs=2)
+    # one query job per store (as on a scheduler: locally the store's own job reads it)
+    a, b = make_plan(one_at_a_time, 2, cluster=True), make_plan(interleaved, 2, cluster=True)
+    assert make_plan(interleaved, 2).jobs == b.jobs
     stores = len(interleaved.test_files())
     filesystems = len(interleaved.filesystems)
     assert a.jobs - b.jobs == stores - filesystems  # one query job per filesystem instead of per store
@@ -237,7 +241,10 @@ def test_under_a_scheduler_the_mpi_jobs_are_planned_side_by_side():
     mpi = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.test_files() if SPEC.runs_on(store)]
     assert local.exclusive_seconds == pytest.approx(sum(mpi))  # one after another, alone
     assert slurm.measuring_wall_seconds == pytest.approx(max(mpi))  # side by side
-    assert slurm.job_seconds == local.job_seconds
+    # the same work; locally a store's writes and reads are one job (one Python start)
+    stores = len(sweep.test_files())
+    assert slurm.job_seconds == pytest.approx(local.job_seconds + stores * rates.SECONDS_PER_JOB)
+    assert slurm.jobs == local.jobs + stores
 
 
 def test_each_kind_of_figure_is_one_job_and_the_config_chooses_the_kinds(tmp_path):
@@ -257,3 +264,20 @@ def test_each_kind_of_figure_is_one_job_and_the_config_chooses_the_kinds(tmp_pat
     assert chosen == {"heatmaps": kinds["heatmaps"], "mix": kinds["mix"]}
     with pytest.raises(ConfigError, match="figures.*'bars'.*not a kind of figure.*case_bars"):
         load_sweep({**config, "figures": ["mix", "bars"]})
+
+
+def test_locally_a_stores_job_reads_it_unless_the_reads_are_interleaved():
+    """One Python start per store instead of two: locally, where stores are read one at a time;
+    not on a scheduler (two jobs in one allocation), not interleaved (a job per filesystem
+    reads every store)."""
+    from h5sweep.sweep.plan import reads_in_store_job
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    one_at_a_time = load_sweep({**config, "interleave": False})
+    assert reads_in_store_job(one_at_a_time, cluster=False)
+    assert not reads_in_store_job(one_at_a_time, cluster=True)
+    assert not reads_in_store_job(load_sweep({**config, "interleave": True}), cluster=False)
+    stores = len(one_at_a_time.test_files())
+    local, cluster = make_plan(one_at_a_time, 2), make_plan(one_at_a_time, 2, cluster=True)
+    assert cluster.jobs - local.jobs == stores
+    assert cluster.timed_seconds == pytest.approx(local.timed_seconds)  # the same reads

@@ -55,8 +55,9 @@ def test_dry_runs_of_the_shipped_configs_plan_the_whole_grid(workflow):
     assert filters["generate_on_disk"] == 1 + 2 * 17 and filters["query_interleaved"] == filesystems
     grid = workflow.run("-n", "--configfile", str(REPO / "bench" / "grid.yaml"), check=True)
     counts = job_counts(grid.stdout)
-    assert counts["generate_on_disk"] == 1 + 42 * 9
-    assert counts["query"] == (1 + 42 * 9) * filesystems
+    # one store at a time: locally, a store's job writes it and runs its reads
+    assert counts["generate_query_on_disk"] == 1 + 42 * 9 and "query" not in counts
+    assert sum(v for k, v in counts.items() if k.startswith("generate_query_on_")) == (1 + 42 * 9) * filesystems
     assert not (workflow.root / "results" / "bench-grid" / "summary.csv").exists()
 
 
@@ -64,7 +65,7 @@ def test_a_config_file_replaces_the_default_instead_of_merging_into_it(workflow,
     config = tiny_config(tmp_path)
     config["filesystems"] = {"only": str(tmp_path / "only")}
     counts = job_counts(workflow.run("-n", "--configfile", str(workflow.write_config(config)), check=True).stdout)
-    assert [rule for rule in counts if rule.startswith("generate_on_")] == ["generate_on_only"]
+    assert [rule for rule in counts if rule.startswith("generate")] == ["generate_query_on_only"]
     # --config still overrides single keys of the default
     counts = job_counts(workflow.run("-n", "--config", "compression=[none]", check=True).stdout)
     assert counts["generate_on_disk"] == 1 + 9
@@ -231,8 +232,8 @@ def test_nothing_is_redone_and_adding_a_layout_adds_only_its_jobs(finished):
     path = wf.write_config(bigger, "bigger.yaml")
     counts = job_counts(wf.run("-n", "--configfile", str(path), check=True).stdout)
     filesystems = len(config["filesystems"])
-    assert counts["query"] == 2 * filesystems  # the new shape, none and gzip-1
-    assert sum(v for k, v in counts.items() if k.startswith("generate_on_")) == 2 * filesystems
+    # the new shape, none and gzip-1, each written and read in one job
+    assert sum(v for k, v in counts.items() if k.startswith("generate_query_on_")) == 2 * filesystems
     assert counts["aggregate"] == 1
 
 
@@ -255,37 +256,37 @@ def params_changed(dry_run_output: str) -> dict[str, set[str]]:
 
 def test_each_setting_reruns_exactly_the_jobs_that_use_it(finished):
     """Every job gets its own settings as params (the rerun trigger): a read case's repeats
-    change the queries' only; a filesystem's read copies its queries' only; the chunk cache the
-    writes' too (the write case writes with the first one); renaming a chunk shape, that shape's
-    jobs. (A generate job reruns its query, whose store is temporary; Snakemake then gives that
-    as the query's reason.)"""
+    rerun every store's job (locally a store's job writes it and reads it: its store is
+    temporary); a filesystem's read copies only its own stores' jobs; renaming a chunk shape,
+    that shape's jobs; nothing else reruns."""
     wf, config, _ = finished
     filesystems = len(config["filesystems"])
     files = filesystems * (1 + 5 * 2)
 
-    def changed(update: dict, name: str) -> tuple[dict[str, set[str]], dict[str, int]]:
+    def changed(update: dict, name: str) -> tuple[set[tuple[str, str]], dict[str, int]]:
         path = wf.write_config({**config, **update}, name)
         dry = wf.run("-n", "--configfile", str(path), check=True)
         found = params_changed(dry.stdout + dry.stderr)
-        generate = set().union(*(v for k, v in found.items() if k.startswith("generate_on_")))
-        return {"generate": generate, "query": found.get("query", set())}, job_counts(dry.stdout)
+        jobs = {(rule, w) for rule, wildcards in found.items() for w in wildcards}
+        assert all(rule.startswith("generate_query_on_") for rule, _ in jobs), jobs
+        return jobs, job_counts(dry.stdout)
 
     more_slices, counts = changed({"cases": {**config["cases"], "slice": {"repeats": 7, "depth": 25}}}, "slices.yaml")
-    assert len(more_slices["query"]) == files and not more_slices["generate"]
+    assert len(more_slices) == files and "query" not in counts
     cache, counts = changed({"chunk_cache": [{"bytes": 2**21, "slots": 521, "w0": 0.75}]}, "cache.yaml")
-    assert len(cache["generate"]) == files // filesystems and counts["query"] == files  # a rule per filesystem
+    assert len(cache) == files
     # read copies are the queries' alone, on their own filesystem
     name, entry = next(iter(config["filesystems"].items()))
     entry = {"path": entry} if isinstance(entry, str) else entry
     copied, counts = changed(
         {"filesystems": {**config["filesystems"], name: {**entry, "read_copies": 2}}}, "copies.yaml"
     )
-    assert len(copied["query"]) == files // filesystems and not copied["generate"]
-    assert all(f"filesystem={name}" in w for w in copied["query"])
+    assert len(copied) == files // filesystems and {rule for rule, _ in copied} == {f"generate_query_on_{name}"}
     renamed = dict(config["layouts"], shapes=[{"name": "odder", "chunk": [3, 7, 100]}])
     rename, counts = changed({"layouts": renamed}, "renamed.yaml")
-    assert len(rename["generate"]) == 2 and counts["query"] == 2 * filesystems  # the shape, none and gzip-1
-    assert all("chunked-3x7x100" in w for w in rename["generate"])
+    assert len(rename) == 2 * filesystems  # the shape, none and gzip-1
+    assert all("chunked-3x7x100" in w for _, w in rename)
+    assert counts["aggregate"] == 1 and sum(v for k, v in counts.items() if k.startswith("generate")) == 2 * filesystems
 
 
 def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finished):
@@ -322,11 +323,7 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
     paths = [line for line in dry.stdout.splitlines() if "reason:" not in line]  # a reason quotes the settings
     assert not any("h5py-auto" in line for line in paths)  # the layout is known by its chunk shape
     generate = set().union(
-        *(
-            v
-            for k, v in jobs_for(dry.stdout + dry.stderr, "Missing output files").items()
-            if k.startswith("generate_on_")
-        )
+        *(v for k, v in jobs_for(dry.stdout + dry.stderr, "Missing output files").items() if k.startswith("generate"))
     )
     assert generate and all("chunked-3x5x750" in w for w in generate)
 
@@ -449,12 +446,14 @@ def test_bad_configs_fail_before_any_job_and_create_no_results(workflow, tmp_pat
 
 
 def test_failed_query_leaves_no_output_that_looks_complete(workflow, tmp_path):
-    """A job that fails leaves no output; finished work of other jobs is kept."""
-    config = tiny_config(tmp_path, sweep="broken")
+    """A job that fails leaves no output; finished work of other jobs is kept. (Interleaved,
+    the stores' writes and the reads are separate jobs: a store is damaged in between.)"""
+    config = tiny_config(tmp_path, sweep="broken", interleave=True)
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    config["layouts"] = {"contiguous": True, "chunks": {"xy": [5], "z": [512]}, "shapes": []}
     cfg = workflow.write_config(config)
+    workflow.run("--until", "generate_on_disk", "--notemp", "--cores", "1", "--configfile", str(cfg), check=True)
     target = "results/broken/raw/disk/hdf5/contiguous/none/write.parquet"
-    workflow.run(target, "--notemp", "--cores", "1", "--configfile", str(cfg), check=True)  # keep the h5
     h5 = tmp_path / "disk" / "broken" / "contiguous" / "none.hdf5"
     import h5py
 
@@ -464,12 +463,11 @@ def test_failed_query_leaves_no_output_that_looks_complete(workflow, tmp_path):
     z0 = slice_case.selections(tuple(config["dataset"]["shape"]), config["dataset"]["seed"])[0].start[2]
     with h5py.File(h5, "r+") as f:  # corrupt a value the first slice query reads
         f["data"][0, 0, z0] += 1
-    proc = workflow.run(
-        "results/broken/raw/disk/hdf5/contiguous/none/query.parquet", "--cores", "1", "--configfile", str(cfg)
-    )
+    reads = "results/broken/raw/disk/query-interleaved.parquet"
+    proc = workflow.run(reads, "--cores", "1", "--configfile", str(cfg))
     assert proc.returncode != 0
     assert "values differ from the data source" in proc.stdout + proc.stderr
-    assert not (workflow.root / "results/broken/raw/disk/hdf5/contiguous/none/query.parquet").exists()
+    assert not (workflow.root / reads).exists()
     assert (workflow.root / target).exists()
 
 

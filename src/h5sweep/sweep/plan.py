@@ -132,6 +132,15 @@ class Plan:
         return "\n".join(lines)
 
 
+def reads_in_store_job(sweep, cluster: bool) -> bool:
+    """Whether a store's read cases run in the job that writes it (one Python start per store
+    instead of two): locally, where the store is read one at a time (``interleave: false``).
+    On a scheduler (``cluster``) a store's write and reads stay two jobs, grouped into one
+    allocation; interleaved, one job per filesystem reads them all."""
+    reads = any(spec.stage == "query" and spec.enabled(sweep) for spec in CASE_SPECS)
+    return reads and not cluster and not sweep.interleave
+
+
 def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: bool = False) -> Plan:
     """Jobs, job time and timed time of every case the sweep runs (from the case specs and
     their cost models), and the peak disk of every filesystem. ``cluster``: the jobs are
@@ -155,6 +164,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             merged = len(places) - len(sweep.filesystems)
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
+        elif spec.stage == "query" and reads_in_store_job(sweep, cluster):  # in the writing job
+            jobs, job_seconds = jobs - len(places), job_seconds - len(places) * rates.SECONDS_PER_JOB
     if sweep.write_race:  # a job per filesystem; its writes are in the stores' (every repeat: the most)
         jobs, job_seconds = jobs + len(sweep.filesystems), job_seconds + len(sweep.filesystems) * rates.SECONDS_PER_JOB
     values = sweep.raw_bytes if values_shared(sweep.dataset) else 0  # kept for every write (h5sweep.jobs)
