@@ -300,8 +300,10 @@ def test_a_job_that_keeps_failing_leaves_the_rest_going_and_is_reported(cluster,
     cfg = wf.write_config(config)
     # A storage fault: one file is corrupted after it was written, so its query fails on
     # every attempt (the retries do not regenerate a file that exists).
+    # written on the cluster (locally one job would write and read it)
     target = "results/failing/raw/disk/hdf5/chunked-2x2x64/none/write.parquet"
-    wf.run(target, "--notemp", "--cores", "1", "--configfile", str(cfg), check=True)
+    written = slurm_run(wf, cfg, target, "--notemp")
+    assert written.returncode == 0, written.stdout[-3000:] + written.stderr[-3000:]
     from h5sweep.cases import read_cases_from_config
 
     shape = tuple(config["dataset"]["shape"])

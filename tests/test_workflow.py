@@ -372,10 +372,11 @@ def snakemake_incomplete(root: Path) -> set[Path]:
     return found
 
 
-def _wait_for(pattern_dir: Path, pattern: str, proc, timeout=300):
+def _wait_for(pattern_dir: Path, pattern: str, proc, timeout=300, count=1):
+    """Wait until ``count`` files match ``pattern`` under ``pattern_dir``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if list(pattern_dir.rglob(pattern)) if pattern_dir.exists() else []:
+        if len(list(pattern_dir.rglob(pattern)) if pattern_dir.exists() else []) >= count:
             return
         if proc.poll() is not None:
             raise AssertionError(f"snakemake ended early:\n{proc.stdout.read()}")
@@ -391,7 +392,8 @@ def test_an_interrupted_sweep_resumes_without_redoing_finished_jobs(workflow, tm
     cfg = workflow.write_config(config)
     raw = workflow.root / "results" / config["sweep"] / "raw"
     proc = workflow.popen("--cores", "1", "--configfile", str(cfg))
-    _wait_for(raw, "query.parquet", proc)
+    # one store's job has finished once the next one's write record exists (one core)
+    _wait_for(raw, "write.parquet", proc, count=2)
     if how == "ctrl-c":
         interrupt(proc)
     else:
