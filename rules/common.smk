@@ -20,7 +20,7 @@ from h5sweep.cases import (
     FIGURES,
     OWN_JOB_CASES,
     case_spec,
-    figures_by_kind,
+    plot_jobs,
 )
 from h5sweep.cases.parallel import missing_mpi_environment
 from h5sweep.sweep.config import load_schema
@@ -313,8 +313,8 @@ def aggregate_runtime(wildcards, attempt):
     return resources.aggregate_runtime_min(SWEEP, attempt)
 
 
-# A plot job reads the summary (one row per store, case and variant) and draws each figure
-# of its kind, one after another.
+# A plot job reads the tables its figures read and draws each figure of its kinds, one
+# after another.
 PLOT_MEM_MB = 1000
 
 
@@ -322,14 +322,17 @@ def plot_runtime(figures):
     return 5 + figures // 10
 
 
-# Every figure the sweep draws, by kind: (name, its wildcards' values), found once.
-DRAWN = figures_by_kind(SWEEP)
+# Every figure the sweep draws, by plot job and kind: (name, its wildcards' values), found once.
+PLOT_JOBS = plot_jobs(SWEEP)
 
 
 def figures():
     """Every figure the sweep draws."""
     return [
-        f"{RESULTS}/plots/{name}.png" for drawn in DRAWN.values() for name, _ in drawn
+        f"{RESULTS}/plots/{name}.png"
+        for kinds in PLOT_JOBS.values()
+        for drawn in kinds.values()
+        for name, _ in drawn
     ]
 
 
@@ -338,9 +341,13 @@ def figure_caption(name):
     return os.path.abspath(f"{RESULTS}/captions/{name}.rst")
 
 
-def figure_inputs(figure):
-    """A figure's rule's inputs: the tables it reads."""
-    return {name: f"{RESULTS}/{FIGURE_INPUTS[name]}" for name in figure.inputs}
+def plot_inputs(kinds):
+    """A plot job's inputs: the tables its kinds of figure read."""
+    return {
+        name: f"{RESULTS}/{FIGURE_INPUTS[name]}"
+        for kind in kinds
+        for name in FIGURES[kind].inputs
+    }
 
 
 def report_front_page():

@@ -1,39 +1,48 @@
-# plot: one job per kind of figure (h5sweep.cases.FIGURES, from the case specs) that the
-# sweep draws (config `figures`), drawing every figure of the kind from the typed summary (or
-# the reads, or the recommendation) into the report. Each figure's caption is rendered by the
-# job for that figure's own case and filesystem (results/<sweep>/captions/).
+# plot: one job per set of tables the figures read (h5sweep.cases.plot_jobs: plot_summary,
+# plot_summary_measurements, plot_recommendation), drawing every figure of its kinds
+# (h5sweep.cases.FIGURES, from the case specs) that the sweep draws (config `figures`) into
+# the report. A change of one table redraws only the figures that read it. Each figure's
+# caption is rendered by the job for that figure's own case and filesystem
+# (results/<sweep>/captions/).
 
 
-for kind, drawn in DRAWN.items():
-    figure = FIGURES[kind]
+for job_name, kinds in PLOT_JOBS.items():
 
     rule:
         name:
-            f"plot_{kind}"
+            f"plot_{job_name}"
         input:
-            **figure_inputs(figure),
+            **plot_inputs(kinds),
         output:
             figures=[
                 report(
                     f"{RESULTS}/plots/{name}.png",
                     caption=figure_caption(name),
-                    category=figure.category,
-                    labels=figure.report_labels(values),
+                    category=FIGURES[kind].category,
+                    labels=FIGURES[kind].report_labels(values),
                 )
+                for kind, drawn in kinds.items()
                 for name, values in drawn
             ],
-            captions=[figure_caption(name) for name, _ in drawn],
+            captions=[
+                figure_caption(name) for drawn in kinds.values() for name, _ in drawn
+            ],
         log:
-            f"{RESULTS}/logs/plot/{kind}.log",
+            f"{RESULTS}/logs/plot/{job_name}.log",
         localrule: True
         conda:
             "../workflow/envs/h5sweep.yaml"
         resources:
             mem_mb=PLOT_MEM_MB,
-            runtime=plot_runtime(len(drawn)),
+            runtime=plot_runtime(sum(len(drawn) for drawn in kinds.values())),
         params:
-            figure=kind,
-            wildcards=[values for _, values in drawn],
-            template=str(figure.caption_file(REPORT_DIR)),
+            kinds=[
+                {
+                    "figure": kind,
+                    "wildcards": [values for _, values in drawn],
+                    "template": str(FIGURES[kind].caption_file(REPORT_DIR)),
+                }
+                for kind, drawn in kinds.items()
+            ],
         script:
             "../workflow/scripts/plot.py"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.cases import figure_names, figures_by_kind
+from h5sweep.cases import figure_names, figures_by_kind, plot_jobs
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
@@ -48,15 +48,17 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     # two jobs share the cores, but timed windows run one at a time: a plan, not a measurement
     assert one.measuring_wall_seconds == one.job_seconds
     assert two.measuring_wall_seconds == max(one.job_seconds / 2, one.timed_seconds)
-    # then the aggregate alone, and the recommendation and one job per kind of figure side by side
-    kinds = figures_by_kind(sweep)
-    assert two.finishing_jobs == len(kinds) + 3  # the aggregate, the recommendation, the findings
-    assert sum(map(len, kinds.values())) == len(figure_names(sweep)) > len(kinds)
+    # then the aggregate alone, and the recommendation and a plot job per set of tables side by side
+    plots = plot_jobs(sweep)
+    assert set(plots) == {"summary", "summary_measurements", "recommendation"}
+    assert two.finishing_jobs == len(plots) + 3  # the aggregate, the recommendation, the findings
+    drawn = {kind: n for kinds in plots.values() for kind, n in kinds.items()}
+    assert drawn == figures_by_kind(sweep) and sum(map(len, drawn.values())) == len(figure_names(sweep))
     stores = len(sweep.test_files())
     drawing = (
         rates.recommend_seconds(stores)
         + rates.findings_seconds()
-        + sum(rates.figure_seconds(len(drawn), stores) for drawn in kinds.values())
+        + sum(rates.figure_seconds(sum(map(len, kinds.values())), stores) for kinds in plots.values())
     )
     assert two.finishing_seconds == pytest.approx(two.aggregate_seconds + drawing)
     assert two.wall_seconds == pytest.approx(
@@ -65,7 +67,7 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert two.total_job_seconds == pytest.approx(two.job_seconds + two.finishing_seconds)
     text = two.describe()
     assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
-    assert f"{len(kinds) + 3} jobs for the tables and figures" in text
+    assert f"{len(plots) + 3} jobs for the tables and figures" in text
 
 
 def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
@@ -247,9 +249,10 @@ def test_under_a_scheduler_the_mpi_jobs_are_planned_side_by_side():
     assert slurm.jobs == local.jobs + stores
 
 
-def test_each_kind_of_figure_is_one_job_and_the_config_chooses_the_kinds(tmp_path):
-    """A plot job per kind draws each of its figures, named with its case and filesystem; the
-    config's ``figures`` draws every kind, none, or the ones listed, and refuses an unknown one."""
+def test_each_kind_of_figure_is_drawn_by_the_job_of_its_tables_and_the_config_chooses_the_kinds(tmp_path):
+    """A plot job per set of tables draws each figure of its kinds, named with its case and
+    filesystem; the config's ``figures`` draws every kind, none, or the ones listed, and
+    refuses an unknown one."""
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk"), "tmpfs": str(tmp_path / "other")}
     kinds = figures_by_kind(load_sweep(config))
@@ -262,6 +265,8 @@ def test_each_kind_of_figure_is_one_job_and_the_config_chooses_the_kinds(tmp_pat
     assert figures_by_kind(load_sweep({**config, "figures": False})) == {}
     chosen = figures_by_kind(load_sweep({**config, "figures": ["mix", "heatmaps"]}))
     assert chosen == {"heatmaps": kinds["heatmaps"], "mix": kinds["mix"]}
+    chosen_jobs = plot_jobs(load_sweep({**config, "figures": ["mix", "heatmaps"]}))
+    assert chosen_jobs == {"summary": {"heatmaps": kinds["heatmaps"]}, "recommendation": {"mix": kinds["mix"]}}
     with pytest.raises(ConfigError, match="figures.*'bars'.*not a kind of figure.*case_bars"):
         load_sweep({**config, "figures": ["mix", "bars"]})
 

@@ -317,7 +317,7 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
 
     path = wf.write_config({**config, "recommend": {"weights": {"spectra": 1}}}, "mix.yaml")
     dry = wf.run("-n", "--configfile", str(path), check=True)
-    assert job_counts(dry.stdout) == {"recommend": 1, "plot_tradeoff": 1, "plot_mix": 1, "all": 1, "total": 4}
+    assert job_counts(dry.stdout) == {"recommend": 1, "plot_recommendation": 1, "all": 1, "total": 3}
     auto = wf.write_config({**config, "layouts": {**config["layouts"], "auto": True}}, "auto.yaml")
     dry = wf.run("-n", "--configfile", str(auto), check=True)
     paths = [line for line in dry.stdout.splitlines() if "reason:" not in line]  # a reason quotes the settings

@@ -37,7 +37,7 @@ CASE_SPECS: tuple[CaseSpec, ...] = tuple(importlib.import_module(f"h5sweep.cases
 OPTIONAL_CASES: dict[str, type] = {spec.name: spec.settings_type for spec in CASE_SPECS if spec.settings_type}
 # The names a config's cases may have: the write case, the read cases, boxes, the optional cases.
 CASE_NAMES = ("write", *READ_CASES, "boxes", *OPTIONAL_CASES)
-# Every kind of figure, by kind: each has a plot rule (rules/plot.smk).
+# Every kind of figure, by kind (rules/plot.smk draws them, a job per set of tables they read).
 FIGURES: dict[str, Figure] = {figure.kind: figure for spec in CASE_SPECS for figure in spec.plots}
 # Every setting that makes a variant of some case.
 VARIANT_COLUMNS = list(dict.fromkeys(column for spec in CASE_SPECS for column in spec.variant_columns))
@@ -89,6 +89,17 @@ def figures_by_kind(sweep) -> dict[str, list[tuple[str, dict[str, str]]]]:
         if wanted is None or kind in wanted:
             drawn.setdefault(kind, []).append((name, values))
     return drawn
+
+
+def plot_jobs(sweep) -> dict[str, dict[str, list[tuple[str, dict[str, str]]]]]:
+    """The sweep's plot jobs: one per set of tables its figures read (their ``inputs``), named
+    by those tables (``summary``, ``summary_measurements``, ``recommendation``), each with the
+    figures it draws by kind (:func:`figures_by_kind`). A change of one table redraws only the
+    figures that read it; every figure of a job is drawn in one Python."""
+    jobs: dict[str, dict[str, list[tuple[str, dict[str, str]]]]] = {}
+    for kind, drawn in figures_by_kind(sweep).items():
+        jobs.setdefault("_".join(FIGURES[kind].inputs), {})[kind] = drawn
+    return jobs
 
 
 def figure_names(sweep) -> list[str]:

@@ -57,7 +57,7 @@ def findings_seconds() -> float:
 
 
 def figure_seconds(figures: int, stores: int) -> float:
-    """One plot job, drawing ``figures`` figures of one kind."""
+    """One plot job, drawing ``figures`` figures."""
     return SECONDS_PER_PLOT_JOB + figures * (SECONDS_PER_FIGURE + stores * SECONDS_PER_FIGURE_STORE)
 
 

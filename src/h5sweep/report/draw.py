@@ -74,3 +74,17 @@ def render_caption(template, wildcards: dict, config: dict, out: str) -> None:
     rendered = template.render(snakemake=context)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(rendered + "\n", encoding="utf-8")
+
+
+def draw_kinds(kinds: list[dict], inputs: dict, outputs: list[str], captions: list[str], config: dict) -> None:
+    """Draw the figures of several kinds, one kind after another (a plot job's): ``kinds`` in
+    order, each ``{"figure", "wildcards", "template"}``; ``outputs`` and ``captions``, the
+    figures' PNGs and captions in the same order."""
+    at = 0
+    for kind in kinds:
+        n = len(kind["wildcards"])
+        figures = list(zip(kind["wildcards"], outputs[at : at + n], captions[at : at + n], strict=True))
+        draw_kind(kind["figure"], inputs, figures, kind["template"], config)
+        at += n
+    if at != len(outputs):
+        raise ValueError(f"{len(outputs)} figures to draw, {at} named by their kinds")

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from h5sweep import backends, host
-from h5sweep.cases import CASE_SPECS, figures_by_kind
+from h5sweep.cases import CASE_SPECS, plot_jobs
 from h5sweep.measure import rates, settle
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import device_of, device_reads_counted, free_bytes, mount_info
@@ -173,7 +173,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
     results_dev = device_of(results_dir)
     aggregate = rates.aggregate_seconds(rows, len(files))
-    kinds = figures_by_kind(sweep)
+    plots = plot_jobs(sweep)
     plan = Plan(
         parallel_jobs=max(1, parallel_jobs),
         jobs=jobs,
@@ -182,11 +182,11 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         exclusive_seconds=exclusive,
         cluster=cluster,
         longest_job_seconds=longest,
-        finishing_jobs=3 + len(kinds),  # the aggregate, the recommendation, the findings, a job per kind of figure
+        finishing_jobs=3 + len(plots),  # the aggregate, the recommendation, the findings, the plot jobs
         finishing_seconds=aggregate
         + rates.recommend_seconds(len(files))
         + rates.findings_seconds()
-        + sum(rates.figure_seconds(len(drawn), len(files)) for drawn in kinds.values()),
+        + sum(rates.figure_seconds(sum(map(len, kinds.values())), len(files)) for kinds in plots.values()),
         aggregate_seconds=aggregate,
     )
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
