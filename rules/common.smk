@@ -96,7 +96,9 @@ SWEEP = checked_sweep(config)
 MEASURE_GROUP = "measure" if on_slurm() or not workflow.is_main_process else None
 # Locally, one job writes a store and runs its read cases (one Python start instead of two;
 # h5sweep.sweep.plan.reads_in_store_job); grouped on SLURM, they stay two jobs.
-READS_IN_STORE_JOB = plan.reads_in_store_job(SWEEP, cluster=MEASURE_GROUP is not None)
+READS_IN_STORE_JOB = plan.reads_in_store_job(
+    SWEEP, cluster=MEASURE_GROUP is not None or not workflow.local_exec
+)
 RESULTS = f"results/{SWEEP.name}"
 # the report's captions (a case package may keep its figures' captions beside them)
 REPORT_DIR = Path(workflow.basedir) / "workflow" / "report"
