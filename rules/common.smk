@@ -182,20 +182,64 @@ def store_output(fs, entry):
 query_settings = _job_settings(job_settings.query_settings)
 
 
-def store_job_mem_mb(wildcards, attempt):
-    """A job that writes a store and reads it: the larger of the two jobs' memory."""
-    return max(generate_mem_mb(wildcards, attempt), query_mem_mb(wildcards, attempt))
+def generate_outputs(fs, entry):
+    """A generate job's outputs: its store (temporary) and write record, and where the job
+    reads the store too (READS_IN_STORE_JOB), its query record."""
+    outputs = {
+        "store": temp(store_output(fs, entry)),
+        "record": record_path(
+            fs.name, entry.name, "{layout}", "{compression}", "write"
+        ),
+    }
+    if READS_IN_STORE_JOB:
+        outputs["query"] = record_path(
+            fs.name, entry.name, "{layout}", "{compression}", "query"
+        )
+    return outputs
 
 
-def store_job_runtime(backend):
-    """A job that writes a store and reads it: the two jobs' time limits added."""
+def generate_logs(fs, entry):
+    """A generate job's log, and its query stage's where it reads the store too."""
+    where = f"{fs.name}/{entry.name}/{{layout}}/{{compression}}.log"
+    stages = ("generate", "query") if READS_IN_STORE_JOB else ("generate",)
+    return {stage: f"{RESULTS}/logs/{stage}/{where}" for stage in stages}
+
+
+def generate_params(fs, entry):
+    """A generate job's settings, and its read cases' where it reads the store too."""
+    params = {"settings": generate_settings(fs, entry.name)}
+    if READS_IN_STORE_JOB:
+        params["query"] = store_query_settings(fs, entry.name)
+    return params
+
+
+GENERATE_SCRIPT = (
+    "../workflow/scripts/generate_query.py"
+    if READS_IN_STORE_JOB
+    else "../workflow/scripts/generate.py"
+)
+
+
+def generate_job_mem_mb(wildcards, attempt):
+    """A generate job's memory; where it reads the store too, the larger of the two stages'."""
+    memory = generate_mem_mb(wildcards, attempt)
+    if READS_IN_STORE_JOB:
+        memory = max(memory, query_mem_mb(wildcards, attempt))
+    return memory
+
+
+def generate_job_runtime(backend):
+    """A generate job's time limit; where it reads the store too, the two stages' added."""
     generate = generate_runtime(backend)
 
     def runtime(wildcards, attempt):
-        layout, compression = file_axes(wildcards)
-        return generate(wildcards, attempt) + resources.query_runtime_min(
-            SWEEP, layout, compression, attempt, backend
-        )
+        minutes = generate(wildcards, attempt)
+        if READS_IN_STORE_JOB:
+            layout, compression = file_axes(wildcards)
+            minutes += resources.query_runtime_min(
+                SWEEP, layout, compression, attempt, backend
+            )
+        return minutes
 
     return runtime
 

@@ -8,61 +8,27 @@
 
 for fs in SWEEP.filesystems:
     for entry in SWEEP.backends:
-        if READS_IN_STORE_JOB:
-            # locally: the same job runs the store's read cases (rules/query.smk's query)
 
-            rule:
-                name:
-                    generate_rule_name(fs, entry)
-                input:
-                    donor=donor(),
-                output:
-                    store=temp(store_output(fs, entry)),
-                    record=record_path(
-                        fs.name, entry.name, "{layout}", "{compression}", "write"
-                    ),
-                    query=record_path(
-                        fs.name, entry.name, "{layout}", "{compression}", "query"
-                    ),
-                log:
-                    generate=f"{RESULTS}/logs/generate/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
-                    query=f"{RESULTS}/logs/query/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
-                conda:
-                    "../workflow/envs/h5sweep.yaml"
-                resources:
-                    mem_mb=store_job_mem_mb,
-                    runtime=store_job_runtime(entry.name),
-                params:
-                    settings=generate_settings(fs, entry.name),
-                    query=store_query_settings(fs, entry.name),
-                script:
-                    "../workflow/scripts/generate_query.py"
-
-        else:
-
-            rule:
-                name:
-                    generate_rule_name(fs, entry)
-                input:
-                    donor=donor(),
-                output:
-                    store=temp(store_output(fs, entry)),
-                    record=record_path(
-                        fs.name, entry.name, "{layout}", "{compression}", "write"
-                    ),
-                log:
-                    f"{RESULTS}/logs/generate/{fs.name}/{entry.name}/{{layout}}/{{compression}}.log",
-                group:
-                    MEASURE_GROUP
-                conda:
-                    "../workflow/envs/h5sweep.yaml"
-                resources:
-                    mem_mb=generate_mem_mb,
-                    runtime=generate_runtime(entry.name),
-                params:
-                    settings=generate_settings(fs, entry.name),
-                script:
-                    "../workflow/scripts/generate.py"
+        rule:
+            name:
+                generate_rule_name(fs, entry)
+            input:
+                donor=donor(),
+            output:
+                **generate_outputs(fs, entry),
+            log:
+                **generate_logs(fs, entry),
+            group:
+                MEASURE_GROUP
+            conda:
+                "../workflow/envs/h5sweep.yaml"
+            resources:
+                mem_mb=generate_job_mem_mb,
+                runtime=generate_job_runtime(entry.name),
+            params:
+                **generate_params(fs, entry),
+            script:
+                GENERATE_SCRIPT
 
 
 # write_race (racing on and cases.write.repeats above min_repeats): once every store of a
