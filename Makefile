@@ -6,6 +6,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CORES ?= all
+# Wheels of every pinned package (requirements.lock), kept between installs like pip's cache:
+# an environment is installed from them without asking an index, which is most of pip's time
+# (it weighs every file of every release on the index); a pin they lack fills them again.
+WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/h5sweep/wheels
+# install the pins of $(2) (files) into the environment $(1), without their dependencies (the
+# lock pins them all), without compiling every module up front (Python compiles what it
+# imports); filling the wheels takes the whole lock, so that one environment's fill serves both
+define install_pinned
+	$(1)/bin/python -m pip install --quiet --no-compile --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)) 2>/dev/null \
+		|| { echo "filling $(WHEELS)"; $(1)/bin/python -m pip wheel --quiet --no-deps -w $(WHEELS) $(foreach f,$(sort requirements.lock $(2)),-r $(f)) \
+		&& $(1)/bin/python -m pip install --quiet --no-compile --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)); }
+endef
 
 .PHONY: install install-mpi sweep sweep-held test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio plan studies-plan docs
 
@@ -15,8 +27,9 @@ $(STAMP): requirements.txt requirements.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "h5sweep needs Python >= 3.11 (set PYTHON=...)")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt -c requirements.lock
+	$(call install_pinned,$(VENV),requirements.lock)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip check
 	touch $(STAMP)
 
 # Parallel HDF5 for the MPI-IO case: h5py built from source against the system's parallel
@@ -35,12 +48,13 @@ $(MPI_STAMP): requirements.txt requirements.lock requirements-mpi.txt pyproject.
 	@test -d $(HDF5_MPI_DIR) || { echo "no parallel HDF5 in $(HDF5_MPI_DIR) (set HDF5_MPI_DIR=...; Debian: apt-get install -y --no-install-recommends $(MPI_PACKAGES))"; exit 1; }
 	test -x $(MPI_VENV)/bin/python || $(PYTHON) -m venv $(MPI_VENV)
 	$(MPI_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(MPI_VENV)/bin/python -m pip install --quiet -r requirements-mpi.txt -c requirements.lock numpy packaging
+	grep -v '^h5py==' requirements.lock > $(MPI_VENV)/lock.txt
+	$(call install_pinned,$(MPI_VENV),requirements-mpi.txt $(MPI_VENV)/lock.txt)
 	printf '[build_ext]\nparallel = %s\n' "$$(nproc)" > $(MPI_VENV)/build.cfg
 	HDF5_MPI=ON H5PY_SETUP_REQUIRES=0 CC=mpicc HDF5_DIR=$(HDF5_MPI_DIR) DIST_EXTRA_CONFIG=$(CURDIR)/$(MPI_VENV)/build.cfg \
 		$(MPI_VENV)/bin/python -m pip install --quiet --no-build-isolation --no-binary=h5py -c requirements.lock h5py
-	$(MPI_VENV)/bin/python -m pip install --quiet -r requirements.txt -c requirements.lock
 	$(MPI_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	$(MPI_VENV)/bin/python -m pip check
 	$(MPI_VENV)/bin/python -c 'import h5py, sys; sys.exit(0 if h5py.get_config().mpi else "h5py in $(MPI_VENV) is not built for MPI")'
 	touch $(MPI_STAMP)
 

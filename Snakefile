@@ -27,7 +27,6 @@ include: "rules/query.smk"
 include: "rules/case_jobs.smk"
 include: "rules/aggregate.smk"
 include: "rules/recommend.smk"
-include: "rules/findings.smk"
 include: "rules/plot.smk"
 
 

@@ -1,5 +1,6 @@
 # aggregate: every raw record into one tidy table and the per-case summary (typed Parquet,
-# and CSV for spreadsheets).
+# and CSV for spreadsheets), and the studies' findings checked on that summary
+# (h5sweep.analyze.findings), each with its verdict and the numbers it rests on.
 
 
 localrules:
@@ -17,6 +18,12 @@ rule aggregate:
             caption="../workflow/report/summary.rst",
             category="2. Summary table",
         ),
+        findings_table=report(
+            f"{RESULTS}/findings.csv",
+            caption="../workflow/report/findings.rst",
+            category="1. Recommendation",
+        ),
+        findings_text=f"{RESULTS}/findings.md",
     log:
         f"{RESULTS}/logs/aggregate.log",
     conda:
@@ -27,5 +34,6 @@ rule aggregate:
     params:
         thresholds=SWEEP.score,
         reference=SWEEP.reference,
+        shape=list(SWEEP.shape),
     script:
         "../workflow/scripts/aggregate.py"

@@ -41,3 +41,23 @@ def test_every_figure_a_case_can_plan_has_its_caption_and_every_caption_a_figure
     # the tables' captions and the workflow's description are the rest
     spare = {p.stem for p in report.glob("*.rst")} - {f.stem for f in files if f.parent == report}
     assert spare == {"findings", "recommendation", "summary", "workflow"}
+
+
+def pins(path):
+    """``{name: version}`` of a requirements file's ``name==version`` lines (names normalized)."""
+    found = {}
+    for line in (REPO / path).read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            found[name.strip().lower().replace("_", "-").replace(".", "-")] = version.strip()
+    return found
+
+
+def test_the_lock_pins_every_direct_dependency_at_its_version():
+    """`make install` installs requirements.lock alone (without dependencies), so a pin of
+    requirements.txt the lock lacks or contradicts would not be installed: every one is there,
+    and every line of both is ``name==version``."""
+    direct, locked = pins("requirements.txt"), pins("requirements.lock")
+    assert all(direct.values()) and all(locked.values())
+    assert {name: version for name, version in direct.items() if locked.get(name) != version} == {}

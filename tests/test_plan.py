@@ -12,7 +12,7 @@ from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
 from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
 from h5sweep.sweep.model import load_sweep
-from h5sweep.sweep.plan import file_bytes_bound, make_plan, scratch_bytes
+from h5sweep.sweep.plan import file_bytes_bound, make_plan, measured_rows, scratch_bytes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -51,23 +51,23 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     # then the aggregate alone, and the recommendation and a plot job per set of tables side by side
     plots = plot_jobs(sweep)
     assert set(plots) == {"summary", "summary_measurements", "recommendation"}
-    assert two.finishing_jobs == len(plots) + 3  # the aggregate, the recommendation, the findings
+    assert two.finishing_jobs == len(plots) + 2  # the aggregate (with the findings), the recommendation
     drawn = {kind: n for kinds in plots.values() for kind, n in kinds.items()}
     assert drawn == figures_by_kind(sweep) and sum(map(len, drawn.values())) == len(figure_names(sweep))
     stores = len(sweep.test_files())
-    drawing = (
-        rates.recommend_seconds(stores)
-        + rates.findings_seconds()
-        + sum(rates.figure_seconds(sum(map(len, kinds.values())), stores) for kinds in plots.values())
+    drawing = rates.recommend_seconds(stores) + sum(
+        rates.figure_seconds(sum(map(len, kinds.values())), stores) for kinds in plots.values()
     )
     assert two.finishing_seconds == pytest.approx(two.aggregate_seconds + drawing)
+    rows = measured_rows(sweep)
+    assert two.aggregate_seconds == pytest.approx(rates.aggregate_seconds(rows, stores) + rates.findings_seconds())
     assert two.wall_seconds == pytest.approx(
         rates.WORKFLOW_START_S + two.measuring_wall_seconds + two.aggregate_seconds + drawing / 2
     )
     assert two.total_job_seconds == pytest.approx(two.job_seconds + two.finishing_seconds)
     text = two.describe()
     assert "measuring jobs" in text and "peak disk" in text and "disk (results/scratch)" in text
-    assert f"{len(plots) + 3} jobs for the tables and figures" in text
+    assert f"{len(plots) + 2} jobs for the tables and figures" in text
 
 
 def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):

@@ -1,4 +1,5 @@
-"""Collect every job's records into measurements.parquet and the summary (Parquet and CSV)."""
+"""Collect every job's records into measurements.parquet and the summary (Parquet and CSV),
+then check the studies' findings on that summary."""
 
 import os
 
@@ -6,6 +7,7 @@ from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log[0]):
     # heavy imports inside the job's untimed section (h5sweep.measure.joblog.logged)
+    from h5sweep.analyze import findings
     from h5sweep.analyze.aggregate import aggregate
     from h5sweep.jobs import remove_values_cache
 
@@ -15,3 +17,4 @@ with logged(snakemake.log[0]):
         list(snakemake.input), out.measurements, out.summary, out.summary_csv, params.thresholds, params.reference
     )
     remove_values_cache(os.path.dirname(out.measurements))  # every write is made
+    findings.write(out.summary, tuple(params.shape), out.findings_table, out.findings_text)

@@ -1016,7 +1016,7 @@ def markdown(table: pd.DataFrame, title: str = "Findings of the studies, checked
 
 
 def write(summary_path: str, shape: tuple, csv_out: str, md_out: str) -> pd.DataFrame:
-    """The findings job: ``findings.csv`` and ``findings.md`` from the typed summary."""
+    """The findings (checked in the aggregate job): ``findings.csv`` and ``findings.md`` from the typed summary."""
     table = evaluate(pd.read_parquet(summary_path), shape)
     table.to_csv(csv_out, index=False)
     with open(md_out, "w") as out:

@@ -36,6 +36,7 @@ SECONDS_PER_PLOT_JOB = 0.9
 SECONDS_PER_FIGURE = 0.3
 SECONDS_PER_FIGURE_STORE = 0.01
 SECONDS_PER_TABLE_JOB = 0.5  # the aggregate or the recommendation job, before its work
+FINDINGS_SECONDS = 0.3  # the findings' checks of a summary
 SECONDS_PER_RANKED_STORE = 0.02  # the recommendation's paired bootstrap of one store
 AGGREGATED_ROWS_PER_S = 50_000  # the aggregate's rows, interval by interval
 SECONDS_PER_RECORD = 0.015  # the aggregate reading one store's records
@@ -52,8 +53,8 @@ def recommend_seconds(stores: int) -> float:
 
 
 def findings_seconds() -> float:
-    """The findings job: a few dozen checks of the summary."""
-    return SECONDS_PER_TABLE_JOB
+    """The findings, checked in the aggregate job: a few dozen checks of the summary."""
+    return FINDINGS_SECONDS
 
 
 def figure_seconds(figures: int, stores: int) -> float:

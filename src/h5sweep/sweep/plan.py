@@ -172,7 +172,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     rows = measured_rows(sweep)
     results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
     results_dev = device_of(results_dir)
-    aggregate = rates.aggregate_seconds(rows, len(files))
+    aggregate = rates.aggregate_seconds(rows, len(files)) + rates.findings_seconds()  # one job
     plots = plot_jobs(sweep)
     plan = Plan(
         parallel_jobs=max(1, parallel_jobs),
@@ -182,10 +182,9 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         exclusive_seconds=exclusive,
         cluster=cluster,
         longest_job_seconds=longest,
-        finishing_jobs=3 + len(plots),  # the aggregate, the recommendation, the findings, the plot jobs
+        finishing_jobs=2 + len(plots),  # the aggregate (and the findings), the recommendation, the plot jobs
         finishing_seconds=aggregate
         + rates.recommend_seconds(len(files))
-        + rates.findings_seconds()
         + sum(rates.figure_seconds(sum(map(len, kinds.values())), len(files)) for kinds in plots.values()),
         aggregate_seconds=aggregate,
     )
