@@ -11,15 +11,14 @@ CORES ?= all
 # (it weighs every file of every release on the index); a pin they lack fills them again.
 WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/h5sweep/wheels
 # install the pins of $(2) (files) into the environment $(1), without their dependencies (the
-# lock pins them all), without compiling every module up front (Python compiles what it
-# imports); filling the wheels takes the whole lock, so that one environment's fill serves both
+# lock pins them all); filling the wheels takes the whole lock, so that one environment's fill serves both
 define install_pinned
-	$(1)/bin/python -m pip install --quiet --no-compile --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)) 2>/dev/null \
+	$(1)/bin/python -m pip install --quiet --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)) 2>/dev/null \
 		|| { echo "filling $(WHEELS)"; $(1)/bin/python -m pip wheel --quiet --no-deps -w $(WHEELS) $(foreach f,$(sort requirements.lock $(2)),-r $(f)) \
-		&& $(1)/bin/python -m pip install --quiet --no-compile --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)); }
+		&& $(1)/bin/python -m pip install --quiet --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)); }
 endef
 
-.PHONY: install install-mpi sweep sweep-held test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio plan studies-plan docs
+.PHONY: install install-mpi bytecode sweep sweep-held test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio plan studies-plan docs
 
 install: $(STAMP)
 
@@ -58,12 +57,12 @@ $(MPI_STAMP): requirements.txt requirements.lock requirements-mpi.txt pyproject.
 	$(MPI_VENV)/bin/python -c 'import h5py, sys; sys.exit(0 if h5py.get_config().mpi else "h5py in $(MPI_VENV) is not built for MPI")'
 	touch $(MPI_STAMP)
 
-sweep: install
+sweep: install bytecode
 	$(BIN)/snakemake --cores $(CORES)
 
 # the same, with a virtual machine's freed pages held while it runs (root; the delay is put
 # back afterwards, see h5sweep.host and the plan's warning)
-sweep-held: install
+sweep-held: install bytecode
 	$(BIN)/python -m h5sweep.host run $(BIN)/snakemake --cores $(CORES)
 
 dry-run: install
@@ -81,12 +80,17 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 2 )))
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS)
 PYTEST_ALONE := $(BIN)/python -m pytest -p no:xdist
 
-test: install
+# h5sweep's modules compiled before the jobs start: where Python writes no bytecode itself
+# (PYTHONDONTWRITEBYTECODE), every job's Python would compile them again
+bytecode: install
+	$(BIN)/python -m compileall -q src
+
+test: install bytecode
 	$(PYTEST) -m "not serial" --durations=30
 	$(PYTEST_ALONE) -m serial --durations=10
 
 # the inner loop: every test but those that run Snakemake or SLURM for real (minutes)
-test-fast: install
+test-fast: install bytecode
 	$(PYTEST) -m "not workflow and not slurm and not serial" --durations=15
 	$(PYTEST_ALONE) -m "serial and not workflow and not slurm" --durations=5
 
