@@ -75,8 +75,8 @@ report: install
 # sweep or the SLURM cluster each on one of them, tests/conftest.py), then those marked serial
 # one at a time, alone on the machine: what they assert (which of two stores is faster, a
 # disk's free space) other work would change.
-# two more than the cores: the SLURM tests mostly wait for the cluster, the others for their jobs
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 2 )))
+# three more than the cores: the SLURM tests mostly wait for the cluster, the others for their jobs
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 3 )))
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS)
 PYTEST_ALONE := $(BIN)/python -m pytest -p no:xdist
 

@@ -397,8 +397,8 @@ def plot_inputs(kinds):
 
 
 def report_front_page():
-    """The report's first page: the recommendation (verdicts and rankings) once the sweep
-    has written it, else the workflow's description."""
+    """The report's first page: the decision sheet, then the recommendation (verdicts and
+    rankings), once the sweep has written them, else the workflow's description."""
     front = os.path.abspath(f"{RESULTS}/recommendation.rst")
     return front if os.path.exists(front) else "workflow/report/workflow.rst"
 
@@ -408,6 +408,7 @@ def final_outputs():
         f"{RESULTS}/measurements.parquet",
         f"{RESULTS}/summary.parquet",
         f"{RESULTS}/summary.csv",
+        f"{RESULTS}/decision.md",
         f"{RESULTS}/recommendation.md",
         f"{RESULTS}/recommendation.csv",
         f"{RESULTS}/findings.md",

@@ -1,5 +1,5 @@
 # recommend: the layouts ranked for the user's read mix (config `recommend:`), with a verdict
-# in words. Its only settings are the read mix and limits: changing them reruns this alone.
+# in words, and the decision sheet (decision.md). Its only settings are the read mix and limits: changing them reruns this alone.
 
 
 localrules:
@@ -17,6 +17,8 @@ rule recommend:
             category="1. Recommendation",
         ),
         text=f"{RESULTS}/recommendation.md",
+        decision=f"{RESULTS}/decision.md",
+        settings=f"{RESULTS}/recommend.json",
         front_page=f"{RESULTS}/recommendation.rst",
     log:
         f"{RESULTS}/logs/recommend.log",

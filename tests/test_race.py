@@ -4,6 +4,9 @@ the margin of the best, and the reference, are read to the end."""
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -317,6 +320,28 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     assert (left == 3).all() if len(left) > 1 else list(left) in ([2], [3])
     for _, mine in writes.groupby([C.LAYOUT_ID, C.COMPRESSION]):
         assert sorted(mine[C.REPEAT]) == list(range(len(mine)))
+    # another read mix after the sweep: the recommendation again, never a read (the race scores
+    # by the run's recommend: section, not a setting of the read job)
+    remix = {**config, "recommend": {"weights": {"spectra": 100, "subcube": 1}, "mixes": {"cubes": {"subcube": 1}}}}
+    dry = wf.run("-n", "--configfile", str(wf.write_config(remix, "remix.yaml")), check=True)
+    counts = {rule: n for rule, n in re.findall(r"^(\w+)\s+(\d+)$", dry.stdout, re.M)}
+    assert set(counts) == {"recommend", "all", "total"}, counts
+    wf.run("--cores", "1", "--configfile", str(wf.write_config(remix, "remix.yaml")), check=True)
+    decision = (results / "decision.md").read_text()
+    assert "## What if" in decision and "- cubes (subcube 1) on disk: " in decision
+    # the same mix from the command line, in the same words, reading nothing
+    whatif = subprocess.run(
+        [sys.executable, "-m", "h5sweep.whatif", str(results), "--weights", "subcube=1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    line = next(x for x in decision.splitlines() if x.startswith("- cubes (subcube 1) on disk: "))
+    assert line.removeprefix("- cubes ") in whatif.stdout.replace("mix 1 ", "", 1)
+    refused = subprocess.run(
+        [sys.executable, "-m", "h5sweep.whatif", str(results), "--weights", "slice=1"], capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and "'slice' is not a read case of this sweep" in refused.stderr
 
 
 def _two_case_race(objective: str) -> set[int]:

@@ -316,6 +316,16 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
     assert text.count("(recommend.objective: time)") == len(config["filesystems"])
     chosen = table[table["recommended"]].iloc[0]
     assert f"| {int(chosen['rank'])} | " in text
+    # the decision sheet: per filesystem the choice, its costs, the best compressed store, the evidence
+    decision = (results / "decision.md").read_text()
+    assert decision.startswith("# Decision: tiny\n") and "(recommend.objective: time)" in decision
+    for point in ("Choose", "Costs:", "Best compressed:", "Evidence:", "Measured at"):
+        assert decision.count(f"- **{point}** ") == len(config["filesystems"]), point
+    for filesystem, group in table.groupby("filesystem"):
+        assert f"- **Evidence:** {len(group)} stores ranked" in decision, filesystem
+    assert "20 x 20 x 3000 uint16 (2.4 MB)." in decision
+    front = (results / "recommendation.rst").read_text()
+    assert front.startswith("Decision: tiny\n") and "\nRecommendation\n" in front
 
     path = wf.write_config({**config, "recommend": {"weights": {"spectra": 1}}}, "mix.yaml")
     dry = wf.run("-n", "--configfile", str(path), check=True)

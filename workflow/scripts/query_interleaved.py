@@ -5,5 +5,8 @@ from h5sweep.measure.joblog import logged
 with logged(snakemake.log[0]):
     # heavy imports inside the job's untimed section (h5sweep.measure.joblog.logged)
     from h5sweep.jobs import run_query_interleaved
+    from h5sweep.sweep.settings import with_race_scoring
 
-    run_query_interleaved(snakemake.params.settings, list(snakemake.input.stores), snakemake.output.record)
+    # the race scores by the run's recommend: section, which is not a setting of this job
+    settings = with_race_scoring(snakemake.params.settings, snakemake.config.get("recommend") or {})
+    run_query_interleaved(settings, list(snakemake.input.stores), snakemake.output.record)

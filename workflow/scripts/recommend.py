@@ -1,4 +1,4 @@
-"""Rank the layouts for the user's read mix and write the verdict."""
+"""Rank the layouts for the user's read mix and write the verdict and the decision sheet."""
 
 from h5sweep.measure.joblog import logged
 
@@ -12,4 +12,6 @@ with logged(snakemake.log[0]):
         snakemake.output.table,
         snakemake.output.text,
         snakemake.output.front_page,
+        snakemake.output.decision,
+        snakemake.output.settings,
     )

@@ -4,18 +4,32 @@ report's first page, from the aggregated tables (ranked by :mod:`.ranking`, word
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
+from h5sweep.analyze.decision import sheet
 from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
+from h5sweep.analyze.whatif import could_favour, mix_lines, rank_for
 from h5sweep.analyze.wording import evidence, machine_caveat, markdown, restructured, unverified_caveat
 from h5sweep.cases.parallel.verdict import PARALLEL_HEADING, parallel_markdown
+from h5sweep.storage import columns as C
 
 
 def recommend(
-    measurements_path: str, summary_path: str, settings: dict, csv_out: str, md_out: str, rst_out: str | None = None
+    measurements_path: str,
+    summary_path: str,
+    settings: dict,
+    csv_out: str,
+    md_out: str,
+    rst_out: str | None = None,
+    decision_out: str | None = None,
+    settings_out: str | None = None,
 ) -> pd.DataFrame:
     """Write ``recommendation.csv`` and ``recommendation.md`` (and the report's first page,
-    ``rst_out``) from the aggregated tables."""
+    ``rst_out``, the decision sheet first; and the sheet alone, ``decision_out``) from the
+    aggregated tables; ``settings_out``: the settings ranked with, as JSON, for
+    ``python -m h5sweep.whatif``."""
     from h5sweep.measure.records import read_tables, write_table
 
     measurements = read_tables([measurements_path])
@@ -28,9 +42,31 @@ def recommend(
     parallel = parallel_markdown(summary, measurements)
     with open(md_out, "w") as out:
         out.write(markdown(table, settings, why, caveat, parallel))
+    what_if = []
+    for name, weights in (settings["recommend"].get("mixes") or {}).items():
+        mixed, mixed_reads = rank_for(measurements, summary, settings, weights)
+        favoured = could_favour(mixed_reads, mixed, weights, settings.get("race_margin"))
+        what_if += mix_lines(name, weights, mixed, table[table[C.RECOMMENDED]] if not table.empty else table, favoured)
+    the_sheet = sheet(table, summary, settings, caveat, memory_bytes(), what_if)
+    if settings_out:
+        with open(settings_out, "w") as out:
+            json.dump(settings, out, indent=1, sort_keys=True, default=str)
+    if decision_out:
+        with open(decision_out, "w") as out:
+            out.write(the_sheet.markdown())
     if rst_out:
         with open(rst_out, "w") as out:
             title = PARALLEL_HEADING.removeprefix("## ")
             section = parallel.replace(PARALLEL_HEADING, title + "\n" + "-" * len(title))
-            out.write(restructured(table, settings, why, caveat, section))
+            out.write(the_sheet.restructured() + "\n" + restructured(table, settings, why, None, section))
     return table
+
+
+def memory_bytes() -> int | None:
+    """This machine's memory (what a page cache could hold at most), or None where unknown."""
+    import os
+
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None

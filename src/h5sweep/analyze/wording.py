@@ -14,6 +14,7 @@ from h5sweep.host import measured_caveat
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
+from h5sweep.storage.sizes import duration, duration_range, factor
 
 
 def label(row, with_backend: bool = False, with_option: bool = False) -> str:
@@ -158,7 +159,10 @@ def _score_words(row, ref: str) -> str:
         )
     if objective == "geometric":
         return f"{row[C.SCORE]:.2f}x {ref}'s time, weighted geometric mean over the cases ({_interval(row)})"
-    return f"{row[C.SCORE]:.2f}x {ref}'s time for the mix, {seconds(row[C.MIX_SECONDS])} per unit ({_interval(row)})"
+    per_unit = f"{duration(row[C.MIX_SECONDS])} per unit"
+    if pd.notna(row.get(C.MIX_SECONDS_CI_LOW)):
+        per_unit += f" (95% interval {duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])})"
+    return f"{row[C.SCORE]:.2f}x {ref}'s time for the mix ({_interval(row)}), {per_unit}"
 
 
 def objective_sentence(objective: str) -> str:
@@ -348,7 +352,7 @@ def _cells(row, cases: list[str], name_of=label) -> list[str]:
         return [
             str(int(row[C.RANK])),
             name_of(row),
-            f">{row[C.RACED_OUT_AT_LEAST]:.2f}x best",
+            f">{factor(row[C.RACED_OUT_AT_LEAST])} best",
             f"raced out at round {int(row[C.RACED_OUT_ROUND])}",
             *[""] * (2 + len(cases) + 2),
             f"{row[C.FILE_RATIO]:.2f}" if pd.notna(row[C.FILE_RATIO]) else "",
@@ -360,8 +364,8 @@ def _cells(row, cases: list[str], name_of=label) -> list[str]:
         name_of(row),
         f"{row[C.SCORE]:.2f}",
         _pair(row[C.SCORE_CI_LOW], row[C.SCORE_CI_HIGH]),
-        seconds(row[C.MIX_SECONDS]),
-        _pair(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH], ".3g", 1e3) + " ms"
+        duration(row[C.MIX_SECONDS]),
+        duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])
         if pd.notna(row[C.MIX_SECONDS_CI_LOW])
         else "none (one read)",
         *[f"{row[f'seconds_{c}'] * 1e3:.3g}" if pd.notna(row.get(f"seconds_{c}")) else "" for c in cases],

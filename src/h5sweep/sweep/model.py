@@ -36,6 +36,7 @@ from h5sweep.storage.datasources import axis_names, check_donor, fill_name
 from h5sweep.storage.filesystems import Filesystem, filesystems_from_config
 from h5sweep.storage.layouts import Layout, Shape, layouts_from_config
 from h5sweep.storage.selections import POLICIES
+from h5sweep.storage.sizes import parse_size
 from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
 
 RECOMMEND_STATISTICS = ("first-access", "sustained")
@@ -55,8 +56,11 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
         "statistic": "first-access",
         "max_file_ratio": None,
         "max_write_s": None,
+        "target_size": None,
+        "mixes": {},
         **recommend,
     }
+    out["target_bytes"] = parse_size("recommend.target_size", out["target_size"])
     known = {case.name: case for case in read_cases}
     for name, weight in out["weights"].items():
         if name not in known:
@@ -67,6 +71,15 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
         out["weights"] = {case.name: own.get(case.name, 1) for case in read_cases}
     if out["weights"] and not any(w > 0 for w in out["weights"].values()):
         raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
+    for mix, weights in (out["mixes"] or {}).items():
+        for name, weight in (weights or {}).items():
+            if name not in known:
+                known_cases = ", ".join(known)
+                raise ConfigError(
+                    f"recommend.mixes.{mix}.{name}", weight, f"is not a read case of this sweep (known: {known_cases})"
+                )
+        if not any(w > 0 for w in (weights or {}).values()):
+            raise ConfigError(f"recommend.mixes.{mix}", weights, "needs at least one positive weight")
     if out["objective"] not in RECOMMEND_OBJECTIVES:
         raise ConfigError("recommend.objective", out["objective"], f"must be one of {', '.join(RECOMMEND_OBJECTIVES)}")
     if out["statistic"] not in RECOMMEND_STATISTICS:

@@ -28,6 +28,7 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.measure import settle
+from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import axis_names, fill_name
@@ -124,14 +125,27 @@ def _is_reference(sweep, store) -> bool:
 
 
 def race_settings(sweep) -> dict | None:
-    """The race's rule with what it scores by, the recommendation's objective and read mix
-    (its weights; one read of each case where none are set), and the cases read to the end
-    (``cases.<c>.race: false``)."""
+    """The race's rule, the read mix it scores by where ``recommend.weights`` sets none (one
+    read of each case) and the cases read to the end (``cases.<c>.race: false``). The mix and
+    objective themselves are the ``recommend:`` section's at the time the job runs
+    (:func:`with_race_scoring`): not a setting of the job, so that changing ``recommend:``
+    after a sweep reruns the recommendation and never the reads."""
     if sweep.race is None:
         return None
-    weights = sweep.recommend.get("weights") or {case.name: 1.0 for case in sweep.read_cases}
+    defaults = {case.name: float(getattr(case, "default_weight", 1.0)) for case in sweep.read_cases}
     unraced = [case.name for case in sweep.read_cases if case.settings.get("race") is False]
-    return {**sweep.race, "weights": dict(weights), "objective": sweep.recommend["objective"], "unraced": unraced}
+    return {**sweep.race, "default_weights": defaults, "unraced": unraced}
+
+
+def with_race_scoring(settings: dict, recommend: dict) -> dict:
+    """A read job's settings with its race scoring by ``recommend:`` (the run's config:
+    ``recommend.weights`` or the default mix, and ``recommend.objective``)."""
+    race = settings.get("race")
+    if not race:
+        return settings
+    weights = (recommend or {}).get("weights") or race["default_weights"]
+    objective = (recommend or {}).get("objective") or DEFAULT_OBJECTIVE
+    return {**settings, "race": {**race, "weights": dict(weights), "objective": objective}}
 
 
 def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:
@@ -166,6 +180,13 @@ def recommend_settings(sweep) -> dict:
         "read_cases": [case.name for case in sweep.read_cases],
         C.POLICY: sweep.policies[0],
         "reference": sweep.reference,
+        "race_margin": sweep.race["margin"] if sweep.race else None,
+        C.SWEEP: sweep.name,
+        "dataset": {
+            "shape": [int(n) for n in sweep.shape],
+            "dtype": str(sweep.dtype),
+            "raw_bytes": int(sweep.raw_bytes),
+        },
     }
 
 

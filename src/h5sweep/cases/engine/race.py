@@ -48,7 +48,8 @@ class RaceRule:
         if not settings:
             return None
         return cls(
-            weights={k: float(v) for k, v in settings["weights"].items()},
+            # the run's recommend.weights (h5sweep.sweep.settings.with_race_scoring), else the default mix
+            weights={k: float(v) for k, v in (settings.get("weights") or settings["default_weights"]).items()},
             objective=settings.get("objective", DEFAULT_OBJECTIVE),
             margin=float(settings.get("margin", 1.25)),
             min_rounds=int(settings.get("min_rounds", 10)),

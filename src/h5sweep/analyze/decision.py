@@ -1,0 +1,312 @@
+"""The decision sheet (``decision.md``, and the report's first section): one page per sweep
+that says, per filesystem, which store to choose and how to read it, what that choice costs
+in space and write time against the smallest store and the fastest writer, the best
+compressed choice and what it costs in reads, the evidence the verdict rests on, and the size
+the sweep ran at against the size the user stores. Built from the ranking
+(:mod:`.ranking`) and the summary; nothing here imports an I/O library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of
+from h5sweep.analyze.wording import label, several_options
+from h5sweep.measure import objective as objectives
+from h5sweep.storage import columns as C
+from h5sweep.storage.sizes import duration, duration_range, factor, rate, size
+
+# a difference of write times is called sure only with at least this many writes per store
+SURE_WRITES = 2
+STORE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
+
+
+@dataclass
+class Section:
+    """One filesystem's decision: a heading and its points (``(label, text)``)."""
+
+    heading: str
+    points: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Sheet:
+    title: str
+    lead: list[str]
+    sections: list[Section]
+    notes: list[str]
+
+    def markdown(self) -> str:
+        lines = [f"# {self.title}", "", *[p + "\n" for p in self.lead]]
+        for section in self.sections:
+            lines += [f"## {section.heading}", ""]
+            lines += [f"- **{name}** {text}" if name else f"- {text}" for name, text in section.points]
+            lines.append("")
+        lines += [n + "\n" for n in self.notes]
+        return "\n".join(lines).rstrip() + "\n"
+
+    def restructured(self, level: str = "=") -> str:
+        """The same in reStructuredText (the report's first page); ``level``: the title's
+        underline (its sections take the next)."""
+        sub = {"=": "-", "-": "~"}[level]
+
+        def rst(text: str) -> str:
+            return text.replace("`", "``").replace("*", "\\*") if "``" not in text else text
+
+        lines = [self.title, level * len(self.title), "", *[rst(p) + "\n" for p in self.lead]]
+        for section in self.sections:
+            lines += [section.heading, sub * len(section.heading), ""]
+            lines += [f"- **{name}** {rst(text)}" if name else f"- {rst(text)}" for name, text in section.points]
+            lines.append("")
+        lines += [rst(n) + "\n" for n in self.notes]
+        return "\n".join(lines).rstrip() + "\n"
+
+
+def _name(row, group: pd.DataFrame) -> str:
+    return label(row, with_backend=True, with_option=row[C.BACKEND] in several_options(group))
+
+
+def _is_raced(row) -> bool:
+    return pd.notna(row.get(C.RACED_OUT_ROUND))
+
+
+def _store_rows(summary: pd.DataFrame, row) -> pd.DataFrame:
+    mask = pd.Series(True, index=summary.index)
+    for key in STORE_KEYS:
+        if key in summary:
+            mask &= summary[key] == row[key]
+    return summary[mask]
+
+
+def _writes(summary: pd.DataFrame, row) -> tuple[int, float, float]:
+    """How many timed writes a store has (its write case's first variant) and their median
+    interval (NaN where one write)."""
+    mine = _store_rows(summary, row)
+    mine = mine[mine[C.CASE] == "write"] if C.CASE in mine else mine.iloc[0:0]
+    if mine.empty:
+        return 0, float("nan"), float("nan")
+    first = mine.iloc[0]
+    low, high = first.get(C.MEDIAN_CI_LOW_S, float("nan")), first.get(C.MEDIAN_CI_HIGH_S, float("nan"))
+    return int(first.get(C.REPEATS, 1)), float(low), float(high)
+
+
+def _bytes_per_unit(summary: pd.DataFrame, weights: dict[str, float]) -> float:
+    """The bytes one unit of work selects: each case's reads per unit times its median
+    selection (the same selections for every store)."""
+    if C.BYTES_SELECTED not in summary:
+        return float("nan")
+    total = 0.0
+    for case, count in weights.items():
+        of_case = summary.loc[summary[C.CASE] == case, C.BYTES_SELECTED].dropna()
+        if of_case.empty:
+            return float("nan")
+        total += count * float(of_case.median())
+    return total
+
+
+def _choice(pick, group: pd.DataFrame, summary: pd.DataFrame) -> str:
+    text = _name(pick, group)
+    if pick.get(C.READ_OPTION_SETTING) and pick[C.BACKEND] in several_options(group):
+        text += f" (`{pick[C.READ_OPTION_SETTING]}`)"
+    words = [f"{duration(pick[C.MIX_SECONDS])} per unit of work"]
+    if pd.notna(pick.get(C.MIX_SECONDS_CI_LOW)):
+        words[0] += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
+    else:
+        words[0] += " (no interval: one read per case)"
+    throughput = rate(_bytes_per_unit(summary, mix_of(pick[C.WEIGHTS])), pick[C.MIX_SECONDS])
+    if throughput:
+        words.append(f"{throughput} of selected data")
+    objective = pick.get(C.OBJECTIVE, "time")
+    if objective != "time":
+        words.append(f"score {pick[C.SCORE]:.3g} ({objectives.OBJECTIVE_WORDS[objective]})")
+    return f"{text}: " + ", ".join(words) + "."
+
+
+def _tied(pick, group: pd.DataFrame) -> str | None:
+    tied = group[group[C.TIED_WITH_BEST] & (group.index != pick.name)]
+    if tied.empty:
+        return None
+    said = []
+    for _, row in tied.head(3).iterrows():
+        interval = (
+            f", 95% interval {row[C.TO_BEST_CI_LOW]:.3g}-{row[C.TO_BEST_CI_HIGH]:.3g}"
+            if pd.notna(row[C.TO_BEST_CI_LOW])
+            else ""
+        )
+        said.append(f"{_name(row, group)} ({factor(row[C.TO_BEST])} the best's score{interval})")
+    more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
+    return (
+        f"{'; '.join(said)}{more}: the measurements cannot tell them apart from the best; the choice is the "
+        "smallest file of these (files within 5% count as the same size, and of those the best score wins)."
+    )
+
+
+def _costs(pick, group: pd.DataFrame, summary: pd.DataFrame, target: float) -> str:
+    sized = group[group[C.FILE_BYTES].notna() & (group[C.FILE_BYTES] > 0)]
+    parts = []
+    if not sized.empty and pd.notna(pick[C.FILE_BYTES]):
+        smallest = sized.loc[sized[C.FILE_BYTES].idxmin()]
+        at = f"{size(pick[C.FILE_RATIO] * target)} for {size(target)} of data"
+        if pick[C.FILE_BYTES] <= smallest[C.FILE_BYTES] * SAME_SIZE:
+            parts.append(f"space: {at}, the smallest store's size (within 5%)")
+        else:
+            parts.append(
+                f"space: {at}, {factor(pick[C.FILE_BYTES] / smallest[C.FILE_BYTES])} the smallest store's "
+                f"({_name(smallest, group)}: {size(smallest[C.FILE_RATIO] * target)})"
+            )
+    written = group[group[C.WRITE_MEDIAN_S].notna()]
+    if not written.empty and pd.notna(pick[C.WRITE_MEDIAN_S]):
+        fastest = written.loc[written[C.WRITE_MEDIAN_S].idxmin()]
+        mine, theirs = _writes(summary, pick), _writes(summary, fastest)
+        count = f"{mine[0]} write{'s' if mine[0] != 1 else ''} of it"
+        if fastest.name == pick.name:
+            parts.append(f"write: {duration(pick[C.WRITE_MEDIAN_S])}, the fastest writer ({count})")
+        else:
+            ratio = pick[C.WRITE_MEDIAN_S] / fastest[C.WRITE_MEDIAN_S]
+            if min(mine[0], theirs[0]) < SURE_WRITES:
+                sure = "one write each at most: not a sure difference"
+            elif mine[1] > theirs[2]:
+                sure = "surely slower: the median intervals are apart"
+            else:
+                sure = "the median intervals overlap: not a sure difference"
+            parts.append(
+                f"write: {duration(pick[C.WRITE_MEDIAN_S])}, {factor(ratio)} the fastest writer's "
+                f"({_name(fastest, group)}: {duration(fastest[C.WRITE_MEDIAN_S])}; {sure})"
+            )
+    return "; ".join(parts) + "." if parts else "no file size or write time was measured."
+
+
+def _compressed(pick, group: pd.DataFrame, target: float) -> str:
+    if pick[C.COMPRESSION] != "none":
+        return f"the choice is compressed ({pick[C.COMPRESSION]}, {factor(pick[C.FILE_RATIO])} the raw data)."
+    compressed = group[group[C.COMPRESSION] != "none"]
+    raced = compressed[compressed.apply(_is_raced, axis=1)] if not compressed.empty else compressed
+    measured = compressed[compressed[C.MEETS_LIMITS] & ~compressed.index.isin(raced.index)]
+    if not measured.empty:
+        best = measured.iloc[0]
+        against = (
+            "the choice's" if bool(group.loc[pick.name, C.TIED_WITH_BEST]) and pick[C.TO_BEST] == 1 else "the best's"
+        )
+        interval = (
+            f", 95% interval {best[C.TO_BEST_CI_LOW]:.3g}-{best[C.TO_BEST_CI_HIGH]:.3g}"
+            if pd.notna(best[C.TO_BEST_CI_LOW])
+            else ""
+        )
+        return (
+            f"{_name(best, group)} (rank {int(best[C.RANK])}): {size(best[C.FILE_RATIO] * target)} "
+            f"({factor(best[C.FILE_RATIO])} the raw data), {factor(best[C.TO_BEST])} {against} score{interval}."
+        )
+    if not raced.empty:
+        first = raced.sort_values(C.RACED_OUT_AT_LEAST).iloc[0]
+        return (
+            f"{_name(first, group)}: raced out at round {int(first[C.RACED_OUT_ROUND])}, at least "
+            f"{factor(first[C.RACED_OUT_AT_LEAST])} slower than the best (the closest of {len(raced)} compressed "
+            f"store{'s' if len(raced) != 1 else ''} raced out)."
+        )
+    return "no compressed store was measured within the limits."
+
+
+def _evidence(group: pd.DataFrame, summary: pd.DataFrame) -> str:
+    raced = group[group.apply(_is_raced, axis=1)]
+    ranked = group.drop(raced.index)
+    reads = ranked[C.SELECTIONS].dropna().astype(int) if C.SELECTIONS in ranked else pd.Series(dtype=int)
+    writes = [n for n in (_writes(summary, row)[0] for _, row in ranked.iterrows()) if n]
+    text = f"{len(ranked)} store{'s' if len(ranked) != 1 else ''} ranked"
+    if not raced.empty:
+        text += (
+            f", {len(raced)} raced out (from round {int(raced[C.RACED_OUT_ROUND].min())}, each at least "
+            f"{factor(raced[C.RACED_OUT_AT_LEAST].min())} slower than the best)"
+        )
+    if not reads.empty:
+        span = f"{reads.min()}" if reads.min() == reads.max() else f"{reads.min()}-{reads.max()}"
+        text += f"; {span} reads per store"
+    if writes:
+        span = f"{min(writes)}" if min(writes) == max(writes) else f"{min(writes)}-{max(writes)}"
+        text += f", {span} timed write{'s' if max(writes) != 1 else ''} per store"
+    return text + "."
+
+
+def _measured_at(group: pd.DataFrame, summary: pd.DataFrame, settings: dict, memory_bytes: int | None) -> str:
+    data = settings.get("dataset", {})
+    raw, target = data.get("raw_bytes"), settings["recommend"].get("target_bytes")
+    shape = " x ".join(str(n) for n in data.get("shape", []))
+    text = f"{shape} {data.get('dtype', '')} ({size(raw)})".strip() if raw else "the sweep's dataset"
+    if target and raw and target != raw:
+        text += f"; you store {size(target)} ({factor(target / raw)} as much)"
+    text += "."
+    cases = set(mix_of(group.iloc[0][C.WEIGHTS]))
+    reads = summary[(summary[C.FILESYSTEM] == group.iloc[0][C.FILESYSTEM]) & summary[C.CASE].isin(cases)]
+    if C.CACHE_STATE in reads and not reads.empty:
+        counts = reads.groupby(C.CACHE_STATE)[C.REPEATS].sum()
+        cached = counts.reindex(["warm", "memory"]).fillna(0).sum()
+        share = cached / counts.sum() if counts.sum() else 0
+        if share > 0:
+            text += (
+                f" {share:.0%} of its reads came from memory (the page cache or a memory filesystem), not the device"
+            )
+            big = target and (target > raw) and (memory_bytes is None or target > memory_bytes)
+            text += (
+                f": the measured array fits in memory, yours ({size(target)}) would not, so those reads would "
+                "come from the device and this ranking may not carry over."
+                if big
+                else "."
+            )
+    return text
+
+
+def sheet(
+    table: pd.DataFrame,
+    summary: pd.DataFrame,
+    settings: dict,
+    caveat: str | None = None,
+    memory_bytes: int | None = None,
+    what_if: list[str] | None = None,
+) -> Sheet:
+    """The decision sheet of a ranked sweep (``recommendation.csv``'s table), its summary and
+    the recommend job's settings (``dataset``: shape, dtype, raw_bytes; ``recommend``: with
+    ``target_bytes``); ``caveat``: the machine's, said once."""
+    recommend = settings["recommend"]
+    objective = recommend.get("objective", "time")
+    title = f"Decision: {settings.get(C.SWEEP, '')}"
+    if table.empty:
+        return Sheet(title, ["No read case was ranked: nothing to decide."], [], [caveat] if caveat else [])
+    first = table.iloc[0]
+    statistic = STATISTIC_WORDS.get(first[C.STATISTIC], first[C.STATISTIC])
+    lead = [
+        f"Optimized: {objectives.OBJECTIVE_WORDS[objective]} (recommend.objective: {objective}); reads per "
+        f"unit of work: {first[C.WEIGHTS]} (recommend.weights); {statistic}. Lower is better; every interval "
+        "is 95%."
+    ]
+    raw = settings.get("dataset", {}).get("raw_bytes") or 0
+    target = recommend.get("target_bytes") or raw
+    sections = []
+    for filesystem, group in table.groupby(C.FILESYSTEM, sort=True):
+        group = group.sort_values(C.RANK)
+        heading = f"{filesystem} ({group.iloc[0][C.FS_TYPE]})"
+        chosen = group[group[C.RECOMMENDED]]
+        if chosen.empty:
+            sections.append(
+                Section(heading, [("No choice:", "no store meets the limits (recommendation.md says why).")])
+            )
+            continue
+        pick = chosen.iloc[0]
+        section = Section(heading, [("Choose", _choice(pick, group, summary))])
+        tied = _tied(pick, group)
+        if tied:
+            section.points.append(("Tied:", tied))
+        section.points += [
+            ("Costs:", _costs(pick, group, summary, target)),
+            ("Best compressed:", _compressed(pick, group, target)),
+            ("Evidence:", _evidence(group, summary)),
+            ("Measured at", _measured_at(group, summary, settings, memory_bytes)),
+        ]
+        sections.append(section)
+    if what_if:
+        sections.append(Section("What if", [("", line) for line in what_if]))
+    notes = [caveat] if caveat else []
+    notes.append(
+        "The full ranking: recommendation.md (and .csv); the studies' findings: findings.md; another read mix: "
+        f"`python -m h5sweep.whatif results/{settings.get(C.SWEEP, '<sweep>')} --weights case=reads,...`."
+    )
+    return Sheet(title, lead, sections, notes)

@@ -1,0 +1,128 @@
+"""What-if mixes: a finished sweep ranked again for other read mixes, from the reads it
+already made (``recommend.mixes`` in decision.md, or ``python -m h5sweep.whatif``). Nothing
+is read again; where the race dropped a store early (an interleaved pass with ``race``), the
+reads it made before it stopped say whether another mix could favour it. Nothing here
+imports an I/O library."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
+from h5sweep.analyze.wording import label, several_options
+from h5sweep.storage import columns as C
+from h5sweep.storage.sizes import duration, duration_range, factor
+
+STORE = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.READ_OPTION]
+
+
+def mix_words(weights: dict[str, float]) -> str:
+    return ", ".join(f"{case} {count:g}" for case, count in weights.items())
+
+
+def with_mix(settings: dict, weights: dict[str, float]) -> dict:
+    """The recommendation's settings with another read mix."""
+    return {**settings, "recommend": {**settings["recommend"], "weights": dict(weights)}}
+
+
+def check_mix(settings: dict, weights: dict[str, float], key: str = "--weights") -> dict[str, float]:
+    """A mix's weights, checked: read cases of the sweep, non-negative, one positive; else a
+    ``ValueError`` naming ``key`` and the case."""
+    known = list(settings["read_cases"])
+    for case, count in weights.items():
+        if case not in known:
+            raise ValueError(f"{key}: {case!r} is not a read case of this sweep (known: {', '.join(known)})")
+        if not count >= 0:
+            raise ValueError(f"{key}: {case}={count} must be a number at least 0")
+    if not any(count > 0 for count in weights.values()):
+        raise ValueError(f"{key}: needs at least one positive weight")
+    return {case: float(count) for case, count in weights.items()}
+
+
+def rank_for(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict, weights: dict) -> tuple:
+    """The ranking for ``weights`` (the same columns as ``recommendation.csv``) and the reads
+    it compared."""
+    mixed = with_mix(settings, weights)
+    reads = selected_reads(measurements, mixed)
+    return rank_selected_reads(reads, summary, mixed), reads
+
+
+def _of_store(reads: pd.DataFrame, row) -> pd.DataFrame:
+    mask = pd.Series(True, index=reads.index)
+    for key in STORE:
+        if key in reads and key in row and pd.notna(row[key]):
+            mask &= reads[key] == row[key]
+    return reads[mask]
+
+
+def could_favour(reads: pd.DataFrame, table: pd.DataFrame, weights: dict, margin: float | None) -> list[dict]:
+    """The stores raced out of a pass that this mix could favour: on the selections each read
+    before it stopped, paired with this mix's best store, its mix time is within the race's
+    ``margin`` of the best's (the race drops only stores surely beyond it). One dict per such
+    store: filesystem, row, ratio, reads."""
+    if margin is None or C.RACED_OUT_ROUND not in table or C.REPEAT not in reads:
+        return []
+    pair_on = [c for c in (C.CASE, C.REPEAT, C.STORE_COPY) if c in reads]
+    found = []
+    for filesystem, group in table.groupby(C.FILESYSTEM, sort=True):
+        raced = group[group[C.RACED_OUT_ROUND].notna()]
+        ranked = group[group[C.RACED_OUT_ROUND].isna() & group[C.MEETS_LIMITS]].sort_values(C.RANK)
+        if raced.empty or ranked.empty:
+            continue
+        best = _of_store(reads, ranked.iloc[0])[[*pair_on, C.SECONDS]]
+        for _, row in raced.iterrows():
+            mine = _of_store(reads, row)[[*pair_on, C.SECONDS]]
+            paired = mine.merge(best, on=pair_on, suffixes=("", "_best"))
+            means = paired.groupby(C.CASE)[[C.SECONDS, f"{C.SECONDS}_best"]].mean()
+            cases = [c for c in means.index if weights.get(c, 0) > 0]
+            if not cases:
+                continue
+            mix = sum(weights[c] * means.loc[c, C.SECONDS] for c in cases)
+            mix_best = sum(weights[c] * means.loc[c, f"{C.SECONDS}_best"] for c in cases)
+            ratio = mix / mix_best if mix_best > 0 else float("inf")
+            if ratio < margin:
+                found.append({"filesystem": filesystem, "row": row, "ratio": ratio, "reads": len(paired)})
+    return found
+
+
+def mix_lines(name: str, weights: dict, table: pd.DataFrame, chosen: pd.DataFrame, favoured: list[dict]) -> list:
+    """What one mix decides, per filesystem: its choice with the time of a unit of work, and
+    where the sweep's own choice (``chosen``: the recommended rows) ranks under it; then the
+    raced-out stores it could favour."""
+    lines = []
+    for filesystem, group in table.groupby(C.FILESYSTEM, sort=True):
+        pick = group[group[C.RECOMMENDED]]
+        if pick.empty:
+            lines.append(f"{name} ({mix_words(weights)}) on {filesystem}: no store meets the limits.")
+            continue
+        pick = pick.iloc[0]
+        several = several_options(group)
+        text = (
+            f"{name} ({mix_words(weights)}) on {filesystem}: "
+            f"{label(pick, True, pick[C.BACKEND] in several)}, {duration(pick[C.MIX_SECONDS])} per unit"
+        )
+        if pd.notna(pick.get(C.MIX_SECONDS_CI_LOW)):
+            text += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
+        mine = chosen[chosen[C.FILESYSTEM] == filesystem]
+        if not mine.empty:
+            same = _of_store(group, mine.iloc[0])
+            if not same.empty and same.iloc[0].name != pick.name:
+                other = same.iloc[0]
+                if pd.notna(other.get(C.RACED_OUT_ROUND)):
+                    text += "; the sweep's choice was raced out under its own mix"
+                else:
+                    text += (
+                        f"; the sweep's choice ranks {int(other[C.RANK])}, "
+                        f"{factor(other[C.TO_BEST])} the best's score" + (" (tied)" if other[C.TIED_WITH_BEST] else "")
+                    )
+            elif not same.empty:
+                text += "; the same as the sweep's choice"
+        lines.append(text + ".")
+    for store in favoured:
+        row = store["row"]
+        lines.append(
+            f"{name}: on {store['filesystem']}, {label(row, True)} was raced out at round "
+            f"{int(row[C.RACED_OUT_ROUND])}, yet on the {store['reads']} reads it made this mix puts it at "
+            f"{factor(store['ratio'])} the best: it could be favoured. Measure it to the end with `race: false`."
+        )
+    return lines

@@ -1,0 +1,147 @@
+"""The decision sheet (decision.md): the choice per filesystem with how to read it, what it
+costs against the smallest store and the fastest writer, the best compressed store, the
+evidence, and the size the sweep ran at against the size the user stores."""
+
+import pandas as pd
+import pytest
+from test_recommend import MEASURED, settings, summary_of
+
+from h5sweep.analyze.decision import sheet
+from h5sweep.analyze.ranking import rank_layouts
+from h5sweep.errors import ConfigError
+from h5sweep.storage.sizes import duration, duration_range, factor, parse_size, rate, size
+from h5sweep.sweep.model import recommend_from_config
+
+FILES = {
+    ("contiguous", "none"): (1000, 1.0),
+    ("chunked-4x4x256", "gzip-4"): (400, 3.0),
+    ("chunked-16x16x256", "none"): (1010, 1.1),
+    ("chunked-16x16x512", "gzip-4"): (350, 2.5),
+}
+
+
+def summary(writes=2, spread=0.01, cache_state="cold", files=None):
+    """The summary the sheet reads: each store's write (``writes`` timed, median interval of
+    ``spread`` either side) and its reads' cache state and selected bytes."""
+    table = summary_of(files or FILES)
+    table = pd.concat([table, table[table["case"] == "slice"].assign(case="spectra")], ignore_index=True)
+    table["repeats"] = [writes if case == "write" else 20 for case in table["case"]]
+    table["median_ci_low_s"] = table["median_s"] - spread
+    table["median_ci_high_s"] = table["median_s"] + spread
+    table["cache_state"] = ["" if case == "write" else cache_state for case in table["case"]]
+    table["bytes_selected"] = 500_000
+    return table
+
+
+def decision_settings(**recommend):
+    out = settings(**recommend)
+    out["recommend"].setdefault("target_bytes", None)
+    out["sweep"] = "demo"
+    out["dataset"] = {"shape": [10, 10, 10], "dtype": "uint8", "raw_bytes": 1000}
+    return out
+
+
+def ranked(files=None, **recommend):
+    return rank_layouts(MEASURED, summary(files=files), decision_settings(**recommend))
+
+
+def test_sizes_and_times_read_in_their_unit():
+    assert parse_size("recommend.target_size", "12 TB") == 12 * 10**12
+    assert parse_size("recommend.target_size", "800 GiB") == 800 * 2**30
+    assert parse_size("recommend.target_size", 5e9) == 5 * 10**9
+    assert parse_size("recommend.target_size", None) is None
+    for bad in ("12 parsecs", "-3 GB", "a lot", True, 0):
+        with pytest.raises(ConfigError) as err:
+            parse_size("recommend.target_size", bad)
+        assert err.value.key == "recommend.target_size"
+    assert [size(n) for n in (999, 2.4e6, 1.4e13)] == ["999 B", "2.4 MB", "14 TB"]
+    assert [duration(s) for s in (4e-6, 0.00354, 2.5, 600)] == ["4 µs", "3.54 ms", "2.5 s", "10 min"]
+    assert duration_range(0.00351, 0.00358) == "3.51-3.58 ms"
+    assert [factor(x) for x in (0.001, 1.149, 5.83e6)] == ["<0.01x", "1.15x", "5,830,000x"]
+    assert rate(52e6, 1.0) == "52 MB/s" and rate(3e9, 1.0) == "3 GB/s" and rate(1e6, 0) == ""
+
+
+def test_a_target_size_that_is_not_a_size_is_refused_naming_the_key():
+    assert recommend_from_config({"target_size": "2 TiB"}, [])["target_bytes"] == 2 * 2**40
+    with pytest.raises(ConfigError) as err:
+        recommend_from_config({"target_size": "2 tons"}, [])
+    assert err.value.key == "recommend.target_size" and "unknown unit" in str(err.value)
+
+
+def test_the_sheet_says_the_choice_its_costs_and_the_best_compressed_store_at_the_users_size():
+    table = ranked(objective="geometric", target_bytes=10**13)
+    the_sheet = sheet(table, summary(), decision_settings(objective="geometric", target_bytes=10**13))
+    [section] = the_sheet.sections
+    points = dict(section.points)
+    pick = table[table["recommended"]].iloc[0]
+    assert pick["layout_id"] == "chunked-16x16x512"  # tied with the best, and the smallest file
+    assert points["Choose"].startswith("HDF5 chunked-16x16x512 with gzip-4: ")
+    assert "per unit of work (95% interval " in points["Choose"] and "MB/s of selected data" in points["Choose"]
+    # tied with the best: named with its score over the best's and that interval
+    assert "HDF5 chunked-16x16x256 (" in points["Tied:"] and "the best's score, 95% interval" in points["Tied:"]
+    # the choice is the smallest store: its space at the user's 10 TB (0.35 of raw)
+    assert points["Costs:"].startswith("space: 3.5 TB for 10 TB of data, the smallest store's size")
+    # the fastest writer is contiguous (1.0 s) against the choice's 2.5 s; two writes each, intervals apart
+    assert "write: 2.5 s, 2.5x the fastest writer's (HDF5 contiguous: 1 s; surely slower" in points["Costs:"]
+    assert points["Best compressed:"].startswith("the choice is compressed (gzip-4, 0.35x the raw data)")
+    assert points["Evidence:"] == "4 stores ranked; 40 reads per store, 2 timed writes per store."
+    assert points["Measured at"] == "10 x 10 x 10 uint8 (1 kB); you store 10 TB (10,000,000,000x as much)."
+    text = the_sheet.markdown()
+    assert text.startswith("# Decision: demo\n") and "(recommend.objective: geometric)" in text
+    assert "- **Choose** HDF5 chunked-16x16x512" in text
+    rst = the_sheet.restructured()
+    assert rst.startswith("Decision: demo\n==============\n") and "disk (ext4)\n-----------" in rst
+
+
+def test_one_write_each_is_never_called_a_sure_difference():
+    table = ranked(objective="geometric")
+    points = dict(sheet(table, summary(writes=1), decision_settings(objective="geometric")).sections[0].points)
+    assert "one write each at most: not a sure difference" in points["Costs:"] and "surely" not in points["Costs:"]
+    assert "1 timed write per store" in points["Evidence:"]
+    overlapping = dict(sheet(table, summary(spread=1.0), decision_settings(objective="geometric")).sections[0].points)
+    assert "the median intervals overlap: not a sure difference" in overlapping["Costs:"]
+
+
+def test_an_uncompressed_choice_names_the_best_compressed_store_and_its_cost_in_reads():
+    files = {**FILES, ("chunked-16x16x512", "gzip-4"): (1200, 2.5)}  # tied, but larger than 16x16x256
+    table = ranked(files, objective="geometric")
+    points = dict(sheet(table, summary(files=files), decision_settings(objective="geometric")).sections[0].points)
+    pick = table[table["recommended"]].iloc[0]
+    assert (pick["layout_id"], pick["compression"]) == ("chunked-16x16x256", "none")
+    best = table[(table["compression"] != "none") & table["meets_limits"]].iloc[0]
+    assert best["layout_id"] == "chunked-16x16x512"
+    said = points["Best compressed:"]
+    assert said.startswith(f"HDF5 chunked-16x16x512 with gzip-4 (rank {int(best['rank'])}): ")
+    assert f"(1.2x the raw data), {factor(best['to_best'])} " in said and "95% interval" in said
+
+
+def test_compressed_stores_raced_out_are_said_so_with_the_closest_one():
+    table = ranked(objective="geometric")
+    gzip = table["compression"] != "none"
+    table.loc[gzip, "raced_out_round"] = 4
+    table.loc[gzip, "raced_out_at_least"] = [1.6, 1.3][: int(gzip.sum())]
+    table.loc[gzip, ["meets_limits", "recommended", "tied_with_best"]] = False
+    table.loc[table.index[~gzip][0], "recommended"] = True
+    points = dict(sheet(table, summary(), decision_settings(objective="geometric")).sections[0].points)
+    closest = table[gzip].sort_values("raced_out_at_least").iloc[0]
+    assert points["Best compressed:"] == (
+        f"HDF5 {closest['layout_id']} with gzip-4: raced out at round 4, at least 1.3x slower than the best "
+        "(the closest of 2 compressed stores raced out)."
+    )
+    assert points["Evidence:"].startswith("2 stores ranked, 2 raced out (from round 4, each at least 1.3x")
+
+
+def test_reads_from_memory_are_flagged_where_the_users_array_would_not_fit():
+    table = ranked(objective="geometric", target_bytes=10**13)
+    cached = summary(cache_state="warm")
+    at = dict(sheet(table, cached, decision_settings(target_bytes=10**13), memory_bytes=2**34).sections[0].points)
+    assert "100% of its reads came from memory" in at["Measured at"] and "would not" in at["Measured at"]
+    small = dict(sheet(table, cached, decision_settings(target_bytes=None), memory_bytes=2**34).sections[0].points)
+    assert "100% of its reads came from memory" in small["Measured at"] and "would not" not in small["Measured at"]
+    cold = dict(sheet(table, summary(), decision_settings(target_bytes=10**13), memory_bytes=2**34).sections[0].points)
+    assert "came from memory" not in cold["Measured at"]
+
+
+def test_a_sweep_with_nothing_ranked_says_so():
+    text = sheet(pd.DataFrame(), summary(), decision_settings()).markdown()
+    assert "nothing to decide" in text
