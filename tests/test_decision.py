@@ -145,3 +145,73 @@ def test_reads_from_memory_are_flagged_where_the_users_array_would_not_fit():
 def test_a_sweep_with_nothing_ranked_says_so():
     text = sheet(pd.DataFrame(), summary(), decision_settings()).markdown()
     assert "nothing to decide" in text
+
+
+def _drawn(monkeypatch, draw, *args):
+    """The figure a plot function draws, kept open (its save is replaced), laid out as saved."""
+    import matplotlib.pyplot as plt
+
+    from h5sweep.report import decision as figures
+
+    kept = []
+    monkeypatch.setattr(figures, "_save", lambda fig, out: (fig.tight_layout(), kept.append(fig)))
+    draw(*args, "unused.png")
+    [fig] = kept
+    fig.canvas.draw()
+    yield fig
+    plt.close(fig)
+
+
+def _outside(fig) -> list[str]:
+    """What of a drawn figure reaches outside it: its drawn artists' tight box (inches, with
+    0.01 in of slack) against the figure's; empty when all is inside."""
+    inner, outer = fig.get_tightbbox(fig.canvas.get_renderer()), fig.bbox_inches
+    sides = {
+        "left": inner.x0 < outer.x0 - 0.01,
+        "bottom": inner.y0 < outer.y0 - 0.01,
+        "right": inner.x1 > outer.x1 + 0.01,
+        "top": inner.y1 > outer.y1 + 0.01,
+    }
+    return [side for side, beyond in sides.items() if beyond]
+
+
+def test_the_mix_figure_shows_raced_out_stores_by_how_far_behind_and_spans_on_a_log_axis(monkeypatch):
+    from h5sweep.report.decision import plot_mix
+
+    table = ranked(objective="geometric")
+    slow = table.index[table["layout_id"] == "chunked-4x4x256"]
+    table.loc[slow, ["raced_out_round", "raced_out_at_least"]] = [4, 30.0]
+    table.loc[
+        slow, ["mix_seconds", "mix_seconds_ci_low", "mix_seconds_ci_high", "seconds_slice", "seconds_spectra"]
+    ] = float("nan")
+    for fig in _drawn(monkeypatch, plot_mix, table, "disk"):
+        [ax] = [a for a in fig.axes if a.get_yticklabels()]
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        assert any(label.endswith("(raced out at round 4, >30x the best)") for label in labels)
+        [bound] = [line for line in ax.get_lines() if line.get_label() == "raced out: at least"]
+        best_ms = table["mix_seconds"].min() * 1e3
+        assert bound.get_xdata()[0] == pytest.approx(30 * best_ms)
+        assert ax.get_xscale() == "log"  # 30x between the best and the raced-out bound
+        assert {t.get_text() for t in ax.get_legend().get_texts()} >= {"raced out: at least"}
+        assert _outside(fig) == []
+    table.loc[slow, ["raced_out_round", "raced_out_at_least"]] = float("nan")
+    table = table.dropna(subset=["mix_seconds"])
+    for fig in _drawn(monkeypatch, plot_mix, table, "disk"):
+        ax = fig.axes[0]
+        assert ax.get_xscale() == "linear"  # the stores within 2x of each other
+        assert not [line for line in ax.get_lines() if line.get_label() == "raced out: at least"]
+
+
+def test_the_tradeoff_figure_shows_every_store_the_raced_out_ones_at_their_bound(monkeypatch):
+    from h5sweep.report.decision import plot_tradeoff
+
+    table = ranked(objective="geometric")
+    slow = table.index[table["layout_id"] == "chunked-4x4x256"]
+    table.loc[slow, ["raced_out_round", "raced_out_at_least"]] = [4, 3.0]
+    table.loc[slow, ["score", "score_ci_low", "score_ci_high", "meets_limits"]] = [float("nan")] * 3 + [False]
+    for fig in _drawn(monkeypatch, plot_tradeoff, table, "disk"):
+        for ax in fig.axes:
+            marked = [c for c in ax.collections if c.get_label() == "raced out (at least)"]
+            assert len(marked) == 1 and len(marked[0].get_offsets()) == 1
+            assert marked[0].get_offsets()[0][1] == pytest.approx(3.0 * table["score"].min())
+        assert _outside(fig) == []

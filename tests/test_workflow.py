@@ -211,6 +211,8 @@ def test_the_report_opens_on_the_recommendation(finished):
     assert logs == ["recommendation.log", "summary.log", "summary_measurements.log"]
     assert len(list(report.parent.glob("plots/*"))) > len(logs)
     page = rendered(report)
+    # the decision sheet first, then the verdicts
+    assert 0 <= page.find("Decision: tiny") < page.find("Best compressed:") < page.find("On disk (")
     verdict = re.search(
         r"<p>On disk \([^)]*, HDF5\), for this read mix \(reads per unit of work: "
         r"slice 1, spectra 1, subcube 1;.*?</p>",

@@ -242,9 +242,8 @@ def _measured_at(group: pd.DataFrame, summary: pd.DataFrame, settings: dict, mem
         cached = counts.reindex(["warm", "memory"]).fillna(0).sum()
         share = cached / counts.sum() if counts.sum() else 0
         if share > 0:
-            text += (
-                f" {share:.0%} of its reads came from memory (the page cache or a memory filesystem), not the device"
-            )
+            said = f"{share:.0%}" if share >= 0.01 else "Under 1%"
+            text += f" {said} of its reads came from memory (the page cache or a memory filesystem), not the device"
             big = target and (target > raw) and (memory_bytes is None or target > memory_bytes)
             text += (
                 f": the measured array fits in memory, yours ({size(target)}) would not, so those reads would "

@@ -16,7 +16,8 @@ from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
-from h5sweep.storage import columns as C
+from h5sweep.storage import columns as C  # noqa: E402
+from h5sweep.storage.sizes import factor  # noqa: E402
 
 
 def store_name(row, with_option: bool = False) -> str:
@@ -50,13 +51,26 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
         np.clip(rows[C.MIX_SECONDS_CI_HIGH].to_numpy(float) * 1e3 - mix_ms, 0, None),
     ]
     ax.errorbar(mix_ms, y, xerr=np.nan_to_num(errors), fmt="none", ecolor="black", capsize=2, linewidth=0.8)
+    # a store raced out of the pass: at the bound it was known to be behind by (at least x times the best)
+    raced = rows[C.RACED_OUT_ROUND].notna().to_numpy() if C.RACED_OUT_ROUND in rows else np.zeros(len(rows), bool)
+    best_ms = np.nanmin(mix_ms) if np.isfinite(mix_ms).any() else np.nan
+    bound_ms = best_ms * rows[C.RACED_OUT_AT_LEAST].to_numpy(float) if raced.any() else np.full(len(rows), np.nan)
+    if raced.any() and np.isfinite(best_ms):
+        ax.plot(bound_ms[raced], y[raced], ">", color="grey", markersize=5, label="raced out: at least")
     several = several_options(rows)
-    names = [
-        store_name(r, r[C.BACKEND] in several)
-        + (" (recommended)" if r[C.RECOMMENDED] else " (tied)" if r[C.TIED_WITH_BEST] else "")
-        for _, r in rows.iterrows()
-    ]
+    names = []
+    for (_, r), out_early in zip(rows.iterrows(), raced, strict=True):
+        name = store_name(r, r[C.BACKEND] in several)
+        if out_early:
+            name += f" (raced out at round {int(r[C.RACED_OUT_ROUND])}, >{factor(r[C.RACED_OUT_AT_LEAST])} the best)"
+        else:
+            name += " (recommended)" if r[C.RECOMMENDED] else " (tied)" if r[C.TIED_WITH_BEST] else ""
+        names.append(name)
     ax.set_yticks(y, names, fontsize=7)
+    shown = np.concatenate([mix_ms[np.isfinite(mix_ms)], bound_ms[raced & np.isfinite(bound_ms)]])
+    shown = shown[shown > 0]
+    if len(shown) and shown.max() / shown.min() > 10:  # leaders would be slivers on a linear axis
+        ax.set_xscale("log")
     ax.set_xlabel("time of one unit of work [ms] (reads per unit x mean read time; 95% interval)")
     objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else "time"
     ax.set_title(
@@ -117,6 +131,19 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
                 capsize=2,
                 linestyle="none",
                 **style,
+            )
+        # a store raced out of the pass: at the bound it was behind the best by, drawn as a lower bound
+        raced = rows[rows[C.RACED_OUT_ROUND].notna()] if C.RACED_OUT_ROUND in rows else rows.iloc[0:0]
+        best = rows[C.SCORE].min()
+        if not raced.empty and pd.notna(best):
+            ax.scatter(
+                raced[x],
+                best * raced[C.RACED_OUT_AT_LEAST].astype(float),
+                marker="^",
+                s=30,
+                color="grey",
+                zorder=4,
+                label="raced out (at least)",
             )
         front = pareto_front(inside, x, C.SCORE)
         ax.step(front[x], front[C.SCORE], where="post", color="black", linestyle="--", label="Pareto front")
