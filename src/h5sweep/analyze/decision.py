@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of
+from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of, rows_of
 from h5sweep.analyze.wording import label, several_options
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
@@ -19,7 +19,6 @@ from h5sweep.storage.sizes import duration, duration_range, factor, rate, size
 
 # a difference of write times is called sure only with at least this many writes per store
 SURE_WRITES = 2
-STORE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
 
 
 @dataclass
@@ -71,18 +70,10 @@ def _is_raced(row) -> bool:
     return pd.notna(row.get(C.RACED_OUT_ROUND))
 
 
-def _store_rows(summary: pd.DataFrame, row) -> pd.DataFrame:
-    mask = pd.Series(True, index=summary.index)
-    for key in STORE_KEYS:
-        if key in summary:
-            mask &= summary[key] == row[key]
-    return summary[mask]
-
-
 def _writes(summary: pd.DataFrame, row) -> tuple[int, float, float]:
     """How many timed writes a store has (its write case's first variant) and their median
     interval (NaN where one write)."""
-    mine = _store_rows(summary, row)
+    mine = rows_of(summary, row)
     mine = mine[mine[C.CASE] == "write"] if C.CASE in mine else mine.iloc[0:0]
     if mine.empty:
         return 0, float("nan"), float("nan")

@@ -64,6 +64,18 @@ STATISTIC_WORDS = {
 BOOTSTRAP_SEED = 20_261_122
 SAME_SIZE = 1.05  # files of tied stores within this factor of the smallest count as the same size
 CANDIDATE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
+
+
+def rows_of(frame: pd.DataFrame, row, keys: list[str] = CANDIDATE_KEYS) -> pd.DataFrame:
+    """The rows of ``frame`` of the same candidate as ``row``: equal in each of ``keys`` that
+    both have and ``row`` sets (a read option only where the row names one)."""
+    mask = pd.Series(True, index=frame.index)
+    for key in keys:
+        if key in frame and key in row and pd.notna(row[key]):
+            mask &= frame[key] == row[key]
+    return frame[mask]
+
+
 COLUMNS = [
     C.FILESYSTEM,
     C.FS_TYPE,

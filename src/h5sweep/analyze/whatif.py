@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
+from h5sweep.analyze.ranking import CANDIDATE_KEYS, rank_selected_reads, rows_of, selected_reads
 from h5sweep.analyze.wording import label, several_options
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor
 
-STORE = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.READ_OPTION]
+STORE = [*CANDIDATE_KEYS, C.READ_OPTION]  # a candidate is a store in one read option
 
 
 def mix_words(weights: dict[str, float]) -> str:
@@ -47,14 +47,6 @@ def rank_for(measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict, 
     return rank_selected_reads(reads, summary, mixed), reads
 
 
-def _of_store(reads: pd.DataFrame, row) -> pd.DataFrame:
-    mask = pd.Series(True, index=reads.index)
-    for key in STORE:
-        if key in reads and key in row and pd.notna(row[key]):
-            mask &= reads[key] == row[key]
-    return reads[mask]
-
-
 def could_favour(reads: pd.DataFrame, table: pd.DataFrame, weights: dict, margin: float | None) -> list[dict]:
     """The stores raced out of a pass that this mix could favour: on the selections each read
     before it stopped, paired with this mix's best store, its mix time is within the race's
@@ -69,9 +61,9 @@ def could_favour(reads: pd.DataFrame, table: pd.DataFrame, weights: dict, margin
         ranked = group[group[C.RACED_OUT_ROUND].isna() & group[C.MEETS_LIMITS]].sort_values(C.RANK)
         if raced.empty or ranked.empty:
             continue
-        best = _of_store(reads, ranked.iloc[0])[[*pair_on, C.SECONDS]]
+        best = rows_of(reads, ranked.iloc[0], STORE)[[*pair_on, C.SECONDS]]
         for _, row in raced.iterrows():
-            mine = _of_store(reads, row)[[*pair_on, C.SECONDS]]
+            mine = rows_of(reads, row, STORE)[[*pair_on, C.SECONDS]]
             paired = mine.merge(best, on=pair_on, suffixes=("", "_best"))
             means = paired.groupby(C.CASE)[[C.SECONDS, f"{C.SECONDS}_best"]].mean()
             cases = [c for c in means.index if weights.get(c, 0) > 0]
@@ -105,7 +97,7 @@ def mix_lines(name: str, weights: dict, table: pd.DataFrame, chosen: pd.DataFram
             text += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
         mine = chosen[chosen[C.FILESYSTEM] == filesystem]
         if not mine.empty:
-            same = _of_store(group, mine.iloc[0])
+            same = rows_of(group, mine.iloc[0], STORE)
             if not same.empty and same.iloc[0].name != pick.name:
                 other = same.iloc[0]
                 if pd.notna(other.get(C.RACED_OUT_ROUND)):
