@@ -303,6 +303,7 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     assert (raced[C.RACED_OUT_AT_LEAST] > 1.25).all() and not raced[C.RECOMMENDED].any()
     assert (raced[C.RANK] > table.loc[table[C.RACED_OUT_ROUND].isna(), C.RANK].max()).all()
     assert raced[C.SCORE].isna().all()  # never ranked as if fully measured
+    assert raced.sort_values(C.RANK)[C.RACED_OUT_AT_LEAST].is_monotonic_increasing  # by how far behind
     reference = table[table[C.IS_REFERENCE]]
     assert reference[C.RACED_OUT_ROUND].isna().all()
     if len(raced):

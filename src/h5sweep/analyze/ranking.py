@@ -323,7 +323,9 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     (files within 5% of the smallest count as equal: then the best score)."""
     out = []
     for _, group in table.groupby(C.FILESYSTEM, sort=True):
-        group = group.sort_values([C.MEETS_LIMITS, C.SCORE], ascending=[False, True], kind="stable")
+        # the stores raced out (no score) last, by how far behind the best they were at least
+        behind = [C.RACED_OUT_AT_LEAST] if C.RACED_OUT_AT_LEAST in group else []
+        group = group.sort_values([C.MEETS_LIMITS, C.SCORE, *behind], ascending=[False, True, *[True] * len(behind)])
         group = group.assign(rank=range(1, len(group) + 1), tied_with_best=False, recommended=False)
         eligible = group[group[C.MEETS_LIMITS]]
         if not eligible.empty:
