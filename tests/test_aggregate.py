@@ -108,6 +108,10 @@ def test_median_interval_from_order_statistics():
     assert median_ci_ranks(6) == (0, 5)
     assert median_ci_ranks(50) == (17, 32)  # the 18th and 33rd of 50, the textbook ranks
     assert median_ci(list(range(1, 51))) == (25.5, 18.0, 33.0)
+    # one measurement has no interval: a verdict resting on it can be neither sure nor surely not
+    one = median_ci([0.25])
+    assert one[0] == 0.25 and math.isnan(one[1]) and math.isnan(one[2])
+    assert median_ci([0.25, 0.5]) == (0.375, 0.25, 0.5)
     assert spearman([1, 2, 3, 4], [10, 20, 40, 30]) == pytest.approx(0.8)
 
 

@@ -43,11 +43,14 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int]:
 
 
 def median_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
-    """(median, low, high): the median and its order-statistic confidence interval."""
+    """(median, low, high): the median and its order-statistic confidence interval; one value
+    has no interval (NaN bounds: an interval from one measurement is not an interval)."""
     x = np.sort(np.asarray(values, dtype=float))
     x = x[~np.isnan(x)]
     if x.size == 0:
         return math.nan, math.nan, math.nan
+    if x.size == 1:
+        return float(x[0]), math.nan, math.nan
     lo, hi = median_ci_ranks(x.size, confidence)
     return float(np.median(x)), float(x[lo]), float(x[hi])
 

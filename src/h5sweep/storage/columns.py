@@ -1008,7 +1008,7 @@ group(
     ),
     (
         "95% confidence interval of the median from order statistics (distribution-free; with n ≤ 5 "
-        "it is the whole range, covering less than 95%)."
+        "it is the whole range, covering less than 95%; with n = 1 empty: one value has no interval)."
     ),
 )
 group(
