@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"h5sweep.whatif: {args.run} is not a finished sweep: no {', '.join(missing)}", file=sys.stderr)
         return 2
-    from h5sweep.analyze.whatif import check_mix, could_favour, mix_lines, rank_for
+    from h5sweep.analyze.whatif import check_mix, decide, rank_for
     from h5sweep.measure.records import read_tables
     from h5sweep.storage import columns as C
 
@@ -50,9 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     own, _ = rank_for(measurements, summary, settings, settings["recommend"].get("weights") or {})
     chosen = own[own[C.RECOMMENDED]] if not own.empty else own
     for i, weights in enumerate(mixes, 1):
-        table, reads = rank_for(measurements, summary, settings, weights)
-        favoured = could_favour(reads, table, weights, settings.get("race_margin"))
-        for line in mix_lines(f"mix {i}", weights, table, chosen, favoured):
+        for line in decide(measurements, summary, settings, f"mix {i}", weights, chosen):
             print(line)
     return 0
 

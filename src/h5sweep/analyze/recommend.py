@@ -10,7 +10,7 @@ import pandas as pd
 
 from h5sweep.analyze.decision import sheet
 from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
-from h5sweep.analyze.whatif import could_favour, mix_lines, rank_for
+from h5sweep.analyze.whatif import decide
 from h5sweep.analyze.wording import evidence, machine_caveat, markdown, restructured, unverified_caveat
 from h5sweep.cases.parallel.verdict import PARALLEL_HEADING, parallel_markdown
 from h5sweep.storage import columns as C
@@ -42,11 +42,12 @@ def recommend(
     parallel = parallel_markdown(summary, measurements)
     with open(md_out, "w") as out:
         out.write(markdown(table, settings, why, caveat, parallel))
-    what_if = []
-    for name, weights in (settings["recommend"].get("mixes") or {}).items():
-        mixed, mixed_reads = rank_for(measurements, summary, settings, weights)
-        favoured = could_favour(mixed_reads, mixed, weights, settings.get("race_margin"))
-        what_if += mix_lines(name, weights, mixed, table[table[C.RECOMMENDED]] if not table.empty else table, favoured)
+    chosen = table[table[C.RECOMMENDED]] if not table.empty else table
+    what_if = [
+        line
+        for name, weights in (settings["recommend"].get("mixes") or {}).items()
+        for line in decide(measurements, summary, settings, name, weights, chosen)
+    ]
     the_sheet = sheet(table, summary, settings, caveat, memory_bytes(), what_if)
     if settings_out:
         with open(settings_out, "w") as out:

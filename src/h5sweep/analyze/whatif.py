@@ -118,3 +118,13 @@ def mix_lines(name: str, weights: dict, table: pd.DataFrame, chosen: pd.DataFram
             f"{factor(store['ratio'])} the best: it could be favoured. Measure it to the end with `race: false`."
         )
     return lines
+
+
+def decide(
+    measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict, name: str, weights: dict, chosen: pd.DataFrame
+) -> list[str]:
+    """What one mix decides, in words (:func:`mix_lines`): the sweep ranked for ``weights``
+    and the raced-out stores the mix could favour; ``chosen``: the sweep's own choice's rows."""
+    table, reads = rank_for(measurements, summary, settings, weights)
+    favoured = could_favour(reads, table, weights, settings.get("race_margin"))
+    return mix_lines(name, weights, table, chosen, favoured)
