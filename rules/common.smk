@@ -12,7 +12,7 @@ from snakemake.logging import logger
 
 from h5sweep import backends
 from h5sweep.storage import codecs
-from h5sweep.sweep import cluster, plan, resources
+from h5sweep.sweep import cluster, plan, preview, resources
 from h5sweep.sweep import settings as job_settings
 from h5sweep.cases import (
     CASE_SPECS,
@@ -54,39 +54,17 @@ def parallel_jobs():
 
 def check_plan(sweep):
     """Say what the sweep will cost (and on SLURM what each job asks); refuse one whose
-    test files cannot fit on a disk."""
-    slurm = on_slurm()
-    the_plan = plan.make_plan(
-        sweep, parallel_jobs(), cluster=slurm or not workflow.local_exec
+    test files cannot fit on a disk (h5sweep.sweep.preview, also `python -m h5sweep.sweep`).
+    """
+    said = preview.preview(
+        sweep, parallel_jobs(), slurm=on_slurm(), cluster=not workflow.local_exec
     )
-    logger.info(the_plan.describe())
-    if slurm:
-        logger.info(resources.describe_asks(sweep))
-    if sweep.parallel is not None and missing_mpi_environment():
-        logger.warning(f"To run (not for a dry run): {missing_mpi_environment()}.")
-    for warning in the_plan.warnings:
+    for line in said.info:
+        logger.info(line)
+    for warning in said.warnings:
         logger.warning(warning)
-    short = [fs for fs in the_plan.filesystems if not fs.fits]
-    if short and sweep.config.get("check_disk", True):
-        fs = short[0]
-        at_once = (
-            f"all {fs.files} test stores at once to interleave their reads"
-            if sweep.interleave
-            else f"{min(the_plan.parallel_jobs, fs.files)} jobs at once"
-        )
-        raise WorkflowError(
-            f"h5sweep: not enough disk on filesystem {fs.name} ({fs.directory}): the sweep needs "
-            f"{fs.peak_bytes / 1e9:.1f} GB at peak ({at_once}, "
-            f"largest test file {fs.largest_file_bytes / 1e9:.1f} GB), and {fs.free_bytes / 1e9:.1f} GB "
-            "are free. Free space, run fewer jobs at once (--cores / --jobs)"
-            + (
-                ", set interleave: false (one store at a time)"
-                if sweep.interleave
-                else ""
-            )
-            + ", or pass "
-            "--config check_disk=False to proceed anyway."
-        )
+    if said.refusal:
+        raise WorkflowError(said.refusal)
 
 
 SWEEP = checked_sweep(config)

@@ -286,3 +286,39 @@ def test_locally_a_stores_job_reads_it_unless_the_reads_are_interleaved():
     local, cluster = make_plan(one_at_a_time, 2), make_plan(one_at_a_time, 2, cluster=True)
     assert cluster.jobs - local.jobs == stores
     assert cluster.timed_seconds == pytest.approx(local.timed_seconds)  # the same reads
+
+
+def _plan_cli(*args, cwd=REPO):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "h5sweep.sweep", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_the_plan_command_says_the_plan_the_workflow_computes_and_refuses_what_it_refuses(tmp_path):
+    """``python -m h5sweep.sweep`` prints the plan of the same sweep at the same cores as the
+    workflow computes it, exits 2 naming the key of an invalid config and 1 with the disk's
+    refusal for a sweep that cannot fit."""
+    config = yaml.safe_load((REPO / "tests" / "configs" / "tiny.yaml").read_text())
+    config["filesystems"] = {"disk": str(tmp_path / "disk")}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    said = _plan_cli("--configfile", str(path), "--cores", "3", "-q")
+    assert said.returncode == 0, said.stderr
+    expected = make_plan(load_sweep(config), 3).describe()
+    assert said.stdout.splitlines()[0] == expected.splitlines()[0]
+    assert "with 3 at once" in said.stdout and said.stderr == ""
+
+    config["layouts"]["chunks"]["xy"] = [2, "five"]
+    path.write_text(yaml.safe_dump(config))
+    bad = _plan_cli("--configfile", str(path))
+    assert bad.returncode == 2 and "layouts.chunks.xy[1]" in bad.stderr and "five" in bad.stderr
+
+    too_big = _plan_cli(
+        "--configfile", str(path), "--config", "layouts.chunks.xy=[2, 5]", "dataset.shape=[4000, 4000, 100000]"
+    )
+    assert too_big.returncode == 1, too_big.stderr
+    assert re.search(r"not enough disk on filesystem disk \(.*/disk\)", too_big.stderr)
+    assert _plan_cli("--configfile", str(path), "--cores", "two").returncode == 2
