@@ -85,9 +85,13 @@ PYTEST_ALONE := $(BIN)/python -m pytest -p no:xdist
 bytecode: install
 	$(BIN)/python -m compileall -q src
 
+# every kind of figure the suite's sweeps draw and check, for tests/test_figcheck.py
+FIGURE_LOG := $(CURDIR)/results/scratch/figures-checked.tsv
+
 test: install bytecode
-	$(PYTEST) -m "not serial" --durations=30
-	$(PYTEST_ALONE) -m serial --durations=10
+	mkdir -p results/scratch && rm -f $(FIGURE_LOG)
+	H5SWEEP_FIGURE_LOG=$(FIGURE_LOG) $(PYTEST) -m "not serial" --durations=30
+	H5SWEEP_FIGURE_LOG=$(FIGURE_LOG) $(PYTEST_ALONE) -m serial --durations=10
 
 # the inner loop: every test but those that run Snakemake or SLURM for real (minutes)
 test-fast: install bytecode
@@ -124,12 +128,13 @@ bench-calibration: install
 bench-mpiio: install-mpi
 	mpirun $$( [ "$$(id -u)" = 0 ] && echo --allow-run-as-root ) --oversubscribe -n 2 $(MPI_VENV)/bin/python bench/mpiio.py results/scratch/bench-mpiio
 
-plan: install
-	$(BIN)/snakemake -n -q --configfile $(or $(CONFIG),config/config.yaml)
+# the plan alone, without starting Snakemake (python -m h5sweep.sweep; a dry run prints the same)
+plan: install bytecode
+	$(BIN)/python -m h5sweep.sweep --configfile $(or $(CONFIG),config/config.yaml) --cores $(CORES)
 
 # the plan of every study config (config/studies/): the studies at their size, one sweep each
-studies-plan: install
-	@for c in config/studies/*/*.yaml; do echo "== $$c"; H5SWEEP_MPI_PYTHON=$${H5SWEEP_MPI_PYTHON:-$(BIN)/python} $(BIN)/snakemake -n -q --configfile $$c 2>&1 | grep -E '^h5sweep plan|peak disk' || exit 1; done
+studies-plan: install bytecode
+	@for c in config/studies/*/*.yaml; do echo "== $$c"; $(BIN)/python -m h5sweep.sweep --configfile $$c --cores $(CORES) -q || exit 1; done
 
 # regenerate config/README.md's key table from config/schema.yaml
 docs: install

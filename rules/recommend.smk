@@ -1,5 +1,6 @@
 # recommend: the layouts ranked for the user's read mix (config `recommend:`), with a verdict
-# in words, and the decision sheet (decision.md). Its only settings are the read mix and limits: changing them reruns this alone.
+# in words, the decision sheet (decision.md) and the page that shows it with charts
+# (index.html). Its only settings are the read mix and limits: changing them reruns this alone.
 
 
 localrules:
@@ -18,6 +19,7 @@ rule recommend:
         ),
         text=f"{RESULTS}/recommendation.md",
         decision=f"{RESULTS}/decision.md",
+        page=f"{RESULTS}/index.html",
         settings=f"{RESULTS}/recommend.json",
         front_page=f"{RESULTS}/recommendation.rst",
     log:

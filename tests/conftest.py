@@ -18,6 +18,11 @@ BIN = Path(sys.executable).parent
 SNAKEMAKE = str(BIN / "snakemake")
 WORKFLOW_PARTS = ["Snakefile", "rules", "workflow", "config", "profiles"]
 
+# Every figure a test draws (in process or in a sweep's plot job) is checked, and a defect
+# fails its test (h5sweep.cases.figcheck); `make test` also keeps the kinds drawn, for
+# tests/test_figcheck.py's check that the suite drew every kind.
+os.environ.setdefault("H5SWEEP_FIGURE_CHECK", "strict")
+
 # Tests run in parallel (pytest-xdist, `make test`): each worker's sweeps share measurement
 # windows among themselves (a window of a sweep never overlaps its own heavy work), not with
 # the other worker's, whose sweeps are other sweeps.

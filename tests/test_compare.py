@@ -53,6 +53,16 @@ def test_two_real_sweeps_on_disk_and_in_memory_give_one_minimax_layout(tmp_path)
         assert worst <= chosen["max_regret"] + 1e-12
     text = (tmp_path / "out" / "comparison.md").read_text()
     assert text.startswith("# Comparison\n\nChoose **") and chosen["layout_id"] in text.split("\n")[2]
+    # the decision across systems: the same choice, its cost on each system, each sweep's own sheet below
+    decision = (tmp_path / "out" / "decision.md").read_text()
+    head = decision.split("\n## ")[0]
+    assert decision.startswith("# Decision across systems\n\n- **Choose ") and chosen["layout_id"] in head
+    assert sum(line.startswith("- On ") for line in head.splitlines()) == 2
+    assert [line for line in decision.splitlines() if line.startswith("## Sweep ")] == [
+        "## Sweep alpha",
+        "## Sweep beta",
+    ]
+    assert decision.count("\n### ") >= 2  # the sweeps' filesystem sections, a level down
     assert (tmp_path / "out" / "findings.md").read_text().count("## ") == 2
     for figure in ("reference-across-systems.png", "regret-per-system.png"):
         assert (tmp_path / "out" / figure).stat().st_size > 10_000

@@ -108,6 +108,7 @@ def test_defaults_are_filled_and_the_grid_expands(tmp_path):
         "subcube_median_s": 0.002,
         "file_overhead": 0.05,
         "scale_to_selection": True,
+        "figure": False,
     }
     assert sweep.dataset["seed"] == 0 and sweep.dataset["name"] == "data"
     # contiguous (uncompressed only) + (2 x 2 grid + 1 extra shape) x 2 compressions

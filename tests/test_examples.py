@@ -56,6 +56,8 @@ def test_an_example_runs_end_to_end_at_a_tiny_size(tmp_path, example):
     wf = Workflow(tmp_path / "wf")
     wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
     results = wf.root / "results" / config["sweep"]
+    assert (results / "decision.md").read_text().startswith(f"# Decision: {config['sweep']}\n")
+    assert "window.vegaEmbed" in (results / "index.html").read_text()
     replayed = pd.read_parquet(results / "measurements.parquet").query("case == 'trace'")
     # every store in every read option it replayed with is ranked
     choices = replayed.drop_duplicates(["backend", "layout_id", "compression", "read_option"])

@@ -86,7 +86,7 @@ def _valid_seeds(tmp_path, count: int, start: int = 0) -> list[int]:
 @pytest.mark.workflow
 @pytest.mark.parametrize("part", range(4))
 def test_generated_configs_pass_a_real_dry_run(workflow, tmp_path, part):
-    for seed in _valid_seeds(tmp_path, 20)[part::4]:  # in four parts, side by side
+    for seed in _valid_seeds(tmp_path, 12)[part::4]:  # in four parts, side by side
         cfg = config(seed, tmp_path / str(seed))
         path = workflow.write_config(cfg, f"gen{seed}.yaml")
         proc = workflow.run("-n", "--cores", "2", "--configfile", str(path))
@@ -96,7 +96,7 @@ def test_generated_configs_pass_a_real_dry_run(workflow, tmp_path, part):
 @pytest.mark.workflow
 @pytest.mark.parametrize("part", range(5))
 def test_generated_configs_run_end_to_end_with_every_planned_figure(workflow, tmp_path, part):
-    for seed in _valid_seeds(tmp_path, 10, start=100)[part::5]:  # in five parts, side by side
+    for seed in _valid_seeds(tmp_path, 5, start=100)[part::5]:  # five configs, side by side
         cfg = config(seed, tmp_path / str(seed))
         _, figures = _plan(cfg)
         path = workflow.write_config(cfg, f"gen{seed}.yaml")

@@ -5,12 +5,14 @@ every figure they plan."""
 import copy
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import REPO, Workflow
+from conftest import REPO, Workflow, _env
 
 from h5sweep.analyze import findings
 from h5sweep.cases import figure_names
@@ -151,8 +153,19 @@ def test_every_study_config_dry_runs_with_its_plan(workflow, path):
     recording of its program's reads)."""
     if path.parts[-3] == "examples":
         shutil.copytree(REPO / "examples", workflow.root / "examples")
-    dry = workflow.run("-n", "--configfile", str(path.relative_to(REPO)), check=True)
-    assert "h5sweep plan:" in dry.stdout + dry.stderr
+    dry = workflow.run("-n", "--cores", "2", "--configfile", str(path.relative_to(REPO)), check=True)
+    planned = [line for line in (dry.stdout + dry.stderr).splitlines() if line.startswith("h5sweep plan:")]
+    assert len(planned) == 1
+    # the plan command prints the same plan without Snakemake
+    alone = subprocess.run(
+        [sys.executable, "-m", "h5sweep.sweep", "--cores", "2", "-q", "--configfile", str(path.relative_to(REPO))],
+        cwd=workflow.root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(),
+    )
+    assert alone.stdout.splitlines()[0] == planned[0]
     assert not (workflow.root / "results" / yaml.safe_load(path.read_text())["sweep"] / "summary.csv").exists()
 
 
@@ -169,6 +182,10 @@ def test_the_experiments_run_end_to_end_at_a_tiny_size_with_their_figures(tmp_pa
     sweep = load_sweep(config, probe=False)
     for figure in figure_names(sweep):
         assert (results / "plots" / f"{figure}.png").stat().st_size > 5_000, figure
+    # the decision on one page, in words and with its charts
+    assert (results / "decision.md").read_text().startswith(f"# Decision: {config['sweep']}\n")
+    ranked = len(pd.read_csv(results / "recommendation.csv")) > 0  # none where no read case runs
+    assert ("window.vegaEmbed" in (results / "index.html").read_text()) == ranked
     found = pd.read_csv(results / "findings.csv")
     verdict = dict(zip(found["finding"], found["verdict"], strict=True))
     mine = [f.key for f in findings.FINDINGS if f.config == f"config/studies/{name}"]

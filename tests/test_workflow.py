@@ -191,6 +191,41 @@ def rendered(html: Path) -> str:
     return re.sub(r"<script\b.*?</script>", "", dom, flags=re.S)
 
 
+def test_the_decision_page_opens_offline_and_hovering_a_store_names_it(finished):
+    """index.html in a real browser: its scripts run without a console error, every store is
+    drawn, hovering a mark shows its store and interval, and the filesystem menu filters."""
+    from browser import Page
+
+    wf, config, _ = finished
+    results = wf.root / "results" / "tiny"
+    table = pd.read_csv(results / "recommendation.csv", keep_default_na=False)
+    marks = "#decision-charts svg g.role-mark.mark-symbol path"  # a store each, in each of the 3 charts
+    with Page((results / "index.html").as_uri()) as page:
+        assert page.wait_for(f"document.querySelectorAll('{marks}').length === {3 * len(table)}", 60)
+        assert page.evaluate("document.querySelector('h1').innerText") == "Decision: tiny"
+        where = page.evaluate(
+            f"(() => {{ const e = document.querySelector('{marks}'); e.scrollIntoView();"
+            " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        )
+        page.hover(*where)
+        shown = page.wait_for("(document.getElementById('vg-tooltip-element') || {}).innerText", 20)
+        lines = [line.strip() for line in shown.splitlines() if line.strip()]
+        store = lines[lines.index("store") + 1]
+        assert store.startswith("HDF5 ") and store.split()[1] in set(table["layout_id"]), shown
+        assert "95% interval" in shown or "raced out" in shown, shown
+        menus = page.evaluate("[...document.querySelectorAll('.vega-bindings select')].map(s => s.options[0].text)")
+        assert menus == ["every"] * 3  # filesystem, codec, read option
+        one = sorted(config["filesystems"])[0]
+        page.evaluate(
+            "(() => { const s = document.querySelector('.vega-bindings select');"
+            f" s.selectedIndex = [...s.options].findIndex(o => o.text === '{one}');"
+            " s.dispatchEvent(new Event('change')); })()"
+        )
+        mine = int((table["filesystem"] == one).sum())
+        assert mine < len(table) and page.wait_for(f"document.querySelectorAll('{marks}').length === {3 * mine}", 20)
+        assert page.errors == []
+
+
 def test_the_report_opens_on_the_recommendation(finished):
     """Built with the sweep's results, the report opens on the verdict and the ranking (not
     the rule graph); figures and the summary table follow."""

@@ -1,11 +1,13 @@
-"""Rank the layouts for the user's read mix and write the verdict and the decision sheet."""
+"""Rank the layouts for the user's read mix and write the verdict, the decision sheet and the
+page that shows them (index.html)."""
 
 from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log[0]):
     from h5sweep.analyze.recommend import recommend
+    from h5sweep.report.interactive import write_page
 
-    recommend(
+    table, sheet = recommend(
         snakemake.input.measurements,
         snakemake.input.summary,
         snakemake.params.settings,
@@ -15,3 +17,4 @@ with logged(snakemake.log[0]):
         snakemake.output.decision,
         snakemake.output.settings,
     )
+    write_page(sheet, table, snakemake.params.settings["recommend"]["objective"], snakemake.output.page)

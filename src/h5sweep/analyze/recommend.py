@@ -8,7 +8,7 @@ import json
 
 import pandas as pd
 
-from h5sweep.analyze.decision import sheet
+from h5sweep.analyze.decision import Sheet, sheet
 from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
 from h5sweep.analyze.whatif import decide
 from h5sweep.analyze.wording import evidence, machine_caveat, markdown, restructured, unverified_caveat
@@ -25,11 +25,12 @@ def recommend(
     rst_out: str | None = None,
     decision_out: str | None = None,
     settings_out: str | None = None,
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, Sheet]:
     """Write ``recommendation.csv`` and ``recommendation.md`` (and the report's first page,
     ``rst_out``, the decision sheet first; and the sheet alone, ``decision_out``) from the
     aggregated tables; ``settings_out``: the settings ranked with, as JSON, for
-    ``python -m h5sweep.whatif``."""
+    ``python -m h5sweep.whatif``. Returns the ranking and the sheet (for the page,
+    :mod:`h5sweep.report.interactive`)."""
     from h5sweep.measure.records import read_tables, write_table
 
     measurements = read_tables([measurements_path])
@@ -60,7 +61,7 @@ def recommend(
             title = PARALLEL_HEADING.removeprefix("## ")
             section = parallel.replace(PARALLEL_HEADING, title + "\n" + "-" * len(title))
             out.write(the_sheet.restructured() + "\n" + restructured(table, settings, why, None, section))
-    return table
+    return table, the_sheet
 
 
 def memory_bytes() -> int | None:

@@ -120,7 +120,9 @@ def _read_figures(sweep) -> list[str]:
     )
     names = [BARS.name(case=case) for case in cases]
     names += [HEATMAP.name(case=case) for case in cases] if square else []
-    names += [SCORE.name(), TRADEOFF.name(), MIX.name(), AMPLIFICATION.name()] if cases else []
+    names += [TRADEOFF.name(), MIX.name(), AMPLIFICATION.name()] if cases else []
+    # the OpenMSI study's score counts thresholds met; the ranking does not use it: drawn where asked
+    names += [SCORE.name()] if cases and sweep.config.get("score", {}).get("figure") else []
     names += [BACKENDS.name()] if cases and len(sweep.backends) > 1 else []
     # the studies' forms: Kang's split of a read, the lab's cache lines, OpenMSI's gzip levels
     names += [SPLIT.name()] if cases and sweep.split_read_time else []

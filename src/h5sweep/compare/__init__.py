@@ -34,6 +34,7 @@ from h5sweep.backends import label as backend_label
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
+from h5sweep.storage.sizes import duration, factor
 
 # a store read with one read option: the choice compared across systems
 STORE_KEYS = objectives.CHOICE_KEYS
@@ -391,6 +392,49 @@ def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> s
     return "\n".join(lines) + "\n"
 
 
+def decision_markdown(table: pd.DataFrame, runs: list[Run]) -> str:
+    """The decision across systems on one page: the store to choose on every system (the
+    minimax regret), what it costs on each against that system's best, then each sweep's own
+    decision sheet (``decision.md``, its filesystems' choices) below."""
+    chosen = table[table[C.MINIMAX]].iloc[0]
+    options = several_options(table)
+    name = _store_name(chosen, chosen[C.BACKEND] in options)
+    systems = list(dict.fromkeys(table[C.SYSTEM]))
+    interval = (
+        ""
+        if pd.isna(chosen[C.MAX_REGRET_CI_LOW])
+        else f" (95% interval {factor(chosen[C.MAX_REGRET_CI_LOW])} to {factor(chosen[C.MAX_REGRET_CI_HIGH])})"
+    )
+    lines = [
+        "# Decision across systems",
+        "",
+        f"- **Choose {name}** on all {len(systems)} systems: objective, the least largest regret (the read mix's "
+        f"time, {chosen[C.WEIGHTS]} reads per unit, over each system's best store); at most "
+        f"{factor(chosen[C.MAX_REGRET])} the best{interval}.",
+    ]
+    for system in systems:
+        rows = table[table[C.SYSTEM] == system]
+        best = rows[rows[C.BEST_ON_SYSTEM]].iloc[0]
+        pick = rows[rows[C.MINIMAX]].iloc[0]
+        cost = (
+            "it is the best there"
+            if bool(pick[C.BEST_ON_SYSTEM])
+            else f"{factor(pick[C.REGRET])} the best there ({_store_name(best, best[C.BACKEND] in options)}, "
+            f"{duration(best[C.MIX_SECONDS])} a unit)"
+        )
+        lines.append(f"- On {system} ({best[C.FS_TYPE]}): {duration(pick[C.MIX_SECONDS])} a unit of work; {cost}.")
+    lines += ["", "The whole comparison, every store's regret on every system: `comparison.md`.", ""]
+    for run in runs:
+        sheet = run.path / "decision.md"
+        if sheet.is_file():  # each heading one level down, under the sweep's name
+            body = sheet.read_text().splitlines()
+            body = body[1:] if body and body[0].startswith("# ") else body  # its title: the heading above
+            lines += [f"## Sweep {run.path.name}", ""]
+            lines += ["#" + line if line.startswith("#") else line for line in body]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
 def parallel_markdown(sizes: pd.DataFrame) -> list[str]:
     """The parallel passes of two dataset sizes (Folk & Choi's Fig. 7, Tables 8 and 11): the
     larger's bandwidth over the smaller's, and Table 8's sentence judged on them."""
@@ -480,6 +524,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes.empty:
         sizes.to_csv(out / "parallel-sizes.csv", index=False)
     (out / "comparison.md").write_text(markdown(table, left_out, sizes))
+    (out / "decision.md").write_text(decision_markdown(table, runs))
     _findings(runs, out)
     from h5sweep.report import comparison
 

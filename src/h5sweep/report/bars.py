@@ -81,8 +81,7 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
     the median and its 95% interval, sorted by the paired ratio to contiguous; beside it that
     ratio on a log2 axis with its interval and the contiguous reference at 1."""
     rows = _rows(summary, case, filesystem)
-    ratio = rows.groupby("_candidate")[C.RATIO_TO_CONTIGUOUS].median().fillna(1.0)
-    order = list(ratio.sort_values(ascending=False, kind="stable").index)  # fastest on top
+    order = _order(rows)
     panels = facets(rows, order)
     fig, groups = _panel_axes(panels, [3, 2], max(len(names) for _, names in panels))
     reads = _reads_of(measurements, case, filesystem, rows)
@@ -104,6 +103,18 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
             fontsize=9,
         )
     _save(fig, out)
+
+
+def _order(rows: pd.DataFrame) -> list[str]:
+    """The stores top to bottom, fastest first by their ratio to the reference in one cache
+    state (cold where measured, cold and warm are never ranked together); stores not read in
+    that state after, by their ratio in the next."""
+    ranked: list[str] = []
+    state_of = rows[C.CACHE_STATE].fillna("")
+    for state in [s for s in CACHE_STATE_COLOURS if s in set(state_of)]:
+        ratio = rows[state_of == state].groupby("_candidate")[C.RATIO_TO_CONTIGUOUS].median().fillna(1.0)
+        ranked += [c for c in ratio.sort_values(ascending=False, kind="stable").index if c not in ranked]
+    return ranked
 
 
 def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference) -> None:
@@ -140,11 +151,21 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference) -> Non
             capsize=3,
             markersize=4,
         )
+    if not any(len(line.get_xdata()) for line in ax_ratio.get_lines()):  # the reference store alone
+        ax_ratio.text(
+            0.5, 0.5, f"{reference} alone: no ratio", ha="center", va="center", fontsize=8, transform=ax_ratio.transAxes
+        )
+        ax_ratio.set_axis_off()
+        return _time_axis(ax_time, order, states)
     ax_ratio.axvline(1.0, color="black", linewidth=1)
     ax_ratio.text(1.0, len(order) - 0.4, f" {reference}", fontsize=8, va="bottom")
     ax_ratio.set_xscale("log", base=2)
-    ax_ratio.set_xlabel(f"ratio to {reference}, paired by selection (median, 95% CI)")
+    ax_ratio.set_xlabel(f"ratio to {reference}\npaired by selection (median, 95% CI)")
     ax_ratio.tick_params(labelleft=False)
+    _time_axis(ax_time, order, states)
+
+
+def _time_axis(ax_time, order, states) -> None:
     ax_time.set_xscale("log")
     ax_time.set_xlabel("seconds per read")
     ax_time.set_yticks(range(len(order)), order, fontsize=7)
@@ -188,8 +209,8 @@ def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> N
         for k, (column, words) in enumerate(STATISTICS):
             values = mine.reindex(names)[column] if column in mine else pd.Series(np.nan, index=names)
             ax.barh(y + (k - 1.5) * height, values, height, color=OKABE_ITO[k], label=words)
-        if len(first):
-            cold = first.drop_duplicates("_candidate").set_index("_candidate").reindex(names)[C.MEDIAN_S]
+        cold = first.drop_duplicates("_candidate").set_index("_candidate").reindex(names)[C.MEDIAN_S]
+        if cold.notna().any():
             ax.scatter(cold, y, marker="x", color="black", s=14, label="first access (cold)")
         ax.set_yticks(y, names, fontsize=7)
         ax.set_ylim(len(names) - 0.5, -0.5)  # fastest on top

@@ -13,11 +13,10 @@ import pandas as pd  # noqa: E402
 
 from h5sweep.analyze.ranking import mix_of  # noqa: E402
 from h5sweep.analyze.wording import several_options  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors, log_if_wide, raced_suffix  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402
-from h5sweep.storage.sizes import factor  # noqa: E402
 
 
 def store_name(row, with_option: bool = False) -> str:
@@ -62,15 +61,13 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
     for (_, r), out_early in zip(rows.iterrows(), raced, strict=True):
         name = store_name(r, r[C.BACKEND] in several)
         if out_early:
-            name += f" (raced out at round {int(r[C.RACED_OUT_ROUND])}, >{factor(r[C.RACED_OUT_AT_LEAST])} the best)"
+            name += raced_suffix(r)
         else:
             name += " (recommended)" if r[C.RECOMMENDED] else " (tied)" if r[C.TIED_WITH_BEST] else ""
         names.append(name)
     ax.set_yticks(y, names, fontsize=7)
-    shown = np.concatenate([mix_ms[np.isfinite(mix_ms)], bound_ms[raced & np.isfinite(bound_ms)]])
-    shown = shown[shown > 0]
-    if len(shown) and shown.max() / shown.min() > 10:  # leaders would be slivers on a linear axis
-        ax.set_xscale("log")
+    # leaders would be slivers on a linear axis (their intervals' ends count)
+    log_if_wide(ax, "x", mix_ms, bound_ms[raced], mix_ms - errors[0], mix_ms + errors[1])
     ax.set_xlabel("time of one unit of work [ms] (reads per unit x mean read time; 95% interval)")
     objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else "time"
     ax.set_title(
@@ -120,6 +117,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         ]
         groups.append((outside, {"color": "grey", "alpha": 0.5, "label": "beyond the limits"}))
         for part, style in groups:
+            part = part.dropna(subset=[x, C.SCORE])  # raced out: drawn at their bound below
             if part.empty:
                 continue
             ax.errorbar(
@@ -150,7 +148,16 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         chosen = rows[rows[C.RECOMMENDED].astype(bool)]
         ax.scatter(chosen[x], chosen[C.SCORE], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label=C.RECOMMENDED)
         for _, r in pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows():
-            ax.annotate(r["_name"], (r[x], r[C.SCORE]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+            # names of the right half's points to their left, so that none runs past the figure
+            right = pd.notna(r[x]) and r[x] > np.nanmedian(pd.to_numeric(rows[x], errors="coerce"))
+            ax.annotate(
+                r["_name"],
+                (r[x], r[C.SCORE]),
+                fontsize=7,
+                xytext=(-4 if right else 4, 4),
+                textcoords="offset points",
+                ha="right" if right else "left",
+            )
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
         if (rows[C.SCORE] > 0).any():
             ax.set_yscale("log", base=2)

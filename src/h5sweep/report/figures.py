@@ -19,7 +19,11 @@ from h5sweep.cases.style import (  # noqa: E402
     DIVERGING,
     backend_prefix,
     layout_label,
+    log_if_wide,
+    store_label,
+    title,
 )
+from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
@@ -37,25 +41,31 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
 
 def plot_variants(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> None:
     """Median time per layout for each variant of a case: visiting policy and chunk cache
-    (read cases), or write strategy and fill time (write)."""
+    (read cases), or write strategy and fill time (write); horizontal bars, one group per
+    layout (its name beside it), one colour per variant."""
     rows = summary[(summary[C.CASE] == case) & (summary[C.FILESYSTEM] == filesystem)]
     stat = C.MEAN_S if case == "write" else C.MEDIAN_S
     variants = list(dict.fromkeys(rows[C.VARIANT]))
     comps = _compressions(rows)
-    fig, axes = plt.subplots(len(comps), 1, figsize=(max(7, 0.5 * rows[C.CHUNK_SHAPE].nunique() + 4), 3.4 * len(comps)))
-    for ax, comp in zip(np.atleast_1d(axes), comps, strict=True):
+    layouts = max(1, max((len(_layout_order(_for_compression(rows, c))) for c in comps), default=1))
+    tall = max(2.8, 0.12 * layouts * len(variants) + 1.2, 0.13 * len(variants) + 1.2)
+    fig, axes = plt.subplots(len(comps), 1, figsize=(10, tall * len(comps)), squeeze=False)
+    for ax, comp in zip(axes[:, 0], comps, strict=True):
         part = _for_compression(rows, comp)
         order = _layout_order(part)
-        width = 0.8 / max(len(variants), 1)
+        height = 0.8 / max(len(variants), 1)
         for k, variant in enumerate(variants):
             by_label = {layout_label(r): r[stat] for _, r in part[part[C.VARIANT] == variant].iterrows()}
-            x = np.arange(len(order)) + k * width
-            ax.bar(x, [by_label.get(label, np.nan) for label in order], width, label=variant)
-        ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
-        ax.set_yscale("log")
-        ax.set_ylabel(f"{stat[:-2]} seconds")
+            values = [by_label.get(label, np.nan) for label in order]
+            if not np.isfinite(np.asarray(values, float)).any():  # not a variant of these stores
+                continue
+            ax.barh(np.arange(len(order)) + k * height, values, height, label=variant)
+        ax.set_yticks(np.arange(len(order)) + 0.4 - height / 2, order, fontsize=7)
+        ax.invert_yaxis()  # the first layout on top
+        ax.set_xscale("log")
+        ax.set_xlabel(f"{stat[:-2]} seconds")
         ax.set_title(f"{case} on {filesystem}, {comp}: variants", fontsize=9)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside: never over a bar
     _save(fig, out)
 
 
@@ -86,9 +96,8 @@ def _compressions(rows: pd.DataFrame) -> list[str]:
 
 
 def _candidate(row) -> str:
-    """A layout and its compression, as the figures name them."""
-    label = layout_label(row)
-    return label if row[C.COMPRESSION] == "none" else f"{label} {row[C.COMPRESSION]}"
+    """A layout and its compression, as the figures name them (raced out: how far behind)."""
+    return store_label(row)
 
 
 def _selection_words(row, reads) -> str:
@@ -165,8 +174,7 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
         for ax, (stat, words) in zip(row_axes, panels, strict=True):
             ms, ns, values = grids[(comp, stat)]
             if not ms:
-                ax.set_axis_off()
-                ax.set_title("no m x m x n layouts")
+                _not_measured(ax, "no m x m x n layouts")
                 continue
             with np.errstate(divide="ignore", invalid="ignore"):
                 image = ax.imshow(np.log2(values), cmap=DIVERGING, norm=norm, aspect="auto")
@@ -176,7 +184,7 @@ def plot_heatmaps(summary: pd.DataFrame, case: str, filesystem: str, out: str) -
             ax.set_ylabel("m (chunk size in x, y)")
             several = any(c[0] != REFERENCE for c in comps)
             store = f"{backend_label(comp[0])} {comp[1]}" if several else comp[1]
-            ax.set_title(f"{case} {words} to {reference}, {store}, {filesystem}", fontsize=9)
+            title(ax, f"{case} {words} to {reference}, {store}, {filesystem}")
             for (i, j), v in np.ndenumerate(values):
                 if np.isfinite(v) and v > 0:
                     colour = _text_colour(image.cmap(norm(np.log2(v))))
@@ -201,8 +209,14 @@ def plot_file_sizes(summary: pd.DataFrame, out: str) -> None:
     for k, comp in enumerate(comps):
         part = rows[(rows[C.COMPRESSION] == comp) & (rows[C.LAYOUT] == "chunked")]
         size = {layout_label(r): r[C.FILE_BYTES] / 1e6 for _, r in part.iterrows()}
-        ax.bar(np.arange(len(order)) + k * width, [size.get(s, np.nan) for s in order], width, label=comp)
+        if size:
+            ax.bar(np.arange(len(order)) + k * width, [size.get(s, np.nan) for s in order], width, label=comp)
     baseline = rows[rows[C.LAYOUT] == "contiguous"]
+    if not order:  # the contiguous store alone: its size in words, no empty chart
+        words = f"contiguous: {baseline[C.FILE_BYTES].iloc[0] / 1e6:.3g} MB, " if not baseline.empty else ""
+        _not_measured(ax, f"{words}raw data {rows[C.RAW_BYTES].iloc[0] / 1e6:.3g} MB; chunked stores")
+        _save(fig, out)
+        return
     if not baseline.empty:
         ax.axhline(baseline[C.FILE_BYTES].iloc[0] / 1e6, color="black", linestyle="--", label="contiguous")
     ax.axhline(rows[C.RAW_BYTES].iloc[0] / 1e6, color="grey", linestyle=":", label="raw data")
@@ -226,7 +240,7 @@ def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Performance score per layout; full marks opaque, the rest transparent, as in the study."""
     mine = summary[summary[C.FILESYSTEM] == filesystem]
     rows = mine.drop_duplicates([C.LAYOUT, C.CHUNK_SHAPE, C.COMPRESSION])
-    title = f"performance score on {filesystem}"
+    title = f"OpenMSI performance score on {filesystem} (thresholds met)"
     if C.SCORE_THRESHOLD_S in mine:  # the thresholds applied (scaled to the bytes each case selects)
         limits = mine.dropna(subset=[C.SCORE_THRESHOLD_S]).drop_duplicates(C.CASE)
         title += "\nmedian under: " + ", ".join(
@@ -264,7 +278,9 @@ def _grouped_bars(rows, stat, ylabel, title, out, errors=False, full_marks=False
                 if label in part and part[label][C.SCORE] < part[label][C.SCORE_MAX]:
                     bar.set_alpha(0.35)
     ax.set_xticks(np.arange(len(order)) + 0.4 - width / 2, order, rotation=70, fontsize=7)
+    # a slow store (or a wide whisker) would flatten the rest on a linear axis
+    log_if_wide(ax, "y", rows[stat], *([rows[C.MIN_S], rows[C.MAX_S]] if errors else []))
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the bars, never over one
     _save(fig, out)

@@ -18,7 +18,8 @@ from h5sweep.backends import (  # noqa: E402
     REFERENCE,
 )
 from h5sweep.backends import label as backend_label  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO, interval_errors  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO, interval_errors, suptitle  # noqa: E402
+from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _candidate  # noqa: E402
 from h5sweep.storage import columns as C
@@ -39,7 +40,15 @@ def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None
     fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(4.6 * max(1, len(cases)), 4.4), squeeze=False)
     if not cases:
         axes[0][0].set_axis_off()
-        axes[0][0].set_title(f"no cold reads from a device on {filesystem} (a memory filesystem?)", fontsize=9)
+        axes[0][0].text(
+            0.5,
+            0.5,
+            f"no cold reads from a device on {filesystem}\n(a memory filesystem?)",
+            ha="center",
+            va="center",
+            fontsize=9,
+            transform=axes[0][0].transAxes,
+        )
     for ax, case in zip(axes[0], cases, strict=False):
         part = rows[rows[C.CASE] == case]
         groups = part.groupby([C.BACKEND, C.COMPRESSION], sort=False)
@@ -93,12 +102,13 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         sharey=True,
     )
     if not cases:
-        axes[0][0].set_axis_off()
         reference = backend_label(REFERENCE)
-        axes[0][0].set_title(f"no store of another backend was compared with {reference} on {filesystem}", fontsize=9)
+        _not_measured(axes[0][0], f"a store of another backend against {reference} on {filesystem}")
     for ax, case in zip(axes[0], cases, strict=False):
         for k, (reader, state) in enumerate(series):
             mine = rows[(rows[C.CASE] == case) & (rows[C.READER] == reader) & (rows[C.CACHE_STATE].fillna("") == state)]
+            if mine[RATIO_TO_REFERENCE].notna().sum() == 0:  # not read so in this case: no entry
+                continue
             ax.errorbar(
                 mine[RATIO_TO_REFERENCE],
                 mine["_name"].map(y).astype(float) + (k - (len(series) - 1) / 2) * 0.18,
@@ -116,10 +126,10 @@ def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     if cases:
         axes[0][0].set_yticks(range(len(names)), names, fontsize=7)
         axes[0][-1].legend(fontsize=7, loc="best")
-        fig.suptitle(
+        suptitle(
+            fig,
             f"{others} against {backend_label(REFERENCE)} on {filesystem}: per read case, time on a selection over "
             f"the {backend_label(REFERENCE)} file's of the same chunk shape and codec (paired; left of 1 the other "
             "backend is faster)",
-            fontsize=9,
         )
     _save(fig, out)

@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.analyze.findings import gzip_level  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO, layout_label  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO, log_if_wide, store_label  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _grid, _text_colour  # noqa: E402
@@ -24,11 +24,7 @@ from h5sweep.storage import columns as C
 
 def _reads(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
     rows = summary[(summary[C.FILESYSTEM] == filesystem) & summary[C.RATIO_TO_CONTIGUOUS].notna()]
-    return rows.assign(
-        _name=[
-            layout_label(r) + ("" if r[C.COMPRESSION] == "none" else f" {r[C.COMPRESSION]}") for _, r in rows.iterrows()
-        ]
-    )
+    return rows.assign(_name=[store_label(r) for _, r in rows.iterrows()])
 
 
 def plot_split(summary: pd.DataFrame, filesystem: str, out: str) -> None:
@@ -51,9 +47,11 @@ def plot_split(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         ax.barh(y, storage, color=OKABE_ITO[0], label="storage (chunks fetched as stored)")
         ax.barh(y, rest, left=np.nan_to_num(storage), color=OKABE_ITO[1], label="decode and memory copies")
         ax.set_yticks(y, part["_name"], fontsize=7)
+        log_if_wide(ax, "x", storage, np.nan_to_num(storage) + rest)
         ax.set_xlabel("median time of a read [ms]")
         ax.set_title(f"{case} on {filesystem}: where a read's time goes", fontsize=9)
         calls.barh(y, part[C.READ_CALLS_MEDIAN].to_numpy(float), color=OKABE_ITO[2])
+        log_if_wide(calls, "x", part[C.READ_CALLS_MEDIAN])
         calls.set_yticks(y, [""] * len(part))
         calls.set_xlabel("read calls per read (I/O operations, median)")
         calls.set_title(f"{case}: I/O operations", fontsize=9)
@@ -79,18 +77,31 @@ def plot_cache(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     if not cases:
         _not_measured(axes[0][0], "no chunked store read through several chunk caches")
     for ax, case in zip(axes[0], cases, strict=False):
-        part = rows[rows[C.CASE] == case]
-        for k, (name, line) in enumerate(part.groupby("_name", sort=True)):
+        part = rows[rows[C.CASE] == case].assign(_state=lambda r: r[C.CACHE_STATE].fillna(""))
+        several = part["_state"].nunique() > 1
+        # a line per store and cache state: cold and warm reads are never joined in one line
+        for (name, state), line in part.groupby(["_name", "_state"], sort=True):
+            k = sorted(part["_name"].unique()).index(name)
             at = [index[_setting(r)] for _, r in line.iterrows()]
             rate = line[C.BYTES_SELECTED].to_numpy(float) / line[C.MEDIAN_S].to_numpy(float) / 1e6
             order = np.argsort(at)
-            ax.plot(np.asarray(at)[order], rate[order], marker="o", color=OKABE_ITO[k % len(OKABE_ITO)], label=name)
+            ax.plot(
+                np.asarray(at)[order],
+                rate[order],
+                marker="o",
+                linestyle=STATE_LINES.get(state, "-"),
+                color=OKABE_ITO[k % len(OKABE_ITO)],
+                label=f"{name} ({state or 'reads'})" if several else name,
+            )
         ax.set_xticks(range(len(labels)), labels, fontsize=6)
         ax.set_yscale("log")
         ax.set_ylabel("median throughput [MB/s]")
         ax.set_title(f"{case} on {filesystem}: against the chunk cache", fontsize=9)
     axes[0][-1].legend(fontsize=6)
     _save(fig, out)
+
+
+STATE_LINES = {"cold": "-", "warm": "--", "memory": ":"}  # a line's cache state, in every line figure
 
 
 def _setting(row) -> tuple[float, float, float]:
@@ -111,10 +122,20 @@ def plot_levels(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels) + 1, 3.8), squeeze=False)
     for ax, (case, column, words) in zip(axes[0], panels, strict=True):
         part = rows[(rows[C.CASE] == case) & rows[C.PRIMARY].fillna(False).astype(bool)]
-        for k, (shape, line) in enumerate(part.groupby(C.CHUNK_SHAPE, sort=True)):
+        part = part.assign(_state=part[C.CACHE_STATE].fillna(""))
+        shapes = sorted(part[C.CHUNK_SHAPE].unique())
+        several = part["_state"].nunique() > 1
+        drawn = []
+        # a line per chunk shape and cache state: cold and warm reads are never joined
+        for (shape, state), line in part.groupby([C.CHUNK_SHAPE, "_state"], sort=True):
             line = line.sort_values("level")
             value = line[column] / line[C.RAW_BYTES] if column == C.FILE_BYTES else line[column]
-            ax.plot(line["level"], value, marker="o", color=OKABE_ITO[k % len(OKABE_ITO)], label=shape)
+            colour = OKABE_ITO[shapes.index(shape) % len(OKABE_ITO)]
+            label = f"{shape} ({state})" if several else shape
+            ax.plot(line["level"], value, marker="o", linestyle=STATE_LINES.get(state, "-"), color=colour, label=label)
+            drawn.append(value)
+        if drawn:
+            log_if_wide(ax, "y", *drawn)
         ax.set_xlabel("gzip level")
         ax.set_ylabel(words, fontsize=8)
         if column == C.RATIO_TO_CONTIGUOUS:

@@ -93,20 +93,40 @@ def plot_parallel(summary: pd.DataFrame, filesystem: str, out: str) -> None:
         units = part[PC.UNITS_COLUMN].iloc[0] if not part.empty else PC.UNITS_COLUMN
         ax.set(xlabel=PC.PROCESSES, ylabel="bytes/s (best: dot; median, 95% interval)", yscale="log")
         ax.set_title(f"{op}, {k} {units} per access, {filesystem}", fontsize=9)
-        if counts:
-            ax.set_xticks(counts)
+        _processes_axis(ax, counts)
         ax.legend(fontsize=6)
     _save(fig, out)
 
 
+def _processes_axis(ax, counts) -> None:
+    """Process counts on a log2 axis (1, 2, 4, ... are equally spaced), each count a tick."""
+    counts = sorted({int(c) for c in counts})
+    if len(counts) > 1:
+        ax.set_xscale("log", base=2)
+    if counts:
+        ax.set_xticks(counts, [str(c) for c in counts])
+        ax.minorticks_off()
+
+
 def _ratio_line(ax, ratio: pd.Series, colour, style: str, label: str) -> None:
-    ax.plot(ratio.index, ratio, color=colour, linestyle=style, marker="o", label=label)
+    """A ratio against processes; nothing (and no legend entry) where no ratio was measured."""
+    ratio = ratio.dropna()
+    if not ratio.empty:
+        ax.plot(ratio.index, ratio, color=colour, linestyle=style, marker="o", label=label)
 
 
-def _ratio_panel(ax, ylabel: str, title: str) -> None:
-    """A panel of ratios against processes: 1 marked, log scale."""
+def _ratio_panel(ax, ylabel: str, title: str, missing: str) -> None:
+    """A panel of ratios against processes: 1 marked, log scale; where no ratio was drawn,
+    ``missing`` says why instead of an empty panel."""
+    drawn = [line for line in ax.get_lines() if len(line.get_xdata())]
+    if not drawn:
+        ax.set_title(title, fontsize=9)
+        ax.text(0.5, 0.5, missing, ha="center", va="center", fontsize=8, wrap=True, transform=ax.transAxes)
+        ax.set_axis_off()
+        return
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set(xlabel=PC.PROCESSES, ylabel=ylabel, yscale="log")
+    _processes_axis(ax, [x for line in drawn for x in line.get_xdata()])
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=6)
 
@@ -133,7 +153,12 @@ def plot_parallel_modes(summary: pd.DataFrame, filesystem: str, out: str) -> Non
                     below = pd.Series(float(below.iloc[0]), index=by_mode[top].index)
                 ratio = (by_mode[top] / below).dropna().sort_index()
                 _ratio_line(ax, ratio, colour, style, f"{store}: {top} / {bottom}")
-        _ratio_panel(ax, "ratio of best bandwidths", f"{op}, {k} per access, {filesystem}")
+        _ratio_panel(
+            ax,
+            "ratio of best bandwidths",
+            f"{op}, {k} per access, {filesystem}",
+            "one mode measured: no ratio of modes",
+        )
     _save(fig, out)
 
 
@@ -141,7 +166,8 @@ def plot_parallel_units(summary: pd.DataFrame, filesystem: str, out: str) -> Non
     """Folk & Choi's Figs. 8-9: best bandwidth with the most units per access over that with
     the fewest, against processes, per store and mode."""
     rows = _passes(summary, filesystem)
-    fig, axes, operations, _ = _pass_grid(rows, columns=PC.OPERATION)
+    operations = [op for op in ("read", "write") if op in set(rows[PC.OPERATION])] or ["read"]
+    fig, axes = plt.subplots(len(operations), 1, figsize=(5.5, 4.2 * len(operations)), squeeze=False)
     for i, op in enumerate(operations):
         ax = axes[i][0]
         part = rows[rows[PC.OPERATION] == op]
@@ -156,8 +182,8 @@ def plot_parallel_units(summary: pd.DataFrame, filesystem: str, out: str) -> Non
                         else pd.Series(dtype=float)
                     )
                     _ratio_line(ax, ratio, colour, MODE_STYLES.get(mode, "-"), f"{store}, {mode}")
-        title = f"{op}: {ks[-1]} / {ks[0]} per access, {filesystem}" if len(ks) > 1 else f"{op}: one k"
-        _ratio_panel(ax, "ratio of best bandwidths", title)
+        title = f"{op}: {ks[-1]} / {ks[0]} per access, {filesystem}" if len(ks) > 1 else f"{op}, {filesystem}"
+        _ratio_panel(ax, "ratio of best bandwidths", title, "one count of units per access measured: no ratio")
     _save(fig, out)
 
 
@@ -177,7 +203,12 @@ def plot_parallel_layouts(summary: pd.DataFrame, filesystem: str, out: str) -> N
                     continue
                 ratio = ratio.droplevel([0, 1, 2]).sort_index()
                 _ratio_line(ax, ratio, colour, MODE_STYLES.get(mode, "-"), f"{store}, {mode}")
-        _ratio_panel(ax, "chunked / contiguous (best bandwidths)", f"{op}, {k} per access, {filesystem}")
+        _ratio_panel(
+            ax,
+            "chunked / contiguous (best bandwidths)",
+            f"{op}, {k} per access, {filesystem}",
+            "no chunked store beside a contiguous one in the same mode: no ratio",
+        )
     _save(fig, out)
 
 
@@ -201,6 +232,7 @@ def plot_parallel_backends(summary: pd.DataFrame, filesystem: str, out: str) -> 
                 label=store,
             )
         ax.set(xlabel=PC.PROCESSES, ylabel="seconds per pass (median, 95% interval)", yscale="log")
+        _processes_axis(ax, part[PC.PROCESSES])
         ax.set_title(f"{op}, {k} per access, {filesystem}", fontsize=9)
         ax.legend(fontsize=6)
     _save(fig, out)
