@@ -14,7 +14,7 @@ from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
 from h5sweep.cases.parallel import columns as PC  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO  # noqa: E402
+from h5sweep.cases.style import OKABE_ITO, title  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
@@ -36,7 +36,7 @@ def plot_reference(systems, out) -> None:
     ax.set_yscale("log")
     ax.set_ylabel("mean read time [ms]")
     ref = systems[0].run.settings["reference"]
-    ax.set_title(f"the reference store ({ref[C.LAYOUT_ID]} {ref[C.COMPRESSION]}) on each system", fontsize=9)
+    title(ax, f"the reference store ({ref[C.LAYOUT_ID]} {ref[C.COMPRESSION]}) on each system")
     ax.legend(fontsize=7)
     _save(fig, out)
 
@@ -64,7 +64,7 @@ def plot_regret(table: pd.DataFrame, out) -> None:
             for _, r in order.iterrows()
         ]
     )
-    fig, ax = plt.subplots(figsize=(2.5 + 1.4 * len(systems), 1.2 + 0.3 * len(names)))
+    fig, ax = plt.subplots(figsize=(3.5 + 1.4 * len(systems), 2.0 + 0.3 * len(names)))
     image = ax.imshow(np.log2(grid), cmap="cividis_r", vmin=0, vmax=max(1.0, np.log2(grid.max())), aspect="auto")
     for i in range(grid.shape[0]):
         for j in range(grid.shape[1]):
@@ -72,7 +72,7 @@ def plot_regret(table: pd.DataFrame, out) -> None:
     ax.set_xticks(range(len(systems)), systems, fontsize=7, rotation=20)
     ax.set_yticks(range(len(names)), names, fontsize=7)
     fig.colorbar(image, ax=ax, label="log2 of the time over the system's best")
-    ax.set_title("each store's read-mix time over the best store's, per system", fontsize=9)
+    title(ax, "each store's read-mix time over the best store's, per system")
     _save(fig, out)
 
 
