@@ -162,8 +162,12 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         if (rows[C.SCORE] > 0).any():
             ax.set_yscale("log", base=2)
         ax.set_xlabel(words)
-        if x == C.WRITE_MEDIAN_S and (pd.to_numeric(rows[x], errors="coerce") > 0).any():
+        positive = pd.to_numeric(rows[x], errors="coerce")
+        positive = positive[positive > 0]
+        if x == C.WRITE_MEDIAN_S and len(positive):
             ax.set_xscale("log")
+            if positive.nunique() == 1:  # one value: a decade around it (a log axis has no span of its own)
+                ax.set_xlim(positive.iloc[0] / 3, positive.iloc[0] * 3)
         if rows.empty:
             _not_measured(ax, "no layout ranked")
     reference = rows[C.REFERENCE_STORE].iloc[0] if C.REFERENCE_STORE in rows and not rows.empty else "contiguous"
