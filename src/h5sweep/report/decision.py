@@ -3,6 +3,8 @@ and the trade-off of read time against file size with its Pareto front."""
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -151,7 +153,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
             # names of the right half's points to their left, so that none runs past the figure
             right = pd.notna(r[x]) and r[x] > np.nanmedian(pd.to_numeric(rows[x], errors="coerce"))
             ax.annotate(
-                r["_name"],
+                "\n".join(textwrap.wrap(r["_name"], 30)),  # at most 30 characters a line: half a panel
                 (r[x], r[C.SCORE]),
                 fontsize=7,
                 xytext=(-4 if right else 4, 4),
