@@ -6,9 +6,7 @@ import base64
 import json
 import os
 import re
-import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -157,37 +155,16 @@ def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finis
     assert all((results / "plots" / p).read_bytes()[:4] == b"\x89PNG" for p in plots)
 
 
-def browser() -> str:
-    """A real headless browser (Debian's chromium, which .ci/run installs); in CI its
-    absence fails the test instead of skipping it."""
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    if os.environ.get("CI") == "true":
-        pytest.fail("the report test must run in CI: no chromium (.ci/run installs it)")
-    pytest.skip("no headless browser (install Debian's chromium)")
-
-
 def rendered(html: Path) -> str:
-    """The report's page as the browser shows it after its scripts ran, without the scripts
-    (which carry the report's data as text whether it is shown or not)."""
-    dom = subprocess.run(
-        [
-            browser(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--virtual-time-budget=20000",
-            "--dump-dom",
-            html.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    """The report's page as the browser shows it once its scripts drew the front page (the
+    decision sheet's verdicts), without the scripts (which carry the report's data as text
+    whether it is shown or not)."""
+    from browser import Page
+
+    with Page(html.as_uri(), timeout=180) as page:
+        page.wait_for("document.body !== null && document.body.innerText.includes('On disk (')", 180)
+        dom = page.evaluate("document.documentElement.outerHTML")
+        assert page.errors == [], page.errors
     return re.sub(r"<script\b.*?</script>", "", dom, flags=re.S)
 
 
