@@ -114,3 +114,13 @@ def test_a_panel_turned_off_without_words_is_blank_space_not_an_empty_panel():
     ax_titled.set_axis_off()
     ax_titled.set_title("no cold reads")
     assert _checked(fig) == ["panel 3 ('no cold reads') is empty"]
+
+
+def test_saving_puts_a_wide_linear_axis_on_a_log_scale_whatever_the_values(tmp_path, monkeypatch):
+    monkeypatch.setenv(figcheck.STRICT_ENV, "strict")
+    fig, (ax_wide, ax_narrow) = plt.subplots(1, 2)
+    ax_wide.plot([1, 2, 4, 8], [0.09, 0.5, 1.0, 1.9])  # a speed-up of 0.09 to 1.9: 21x
+    ax_narrow.plot([1, 2, 4, 8], [0.9, 1.0, 1.4, 1.9])
+    save(fig, str(tmp_path / "speed-up.png"))  # no defect raised
+    assert (ax_wide.get_xscale(), ax_wide.get_yscale()) == ("linear", "log")
+    assert (ax_narrow.get_xscale(), ax_narrow.get_yscale()) == ("linear", "linear")

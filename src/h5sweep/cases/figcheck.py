@@ -168,9 +168,9 @@ def _axis_values(ax, axis: str) -> np.ndarray:
     return np.concatenate(values) if values else np.zeros(0)
 
 
-def linear_wide_axes(fig) -> list[str]:
-    """Linear numeric axes over positive values that span more than :data:`LOG_SPAN` times."""
-    out = []
+def _wide_axes(fig):
+    """(panel index, axes, axis, span) of every linear numeric axis over positive values that
+    span more than :data:`LOG_SPAN` times."""
     for i, ax in enumerate(fig.axes):
         if not ax.get_visible() or not ax.axison or ax.images:
             continue
@@ -185,8 +185,22 @@ def linear_wide_axes(fig) -> list[str]:
                 continue
             span = values.max() / values.min()
             if span > LOG_SPAN:
-                out.append(f"{_name(ax, i)}: a linear {axis} axis over values spanning {span:.0f}x")
-    return out
+                yield i, ax, axis, span
+
+
+def log_wide_axes(fig) -> None:
+    """Put every linear axis over positive values spanning more than :data:`LOG_SPAN` times
+    on a log scale (every figure, as it is saved: whatever values a sweep measures)."""
+    for _, ax, axis, _ in list(_wide_axes(fig)):
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+
+
+def linear_wide_axes(fig) -> list[str]:
+    """Linear numeric axes over positive values that span more than :data:`LOG_SPAN` times."""
+    return [
+        f"{_name(ax, i)}: a linear {axis} axis over values spanning {span:.0f}x"
+        for i, ax, axis, span in _wide_axes(fig)
+    ]
 
 
 def defects(fig, drawn: bool = False) -> list[str]:

@@ -77,6 +77,7 @@ def save(fig, out: str) -> None:
     from h5sweep.cases import figcheck
 
     fig.set_dpi(DPI)  # laid out and checked at the resolution it is saved at
+    figcheck.log_wide_axes(fig)  # whatever the values measured, a wide span is on a log axis
     fig.tight_layout()
     try:
         fig.savefig(out, dpi=DPI)
