@@ -78,19 +78,39 @@ def test_a_linear_axis_over_a_wide_span_is_named_and_positions_are_not_values():
     ]
 
 
-def test_saving_under_the_strict_check_refuses_a_defect_and_otherwise_only_says_it(tmp_path, monkeypatch, capsys):
+def test_the_strict_check_refuses_a_defect_and_otherwise_only_says_it(tmp_path, monkeypatch, capsys):
     def empty():
         fig, axes = plt.subplots(1, 2)
         axes[0].plot([1, 2], [1, 2])
+        fig.canvas.draw()
         return fig
 
     monkeypatch.setenv(figcheck.STRICT_ENV, "strict")
     with pytest.raises(figcheck.FigureDefect, match="panel 2 is empty"):
-        save(empty(), str(tmp_path / "strict.png"))
+        figcheck.report(empty(), str(tmp_path / "strict.png"))
     monkeypatch.setenv(figcheck.STRICT_ENV, "")
-    save(empty(), str(tmp_path / "lenient.png"))
-    assert (tmp_path / "lenient.png").stat().st_size > 0
+    assert figcheck.report(empty(), str(tmp_path / "lenient.png")) == ["panel 2 is empty"]
     assert "figure lenient.png: panel 2 is empty" in capsys.readouterr().err
+
+
+def test_saving_mends_what_measured_values_would_break(tmp_path, monkeypatch):
+    """Whatever a sweep measured: a panel whose values were all missing says so, a series
+    with nothing drawn leaves the legend, text past the edge is kept in the image."""
+    import matplotlib.image
+
+    monkeypatch.setenv(figcheck.STRICT_ENV, "strict")
+    fig, (ax_data, ax_missing) = plt.subplots(1, 2, figsize=(4, 2))
+    ax_data.plot([1, 2], [1, 2], label="cold")
+    ax_data.plot([1, 2], [np.nan, np.nan], label="warm")
+    ax_data.legend()
+    ax_missing.set_title("write")
+    ax_missing.plot([1, 2], [np.nan, np.nan])
+    fig.text(0.9, 0.5, "a label far too long to fit in the figure at all")
+    save(fig, str(tmp_path / "mended.png"))  # strict: no defect left
+    assert [t.get_text() for t in ax_data.get_legend().get_texts()] == ["cold"]
+    assert not ax_missing.axison and [t.get_text() for t in ax_missing.texts] == ["nothing measured to draw"]
+    width = matplotlib.image.imread(tmp_path / "mended.png").shape[1]
+    assert width > 4 * 110  # wider than the figure: the long label is not cut
 
 
 @pytest.mark.serial  # after every other test (`make test` runs the serial ones last)

@@ -78,18 +78,49 @@ def empty_axes(fig) -> list[str]:
     """Visible panels with nothing drawn in them (a panel that only says "not measured" is
     drawn: its text says why; a panel turned off with neither text nor title is blank space,
     not a panel)."""
-    out = []
+    return [f"{_name(ax, i)} is empty" for i, ax in _empty(fig)]
+
+
+def _empty(fig):
     for i, ax in enumerate(fig.axes):
-        if not ax.get_visible() or _drawn(ax):
+        if not ax.get_visible() or _drawn(ax) or ax.get_label() == "<colorbar>":
             continue
-        if not ax.axison and any(t.get_text().strip() for t in ax.texts):
+        if not ax.axison and (any(t.get_text().strip() for t in ax.texts) or not ax.get_title().strip()):
             continue
-        if not ax.axison and not ax.get_title().strip():
+        yield i, ax
+
+
+def explain_empty_panels(fig) -> None:
+    """A panel left with nothing drawn (its values were all missing) says so in words instead
+    of showing empty axes."""
+    for _, ax in list(_empty(fig)):
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "nothing measured to draw", ha="center", va="center", fontsize=8, transform=ax.transAxes)
+
+
+def drop_undrawn_legend_entries(fig) -> None:
+    """Rebuild each panel's legend without the entries whose artists have nothing drawn (a
+    series whose values were all missing); a legend left empty goes."""
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None:
             continue
-        if ax.get_label() == "<colorbar>":
+        handles, labels = ax.get_legend_handles_labels()
+        kept = [(h, label) for h, label in zip(handles, labels, strict=True) if _points(h)]
+        if len(kept) == len(handles):
             continue
-        out.append(f"{_name(ax, i)} is empty")
-    return out
+        if not kept:
+            legend.remove()
+            continue
+        anchor = legend.get_bbox_to_anchor()
+        ax.legend(
+            [h for h, _ in kept],
+            [label for _, label in kept],
+            loc=legend._loc,
+            fontsize=legend.prop.get_size(),
+            bbox_to_anchor=anchor if anchor is not ax.bbox else None,
+            ncols=legend._ncols,
+        )
 
 
 def undrawn_legend_entries(fig) -> list[str]:
@@ -203,13 +234,14 @@ def linear_wide_axes(fig) -> list[str]:
     ]
 
 
-def defects(fig, drawn: bool = False) -> list[str]:
+def defects(fig, drawn: bool = False, edges: bool = True) -> list[str]:
     """Everything that makes ``fig`` hard to read, in words; empty for a clean figure. The
     figure is laid out as it is saved (call it after ``tight_layout``); ``drawn``: it has been
     drawn since (saved), so its tick labels are set."""
     if not drawn:
         fig.canvas.draw()
-    return [*empty_axes(fig), *undrawn_legend_entries(fig), *text_outside(fig), *linear_wide_axes(fig)]
+    outside = text_outside(fig) if edges else []
+    return [*empty_axes(fig), *undrawn_legend_entries(fig), *outside, *linear_wide_axes(fig)]
 
 
 def report(fig, out: str) -> list[str]:
@@ -217,7 +249,7 @@ def report(fig, out: str) -> list[str]:
     :class:`FigureDefect` for them where :data:`STRICT_ENV` is ``strict``."""
     import sys
 
-    found = defects(fig, drawn=True)
+    found = defects(fig, drawn=True, edges=False)  # saved with its tight bounding box: nothing is cut
     for defect in found:
         print(f"h5sweep: figure {os.path.basename(out)}: {defect}", file=sys.stderr)
     if found and os.environ.get(STRICT_ENV) == "strict":

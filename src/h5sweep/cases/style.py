@@ -77,10 +77,14 @@ def save(fig, out: str) -> None:
     from h5sweep.cases import figcheck
 
     fig.set_dpi(DPI)  # laid out and checked at the resolution it is saved at
-    figcheck.log_wide_axes(fig)  # whatever the values measured, a wide span is on a log axis
+    # whatever values a sweep measured: a wide span on a log axis, no legend entry for a series
+    # with nothing drawn, no empty panel without words, and no text cut at the edge
+    figcheck.log_wide_axes(fig)
+    figcheck.drop_undrawn_legend_entries(fig)
+    figcheck.explain_empty_panels(fig)
     fig.tight_layout()
     try:
-        fig.savefig(out, dpi=DPI)
+        fig.savefig(out, dpi=DPI, bbox_inches="tight", pad_inches=0.05)
         figcheck.report(fig, out)
     finally:
         plt.close(fig)
