@@ -15,6 +15,7 @@ from cycler import cycler  # noqa: E402
 
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
+from h5sweep.cases.figcheck import LOG_SPAN  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402
 from h5sweep.storage.sizes import factor  # noqa: E402
 
@@ -90,17 +91,14 @@ def save(fig, out: str) -> None:
         plt.close(fig)
 
 
-WIDE_SPAN = 10.0  # positive values spanning more than this many times go on a log axis
-
-
 def log_if_wide(ax, axis: str, *values) -> bool:
     """Put ``axis`` ('x' or 'y') of ``ax`` on a log scale where the finite positive
-    ``values`` (arrays, Series) span more than :data:`WIDE_SPAN` times; whether it did."""
+    ``values`` (arrays, Series) span more than ``figcheck.LOG_SPAN`` times; whether it did."""
     import numpy as np
 
     shown = np.concatenate([np.asarray(pd.to_numeric(pd.Series(np.ravel(v)), errors="coerce"), float) for v in values])
     shown = shown[np.isfinite(shown) & (shown > 0)]
-    wide = len(shown) > 1 and shown.max() / shown.min() > WIDE_SPAN
+    wide = len(shown) > 1 and shown.max() / shown.min() > LOG_SPAN
     if wide:
         (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
     return wide

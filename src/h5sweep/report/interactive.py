@@ -19,11 +19,11 @@ from pathlib import Path
 import pandas as pd
 
 from h5sweep.analyze.wording import label, several_options
+from h5sweep.cases.figcheck import LOG_SPAN  # the figures' rule: a wider span is logarithmic
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor, size
 
 VIEW_ID = "decision-charts"
-LOG_SPAN = 10.0  # a time axis over values spanning more than this many times is logarithmic
 
 
 def cache_dir() -> Path:

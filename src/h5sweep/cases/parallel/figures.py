@@ -39,10 +39,10 @@ def _passes(summary: pd.DataFrame, filesystem: str) -> pd.DataFrame:
     return rows
 
 
-def _pass_grid(rows: pd.DataFrame, columns: str = PC.UNITS_PER_ACCESS):
-    """Panels: one row per operation, one column per value of ``columns``."""
+def _pass_grid(rows: pd.DataFrame):
+    """Panels: one row per operation, one column per count of units per access."""
     operations = [op for op in ("read", "write") if op in set(rows[PC.OPERATION])] or ["read"]
-    values = sorted(set(rows[columns])) if not rows.empty else [None]
+    values = sorted(set(rows[PC.UNITS_PER_ACCESS])) if not rows.empty else [None]
     fig, axes = plt.subplots(
         len(operations), len(values), figsize=(5.5 * len(values), 4.2 * len(operations)), squeeze=False
     )
