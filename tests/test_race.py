@@ -415,7 +415,7 @@ def _recommended(rows, objective: str) -> str:
 
 
 @pytest.mark.serial
-def test_on_real_stores_racing_on_and_off_recommend_the_same_store_under_each_objective(disagreeing_stores):
+def test_on_real_stores_no_race_drops_the_store_a_full_pass_chooses_under_each_objective(disagreeing_stores):
     shape, source, made = disagreeing_stores
     cases = read_cases_from_config(
         {"spectra": {"repeats": 14, "size": 2, "cold": "every"}, "slice": {"repeats": 14, "depth": 2}}, shape
@@ -438,10 +438,14 @@ def test_on_real_stores_racing_on_and_off_recommend_the_same_store_under_each_ob
     for objective in ("time", "worst-case", "geometric"):
         rule = RaceRule({"slice": 1.0, "spectra": 1.0}, objective=objective, min_rounds=4, rounds_per_look=2)
         raced, out = read(rule)
-        recommended = [_recommended(raced, objective), _recommended(every_read, objective)]
         dropped.append(out)
-        assert recommended[0] == recommended[1], objective
-        picks[objective] = recommended[0]
+        picks[objective] = _recommended(every_read, objective)
+        # the race never drops the store the pass read to the end chooses (it drops only stores
+        # surely beyond its margin), and what it chooses is a store it read to the end; two
+        # passes of real reads may still order two close stores differently, so the choices of
+        # the two passes are not compared
+        assert picks[objective] not in out, (objective, out)
+        assert _recommended(raced, objective) not in out, objective
     # the objectives disagree here: time and worst case take the small cubes, the geometric
     # mean the reference (the cubes' slices are 3x faster, their spectra 5x slower)
     assert len(set(picks.values())) > 1, picks
