@@ -12,7 +12,7 @@ from snakemake.logging import logger
 
 from h5sweep import backends
 from h5sweep.storage import codecs
-from h5sweep.sweep import cluster, plan, preview, resources
+from h5sweep.sweep import cluster, plan, preview, resources, resume
 from h5sweep.sweep import settings as job_settings
 from h5sweep.cases import (
     CASE_SPECS,
@@ -24,7 +24,7 @@ from h5sweep.cases import (
 )
 from h5sweep.cases.parallel import missing_mpi_environment
 from h5sweep.sweep.config import load_schema
-from h5sweep.errors import ConfigError
+from h5sweep.errors import ConfigError, RequestError
 from h5sweep.sweep.model import load_sweep
 
 
@@ -78,6 +78,19 @@ READS_IN_STORE_JOB = plan.reads_in_store_job(
     SWEEP, cluster=MEASURE_GROUP is not None or not workflow.local_exec
 )
 RESULTS = f"results/{SWEEP.name}"
+
+
+def checked_resume():
+    """The raced-out stores a finished sweep was asked to read to the end, per filesystem
+    (h5sweep.sweep.resume: results/<sweep>/resume.json, from `python -m h5sweep.whatif
+    --resume`), each checked against the sweep."""
+    try:
+        return resume.checked_request(SWEEP, RESULTS)
+    except RequestError as err:
+        raise WorkflowError(f"h5sweep: {err}") from None
+
+
+RESUMED = checked_resume()
 # the report's captions (a case package may keep its figures' captions beside them)
 REPORT_DIR = Path(workflow.basedir) / "workflow" / "report"
 if workflow.is_main_process:  # not again inside each cluster job
@@ -228,6 +241,15 @@ def interleaved_query_settings(wildcards):
     )
 
 
+def resumed_query_settings(wildcards):
+    store = (wildcards.backend, wildcards.layout, wildcards.compression)
+    return job_settings.resumed_query_settings(
+        SWEEP,
+        SWEEP.filesystem(wildcards.filesystem),
+        RESUMED[wildcards.filesystem][store],
+    )
+
+
 def write_race_settings(wildcards):
     return job_settings.write_race_settings(
         SWEEP, SWEEP.filesystem(wildcards.filesystem)
@@ -302,6 +324,11 @@ def all_records():
             records += [
                 f"{RESULTS}/raw/{fs.name}/query-interleaved.parquet"
                 for fs in SWEEP.filesystems
+            ]
+            records += [
+                record_path(fs, *store, "resumed")
+                for fs, stores in RESUMED.items()
+                for store in stores
             ]
         elif spec.stage == "write" and SWEEP.write_race:
             # the race's record holds every write of the filesystem

@@ -55,3 +55,33 @@ rule query_interleaved:
         settings=interleaved_query_settings,
     script:
         "../workflow/scripts/query_interleaved.py"
+
+
+# query_resumed: a store the race dropped that another read mix could favour, as asked after
+# the sweep (results/<sweep>/resume.json, `python -m h5sweep.whatif RUN --weights ...
+# --resume`): written again and read to the end in the requested read options, on the same
+# seeded selections (h5sweep.sweep.resume). Nothing else is read again.
+
+
+rule query_resumed:
+    input:
+        passed=f"{RESULTS}/raw/{{filesystem}}/query-interleaved.parquet",
+        donor=donor(),
+    output:
+        record=record_path(
+            "{filesystem}", "{backend}", "{layout}", "{compression}", "resumed"
+        ),
+    log:
+        f"{RESULTS}/logs/query/{{filesystem}}/{{backend}}/{{layout}}/{{compression}}-resumed.log",
+    priority: 10
+    group:
+        MEASURE_GROUP
+    conda:
+        "../workflow/envs/h5sweep.yaml"
+    resources:
+        mem_mb=query_mem_mb,
+        runtime=query_runtime,
+    params:
+        settings=resumed_query_settings,
+    script:
+        "../workflow/scripts/query_resumed.py"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import os
 import shutil
@@ -42,6 +44,21 @@ def _shared_modules() -> frozenset[str]:
         for path in here.glob("test_*.py")
         if 'scope="session"' in (text := path.read_text(encoding="utf-8")) or "pytest.mark.slurm" in text
     )
+
+
+@contextlib.contextmanager
+def machine_delay_held_still():
+    """One at a time across the test workers: a test that changes this machine's free page
+    reporting delay (h5sweep.host), or runs a sweep whose rows record it and checks them."""
+    with open(Path(tempfile.gettempdir()) / "h5sweep-tests-page-reporting.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture
+def machine_delay():
+    with machine_delay_held_still():
+        yield
 
 
 @pytest.hookimpl(optionalhook=True)  # without pytest-xdist (the serial tests) it is not called

@@ -26,7 +26,7 @@ from harness import (  # noqa: E402
 from h5sweep import host
 
 
-def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
+def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path, machine_delay):
     out = tmp_path / "bench.json"
     proc = subprocess.run(
         [
@@ -85,7 +85,7 @@ def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path):
     assert not (tmp_path / "machine-probe.bin").exists()
 
 
-def test_a_bench_stopped_by_sigterm_puts_the_delay_back(tmp_path):
+def test_a_bench_stopped_by_sigterm_puts_the_delay_back(tmp_path, machine_delay):
     before = host.delay_ms()
     bench = subprocess.Popen(
         [sys.executable, "bench/run.py", "--quick", "--dir", str(tmp_path), "--out", str(tmp_path / "b.json")],

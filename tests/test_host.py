@@ -118,7 +118,7 @@ def test_a_holder_killed_before_it_restored_is_mended_by_the_next(tmp_path):
     assert parameter.read_text().strip() == "1500"
 
 
-def test_on_this_machine_the_delay_is_held_and_restored():
+def test_on_this_machine_the_delay_is_held_and_restored(machine_delay):
     before = free_page_reporting()
     assert host.delay_ms() == before.delay_ms and (before.delay_ms == -1) == (not before.active)
     with reporting_delayed() as state:

@@ -3,6 +3,7 @@ the margin of the best, and the reference, are read to the end."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -284,6 +285,9 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     config = tiny_config(tmp_path, sweep="raced")
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     config.update(interleave=True, race={"min_rounds": 4, "rounds_per_look": 2})
+    # whole planes ten deep: a spectrum touches each of their 300 chunks (the whole file), so
+    # they are surely raced out
+    config["layouts"]["shapes"].append({"name": "planes", "chunk": [20, 20, 10]})
     config["cases"] = {
         "write": {"repeats": 3},
         "spectra": {"repeats": 12, "size": 5},
@@ -301,13 +305,13 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
         expected = 24 if pd.isna(row[C.RACED_OUT_ROUND]) else int(row[C.RACED_OUT_ROUND]) * 2
         assert reads[(row[C.LAYOUT_ID], row[C.COMPRESSION])] == expected
     assert (raced[C.RACED_OUT_AT_LEAST] > 1.25).all() and not raced[C.RECOMMENDED].any()
+    assert (raced[C.LAYOUT_NAME] == "planes").sum() == 2
     assert (raced[C.RANK] > table.loc[table[C.RACED_OUT_ROUND].isna(), C.RANK].max()).all()
     assert raced[C.SCORE].isna().all()  # never ranked as if fully measured
     assert raced.sort_values(C.RANK)[C.RACED_OUT_AT_LEAST].is_monotonic_increasing  # by how far behind
     reference = table[table[C.IS_REFERENCE]]
     assert reference[C.RACED_OUT_ROUND].isna().all()
-    if len(raced):
-        assert "raced out of the read pass" in (results / "recommendation.md").read_text()
+    assert "raced out of the read pass" in (results / "recommendation.md").read_text()
     # the writes raced too: each store wrote the minimum (1) in its own job, the pilot a second
     # time, and the filesystem's race added more to those not yet separated, marking the others
     assert (results / "raw" / "disk" / "write-race.parquet").exists()
@@ -343,6 +347,70 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
         [sys.executable, "-m", "h5sweep.whatif", str(results), "--weights", "slice=1"], capture_output=True, text=True
     )
     assert refused.returncode == 2 and "'slice' is not a read case of this sweep" in refused.stderr
+    _resume_reads_only_the_stores_asked(wf, results, remix)
+
+
+def _resume_reads_only_the_stores_asked(wf, results, config):
+    """After the raced sweep: a raced-out store asked for (results/<sweep>/resume.json) is
+    written again and read to the end by one job, and nothing else is read or written; the
+    whatif command asks for what its mixes could favour and runs the sweep."""
+    import hashlib
+
+    import pandas as pd
+
+    from h5sweep.analyze.whatif import decide, rank_for
+    from h5sweep.measure.records import read_tables
+    from h5sweep.sweep.resume import KEYS, add_to_request
+
+    configfile = str(wf.write_config(config, "remix.yaml"))
+    table = pd.read_csv(results / "recommendation.csv")
+    planes = table[(table[C.LAYOUT_NAME] == "planes") & (table[C.COMPRESSION] == "none")].iloc[0]
+    add_to_request(results, [{key: str(planes[key]) for key in KEYS}])
+    dry = wf.run("-n", "--configfile", configfile, check=True)
+    counts = {rule: int(n) for rule, n in re.findall(r"^(\w+)\s+(\d+)$", dry.stdout, re.M)}
+    assert counts == {"query_resumed": 1, "aggregate": 1, "recommend": 1, "all": 1, "total": 4}, counts
+    raw = sorted(p for p in (results / "raw").rglob("*.parquet"))
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in raw}
+    measured_before = pd.read_parquet(results / "measurements.parquet")
+    wf.run("--cores", "2", "--configfile", configfile, check=True)
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in raw} == before  # no record rewritten
+    measured = pd.read_parquet(results / "measurements.parquet")
+    store = (measured[C.LAYOUT_NAME] == "planes") & (measured[C.COMPRESSION] == "none")
+    reads = measured[store & (measured[C.CASE] != "write")]
+    assert len(reads) == 24 and reads[C.RESUMED].all() and reads[C.RACED_OUT_ROUND].isna().all()
+    assert sorted(reads[C.REPEAT].unique()) == list(range(12))  # the same seeded selections, every one
+    # every other row is as it was: the same reads, the same writes
+    others = measured[~(store & (measured[C.CASE] != "write"))]
+    before_others = measured_before[
+        ~((measured_before[C.LAYOUT_NAME] == "planes") & (measured_before[C.COMPRESSION] == "none"))
+        | (measured_before[C.CASE] == "write")
+    ]
+    assert len(others) == len(before_others) and not others[C.RESUMED].fillna(False).any()
+    assert sorted(others[C.SECONDS]) == sorted(before_others[C.SECONDS])
+    ranked = pd.read_csv(results / "recommendation.csv")
+    row = ranked[(ranked[C.LAYOUT_NAME] == "planes") & (ranked[C.COMPRESSION] == "none")].iloc[0]
+    assert pd.isna(row[C.RACED_OUT_ROUND]) and pd.notna(row[C.RANK])  # ranked as measured to the end
+    assert wf.run("-n", "--configfile", configfile, check=True).stdout.count("query_resumed") == 0
+    # the command: a config of another sweep is refused; otherwise it asks for what its mix could
+    # favour (the same stores the sheet names) and runs the sweep with them, here as a dry run
+    other = wf.write_config({**config, "sweep": "other"}, "other.yaml")
+    whatif = [sys.executable, "-m", "h5sweep.whatif", str(results), "--weights", "subcube=1", "--resume"]
+    refused = subprocess.run([*whatif, "--configfile", str(other)], capture_output=True, text=True, cwd=wf.root)
+    assert refused.returncode == 2 and "is the config of sweep 'other', not of 'raced'" in refused.stderr
+    settings = json.loads((results / "recommend.json").read_text())
+    measurements, summary = (
+        read_tables([str(results / "measurements.parquet")]),
+        read_tables([str(results / "summary.parquet")]),
+    )
+    own, _ = rank_for(measurements, summary, settings, settings["recommend"]["weights"])
+    _, favoured = decide(measurements, summary, settings, "m", {"subcube": 1.0}, own[own[C.RECOMMENDED]], True)
+    ran = subprocess.run([*whatif, "--configfile", configfile, "-n"], capture_output=True, text=True, cwd=wf.root)
+    assert ran.returncode == 0, ran.stderr
+    if favoured:
+        assert f"Resuming {len(favoured)} store(s)" in ran.stdout
+        assert len(re.findall(r"^rule query_resumed:", ran.stdout, re.M)) == len(favoured)
+    else:
+        assert "nothing to resume" in ran.stdout and "rule " not in ran.stdout
 
 
 def _two_case_race(objective: str) -> set[int]:

@@ -11,6 +11,11 @@ class ConfigError(ValueError):
         super().__init__(f"config key {key}={value!r}: {reason}")
 
 
+class RequestError(ValueError):
+    """A request kept with a sweep's results (``resume.json``) that does not fit the sweep; the
+    message names the file and the entry."""
+
+
 class StorageFullError(OSError):
     """A filesystem under test filled while a job wrote to it; the message names the
     filesystem, its free space and what the job needed."""

@@ -412,6 +412,68 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     write_table(rows, record)
 
 
+def run_query_resumed(settings: dict, record: str) -> None:
+    """Read a filesystem's resumed stores to the end (:mod:`h5sweep.sweep.resume`): each
+    written again as its store job wrote it (the write case's rows are not kept: the sweep's
+    write records stand), then every read case over them interleaved, on the same seeded
+    selections as the sweep's pass, with no race; the stores go afterwards. One record; each
+    row marked ``resumed`` and carrying its read option's place among the backend's."""
+    jobs = [JobSettings(each) for each in settings["stores"]]
+    first = jobs[0]
+    paths = [
+        backends.store_path(job.directory, f"{job.sweep}/resumed", job.backend, job.layout.id, job.compression.name)
+        for job in jobs
+    ]
+    made: list[tuple[object, str]] = []
+    rows = []
+    with in_its_directory(first, record):
+        try:
+            stores = []
+            for job, each, path in zip(jobs, settings["stores"], paths, strict=True):
+                backend = backends.load(job.backend)
+                if os.path.lexists(path):  # left by a job that was stopped
+                    backend.remove(path)
+                _write_again(JobSettings(each["generate"]), backend, path, record)
+                made.append((backend, path))
+                stores.append(_store_under_test(job, backend, path))
+            with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
+                for store, copy_paths in zip(stores, copies, strict=True):
+                    store.copies = copy_paths
+                run_reads(stores, _read_plan(first))
+            for job, each, store in zip(jobs, settings["stores"], stores, strict=True):
+                shared = _store_columns(job, store.backend, store.path)
+                indexes = each["option_indexes"]
+                rows += [
+                    {**row, **shared, C.READ_OPTION_INDEX: indexes[row[C.READ_OPTION_INDEX]], C.RESUMED: True}
+                    for row in store.rows
+                ]
+        finally:
+            for backend, path in made:
+                with contextlib.suppress(OSError):
+                    backend.remove(path)
+    write_table(rows, record)
+
+
+def _write_again(job: JobSettings, backend, path: str, record: str) -> None:
+    """A resumed store written as its store job wrote it (the same write path, so the same
+    bytes in the same places); the timed writes' rows are not kept."""
+    with untimed_work():
+        data = _dataset_values(job, values_cache(job, record))
+    generate(
+        backend,
+        path,
+        data,
+        job.layout,
+        job.compression,
+        job.write_case,
+        job.dataset_name,
+        1,
+        job.write_option,
+        job.settle_s,
+        _write_limits(job),
+    )
+
+
 def checkpoint_path(record: str) -> str:
     """Where a job's runner keeps what it finished until the job's record is written (beside
     the record, which Snakemake removes when a job fails; this file it leaves)."""

@@ -341,6 +341,22 @@ def _natural(column: pd.Series) -> pd.Series:
     return column.map(lambda s: tuple(int(v) for v in s.split("x")) if s else ())
 
 
+RESUMED_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.READ_OPTION, C.CASE]
+
+
+def resumed_in_place(measurements: pd.DataFrame) -> pd.DataFrame:
+    """The reads of a store resumed after the race dropped it (``resumed``,
+    :mod:`h5sweep.sweep.resume`) in place of its reads before it stopped: per store, read
+    option and case, the resumed pass's rows alone."""
+    if C.RESUMED not in measurements:
+        return measurements
+    resumed = measurements[C.RESUMED].astype("boolean").fillna(False).astype(bool)
+    measurements[C.RESUMED] = resumed
+    keys = measurements.loc[resumed, RESUMED_KEYS].drop_duplicates()
+    earlier = measurements.loc[~resumed, RESUMED_KEYS].reset_index().merge(keys, on=RESUMED_KEYS)["index"]
+    return measurements.drop(index=earlier).reset_index(drop=True)
+
+
 def aggregate(
     record_paths: list[str],
     measurements_out: str,
@@ -351,7 +367,7 @@ def aggregate(
 ) -> pd.DataFrame:
     """All records into ``measurements_out``; the summary as a typed table (Parquet,
     ``summary_out``) and as CSV for spreadsheets (``summary_csv_out``)."""
-    measurements = read_tables(sorted(record_paths))
+    measurements = resumed_in_place(read_tables(sorted(record_paths)))
     for column in (C.FILE_BYTES, C.INTERLEAVED_STORES, C.VISIT_POSITION, C.CODEC_LEVEL):
         if column in measurements:  # carried into the summary as whole numbers
             measurements[column] = measurements[column].astype("Int64")

@@ -12,6 +12,7 @@ from h5sweep.analyze.ranking import CANDIDATE_KEYS, rank_selected_reads, rows_of
 from h5sweep.analyze.wording import label, several_options
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor
+from h5sweep.sweep.resume import KEYS as RESUME_KEYS
 
 STORE = [*CANDIDATE_KEYS, C.READ_OPTION]  # a candidate is a store in one read option
 
@@ -77,10 +78,23 @@ def could_favour(reads: pd.DataFrame, table: pd.DataFrame, weights: dict, margin
     return found
 
 
-def mix_lines(name: str, weights: dict, table: pd.DataFrame, chosen: pd.DataFrame, favoured: list[dict]) -> list:
+def resume_command(sweep: str, weights: dict) -> str:
+    """The command that reads to the end the raced-out stores a mix could favour."""
+    mix = ",".join(f"{case}={count:g}" for case, count in weights.items())
+    return f"python -m h5sweep.whatif results/{sweep} --weights {mix} --resume"
+
+
+def favoured_stores(favoured: list[dict]) -> list[dict]:
+    """The raced-out stores of :func:`could_favour` as a resume request's entries."""
+    return [{key: str(store["row"][key]) for key in RESUME_KEYS} for store in favoured]
+
+
+def mix_lines(
+    name: str, weights: dict, table: pd.DataFrame, chosen: pd.DataFrame, favoured: list[dict], sweep: str
+) -> list:
     """What one mix decides, per filesystem: its choice with the time of a unit of work, and
     where the sweep's own choice (``chosen``: the recommended rows) ranks under it; then the
-    raced-out stores it could favour."""
+    raced-out stores it could favour, and the command that reads them to the end."""
     lines = []
     for filesystem, group in table.groupby(C.FILESYSTEM, sort=True):
         pick = group[group[C.RECOMMENDED]]
@@ -115,16 +129,29 @@ def mix_lines(name: str, weights: dict, table: pd.DataFrame, chosen: pd.DataFram
         lines.append(
             f"{name}: on {store['filesystem']}, {label(row, True)} was raced out at round "
             f"{int(row[C.RACED_OUT_ROUND])}, yet on the {store['reads']} reads it made this mix puts it at "
-            f"{factor(store['ratio'])} the best: it could be favoured. Measure it to the end with `race: false`."
+            f"{factor(store['ratio'])} the best: it could be favoured."
+        )
+    if favoured:
+        lines.append(
+            f"{name}: to read {'it' if len(favoured) == 1 else f'these {len(favoured)} stores'} to the end, "
+            f"and nothing else: `{resume_command(sweep, weights)}` (with the sweep's own `--configfile`)."
         )
     return lines
 
 
 def decide(
-    measurements: pd.DataFrame, summary: pd.DataFrame, settings: dict, name: str, weights: dict, chosen: pd.DataFrame
-) -> list[str]:
+    measurements: pd.DataFrame,
+    summary: pd.DataFrame,
+    settings: dict,
+    name: str,
+    weights: dict,
+    chosen: pd.DataFrame,
+    with_stores: bool = False,
+):
     """What one mix decides, in words (:func:`mix_lines`): the sweep ranked for ``weights``
-    and the raced-out stores the mix could favour; ``chosen``: the sweep's own choice's rows."""
+    and the raced-out stores the mix could favour; ``chosen``: the sweep's own choice's rows.
+    ``with_stores``: also those stores, as a resume request's entries."""
     table, reads = rank_for(measurements, summary, settings, weights)
     favoured = could_favour(reads, table, weights, settings.get("race_margin"))
-    return mix_lines(name, weights, table, chosen, favoured)
+    lines = mix_lines(name, weights, table, chosen, favoured, settings[C.SWEEP])
+    return (lines, favoured_stores(favoured)) if with_stores else lines

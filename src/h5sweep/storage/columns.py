@@ -289,6 +289,7 @@ SCORE_THRESHOLD_S = column("score_threshold_s", FLOAT, "s")
 PRIMARY = column("primary", BOOLEAN, "")
 RACED_OUT_ROUND = column("raced_out_round", INTEGER, "")
 RACED_OUT_AT_LEAST = column("raced_out_at_least", FLOAT, "ratio")
+RESUMED = column("resumed", BOOLEAN, "")
 
 group(
     MEASUREMENTS,
@@ -1155,6 +1156,16 @@ group(
         "least that much slower); empty for a store read to the end. Writes of a store raced out of "
         "the write race: the timed writes of its variant it made, and the lower bound of its write "
         "time's ratio to the best store's of the variant."
+    ),
+)
+group(
+    MEASUREMENTS,
+    (RESUMED,),
+    (
+        "Reads of a store that was raced out and then read to the end in a pass of its own "
+        "(`python -m h5sweep.whatif RUN --weights ... --resume`): on the same seeded selections as "
+        "the other stores' reads it is paired with, but not interleaved in time with them; they "
+        "replace its reads before it stopped. Empty for every other read."
     ),
 )
 group(

@@ -115,6 +115,28 @@ def interleaved_query_settings(sweep, filesystem) -> dict:
     }
 
 
+def resumed_query_settings(sweep, filesystem, entries: list[dict]) -> dict:
+    """The job that reads a filesystem's resumed stores to the end (:mod:`h5sweep.sweep.resume`):
+    each requested store's query settings with only the requested read options (and where each
+    stands among its backend's, ``option_indexes``), its generate settings to write it again,
+    and no race."""
+    stores = []
+    for tf in sweep.test_files():
+        if tf.filesystem.name != filesystem.name:
+            continue
+        key = (tf.backend.name, tf.layout.id, tf.compression.name)
+        wanted = {e[C.READ_OPTION] for e in entries if (e[C.BACKEND], e[C.LAYOUT_ID], e[C.COMPRESSION]) == key}
+        if not wanted:
+            continue
+        options = sweep.read_options(tf.backend.name)
+        indexes = [k for k, option in enumerate(options) if option.label in wanted]
+        query = query_settings(sweep, filesystem, *key)
+        spec = backends.spec(tf.backend.name)
+        query[spec.options_key] = [options[k].settings() for k in indexes]
+        stores.append({**query, "option_indexes": indexes, "generate": generate_settings(sweep, filesystem, *key)})
+    return {"stores": stores, "race": None}
+
+
 def _is_reference(sweep, store) -> bool:
     ref = sweep.reference
     return (store.backend.name, store.layout.id, store.compression.name) == (
