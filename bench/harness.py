@@ -43,7 +43,6 @@ import numpy as np
 import pandas as pd
 from h5py import h5s
 
-from h5sweep.analyze.stats import intervals_overlap, spearman
 from h5sweep.backends.fastwrite import write_fast
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.backends.hdf5 import write_file
@@ -51,6 +50,7 @@ from h5sweep.cases import read_cases_from_config
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
 from h5sweep.measure import settle
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state, evict, io_counters, resident_fraction
+from h5sweep.measure.stats import intervals_overlap, spearman
 from h5sweep.measure.timing import gc_paused, touched_empty
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource

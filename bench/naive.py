@@ -95,7 +95,7 @@ def naive_loop(config_path: Path, workdir: Path) -> dict:
 def loops_agree(*runs: dict) -> dict:
     """Does the loop reproduce its own verdict? Per group, the same best layout in every run,
     and the lowest Spearman correlation of the layouts' medians between one run and the next."""
-    from h5sweep.analyze.stats import spearman
+    from h5sweep.measure.stats import spearman
 
     groups = sorted(set.intersection(*(set(run["medians"]) for run in runs)))
     same, rhos = 0, []

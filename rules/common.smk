@@ -22,7 +22,6 @@ from h5sweep.cases import (
     case_spec,
     plot_jobs,
 )
-from h5sweep.cases.parallel import missing_mpi_environment
 from h5sweep.sweep.config import load_schema
 from h5sweep.errors import ConfigError, RequestError
 from h5sweep.sweep.model import load_sweep
@@ -524,8 +523,14 @@ def check_cluster_before_submitting():
     passes need, and on SLURM where job status could not be followed (see
     h5sweep.sweep.cluster); runs after the DAG is built, before the first job is submitted.
     """
-    if SWEEP.parallel is not None and missing_mpi_environment():
-        raise WorkflowError(f"h5sweep: {missing_mpi_environment()}")
+    for (
+        spec
+    ) in CASE_SPECS:  # what a case's jobs need of the machine (the MPI environment)
+        problem = (
+            spec.run_check(SWEEP) if spec.run_check and spec.enabled(SWEEP) else None
+        )
+        if problem:
+            raise WorkflowError(f"h5sweep: {problem}")
     plugin = workflow.executor_plugin
     if plugin is None or plugin.name != "slurm":
         return

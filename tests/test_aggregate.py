@@ -7,7 +7,7 @@ import pytest
 
 from h5sweep.analyze.aggregate import aggregate, summarize
 from h5sweep.analyze.scoring import score, threshold_s
-from h5sweep.analyze.stats import median_ci, median_ci_ranks, spearman
+from h5sweep.measure.stats import median_ci, median_ci_ranks, spearman
 
 THRESHOLDS = {
     "slice_median_s": 0.1,
@@ -175,7 +175,7 @@ def test_a_ratio_read_from_several_copies_has_an_interval_that_draws_the_copies(
     statistics' interval."""
     import numpy as np
 
-    from h5sweep.analyze.stats import median_ci, median_ci_over_copies
+    from h5sweep.measure.stats import median_ci, median_ci_over_copies
 
     rng = np.random.default_rng(3)
     copies = np.arange(60) % 3

@@ -4,6 +4,7 @@ no module of the package imports one that imports it back."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,45 @@ def test_each_case_owns_its_figures_and_no_module_outgrows_its_room():
         for figure in own[case]:
             assert figure.module.startswith(f"h5sweep.cases.{case}.")
             assert hasattr(importlib.import_module(figure.module), f"plot_{figure.kind}")
+
+
+def test_the_race_and_the_ranking_share_one_objective_below_the_engine():
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    objective = "h5sweep.measure.objective"
+    for user in ("h5sweep.cases.engine.race", "h5sweep.analyze.ranking"):
+        assert any(i == objective or i.startswith(objective + ".") for i in _imports(modules[user])), user
+    assert _layer(objective) < _layer("h5sweep.cases.engine.race")
+
+
+# What analysis, report, rules and scripts may import of the cases: the registry and the
+# shared parts (a spec, the rules of a finding, the figures' style and check); a case itself
+# they reach only through its spec's hooks.
+CASE_CORE = (
+    "h5sweep.cases",
+    "h5sweep.cases.spec",
+    "h5sweep.cases.claims",
+    "h5sweep.cases.style",
+    "h5sweep.cases.figcheck",
+)
+WORKFLOW = PACKAGE.parents[1]
+
+
+def _case_imports(text: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("h5sweep.cases"):
+            found.add(node.module)
+    return found
+
+
+def test_analysis_report_and_the_workflow_name_no_case_package():
+    found = {
+        str(p.relative_to(WORKFLOW)): _case_imports(p.read_text(encoding="utf-8"))
+        for folder in (PACKAGE / "analyze", PACKAGE / "report", WORKFLOW / "workflow" / "scripts")
+        for p in folder.rglob("*.py")
+    }
+    for smk in [*(WORKFLOW / "rules").glob("*.smk"), WORKFLOW / "Snakefile"]:
+        text = smk.read_text(encoding="utf-8")
+        found[str(smk.relative_to(WORKFLOW))] = set(re.findall(r"^from (h5sweep\.cases[\w.]*) import", text, re.M))
+    reaching = sorted(f"{where}: {m}" for where, modules in found.items() for m in modules if m not in CASE_CORE)
+    assert reaching == []

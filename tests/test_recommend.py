@@ -425,10 +425,10 @@ def test_store_copies_widen_the_interval_by_what_a_copy_changes():
     assert widths["copies"] > 1.5 * widths["one copy"]
 
 
-def test_a_parallel_only_sweep_opens_on_its_parallel_verdicts():
+def test_a_sweep_of_a_case_of_its_own_only_opens_on_that_cases_verdict():
     section = "## Parallel passes (cases.parallel)\n\n- disk, read, P = 2: ...\n"
     empty = rank_layouts(MEASURED.iloc[0:0], SUMMARY, settings())
-    text = markdown(empty, settings(), parallel=section)
+    text = markdown(empty, settings(), sections=section)
     assert "nothing to rank" not in text and text.startswith("# Recommendation\n\n## Parallel passes")
     assert "nothing to rank" in markdown(empty, settings())
 

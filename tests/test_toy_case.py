@@ -1,6 +1,7 @@
-"""A new case costs one package, one registry line and one schema block: a toy case (fsync a
-small file, timed) is added to a copy of the project in exactly those three places, and a
-real Snakemake run measures it, summarizes it and draws its figure, caption included."""
+"""A new case costs one package and one registry line: a toy case (fsync a small file, timed),
+with its settings, a verdict, a finding and a figure of its own, is added to a copy of the
+project in exactly those two places, and a real Snakemake run measures it, summarizes it, says
+its verdict in recommendation.md, checks its finding and draws its figure, caption included."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import os
 import time
 
 from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
 from h5sweep.measure.lock import timed_window
@@ -33,10 +35,19 @@ columns.group(columns.MEASUREMENTS, (TOY_SIZE,), "Toy case: bytes written before
 class ToyCase:
     name = "toy"
     ranks = (1, 2, 3, 4, 5)
+    SETTINGS = Block(
+        "toy",
+        "A toy case (tests/test_toy_case.py).",
+        (
+            Setting("repeats", "integer", 2, "Timed fsyncs.", {"minimum": 1}),
+            Setting("size", "integer", 4096, "Bytes written before each fsync.", {"minimum": 1}),
+        ),
+    )
 
     def __init__(self, settings: dict):
-        self.repeats = int(settings.get("repeats", 2))
-        self.size = int(settings.get("size", 4096))
+        self.settings = self.SETTINGS.filled(settings)
+        self.repeats = int(self.settings["repeats"])
+        self.size = int(self.settings["size"])
 
     def check(self, shape=(), itemsize: int = 1) -> None:
         if self.repeats < 1:
@@ -74,6 +85,44 @@ SPEC = CaseSpec(
     mem_mb=lambda sweep: 200,
     plots=(FIGURE,),
     settings_type=ToyCase,
+    findings="h5sweep.cases.toy.verdict:FINDINGS",
+    verdict="h5sweep.cases.toy.verdict:toy_markdown",
+)
+'''
+
+VERDICT = '''"""The toy case's verdict and finding."""
+
+from h5sweep.cases.claims import Finding, below
+
+
+def toy_markdown(summary, measurements):
+    rows = summary[summary["case"] == "toy"]
+    if rows.empty:
+        return ""
+    words = ", ".join(f"{r.filesystem} {r.median_s * 1e3:.3g} ms" for r in rows.itertuples())
+    return "## Toy fsync (cases.toy)\\n\\nMedian fsync of a small file: " + words + ".\\n"
+
+
+def _fsync_under_a_second(summary, shape):
+    rows = summary[summary["case"] == "toy"]
+    if rows.empty:
+        return None
+    row = rows.iloc[0]
+    return below(row["median_ci_low_s"], row["median_ci_high_s"], 1.0), f"median {row['median_s']:.3g} s"
+
+
+FINDINGS = (
+    Finding(
+        "toy-fsync",
+        "Toy",
+        "tests/test_toy_case.py",
+        "fsync",
+        "An fsync of a small file takes under a second.",
+        "the median fsync of cases.toy.size bytes is below 1 s",
+        "cases.toy",
+        "",
+        _fsync_under_a_second,
+    ),
 )
 '''
 
@@ -95,17 +144,6 @@ def plot_toy(summary, filesystem, out):
     save(fig, out)
 '''
 
-SCHEMA = """      toy:
-        x-optional: true
-        description: A toy case (tests/test_toy_case.py).
-        type: object
-        additionalProperties: false
-        default: {}
-        properties:
-          repeats: {type: integer, minimum: 1, default: 2}
-          size: {type: integer, minimum: 1, default: 4096}
-"""
-
 
 @pytest.mark.workflow
 def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_path):
@@ -121,17 +159,15 @@ def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_pa
     package.mkdir()
     (package / "__init__.py").write_text(TOY)
     (package / "figures.py").write_text(FIGURES)
+    (package / "verdict.py").write_text(VERDICT)
     (package / "toy.rst").write_text("The toy case's fsync time on {{ snakemake.wildcards.filesystem }}.\n")
     # the registry line
     registry = root / "src" / "h5sweep" / "cases" / "__init__.py"
     line = 'CASE_MODULES = ("write", "base", "scaling", "metadata", "iosize", "parallel")'
     assert line in registry.read_text()
     registry.write_text(registry.read_text().replace(line, line[:-1] + ', "toy")'))
-    # the schema block, under cases
-    schema = root / "config" / "schema.yaml"
-    text = schema.read_text()
-    assert "      iosize:\n" in text
-    schema.write_text(text.replace("      iosize:\n", SCHEMA + "      iosize:\n", 1))
+    # and nothing else: not the schema, not analysis, report or rules
+    untouched = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and "toy" not in p.parts}
 
     config = tiny_config(tmp_path, sweep="toy", figures=["toy"])
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
@@ -162,6 +198,24 @@ def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_pa
         and "| `toy_size` | Toy case: bytes written before each fsync. |" in (root / "config" / "README.md").read_text()
     )
     assert (results / "plots" / "toy-disk.png").stat().st_size > 1_000
+    # its verdict in recommendation.md, its finding checked on the sweep's summary
+    assert (
+        "## Toy fsync (cases.toy)\n\nMedian fsync of a small file: disk " in (results / "recommendation.md").read_text()
+    )
+    findings = pd.read_csv(results / "findings.csv").set_index("finding")
+    assert findings.loc["toy-fsync", "verdict"] in ("holds", "inconclusive", "does not hold")
+    assert "median " in findings.loc["toy-fsync", "evidence"]
+    # its settings: declared in its package, in the schema the workflow checked and in the key table
+    assert (
+        "| `cases.toy.size` | `4096` | Bytes written before each fsync. |"
+        in (root / "config" / "README.md").read_text()
+    )
+    changed = [
+        p
+        for p, text in untouched.items()
+        if p.exists() and p.read_bytes() != text and p.suffix in (".py", ".smk", ".yaml")
+    ]
+    assert changed == [], changed
     report = subprocess.run(
         [str(BIN / "snakemake"), "--configfile", "toy.yaml", "--report", str(results / "report.html")],
         cwd=root,

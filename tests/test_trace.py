@@ -13,11 +13,11 @@ import h5py
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 import zarr
-from conftest import REPO, Workflow
+from conftest import Workflow
 
 from h5sweep.errors import ConfigError
+from h5sweep.sweep.config import load_schema
 from h5sweep.sweep.model import load_sweep
 from h5sweep.trace import box_of, load, record
 
@@ -160,4 +160,4 @@ def test_a_recorded_analysis_is_replayed_on_every_layout_and_ranked_by_its_total
     text = (results / "recommendation.md").read_text()
     assert "trace 5" in text  # one unit of work: the recording's five reads
     assert (results / "plots" / "bars-trace-disk.png").stat().st_size > 5_000
-    assert yaml.safe_load((REPO / "config" / "schema.yaml").read_text())["properties"]["cases"]["properties"]["trace"]
+    assert load_schema()["properties"]["cases"]["properties"]["trace"]

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.analyze.scoring import CASE_THRESHOLDS, score, threshold_s
-from h5sweep.analyze.stats import median_ci, median_ci_over_copies, percentile
 from h5sweep.backends import (
     CARRIED_COLUMNS,
     RATIO_TO_REFERENCE,
@@ -22,9 +21,9 @@ from h5sweep.backends import (
     RATIO_TO_REFERENCE_PAIRS,
     REFERENCE,
 )
-from h5sweep.cases import OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
-from h5sweep.cases.parallel import columns as PC
+from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
 from h5sweep.measure.records import read_tables, write_table
+from h5sweep.measure.stats import median_ci, median_ci_over_copies, percentile
 from h5sweep.storage import columns
 from h5sweep.storage import columns as C
 
@@ -162,20 +161,6 @@ def backend_ratios(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:
     return _ratio_table(joined, names)
 
 
-def _bandwidth_interval(rates: pd.Series) -> pd.Series:
-    median, low, high = median_ci(rates.to_numpy())
-    return pd.Series({PC.BYTES_PER_S_MEDIAN: median, PC.BYTES_PER_S_CI_LOW: low, PC.BYTES_PER_S_CI_HIGH: high})
-
-
-def bandwidths(rows: pd.DataFrame) -> pd.DataFrame:
-    """Cases timed as whole passes (``bytes_per_s`` per row): per group the best bandwidth
-    over the repeats (the study's statistic) and the median with its interval."""
-    passes = rows[rows[PC.BYTES_PER_S].notna()]
-    grouped = passes.groupby(GROUP_KEYS, sort=False, dropna=False)[PC.BYTES_PER_S]
-    best = grouped.max().rename(PC.BYTES_PER_S_MAX)
-    return pd.concat([best, grouped.apply(_bandwidth_interval).unstack()], axis=1).reset_index()
-
-
 def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | None = None) -> pd.DataFrame:
     if measurements.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *TIME_COLUMNS, C.FIRST_S])
@@ -231,8 +216,10 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
     ).reset_index()
     intervals = grouped[C.SECONDS].apply(_median_interval).unstack().reset_index()
     summary = summary.merge(intervals, on=GROUP_KEYS, how="left")
-    if PC.BYTES_PER_S in ordered and ordered[PC.BYTES_PER_S].notna().any():
-        summary = summary.merge(bandwidths(ordered), on=GROUP_KEYS, how="left")
+    for spec in CASE_SPECS:  # the columns a case adds to its groups (its spec's summary hook)
+        added = spec.hook("summary")(ordered, GROUP_KEYS) if spec.summary else None
+        if added is not None:
+            summary = summary.merge(added, on=GROUP_KEYS, how="left")
     read_rows = ordered[is_read.loc[ordered.index]]
     first = first_read_option(reads)  # from the records' order: the config's first chunk cache
     summary = summary.merge(paired_ratios(read_rows, first, reference), on=GROUP_KEYS, how="left")

@@ -14,6 +14,7 @@ import pandas as pd
 from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of, rows_of
 from h5sweep.analyze.wording import label, several_options
 from h5sweep.measure import objective as objectives
+from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor, rate, size
 
@@ -108,7 +109,7 @@ def _choice(pick, group: pd.DataFrame, summary: pd.DataFrame) -> str:
     throughput = rate(_bytes_per_unit(summary, mix_of(pick[C.WEIGHTS])), pick[C.MIX_SECONDS])
     if throughput:
         words.append(f"{throughput} of selected data")
-    objective = pick.get(C.OBJECTIVE, "time")
+    objective = pick.get(C.OBJECTIVE, DEFAULT_OBJECTIVE)
     if objective != "time":
         words.append(f"score {pick[C.SCORE]:.3g} ({objectives.OBJECTIVE_WORDS[objective]})")
     return f"{text}: " + ", ".join(words) + "."
@@ -257,7 +258,7 @@ def sheet(
     the recommend job's settings (``dataset``: shape, dtype, raw_bytes; ``recommend``: with
     ``target_bytes``); ``caveat``: the machine's, said once."""
     recommend = settings["recommend"]
-    objective = recommend.get("objective", "time")
+    objective = recommend.get("objective", DEFAULT_OBJECTIVE)
     title = f"Decision: {settings.get(C.SWEEP, '')}"
     if table.empty:
         return Sheet(title, ["No read case was ranked: nothing to decide."], [], [caveat] if caveat else [])

@@ -14,21 +14,40 @@ library.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from h5sweep.backends import RATIO_TO_REFERENCE, RATIO_TO_REFERENCE_CI_HIGH, RATIO_TO_REFERENCE_CI_LOW, REFERENCE
-from h5sweep.cases.iosize import columns as IC
-from h5sweep.cases.metadata import columns as MC
-from h5sweep.cases.parallel import columns as PC
-from h5sweep.cases.scaling import columns as SC
+from h5sweep.cases import CASE_SPECS
+from h5sweep.cases.claims import (
+    FAILS,
+    GUIDE,
+    HOLDS,
+    INCONCLUSIVE,
+    IO_LAB,
+    KANG,
+    OPENMSI,
+    STUDIES,
+    UNMEASURED,
+    VERDICTS,
+    Finding,
+    Result,
+    above,
+    below,
+    chunked_rows,
+    contiguous_rows,
+    counts,
+    every,
+    gzip_level,
+    majority,
+    primary_reads,
+    shape_of,
+)
 from h5sweep.storage import columns as C
 
-HOLDS, FAILS, INCONCLUSIVE, UNMEASURED = "holds", "does not hold", "inconclusive", "not measured"
-VERDICTS = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURED)
+__all__ = ["FAILS", "FINDINGS", "HOLDS", "INCONCLUSIVE", "UNMEASURED", "VERDICTS", "Finding", "evaluate", "judge"]
+
 COLUMNS = [
     C.FILESYSTEM,
     C.FINDING,
@@ -42,101 +61,6 @@ COLUMNS = [
     C.NEEDS,
     C.STUDY_CONFIG,
 ]
-SEEDS = "../shared/seeds/"
-OPENMSI = SEEDS + "openmsi-hdf5-io-performance.rst"
-GUIDE = SEEDS + "hdf-user-guide-ch14-performance-issues.txt"
-KANG = SEEDS + "kang-2019-hdf5-vs-zarr-neuroscience.txt"
-FOLK_CHOI = SEEDS + "folk-choi-2005-hdf5-parallel-io-teragrid.md"
-IO_LAB = SEEDS + "nbody-course-hdf5-io-lab.md"
-
-# A check's answer: None (not measured), or (True: holds, False: does not hold, None:
-# inconclusive; the evidence in words).
-Result = tuple[bool | None, str] | None
-
-
-@dataclass(frozen=True)
-class Finding:
-    key: str
-    study: str
-    document: str  # the seed the quote is from
-    section: str
-    quote: str  # the seed's own sentence, verbatim
-    statement: str  # what is tested: the sentence with its conditions
-    needs: str  # the config keys that would measure it
-    config: str  # the study config built to measure it
-    check: Callable[[pd.DataFrame, tuple], Result]
-
-
-def _shape(text) -> tuple[int, ...]:
-    return tuple(int(v) for v in str(text).split("x")) if isinstance(text, str) and text else ()
-
-
-def _reads(s: pd.DataFrame, case: str, backend: str | None = REFERENCE) -> pd.DataFrame:
-    """One case's primary rows (the config's first variant), of one backend (None: all)."""
-    rows = s[(s[C.CASE] == case) & s[C.PRIMARY].fillna(False).astype(bool)]
-    if backend is not None and C.BACKEND in rows:
-        rows = rows[rows[C.BACKEND] == backend]
-    return rows
-
-
-def _contiguous(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows[rows[C.CHUNK_SHAPE].fillna("") == ""]
-
-
-def _chunked(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows[rows[C.CHUNK_SHAPE].fillna("") != ""]
-
-
-def gzip_level(compression: str) -> int | None:
-    """The level of a gzip compression name (``gzip-4``: 4), or None for any other."""
-    head, _, level = str(compression).rpartition("-")
-    return int(level) if head == "gzip" and level.isdigit() else None
-
-
-def above(low: float, high: float, threshold: float) -> bool | None:
-    """Whether an interval lies wholly above ``threshold`` (True), wholly at or below it
-    (False), or admits both (None); an interval not measured admits both."""
-    if pd.isna(low) or pd.isna(high):
-        return None
-    if low > threshold:
-        return True
-    if high <= threshold:
-        return False
-    return None
-
-
-def below(low: float, high: float, threshold: float) -> bool | None:
-    """Whether an interval lies wholly below ``threshold`` (True), wholly at or above it
-    (False), or admits both (None)."""
-    return above(-high, -low, -threshold)
-
-
-def majority(states: list[bool | None]) -> bool | None:
-    """A claim about most cases: True where more than half are surely so, False where at
-    least half are surely not, None otherwise."""
-    n = len(states)
-    if sum(s is True for s in states) * 2 > n:
-        return True
-    if sum(s is False for s in states) * 2 >= n:
-        return False
-    return None
-
-
-def every(states: list[bool | None]) -> bool | None:
-    """A claim about all cases: True where every one is surely so, False where one is surely
-    not, None otherwise."""
-    if all(st is True for st in states):
-        return True
-    if any(st is False for st in states):
-        return False
-    return None
-
-
-def _counts(states: list[bool | None]) -> str:
-    return (
-        f"{sum(s is True for s in states)} surely so, {sum(s is False for s in states)} surely not, "
-        f"{sum(s is None for s in states)} undecided of {len(states)}"
-    )
 
 
 def _ratio(row) -> str:
@@ -176,7 +100,7 @@ def _padding(s, shape) -> Result:
     rows = s[(s[C.CASE] == "write") & (s[C.COMPRESSION] == "none")].dropna(subset=[C.FILE_BYTES])
     rows = rows[
         [
-            bool(c) and any(n % m for n, m in zip(shape[:2], _shape(c)[:2], strict=True))
+            bool(c) and any(n % m for n, m in zip(shape[:2], shape_of(c)[:2], strict=True))
             for c in rows[C.CHUNK_SHAPE].fillna("")
         ]
     ]
@@ -184,7 +108,7 @@ def _padding(s, shape) -> Result:
         return None
     said, states = [], []
     for _, r in rows.drop_duplicates(C.CHUNK_SHAPE).iterrows():
-        m = _shape(r[C.CHUNK_SHAPE])
+        m = shape_of(r[C.CHUNK_SHAPE])
         padded = math.prod(math.ceil(n / c) * c for n, c in zip(shape, m, strict=True)) / math.prod(shape)
         size = r[C.FILE_BYTES] / r[C.RAW_BYTES]
         # allocated whole: at least the padded size (a file also holds its chunk index)
@@ -196,8 +120,8 @@ def _padding(s, shape) -> Result:
 
 def _one_by_one_128(s, shape) -> Result:
     rows = s[(s[C.CASE] == "write") & (s[C.COMPRESSION] == "none")].dropna(subset=[C.FILE_BYTES])
-    rows = rows[[_shape(c)[:2] == (1, 1) for c in rows[C.CHUNK_SHAPE].fillna("")]].drop_duplicates(C.CHUNK_SHAPE)
-    by_n = rows.assign(n=[_shape(c)[-1] for c in rows[C.CHUNK_SHAPE]]).sort_values("n")
+    rows = rows[[shape_of(c)[:2] == (1, 1) for c in rows[C.CHUNK_SHAPE].fillna("")]].drop_duplicates(C.CHUNK_SHAPE)
+    by_n = rows.assign(n=[shape_of(c)[-1] for c in rows[C.CHUNK_SHAPE]]).sort_values("n")
     if 128 not in set(by_n["n"]) or len(by_n) < 2:
         return None
     sizes = ", ".join(f"{r[C.CHUNK_SHAPE]} {r[C.FILE_BYTES] / r[C.RAW_BYTES]:.3f}x raw" for _, r in by_n.iterrows())
@@ -214,20 +138,20 @@ def _against_contiguous(case: str, slower: bool, words: str):
     contiguous: the paired ratio's interval above (below) 1."""
 
     def check(s, shape) -> Result:
-        rows = _reads(s, case)
-        chunked = _chunked(rows).dropna(subset=[C.RATIO_CI_LOW])
-        if _contiguous(rows).empty or chunked.empty:
+        rows = primary_reads(s, case)
+        chunked = chunked_rows(rows).dropna(subset=[C.RATIO_CI_LOW])
+        if contiguous_rows(rows).empty or chunked.empty:
             return None
         side = above if slower else below
         states = [side(r[C.RATIO_CI_LOW], r[C.RATIO_CI_HIGH], 1.0) for _, r in chunked.iterrows()]
-        return majority(states), f"{words}: {_counts(states)}"
+        return majority(states), f"{words}: {counts(states)}"
 
     return check
 
 
 def _best_slice_chunks(s, shape) -> Result:
-    rows = _chunked(_reads(s, "slice")).dropna(subset=[C.MEDIAN_CI_LOW_S])
-    ms = {c: _shape(c)[0] for c in rows[C.CHUNK_SHAPE]}
+    rows = chunked_rows(primary_reads(s, "slice")).dropna(subset=[C.MEDIAN_CI_LOW_S])
+    ms = {c: shape_of(c)[0] for c in rows[C.CHUNK_SHAPE]}
     inside = {c for c, m in ms.items() if m in (4, 8, 16)}
     if not inside or len(inside) == len(ms):  # both sides of the claim must be measured
         return None
@@ -242,7 +166,7 @@ def _best_slice_chunks(s, shape) -> Result:
 
 
 def _slices_slower(s, shape) -> Result:
-    slices, spectra = _reads(s, "slice"), _reads(s, "spectra")
+    slices, spectra = primary_reads(s, "slice"), primary_reads(s, "spectra")
     if slices.empty or spectra.empty:
         return None
     if int(slices[C.BYTES_SELECTED].iloc[0]) >= int(spectra[C.BYTES_SELECTED].iloc[0]):
@@ -260,7 +184,7 @@ def _slices_slower(s, shape) -> Result:
     data = spectra[C.BYTES_SELECTED].iloc[0] / slices[C.BYTES_SELECTED].iloc[0]
     return majority(
         states
-    ), f"z-slices slower than spectra: {_counts(states)} stores; spectra select {data:.2g}x the slices' bytes"
+    ), f"z-slices slower than spectra: {counts(states)} stores; spectra select {data:.2g}x the slices' bytes"
 
 
 def _by_level(s) -> pd.DataFrame:
@@ -299,24 +223,24 @@ def _gzip_levels_write(s, shape) -> Result:
 
 
 def _contiguous_fastest_write(s, shape) -> Result:
-    rows = _reads(s, "write")
-    if _contiguous(rows).empty or _chunked(rows).empty:
+    rows = primary_reads(s, "write")
+    if contiguous_rows(rows).empty or chunked_rows(rows).empty:
         return None
-    base = _contiguous(rows).iloc[0]
+    base = contiguous_rows(rows).iloc[0]
     states = [
         above(r[C.MEDIAN_CI_LOW_S] - base[C.MEDIAN_CI_HIGH_S], r[C.MEDIAN_CI_HIGH_S] - base[C.MEDIAN_CI_LOW_S], 0.0)
-        for _, r in _chunked(rows).iterrows()
+        for _, r in chunked_rows(rows).iterrows()
     ]
     verdict = every(states)
-    return verdict, f"contiguous {base[C.MEDIAN_S]:.3g} s; chunked stores slower: {_counts(states)}"
+    return verdict, f"contiguous {base[C.MEDIAN_S]:.3g} s; chunked stores slower: {counts(states)}"
 
 
 def _spectrum_writes(s, shape) -> Result:
     rows = s[(s[C.CASE] == "write") & (s[C.WRITE_STRATEGY] == "spectrum") & (s[C.COMPRESSION] == "none")]
-    rows = _chunked(rows)
+    rows = chunked_rows(rows)
     if rows.empty:
         return None
-    rows = rows.assign(m=[_shape(c)[0] for c in rows[C.CHUNK_SHAPE]]).sort_values("m")
+    rows = rows.assign(m=[shape_of(c)[0] for c in rows[C.CHUNK_SHAPE]]).sort_values("m")
     if rows["m"].nunique() < 2:
         return None
     small, large = rows.iloc[0], rows.iloc[-1]
@@ -333,7 +257,7 @@ FAST_READ_BYTES_PER_S = 200e6
 
 
 def _compression_slows(s, shape) -> Result:
-    rows = _chunked(_reads(s, "slice")).dropna(subset=[C.RATIO_CI_LOW])
+    rows = chunked_rows(primary_reads(s, "slice")).dropna(subset=[C.RATIO_CI_LOW])
     plain = rows[rows[C.COMPRESSION] == "none"].set_index(C.CHUNK_SHAPE)
     packed = rows[(rows[C.COMPRESSION] != "none") & rows[C.CHUNK_SHAPE].isin(plain.index)]
     if packed.empty:
@@ -351,31 +275,8 @@ def _compression_slows(s, shape) -> Result:
     ]
     return majority(states), (
         f"uncompressed z-slices read their chunks at {rate / 1e6:.0f} MB/s; compressed slower than "
-        f"uncompressed, same chunk shape: {_counts(states)}"
+        f"uncompressed, same chunk shape: {counts(states)}"
     )
-
-
-def _scaling(s, shape) -> Result:
-    rows = s[s[C.CASE] == "scaling"]
-    if rows.empty or SC.PROCESSES not in rows or SC.Z_SLICES not in rows:
-        return None
-    rows = rows[rows[SC.Z_SLICES] == rows[SC.Z_SLICES].max()]  # the 20% block, not the 25 slices
-    if len(shape) == 3 and rows[SC.Z_SLICES].max() < 0.1 * shape[2]:
-        return None
-    by_p = rows.groupby(SC.PROCESSES)[[C.MEDIAN_S, C.MEDIAN_CI_LOW_S, C.MEDIAN_CI_HIGH_S]].median()
-    if 1 not in by_p.index or len(by_p) < 2:
-        return None
-    p = max(q for q in by_p.index if q <= 8)
-    one, many = by_p.loc[1], by_p.loc[p]
-    low, high = one[C.MEDIAN_CI_LOW_S] / many[C.MEDIAN_CI_HIGH_S], one[C.MEDIAN_CI_HIGH_S] / many[C.MEDIAN_CI_LOW_S]
-    words = (
-        f"speed-up {one[C.MEDIAN_S] / many[C.MEDIAN_S]:.2f} ({low:.2f}-{high:.2f}) at {p} processes on blocks of "
-        f"{int(rows[SC.Z_SLICES].max())} slices (linear: at least {0.7 * p:.2g})"
-    )
-    verdict = above(low, high, 0.7 * p)
-    if p < 8 and verdict is not False:  # the sentence reaches 8 processes: the rest is not measured
-        return None, words + "; 8 processes not measured"
-    return verdict, words
 
 
 # --- HDF User's Guide ch. 14 -------------------------------------------------------------
@@ -383,9 +284,9 @@ def _scaling(s, shape) -> Result:
 
 def _slow_axis(s, shape) -> Result:
     case = "slice" if len(shape) == 3 else "rows"
-    rows = _reads(s, case)
-    chunked = _chunked(rows).dropna(subset=[C.RATIO_CI_HIGH])
-    if _contiguous(rows).empty or chunked.empty:
+    rows = primary_reads(s, case)
+    chunked = chunked_rows(rows).dropna(subset=[C.RATIO_CI_HIGH])
+    if contiguous_rows(rows).empty or chunked.empty:
         return None
     best = chunked.sort_values(C.RATIO_TO_CONTIGUOUS).iloc[0]
     # "substantially improve": the best chunking at most half contiguous's time
@@ -395,9 +296,9 @@ def _slow_axis(s, shape) -> Result:
 
 def _fast_axis(s, shape) -> Result:
     case = "spectra" if len(shape) == 3 else "column"
-    rows = _reads(s, case)
-    chunked = _chunked(rows).dropna(subset=[C.RATIO_CI_LOW])
-    if _contiguous(rows).empty or chunked.empty:
+    rows = primary_reads(s, case)
+    chunked = chunked_rows(rows).dropna(subset=[C.RATIO_CI_LOW])
+    if contiguous_rows(rows).empty or chunked.empty:
         return None
     worst = chunked.sort_values(C.RATIO_TO_CONTIGUOUS).iloc[-1]
     verdict = above(worst[C.RATIO_CI_LOW], worst[C.RATIO_CI_HIGH], 2.0)
@@ -434,35 +335,24 @@ def _cache_thrash(s, shape) -> Result:
     return verdict, "; ".join(said[:3])
 
 
-def _many_datasets(s, shape) -> Result:
-    rows = s[(s[C.CASE] == "metadata")].dropna(subset=[MC.N_DATASETS])
-    if rows[MC.N_DATASETS].nunique() < 2:
-        return None
-    by_n = rows.groupby(MC.N_DATASETS)[MC.METADATA_FILE_BYTES].median()
-    growth = by_n.iloc[-1] / by_n.iloc[0]
-    words = ", ".join(f"{int(n)} datasets: {b / 1e3:.4g} kB" for n, b in by_n.items())
-    # the chapter: a factor of more than 100 for 1,000 datasets; "far exceeds": 2x and more
-    return (True if growth >= 2 else False if growth <= 1.05 else None), words
-
-
 # --- Kang ----------------------------------------------------------------------------------
 
 
 def _zarr_slower(s, shape) -> Result:
     if RATIO_TO_REFERENCE not in s:
         return None
-    rows = _reads(s, "whole", backend=None).dropna(subset=[RATIO_TO_REFERENCE])
+    rows = primary_reads(s, "whole", backend=None).dropna(subset=[RATIO_TO_REFERENCE])
     if rows.empty:
         return None
     states = [above(r[RATIO_TO_REFERENCE_CI_LOW], r[RATIO_TO_REFERENCE_CI_HIGH], 1.0) for _, r in rows.iterrows()]
     return majority(states), (
-        f"whole-array reads, Zarr over HDF5 of the same chunks: {_counts(states)} slower "
+        f"whole-array reads, Zarr over HDF5 of the same chunks: {counts(states)} slower "
         f"(median ratio {rows[RATIO_TO_REFERENCE].median():.2f})"
     )
 
 
 def _io_operations(s, shape) -> Result:
-    rows = _reads(s, "column", backend=None)
+    rows = primary_reads(s, "column", backend=None)
     if rows.empty or rows[C.BACKEND].nunique() < 2:
         return None
     keys = [C.LAYOUT_ID, C.COMPRESSION]
@@ -477,11 +367,11 @@ def _io_operations(s, shape) -> Result:
 
 
 def _same_size_same_time(s, shape) -> Result:
-    rows = _chunked(_reads(s, "whole", backend=None)).dropna(subset=[C.MEDIAN_CI_LOW_S])
+    rows = chunked_rows(primary_reads(s, "whole", backend=None)).dropna(subset=[C.MEDIAN_CI_LOW_S])
     rows = rows[rows[C.COMPRESSION] == "none"]
     if rows.empty:
         return None
-    rows = rows.assign(size=[math.prod(_shape(c)) for c in rows[C.CHUNK_SHAPE]])
+    rows = rows.assign(size=[math.prod(shape_of(c)) for c in rows[C.CHUNK_SHAPE]])
     groups = [g for _, g in rows.groupby([C.BACKEND, "size"]) if g[C.CHUNK_SHAPE].nunique() > 1]
     if not groups:
         return None
@@ -494,104 +384,7 @@ def _same_size_same_time(s, shape) -> Result:
         else:
             states.append(None)
     verdict = every(states)
-    return verdict, f"{len(groups)} chunk sizes read whole in several shapes: {_counts(states)} the same within 25%"
-
-
-# --- Folk & Choi ------------------------------------------------------------------------------
-
-
-def _passes(s):
-    rows = s[s[C.CASE] == "parallel"]
-    return rows if not rows.empty and PC.MODE in rows else None
-
-
-def _collective_vs_independent(s, shape) -> Result:
-    rows = _passes(s)
-    if rows is None:
-        return None
-    rows = _contiguous(rows[rows[PC.OPERATION] == "read"])
-    said, states, large = [], [], False
-    for p, g in rows.groupby(PC.PROCESSES):
-        modes = g.groupby(PC.MODE)[[PC.BYTES_PER_S_MEDIAN, PC.BYTES_PER_S_CI_LOW, PC.BYTES_PER_S_CI_HIGH]].max()
-        if not {"collective", "independent"} <= set(modes.index):
-            continue
-        c, i = modes.loc["collective"], modes.loc["independent"]
-        low, high = (
-            c[PC.BYTES_PER_S_CI_LOW] / i[PC.BYTES_PER_S_CI_HIGH],
-            c[PC.BYTES_PER_S_CI_HIGH] / i[PC.BYTES_PER_S_CI_LOW],
-        )
-        if p >= 8:
-            large = True
-            states.append(above(low, high, 4.0))
-        elif p <= 2:  # "no appreciable difference": within 25% either way
-            states.append(True if low >= 0.8 and high <= 1.25 else False if low > 1.25 or high < 0.8 else None)
-        said.append(f"P={int(p)}: collective {c[PC.BYTES_PER_S_MEDIAN] / i[PC.BYTES_PER_S_MEDIAN]:.2f}x independent")
-    if not states:
-        return None
-    verdict = every(states)
-    if verdict and not large:
-        return None, "; ".join(said) + "; 8 and 12 processes not measured"
-    return verdict, "; ".join(said) + " (stated: no different at 1-2, 4-7x at 8 and 12)"
-
-
-BIGDOQ_ROWS = 160_419
-
-
-def _chunking_improves_passes(s, shape) -> Result:
-    rows = _passes(s)
-    if rows is None or not shape or shape[0] < BIGDOQ_ROWS:  # the sentence is about BIGDOQ
-        return None
-    rows = rows[rows[PC.UNITS_PER_ACCESS] == rows[PC.UNITS_PER_ACCESS].max()]  # 525 columns per access
-    keys = [PC.OPERATION, PC.MODE, PC.PROCESSES]
-    kind = np.where(rows[C.CHUNK_SHAPE].fillna("") == "", "contiguous", "chunked")
-    table = rows.assign(kind=kind).groupby([*keys, "kind"])[[PC.BYTES_PER_S_CI_LOW, PC.BYTES_PER_S_CI_HIGH]].max()
-    table = table.unstack("kind").dropna()
-    if table.empty:
-        return None
-    low = table[(PC.BYTES_PER_S_CI_LOW, "chunked")] / table[(PC.BYTES_PER_S_CI_HIGH, "contiguous")]
-    high = table[(PC.BYTES_PER_S_CI_HIGH, "chunked")] / table[(PC.BYTES_PER_S_CI_LOW, "contiguous")]
-    states = [above(a, b, 1.0) for a, b in zip(low, high, strict=True)]
-    verdict = every(states)
-    return verdict, f"chunked faster than contiguous (operation, mode, P): {_counts(states)}"
-
-
-# --- I/O lab ------------------------------------------------------------------------------------
-
-
-def _hdf5_as_raw(s, shape) -> Result:
-    rows = s[(s[C.CASE] == "iosize")]
-    if rows.empty or IC.API not in rows or rows[IC.API].nunique() < 2:
-        return None
-    said, states = [], []
-    for size, g in rows.groupby(IC.REQUEST_BYTES):
-        by_api = g.groupby(IC.API)[[C.MEDIAN_S, C.MEDIAN_CI_LOW_S, C.MEDIAN_CI_HIGH_S]].median()
-        if len(by_api) < 2:
-            continue
-        slow, fast = by_api[C.MEDIAN_S].idxmax(), by_api[C.MEDIAN_S].idxmin()
-        low = by_api.loc[slow, C.MEDIAN_CI_LOW_S] / by_api.loc[fast, C.MEDIAN_CI_HIGH_S]
-        high = by_api.loc[slow, C.MEDIAN_CI_HIGH_S] / by_api.loc[fast, C.MEDIAN_CI_LOW_S]
-        # "little overhead": within 2x at every request size
-        states.append(True if high <= 2 else False if low > 2 else None)
-        said.append(f"{int(size)} B: {slow} {by_api.loc[slow, C.MEDIAN_S] / by_api.loc[fast, C.MEDIAN_S]:.2f}x {fast}")
-    if not states:
-        return None
-    verdict = every(states)
-    return verdict, "; ".join(said[:4]) + (" ..." if len(said) > 4 else "")
-
-
-def _request_size(s, shape) -> Result:
-    rows = s[(s[C.CASE] == "iosize")]
-    if rows.empty or IC.REQUEST_BYTES not in rows or rows[IC.REQUEST_BYTES].nunique() < 2:
-        return None
-    amount = rows[C.BYTES_SELECTED] if C.BYTES_SELECTED in rows else rows[C.RAW_BYTES]
-    rows = rows.assign(_low=amount / rows[C.MEDIAN_CI_HIGH_S], _high=amount / rows[C.MEDIAN_CI_LOW_S])
-    by = rows.groupby(IC.REQUEST_BYTES)[["_low", "_high"]].median()
-    first, last = by.iloc[0], by.iloc[-1]
-    low, high = last["_low"] / first["_high"], last["_high"] / first["_low"]
-    # "large data have better IO performance": at least 2x from the smallest to the largest
-    return above(low, high, 2.0), (
-        f"throughput at {int(by.index[-1])} B over {int(by.index[0])} B per request: {low:.2f}-{high:.2f}x"
-    )
+    return verdict, f"{len(groups)} chunk sizes read whole in several shapes: {counts(states)} the same within 25%"
 
 
 def _random_worst(s, shape) -> Result:
@@ -624,12 +417,10 @@ def _random_worst(s, shape) -> Result:
         return None
     by = rows.groupby(C.POLICY)[C.MEDIAN_S].median()
     return majority(states), (
-        f"random slower than aligned or localized: {_counts(states)} (store, case, cache); medians "
+        f"random slower than aligned or localized: {counts(states)} (store, case, cache); medians "
         + ", ".join(f"{p} {t * 1e3:.3g} ms" for p, t in by.items())
     )
 
-
-STUDIES = "config/studies/"
 
 FINDINGS: list[Finding] = [
     Finding(
@@ -784,18 +575,6 @@ FINDINGS: list[Finding] = [
         _compression_slows,
     ),
     Finding(
-        "local-scaling",
-        "OpenMSI",
-        OPENMSI,
-        "Local Scaling",
-        "Using hopper we observe a linear speed-up for up to 8 processes.",
-        "numpy.var over blocks of 20% of the slices: the speed-up at 8 processes is at least 0.7 x 8 (its "
-        "interval wholly above)",
-        "cases.scaling with processes 1 to 8 and slices: [0.2]",
-        STUDIES + "openmsi/local-scaling.yaml",
-        _scaling,
-    ),
-    Finding(
         "chunking-helps-slow-axis",
         "User's Guide ch. 14",
         GUIDE,
@@ -834,19 +613,6 @@ FINDINGS: list[Finding] = [
         _cache_thrash,
     ),
     Finding(
-        "many-datasets",
-        "User's Guide ch. 14",
-        GUIDE,
-        "14.2.1 Metadata Overhead",
-        "In addition, the size of the HDF file is dramatically reduced by a factor of more than 100, even though "
-        "the amount of SDS data stored is the same.",
-        "the same values split into the most datasets take at least 2x the file of one dataset (at most 1.05x: "
-        "does not hold)",
-        "cases.metadata with two or more dataset counts",
-        STUDIES + "users-guide/metadata.yaml",
-        _many_datasets,
-    ),
-    Finding(
         "zarr-slower",
         "Kang",
         KANG,
@@ -883,56 +649,6 @@ FINDINGS: list[Finding] = [
         _same_size_same_time,
     ),
     Finding(
-        "collective-vs-independent",
-        "Folk & Choi",
-        FOLK_CHOI,
-        "3.3.1 Contiguous storage results (Table 7)",
-        "For 1-2 processors, no appreciable difference is obvious, but for larger numbers of processors, "
-        "collective performance improves substantially over independent, reaching 4-7 times faster for 8 and 12 "
-        "processors.",
-        "contiguous reads: collective within 25% of independent at 1-2 processes, and 4x or more at 8 and 12",
-        "cases.parallel with modes independent and collective on 1, 2, 8 and 12 processes",
-        STUDIES + "folk-choi/origdoq.yaml",
-        _collective_vs_independent,
-    ),
-    Finding(
-        "chunking-improves-passes",
-        "Folk & Choi",
-        FOLK_CHOI,
-        "3.3.3 Comparing chunked vs. contiguous results (BIGDOQ)",
-        "In all cases, the ratios are greater than 1, indicating that chunking improved I/O performances in all "
-        "of the cases tested.",
-        "for BIGDOQ (160,419 rows or more), 525 columns per access: the chunked image is surely faster than "
-        "contiguous in every operation, mode and process count",
-        "cases.parallel, layouts.contiguous and chunks, dataset.shape of BIGDOQ",
-        STUDIES + "folk-choi/bigdoq.yaml",
-        _chunking_improves_passes,
-    ),
-    Finding(
-        "hdf5-as-raw",
-        "I/O lab",
-        IO_LAB,
-        "IO performance on IO size",
-        "But in all cases, the HDF5 IO shows little overhead compared with native binary IO.",
-        "at every request size, the slower of HDF5 and raw binary takes at most 2x the faster's time",
-        "cases.iosize",
-        STUDIES + "io-lab/chunk-io.yaml",
-        _hdf5_as_raw,
-    ),
-    Finding(
-        "request-size",
-        "I/O lab",
-        IO_LAB,
-        "IO performance on IO size",
-        "The interesting thing is that in our personal computer, the IO throughput for all binary IO (Native "
-        "binary, HDF5, HDF5 parallel version and MPI IO) changes with IO size: large data have better IO "
-        "performance, and the upper limit is about 300 MiB/sec when the data set size exceed several tens MiB.",
-        "throughput at the largest request size is 2x or more that at the smallest (interval wholly above)",
-        "cases.iosize.sizes: two or more",
-        STUDIES + "io-lab/chunk-io.yaml",
-        _request_size,
-    ),
-    Finding(
         "random-worst",
         "I/O lab",
         IO_LAB,
@@ -945,6 +661,8 @@ FINDINGS: list[Finding] = [
         _random_worst,
     ),
 ]
+# and each case's own, declared in its package (its spec's ``findings``)
+FINDINGS += [finding for spec in CASE_SPECS for finding in (spec.hook("findings") or ())]
 
 
 def evaluate(summary: pd.DataFrame, shape: tuple) -> pd.DataFrame:

@@ -24,6 +24,7 @@ import pandas as pd
 from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
 from h5sweep.backends import OPTION_COLUMNS, REFERENCE
 from h5sweep.measure import objective as objectives
+from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 
 
@@ -56,7 +57,6 @@ def with_read_option(reads: pd.DataFrame) -> pd.DataFrame:
     return reads
 
 
-STATISTICS = ("first-access", "sustained")
 STATISTIC_WORDS = {
     "first-access": "first access after the file was evicted and reopened",
     "sustained": "sustained reads of an open file",
@@ -198,7 +198,7 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
     reference = reference_of(settings)
-    objective = settings["recommend"].get("objective", "time")
+    objective = settings["recommend"].get("objective", DEFAULT_OBJECTIVE)
     statistic = ranked_statistic(reads, settings)
     reads = reads[reads[C.SECONDS] > 0]
     if C.BACKEND not in reads:

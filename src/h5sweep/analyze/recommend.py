@@ -12,7 +12,7 @@ from h5sweep.analyze.decision import Sheet, sheet
 from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
 from h5sweep.analyze.whatif import decide
 from h5sweep.analyze.wording import evidence, machine_caveat, markdown, restructured, unverified_caveat
-from h5sweep.cases.parallel.verdict import PARALLEL_HEADING, parallel_markdown
+from h5sweep.cases import CASE_SPECS
 from h5sweep.storage import columns as C
 
 
@@ -40,9 +40,9 @@ def recommend(
     why = evidence(reads, table)
     caveat = " ".join(c for c in (machine_caveat(reads), unverified_caveat(reads)) if c) or None
     write_table(table, csv_out)
-    parallel = parallel_markdown(summary, measurements)
+    sections = case_sections(summary, measurements)
     with open(md_out, "w") as out:
-        out.write(markdown(table, settings, why, caveat, parallel))
+        out.write(markdown(table, settings, why, caveat, "\n\n".join(sections)))
     chosen = table[table[C.RECOMMENDED]] if not table.empty else table
     what_if = [
         line
@@ -58,10 +58,22 @@ def recommend(
             out.write(the_sheet.markdown())
     if rst_out:
         with open(rst_out, "w") as out:
-            title = PARALLEL_HEADING.removeprefix("## ")
-            section = parallel.replace(PARALLEL_HEADING, title + "\n" + "-" * len(title))
+            section = "\n\n".join(_rst_heading(text) for text in sections)
             out.write(the_sheet.restructured() + "\n" + restructured(table, settings, why, None, section))
     return table, the_sheet
+
+
+def case_sections(summary: pd.DataFrame, measurements: pd.DataFrame) -> list[str]:
+    """Each case's own section of recommendation.md (its spec's verdict hook), where it has one."""
+    found = [spec.hook("verdict")(summary, measurements) for spec in CASE_SPECS if spec.verdict]
+    return [text for text in found if text]
+
+
+def _rst_heading(section: str) -> str:
+    """A section's ``## Title`` line as a reStructuredText heading."""
+    head, _, rest = section.partition("\n")
+    title = head.removeprefix("## ")
+    return f"{title}\n{'-' * len(title)}\n{rest}"
 
 
 def memory_bytes() -> int | None:

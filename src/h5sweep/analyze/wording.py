@@ -10,8 +10,9 @@ from h5sweep.analyze import calibration
 from h5sweep.analyze.aggregate import reference_name
 from h5sweep.analyze.ranking import STATISTIC_WORDS, reference_of
 from h5sweep.backends import label as _backend_label
-from h5sweep.host import measured_caveat
 from h5sweep.measure import objective as objectives
+from h5sweep.measure.objective import DEFAULT_OBJECTIVE
+from h5sweep.measure.provenance import measured_caveat
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 from h5sweep.storage.sizes import duration, duration_range, factor
@@ -151,7 +152,7 @@ def seconds(value: float) -> str:
 
 def _score_words(row, ref: str) -> str:
     """What a store's score means, by the objective it was ranked by."""
-    objective = row.get(C.OBJECTIVE, "time")
+    objective = row.get(C.OBJECTIVE, DEFAULT_OBJECTIVE)
     if objective == "worst-case":
         return (
             f"at most {row[C.SCORE]:.2f}x the fastest store's time in any case "
@@ -185,7 +186,7 @@ def verdict(group: pd.DataFrame) -> str:
     pick = chosen.iloc[0]
     tied = group[group[C.TIED_WITH_BEST]]
     ref = first[C.REFERENCE_STORE]
-    if best[C.IS_REFERENCE] and first.get(C.OBJECTIVE, "time") != "worst-case":
+    if best[C.IS_REFERENCE] and first.get(C.OBJECTIVE, DEFAULT_OBJECTIVE) != "worst-case":
         text = f"{where}, {mix}, {name_of(best)} is the fastest"
         runner_up = group[(group.index != best.name) & group[C.MEETS_LIMITS]]
         if not runner_up.empty:
@@ -233,12 +234,12 @@ def verdict(group: pd.DataFrame) -> str:
             f"{int(raced[C.RACED_OUT_ROUND].min())} on), each at least {raced[C.RACED_OUT_AT_LEAST].min():.2f}x "
             "slower than the best: not measured to the end, and not ranked by what they read."
         )
-    return text + " " + objective_sentence(first.get(C.OBJECTIVE, "time"))
+    return text + " " + objective_sentence(first.get(C.OBJECTIVE, DEFAULT_OBJECTIVE))
 
 
 def machine_caveat(reads: pd.DataFrame) -> str | None:
     """The caveat where the reads ranked were cold on a machine whose memory is unsteady
-    (:func:`h5sweep.host.measured_caveat`), from each row's own record of its node."""
+    (:func:`h5sweep.measure.provenance.measured_caveat`), from each row's own record of its node."""
     needed = {C.FILESYSTEM, C.HOST, C.FREE_PAGE_REPORTING_MS, C.CACHE_STATE}
     if not needed <= set(reads.columns):
         return None
@@ -277,7 +278,7 @@ def _ref(settings: dict) -> str:
 
 
 def _explained(settings: dict) -> str:
-    objective = settings["recommend"].get("objective", "time")
+    objective = settings["recommend"].get("objective", DEFAULT_OBJECTIVE)
     score = {
         "time": f"the mix's expected time relative to {_ref(settings)} on the same selections",
         "worst-case": "the largest slowdown over the cases against each case's fastest store",
@@ -302,13 +303,13 @@ def _ranking_head(group: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 
 def markdown(
-    table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None, parallel: str = ""
+    table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None, sections: str = ""
 ) -> str:
     """``recommendation.md``: the verdicts first (and a ``caveat`` on the machine, where there
-    is one), then each filesystem's ranking, then the ``parallel`` section (where there is one)."""
+    is one), then each filesystem's ranking, then the cases' own ``sections`` (where they have any)."""
     lines = ["# Recommendation", ""]
     if table.empty:
-        return "\n".join([*lines, *([] if parallel else [nothing_to_rank(settings)]), ""]) + parallel
+        return "\n".join([*lines, *([] if sections else [nothing_to_rank(settings)]), ""]) + sections
     limits = settings["recommend"]
     stated = [
         f"file at most {limits['max_file_ratio']:g}x the raw data" if limits.get("max_file_ratio") else "",
@@ -329,7 +330,7 @@ def markdown(
         for _, row in group.iterrows():
             lines.append("| " + " | ".join(_cells(row, cases, name_of)) + " |")
         lines.append("")
-    return "\n".join(lines) + parallel
+    return "\n".join(lines) + sections
 
 
 def nothing_to_rank(settings: dict) -> str:
@@ -384,12 +385,12 @@ def _write_cell(row) -> str:
 
 
 def restructured(
-    table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None, parallel: str = ""
+    table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None, sections: str = ""
 ) -> str:
     """The same as :func:`markdown` in reStructuredText, for the report's first page."""
     lines = ["Recommendation", "==============", ""]
     if table.empty:
-        return "\n".join([*lines, *([] if parallel else [nothing_to_rank(settings)]), ""]) + parallel
+        return "\n".join([*lines, *([] if sections else [nothing_to_rank(settings)]), ""]) + sections
     groups = list(table.groupby(C.FILESYSTEM, sort=True))
     for keys, group in groups:
         text = verdict(group) + (f" {why[keys]}" if why and keys in why else "")
@@ -411,4 +412,4 @@ def restructured(
             cells = [c or " " for c in _cells(row, cases, name_of)]
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
-    return "\n".join(lines) + parallel
+    return "\n".join(lines) + sections

@@ -105,7 +105,6 @@ C.group(
         f"interval and pairs: below 1 this row's backend (with its reader) is faster."
     ),
 )
-DEFAULT_BACKENDS = [REFERENCE]
 # The wildcard a rule's paths use for a backend name.
 WILDCARD = "|".join(re.escape(name) for name in REGISTRY)
 

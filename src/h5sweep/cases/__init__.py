@@ -30,13 +30,21 @@ READ_CASES: dict[str, type[ReadCase]] = {
 }
 # The registry: each entry a module or package of h5sweep.cases whose SPEC (h5sweep.cases.spec)
 # the workflow derives its targets, jobs, figures and summary columns from. A new case is its
-# package, one entry here and its block under cases in config/schema.yaml.
+# package (its settings declared there, h5sweep.storage.declared) and one entry here.
 CASE_MODULES = ("write", "base", "scaling", "metadata", "iosize", "parallel")
 CASE_SPECS: tuple[CaseSpec, ...] = tuple(importlib.import_module(f"h5sweep.cases.{m}").SPEC for m in CASE_MODULES)
 # Cases that run only where the config names them, each checked against the dataset when built.
 OPTIONAL_CASES: dict[str, type] = {spec.name: spec.settings_type for spec in CASE_SPECS if spec.settings_type}
 # The names a config's cases may have: the write case, the read cases, boxes, the optional cases.
 CASE_NAMES = ("write", *READ_CASES, "boxes", *OPTIONAL_CASES)
+
+
+def config_blocks() -> dict:
+    """Every block under ``cases`` in the config, by name, as the registered cases declare them
+    (:class:`h5sweep.storage.declared.Block`), in the registry's order."""
+    return {block.name: block for spec in CASE_SPECS for block in spec.config_blocks()}
+
+
 # Every kind of figure, by kind (rules/plot.smk draws them, a job per set of tables they read).
 FIGURES: dict[str, Figure] = {figure.kind: figure for spec in CASE_SPECS for figure in spec.plots}
 # Every setting that makes a variant of some case.

@@ -10,6 +10,7 @@ from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
 from h5sweep.storage import columns as C
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.layouts import Shape
 from h5sweep.storage.selections import Selection, case_rng, visit
 
@@ -17,21 +18,61 @@ from h5sweep.storage.selections import Selection, case_rng, visit
 # case (the study's: a first access, then sustained reads of an open file); ``every`` before
 # every selection, outside the timer (all reads are first accesses).
 COLD_MODES = ("first", "every")
-DEFAULT_COLD = "every"
+COLD_FORMS = {
+    "oneOf": [
+        {"type": "string", "enum": list(COLD_MODES)},
+        {"type": "array", "minItems": 1, "items": {"type": "string", "enum": list(COLD_MODES)}},
+    ]
+}
+
+
+def cold_setting(default: str = "every", description: str = "") -> Setting:
+    """A read case's ``cold``: one mode or a list, each measured as a variant."""
+    return Setting(
+        "cold",
+        None,
+        default,
+        description
+        or "When the file is dropped from the page cache and reopened: first (before the case; the first "
+        "read is a first access, the rest sustained reads of an open file; the study's protocol) or every "
+        "(before every selection, outside the timer: all reads are first accesses). A list measures each, "
+        "as a variant.",
+        COLD_FORMS,
+    )
+
+
+def repeats_setting(default: int, description: str = "Randomized selections per file.") -> Setting:
+    return Setting("repeats", "integer", default, description, {"minimum": 1})
+
+
+RACE_SETTING = Setting(
+    "race",
+    "boolean",
+    True,
+    "Whether this case takes part in the race (top-level race): false reads every store to the end.",
+)
+
+
+def read_case_block(name: str, description: str, *own: Setting, repeats: Setting | None = None) -> Block:
+    """The config block of a read case: its repeats (50 selections unless given), its own
+    settings, race and cold."""
+    return Block(name, description, (repeats or repeats_setting(50), *own, RACE_SETTING, cold_setting()))
 
 
 class ReadCase:
     name: ClassVar[str]
     description: ClassVar[str]
+    SETTINGS: ClassVar[Block]  # its block under cases (h5sweep.storage.declared), defaults included
     # The dataset ranks it reads (the OpenMSI cases: [x, y, z]; the neuroscience cases:
     # [time, channels]); None: any rank
     ranks: ClassVar[tuple[int, ...] | None] = (3,)
     RANK_WORDS: ClassVar[dict] = {2: "[time, channels]", 3: "[x, y, z]"}
 
     def __init__(self, settings: dict):
-        self.settings = dict(settings)
-        self.repeats = int(self.settings.get("repeats", 50))
-        cold = self.settings.get("cold", DEFAULT_COLD)
+        self.settings = self.SETTINGS.filled(settings)
+        # a case without the setting (a recording: its reads) counts its own
+        self.repeats = int(self.settings["repeats"]) if "repeats" in self.settings else 0
+        cold = self.settings["cold"]
         self.cold_modes = list(dict.fromkeys([cold] if isinstance(cold, str) else cold))
 
     @property
@@ -41,11 +82,11 @@ class ReadCase:
 
     def check_cold_modes(self) -> None:
         if not self.cold_modes:
-            raise ConfigError(f"{self.key}.cold", self.settings.get("cold"), "names no cold mode")
+            raise ConfigError(f"{self.key}.cold", self.settings["cold"], "names no cold mode")
         for i, mode in enumerate(self.cold_modes):
             if mode not in COLD_MODES:
                 raise ConfigError(
-                    f"{self.key}.cold" + (f"[{i}]" if not isinstance(self.settings.get("cold"), str) else ""),
+                    f"{self.key}.cold" + (f"[{i}]" if not isinstance(self.settings["cold"], str) else ""),
                     mode,
                     f"unknown cold mode (known: {', '.join(COLD_MODES)})",
                 )
@@ -160,4 +201,12 @@ SPEC = CaseSpec(
     figures=_read_figures,
     job_cost=_query_job,
     plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS, STATS),
+    settings=lambda: _read_case_blocks(),
 )
+
+
+def _read_case_blocks() -> tuple[Block, ...]:
+    """Every read case's block, then the boxes' (the registry's read cases, h5sweep.cases)."""
+    from h5sweep.cases import READ_CASES, BoxCase
+
+    return (*(case.SETTINGS for case in READ_CASES.values()), BoxCase.SETTINGS)

@@ -11,21 +11,51 @@ from __future__ import annotations
 
 import re
 
-from h5sweep.cases.base import ReadCase
+from h5sweep.cases.base import RACE_SETTING, ReadCase, cold_setting, repeats_setting
 from h5sweep.errors import ConfigError
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.layouts import Shape
 
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
+_EXTENT = {"oneOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]}
+
+
 class BoxCase(ReadCase):
     ranks = None  # a box of the dataset's own rank
     description = "a box of a given size at a random position"
+    SETTINGS = Block(
+        "boxes",
+        "Read cases of your own: boxes of a given size at random positions, each a case named by its name "
+        "(e.g. the 2-D studies' one column, k columns and row blocks of an image stored as [rows, 1, columns]).",
+        (
+            Setting("name", "string", "", "The case's name (lowercase letters, digits, _)."),
+            Setting(
+                "size",
+                None,
+                [],
+                "Box size, one entry per axis of the dataset, or by axis name ({time: all, lat: 1, lon: 1}; an "
+                'axis not named is whole); "all" selects the whole axis.',
+                {
+                    "oneOf": [
+                        {"type": "array", "minItems": 1, "maxItems": 5, "items": _EXTENT},
+                        {"type": "object", "minProperties": 1, "additionalProperties": _EXTENT},
+                    ]
+                },
+            ),
+            repeats_setting(50),
+            RACE_SETTING,
+            cold_setting(),
+        ),
+        required=("name", "size"),
+        many=True,
+    )
 
     def __init__(self, settings: dict, index: int = 0, axes: list[str] | None = None):
         super().__init__(settings)
         self.axes = list(axes) if axes else None  # the dataset's axis names, for sizes by name
-        self.name = str(settings.get("name", ""))
+        self.name = str(self.settings["name"])
         self._key = f"cases.boxes[{index}]"
         if not NAME.match(self.name):
             raise ConfigError(

@@ -140,6 +140,40 @@ class CaseSpec:
     # ``grid.shape``, ``grid.compressions`` (the config's order) and ``grid.stores`` (every
     # test store: ``.backend``, ``.layout``, ``.compression``).
     check_grid: Callable[[object, object], None] | None = field(default=None, repr=False)
+    # Its blocks under ``cases`` in the config (h5sweep.storage.declared: each setting's type, default,
+    # bounds and description, beside the code that reads it; the schema and config/README.md
+    # take them from here). None: its ``settings_type``'s ``SETTINGS``, where it has one.
+    settings: Callable[[], tuple] | None = field(default=None, repr=False)
+    # What it adds to the sweep's outputs, each "module:name", imported only by the analysis
+    # that uses it (:meth:`hook`):
+    # - findings: a tuple of h5sweep.cases.claims.Finding, checked on every filesystem's summary;
+    # - verdict: function(summary, measurements) -> its section of recommendation.md ("## Title"
+    #   then text; "" where it has nothing to say);
+    # - summary: function(rows, keys) -> its summary columns, one row per group of ``keys``
+    #   (merged into summary.parquet; None where its rows are not in ``rows``).
+    findings: str | None = None
+    verdict: str | None = None
+    summary: str | None = None
+    # What stops a run of a sweep that has it (not a dry run) before any job starts, in words
+    # (the MPI environment its jobs need), or None
+    run_check: Callable[[object], str | None] | None = field(default=None, repr=False)
+
+    def hook(self, name: str):
+        """The object one of its hooks names (``findings``, ``verdict``, ``summary``), or None."""
+        import importlib
+
+        target = getattr(self, name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def config_blocks(self) -> tuple:
+        """The config blocks it declares (:class:`h5sweep.storage.declared.Block`)."""
+        if self.settings is not None:
+            return tuple(self.settings())
+        declared = getattr(self.settings_type, "SETTINGS", None)
+        return () if declared is None else (declared,)
 
     def runs_on(self, store) -> bool:
         """Whether a store-scope case runs on this test store (an object with ``.backend``)."""

@@ -10,8 +10,9 @@ import hashlib
 from pathlib import Path
 
 from h5sweep import trace
-from h5sweep.cases.base import ReadCase
+from h5sweep.cases.base import RACE_SETTING, ReadCase, cold_setting
 from h5sweep.errors import ConfigError
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.layouts import Shape
 from h5sweep.storage.selections import Selection
 
@@ -20,11 +21,38 @@ class TraceCase(ReadCase):
     name = "trace"
     description = "a program's recorded reads, replayed in their order"
     ranks = None
+    SETTINGS = Block(
+        "trace",
+        "A program's recorded reads (python -m h5sweep.trace run -o reads.jsonl -- python my_analysis.py), "
+        "replayed in their order on every layout; selections outside dataset.shape, or not boxes, are "
+        "refused naming the read. Unless recommend.weights is set, one unit of work is the whole "
+        "recording: the recommendation ranks by the replay's total time.",
+        (
+            Setting("file", "string", "", "The recording (JSON lines, h5sweep.trace's format)."),
+            Setting(
+                "dataset",
+                ["string", "null"],
+                None,
+                "The dataset or array whose reads are replayed (as recorded, e.g. /data); needed where "
+                "the recording read several.",
+            ),
+            RACE_SETTING,
+            cold_setting(
+                "first",
+                "first (the store evicted and opened once, then every recorded read: the program's own "
+                "sustained reading; the default) or every (each read a first access).",
+            ),
+            Setting(
+                "digest", "string", "", "Set by h5sweep: the recording's SHA-256 (a new recording reruns the jobs)."
+            ),
+        ),
+        required=("file",),
+    )
 
     def __init__(self, settings: dict):
-        super().__init__({"cold": "first", **settings})
+        super().__init__(settings)
         self.path = str(self.settings["file"])
-        self.dataset = self.settings.get("dataset")
+        self.dataset = self.settings["dataset"]
         self.reads = self._load()
         self.repeats = len(self.reads)
         self.default_weight = len(self.reads)  # one unit of work: the whole recording

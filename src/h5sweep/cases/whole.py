@@ -1,16 +1,18 @@
 """The whole dataset in one read (any rank): the neuroscience study's first access pattern,
 and the upper bound of every other read."""
 
-from h5sweep.cases.base import ReadCase
+from h5sweep.cases.base import ReadCase, read_case_block, repeats_setting
 
 
 class WholeCase(ReadCase):
     name = "whole"
     description = "the whole dataset in one read"
     ranks = None
-
-    def __init__(self, settings: dict):
-        super().__init__({"repeats": 3, **settings})
+    SETTINGS = read_case_block(
+        "whole",
+        "The whole dataset in one read (any rank; the neuroscience study's whole-array read).",
+        repeats=repeats_setting(3, "Reads per file."),
+    )
 
     def size(self, shape):
         return tuple(shape)

@@ -510,9 +510,9 @@ def main(argv: list[str] | None = None) -> int:
             sizes.to_csv(out / "parallel-sizes.csv", index=False)
             (out / "comparison.md").write_text(parallel_only_markdown(runs, sizes))
             _findings(runs, out)
-            from h5sweep.report import comparison
+            from h5sweep.cases.parallel.compare_figures import plot_parallel_sizes
 
-            comparison.plot_parallel_sizes(runs, out / "parallel-sizes.png")
+            plot_parallel_sizes(runs, out / "parallel-sizes.png")
             print(f"h5sweep.compare: parallel passes of {len(runs)} sweeps compared; {out / 'comparison.md'}")
             return 0
         table, left_out, systems = compare_runs(runs, args.intersect)
@@ -531,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     comparison.plot_reference(systems, out / "reference-across-systems.png")
     comparison.plot_regret(table, out / "regret-per-system.png")
     if not sizes.empty:
-        comparison.plot_parallel_sizes(runs, out / "parallel-sizes.png")
+        from h5sweep.cases.parallel.compare_figures import plot_parallel_sizes
+
+        plot_parallel_sizes(runs, out / "parallel-sizes.png")
     print(f"h5sweep.compare: {len(systems)} systems compared; {out / 'comparison.md'}")
     return 0

@@ -26,7 +26,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from h5sweep.measure.lock import lock_dir
@@ -37,6 +37,7 @@ from h5sweep.measure.provenance import (
     FreePageReporting,
     delay_ms,
     free_page_reporting,
+    measured_caveat,
 )
 from h5sweep.storage import columns as C
 
@@ -75,27 +76,6 @@ def plan_warning(reporting: FreePageReporting, evictable_filesystems: list[str])
         + ", ".join(evictable_filesystems)
         + " and writes after a removal pay the host for the page cache they fill whenever a report came "
         f"first. For repeatable reads and writes, {fix}."
-    )
-
-
-def measured_caveat(cold_reads: Iterable[tuple[str, str, int]]) -> str | None:
-    """What a result says where its cold reads were measured while freed pages went back to
-    the hypervisor sooner than a sweep's reads use them again, or None. ``cold_reads``:
-    (filesystem, host, ``free_page_reporting_ms``) of each read that fetched from the device,
-    as the node that measured it recorded (under SLURM not the host that planned the sweep)."""
-    short: dict[str, set[str]] = {}
-    for filesystem, host, delay in cold_reads:
-        if 0 <= delay < STEADY_DELAY_MS:
-            short.setdefault(filesystem, set()).add(f"{host} ({delay} ms)")
-    if not short:
-        return None
-    where = "; ".join(f"{fs} on {', '.join(sorted(hosts))}" for fs, hosts in sorted(short.items()))
-    return (
-        "Caveat: cold reads were measured on a virtual machine that hands memory back to its hypervisor "
-        f"soon after it is freed (free page reporting: {where}). Such reads fall into two speed modes that "
-        "the rows cannot tell apart, "
-        "so close rankings may not reproduce. Measure again with freed pages held: as root, "
-        "`python -m h5sweep.host run snakemake ...` (`make sweep-held`; README)."
     )
 
 

@@ -14,6 +14,7 @@ import os
 import platform
 import socket
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -58,6 +59,27 @@ def delay_ms() -> int:
     """The provenance column ``free_page_reporting_ms``: the delay, or -1 where freed
     memory stays with this machine."""
     return free_page_reporting().delay_ms
+
+
+def measured_caveat(cold_reads: Iterable[tuple[str, str, int]]) -> str | None:
+    """What a result says where its cold reads were measured while freed pages went back to
+    the hypervisor sooner than a sweep's reads use them again, or None. ``cold_reads``:
+    (filesystem, host, ``free_page_reporting_ms``) of each read that fetched from the device,
+    as the node that measured it recorded (under SLURM not the host that planned the sweep)."""
+    short: dict[str, set[str]] = {}
+    for filesystem, host, delay in cold_reads:
+        if 0 <= delay < STEADY_DELAY_MS:
+            short.setdefault(filesystem, set()).add(f"{host} ({delay} ms)")
+    if not short:
+        return None
+    where = "; ".join(f"{fs} on {', '.join(sorted(hosts))}" for fs, hosts in sorted(short.items()))
+    return (
+        "Caveat: cold reads were measured on a virtual machine that hands memory back to its hypervisor "
+        f"soon after it is freed (free page reporting: {where}). Such reads fall into two speed modes that "
+        "the rows cannot tell apart, "
+        "so close rankings may not reproduce. Measure again with freed pages held: as root, "
+        "`python -m h5sweep.host run snakemake ...` (`make sweep-held`; README)."
+    )
 
 
 def _virtio_devices(sys_root: str) -> list[Path]:

@@ -18,6 +18,7 @@ from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors, log_if_wide, raced_suffix  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C  # noqa: E402
 
 
@@ -71,7 +72,7 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
     # leaders would be slivers on a linear axis (their intervals' ends count)
     log_if_wide(ax, "x", mix_ms, bound_ms[raced], mix_ms - errors[0], mix_ms + errors[1])
     ax.set_xlabel("time of one unit of work [ms] (reads per unit x mean read time; 95% interval)")
-    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else "time"
+    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else DEFAULT_OBJECTIVE
     ax.set_title(
         f"read mix on {filesystem}: {rows[C.WEIGHTS].iloc[0]} reads per unit (ranked by objective {objective})",
         fontsize=9,
@@ -173,7 +174,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         if rows.empty:
             _not_measured(ax, "no layout ranked")
     reference = rows[C.REFERENCE_STORE].iloc[0] if C.REFERENCE_STORE in rows and not rows.empty else "contiguous"
-    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows and not rows.empty else "time"
+    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows and not rows.empty else DEFAULT_OBJECTIVE
     axes[0].set_ylabel(f"score ({objective}; 1 = {reference}), 95% interval")
     axes[0].legend(fontsize=7)
     if not rows.empty:

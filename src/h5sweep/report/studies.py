@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from h5sweep.analyze.findings import gzip_level  # noqa: E402
+from h5sweep.cases.claims import gzip_level  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, log_if_wide, store_label  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402

@@ -77,10 +77,6 @@ def kind(name: str) -> str | None:
     return found.kind if found else None
 
 
-def of_kind(wanted: str) -> list[str]:
-    return [c.name for c in COLUMNS.values() if c.kind == wanted]
-
-
 def typed(table, settings: tuple[str, ...] = ()):
     """A copy with the registry's types where rows lack values: whole numbers as nullable
     integers (``Int64``, empty where a row has none; a column holding a fraction stays as it

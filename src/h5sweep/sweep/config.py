@@ -23,8 +23,16 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_schema(path: str | Path | None = None) -> dict:
+    """The config's JSON schema: ``config/schema.yaml`` with, under ``cases``, the block each
+    registered case declares beside its code (:func:`h5sweep.cases.config_blocks`)."""
+    from h5sweep.cases import config_blocks
+
     with open(path or SCHEMA_PATH, encoding="utf-8") as f:
-        return yaml.load(f, Loader=_LOADER)
+        schema = yaml.load(f, Loader=_LOADER)
+    cases = schema["properties"]["cases"].setdefault("properties", {})
+    for name, block in config_blocks().items():
+        cases.setdefault(name, block.schema())
+    return schema
 
 
 def _key(path) -> str:

@@ -23,19 +23,33 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import timed_io
 from h5sweep.storage import columns as C
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.filesystems import device_reads_counted
-
-DEFAULT_SIZES = [4 * 1024 * 4**k for k in range(9)]  # 4 KiB ... 256 MiB
 
 
 class IOSizeCase:
     name = "iosize"
     description = "sequential throughput against request size, HDF5 and raw binary"
+    SETTINGS = Block(
+        "iosize",
+        "Throughput against I/O size (HDF5 lab): sequential write and cold/warm read of the dataset's bytes "
+        "in requests of each size, HDF5 and raw binary, per filesystem.",
+        (
+            Setting(
+                "sizes",
+                "array",
+                [4 * 1024 * 4**k for k in range(9)],  # 4 KiB ... 256 MiB
+                "Request sizes in bytes (multiples of the element size); larger than the data means one request.",
+                {"minItems": 1, "items": {"type": "integer", "minimum": 1}},
+            ),
+            Setting("repeats", "integer", 1, "Repeats per size.", {"minimum": 1}),
+        ),
+    )
 
     def __init__(self, settings: dict):
-        self.settings = dict(settings)
-        self.sizes = [int(s) for s in self.settings.get("sizes", DEFAULT_SIZES)]
-        self.repeats = int(self.settings.get("repeats", 1))
+        self.settings = self.SETTINGS.filled(settings)
+        self.sizes = [int(s) for s in self.settings["sizes"]]
+        self.repeats = int(self.settings["repeats"])
 
     def check(self, shape: tuple = (), itemsize: int = 1) -> None:
         if self.repeats < 1:
@@ -77,6 +91,7 @@ SPEC = CaseSpec(
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
     plots=(FIGURE,),
+    findings="h5sweep.cases.iosize.findings:FINDINGS",
     settings_type=IOSizeCase,
 )
 

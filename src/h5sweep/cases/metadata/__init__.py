@@ -23,6 +23,7 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import timed_io
 from h5sweep.storage import columns as C
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Shape
 
@@ -30,11 +31,25 @@ from h5sweep.storage.layouts import Shape
 class MetadataCase:
     name = "metadata"
     description = "the same values as N small datasets vs one"
+    SETTINGS = Block(
+        "metadata",
+        "Metadata overhead (HDF User's Guide 14.2.1): the same values as N small datasets vs one, per filesystem.",
+        (
+            Setting(
+                "datasets",
+                "array",
+                [1, 100],
+                "Numbers of datasets N the spectra are split into (1 = one dataset).",
+                {"minItems": 1, "items": {"type": "integer", "minimum": 1}},
+            ),
+            Setting("repeats", "integer", 3, "Repeats per N.", {"minimum": 1}),
+        ),
+    )
 
     def __init__(self, settings: dict):
-        self.settings = dict(settings)
-        self.datasets = [int(n) for n in self.settings.get("datasets", [1, 100])]
-        self.repeats = int(self.settings.get("repeats", 3))
+        self.settings = self.SETTINGS.filled(settings)
+        self.datasets = [int(n) for n in self.settings["datasets"]]
+        self.repeats = int(self.settings["repeats"])
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
         spectra = shape[0] * shape[1]
@@ -68,6 +83,7 @@ SPEC = CaseSpec(
     mem_mb=rates.cube_and_copy_mb,
     scratch_bytes=lambda sweep: sweep.raw_bytes + 64 * 1024,  # its file, beside the test stores
     plots=(FIGURE,),
+    findings="h5sweep.cases.metadata.findings:FINDINGS",
     settings_type=MetadataCase,
 )
 

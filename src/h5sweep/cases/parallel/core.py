@@ -9,16 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from h5sweep.cases.parallel import columns as PC
+from h5sweep.cases.parallel.settings import LAYOUT_KINDS, MODES, OPERATIONS, REMAINDERS, SETTINGS, UNITS
 from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Layout, Shape
 
-MODES = ("serial", "independent", "collective")
-OPERATIONS = ("read", "write")
-REMAINDERS = (C.STUDY, "first", "last", "spread")
-LAYOUT_KINDS = ("contiguous", "chunked")
 # The units of a pass and the axis they lie along, by the dataset's rank.
-UNITS = {"columns": (2, 1), "rows": (2, 0), "z_slabs": (3, 2), "x_planes": (3, 0)}
 DEFAULT_UNITS = {2: "columns", 3: "z_slabs"}
 # The MPI environment's Python (make install-mpi); H5SWEEP_MPI_PYTHON overrides it.
 MPI_PYTHON = Path(__file__).resolve().parents[4] / ".venv-mpi" / "bin" / "python"
@@ -93,24 +89,25 @@ class ParallelCase:
     name = "parallel"
     description = "whole-dataset read and write passes by P ranks: serial, independent and collective"
     ranks = (2, 3)
+    SETTINGS = SETTINGS
 
     def __init__(self, settings: dict):
-        self.settings = dict(settings)
-        self.processes = [int(p) for p in self.settings.get(PC.PROCESSES, [1, 2])]
-        given = self.settings.get(PC.UNITS_PER_ACCESS, [1, 32])
+        self.settings = self.SETTINGS.filled(settings)
+        self.processes = [int(p) for p in self.settings[PC.PROCESSES]]
+        given = self.settings[PC.UNITS_PER_ACCESS]
         # k for every layout, or per layout kind (the study read 1 column of chunked images only)
         by_kind = given if isinstance(given, dict) else {kind: given for kind in LAYOUT_KINDS}
         self.units_by_kind = {kind: [int(k) for k in by_kind.get(kind, [])] for kind in LAYOUT_KINDS}
         # the k of the write passes, of those (all unless given)
         self.write_units = None if "writes" not in by_kind else [int(k) for k in by_kind["writes"]]
-        self.modes = list(dict.fromkeys(self.settings.get("modes", list(MODES))))
-        self.operations = list(dict.fromkeys(self.settings.get("operations", list(OPERATIONS))))
-        self.remainder = str(self.settings.get("remainder", C.STUDY))
-        self.units = self.settings.get(PC.UNITS_COLUMN)
-        self.repeats = int(self.settings.get("repeats", 6))
-        self.limit_s = self.settings.get("limit_s")
-        self.tasks_per_node = self.settings.get(PC.TASKS_PER_NODE)
-        self.hints = {str(k): _hint_value(v) for k, v in (self.settings.get("hints") or {}).items()}
+        self.modes = list(dict.fromkeys(self.settings["modes"]))
+        self.operations = list(dict.fromkeys(self.settings["operations"]))
+        self.remainder = str(self.settings["remainder"])
+        self.units = self.settings[PC.UNITS_COLUMN]
+        self.repeats = int(self.settings["repeats"])
+        self.limit_s = self.settings["limit_s"]
+        self.tasks_per_node = self.settings[PC.TASKS_PER_NODE]
+        self.hints = {str(k): _hint_value(v) for k, v in (self.settings["hints"] or {}).items()}
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
         key = "cases.parallel"
@@ -176,7 +173,7 @@ class ParallelCase:
         return ks
 
     def units_key(self, kind: str, i: int) -> str:
-        per_kind = isinstance(self.settings.get(PC.UNITS_PER_ACCESS), dict)
+        per_kind = isinstance(self.settings[PC.UNITS_PER_ACCESS], dict)
         return f"cases.parallel.units_per_access{'.' + kind if per_kind else ''}[{i}]"
 
     @property

@@ -10,6 +10,7 @@ import pandas as pd
 from h5sweep.backends import REGISTRY, spec
 from h5sweep.backends import label as _backend_label
 from h5sweep.cases.parallel import columns as PC
+from h5sweep.measure.stats import median_ci
 from h5sweep.storage import columns as C
 
 PARALLEL_HEADING = "## Parallel passes (cases.parallel)"
@@ -139,3 +140,20 @@ def parallel_markdown(summary: pd.DataFrame, measurements: pd.DataFrame | None =
     lines += ["", note] if note else []
     lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _bandwidth_interval(rates: pd.Series) -> pd.Series:
+    median, low, high = median_ci(rates.to_numpy())
+    return pd.Series({PC.BYTES_PER_S_MEDIAN: median, PC.BYTES_PER_S_CI_LOW: low, PC.BYTES_PER_S_CI_HIGH: high})
+
+
+def bandwidths(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame | None:
+    """Cases timed as whole passes (``bytes_per_s`` per row): per group the best bandwidth
+    over the repeats (the study's statistic) and the median with its interval, per group of
+    ``keys`` (the summary's); None where no row is such a pass."""
+    if PC.BYTES_PER_S not in rows or rows[PC.BYTES_PER_S].isna().all():
+        return None
+    passes = rows[rows[PC.BYTES_PER_S].notna()]
+    grouped = passes.groupby(keys, sort=False, dropna=False)[PC.BYTES_PER_S]
+    best = grouped.max().rename(PC.BYTES_PER_S_MAX)
+    return pd.concat([best, grouped.apply(_bandwidth_interval).unstack()], axis=1).reset_index()

@@ -33,6 +33,7 @@ from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused
 from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import DataSource
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.layouts import Layout, Shape
 from h5sweep.storage.selections import Selection, case_rng, random_boxes
 
@@ -40,12 +41,33 @@ from h5sweep.storage.selections import Selection, case_rng, random_boxes
 class ScalingCase:
     name = "scaling"
     description = "numpy.var over z-slices, split along x across processes"
+    SETTINGS = Block(
+        "scaling",
+        "Local parallel scaling (OpenMSI): numpy.var over z-slices [:, :, z0:z0+n], split along x across processes.",
+        (
+            Setting(
+                SC.PROCESSES,
+                "array",
+                [1, 2],
+                "Process counts to run with (each from 1 to dataset.shape[0]).",
+                {"minItems": 1, "items": {"type": "integer", "minimum": 1}},
+            ),
+            Setting(
+                "slices",
+                "array",
+                [0.2, 25],
+                "Blocks of z-slices: a fraction of z (0.2 = 20% as in the study) or a number of slices (25).",
+                {"minItems": 1, "items": {"type": "number", "exclusiveMinimum": 0}},
+            ),
+            Setting("repeats", "integer", 10, "Repeats per process count and block (random z0).", {"minimum": 1}),
+        ),
+    )
 
     def __init__(self, settings: dict):
-        self.settings = dict(settings)
-        self.repeats = int(self.settings.get("repeats", 10))
-        self.processes = [int(p) for p in self.settings.get(SC.PROCESSES, [1, 2])]
-        self.slices = list(self.settings.get("slices", [0.2, 25]))
+        self.settings = self.SETTINGS.filled(settings)
+        self.repeats = int(self.settings["repeats"])
+        self.processes = [int(p) for p in self.settings[SC.PROCESSES]]
+        self.slices = list(self.settings["slices"])
 
     @staticmethod
     def is_fraction(slices) -> bool:
@@ -129,6 +151,7 @@ SPEC = CaseSpec(
     threads=lambda sweep: max(sweep.scaling.processes),
     backends=(HDF5,),  # its workers read through h5py
     plots=(FIGURE,),
+    findings="h5sweep.cases.scaling.findings:FINDINGS",
     settings_type=ScalingCase,
     check_grid=_lossless_only,
 )

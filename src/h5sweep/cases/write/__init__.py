@@ -36,6 +36,7 @@ from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.measure import rates, settle
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
+from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout
 
 FILL_TIMES = ("ifset", "never", "alloc")
@@ -52,16 +53,71 @@ QUERIED_VARIANT = ("chunk", "ifset")
 class WriteCase:
     name = "write"
     description = "write the whole dataset with each strategy and fill time"
+    SETTINGS = Block(
+        "write",
+        "Write the whole dataset, one chunk per call; fsync included.",
+        (
+            Setting(
+                "repeats",
+                "integer",
+                1,
+                "Timed writes of each file per strategy and fill time (with race, at most this many).",
+                {"minimum": 1},
+            ),
+            Setting(
+                "min_repeats",
+                "integer",
+                1,
+                "With race: the timed writes every store makes; more, up to repeats, only while its write "
+                "time is not separated from its competitors' (docs/method.md). With one, a pilot of the "
+                "nearest stores writes twice first and every store not raced out ends with two or more.",
+                {"minimum": 1},
+            ),
+            Setting(
+                "race",
+                "boolean",
+                True,
+                "Whether the writes take part in the race (top-level race): false writes every store repeats times.",
+            ),
+            Setting(
+                "strategies",
+                "array",
+                ["chunk"],
+                "Write strategies: spectrum (one [x, y, :] per call), block (the m x m spectra of one chunk "
+                "column per call), chunk (one chunk per call).",
+                {"minItems": 1, "items": {"type": "string"}},
+            ),
+            Setting(
+                "fill_time",
+                "array",
+                ["ifset"],
+                "HDF5 fill times: ifset (no fill values written unless one is set; none is), never, alloc "
+                "(storage filled with the fill value when allocated, then overwritten).",
+                {"minItems": 1, "items": {"type": "string"}},
+            ),
+            Setting(
+                "limit_s",
+                ["number", "null"],
+                None,
+                "Seconds after which a timed write is stopped between two of its calls and recorded as "
+                "stopped at that time (its variant's other repeats are skipped, the fast path writes the "
+                "query file, and the recommendation excludes a layout whose first variant was stopped); "
+                "null is 10 times the write's planned time, at least 60 s.",
+                {"exclusiveMinimum": 0},
+            ),
+        ),
+        optional=False,
+    )
 
     def __init__(self, settings: dict):
-        self.settings = dict(settings)
-        self.repeats = int(self.settings.get("repeats", 1))
-        self.strategies = list(self.settings.get("strategies") or ["chunk"])
-        self.fill_times = list(self.settings.get("fill_time") or ["ifset"])
-        self.limit_s = self.settings.get("limit_s")
+        self.settings = self.SETTINGS.filled(settings)
+        self.repeats = int(self.settings["repeats"])
+        self.strategies = list(self.settings["strategies"])
+        self.fill_times = list(self.settings["fill_time"])
+        self.limit_s = self.settings["limit_s"]
         check_limit_s("cases.write.limit_s", self.limit_s)
-        self.min_repeats = int(self.settings.get("min_repeats", 1))
-        self.race = self.settings.get("race", True) is not False
+        self.min_repeats = int(self.settings["min_repeats"])
+        self.race = self.settings["race"] is not False
         self.raced = bool(self.settings.get("raced", False))  # set in a job's settings: writes race (write_race)
         if self.repeats < 1:
             raise ConfigError("cases.write.repeats", self.repeats, "must be at least 1")
@@ -163,4 +219,5 @@ SPEC = CaseSpec(
     ),
     job_cost=_generate_job,
     plots=(FILE_SIZES, WRITE, COMPRESSION_GRID, VARIANTS),
+    settings=lambda: (WriteCase.SETTINGS,),
 )

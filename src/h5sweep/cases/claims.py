@@ -1,0 +1,119 @@
+"""What a registered finding is, and the rules its check judges by (the package's findings,
+:mod:`h5sweep.analyze.findings`, and each case's own, declared in its package and registered by
+its spec's ``findings``).
+
+A :class:`Finding` quotes one sentence of a study (its document and section), states what is
+tested with the sentence's conditions, and checks it on one filesystem's summary. A check
+returns None where the sweep did not measure what the sentence needs under its conditions,
+else the verdict with the numbers it rests on: ``holds`` only where the intervals lie wholly on
+the sentence's side, ``does not hold`` where they lie wholly on the other, ``inconclusive``
+where they admit both. Nothing here imports an I/O library."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from h5sweep.backends import REFERENCE
+from h5sweep.storage import columns as C
+
+STUDIES = "config/studies/"
+HOLDS, FAILS, INCONCLUSIVE, UNMEASURED = "holds", "does not hold", "inconclusive", "not measured"
+VERDICTS = (HOLDS, FAILS, INCONCLUSIVE, UNMEASURED)
+SEEDS = "../shared/seeds/"
+OPENMSI = SEEDS + "openmsi-hdf5-io-performance.rst"
+GUIDE = SEEDS + "hdf-user-guide-ch14-performance-issues.txt"
+KANG = SEEDS + "kang-2019-hdf5-vs-zarr-neuroscience.txt"
+FOLK_CHOI = SEEDS + "folk-choi-2005-hdf5-parallel-io-teragrid.md"
+IO_LAB = SEEDS + "nbody-course-hdf5-io-lab.md"
+
+# A check's answer: None (not measured), or (True: holds, False: does not hold, None:
+# inconclusive; the evidence in words).
+Result = tuple[bool | None, str] | None
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str
+    study: str
+    document: str  # the seed the quote is from
+    section: str
+    quote: str  # the seed's own sentence, verbatim
+    statement: str  # what is tested: the sentence with its conditions
+    needs: str  # the config keys that would measure it
+    config: str  # the study config built to measure it
+    check: Callable[[pd.DataFrame, tuple], Result]
+
+
+def shape_of(text) -> tuple[int, ...]:
+    return tuple(int(v) for v in str(text).split("x")) if isinstance(text, str) and text else ()
+
+
+def primary_reads(s: pd.DataFrame, case: str, backend: str | None = REFERENCE) -> pd.DataFrame:
+    """One case's primary rows (the config's first variant), of one backend (None: all)."""
+    rows = s[(s[C.CASE] == case) & s[C.PRIMARY].fillna(False).astype(bool)]
+    if backend is not None and C.BACKEND in rows:
+        rows = rows[rows[C.BACKEND] == backend]
+    return rows
+
+
+def contiguous_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[rows[C.CHUNK_SHAPE].fillna("") == ""]
+
+
+def chunked_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[rows[C.CHUNK_SHAPE].fillna("") != ""]
+
+
+def gzip_level(compression: str) -> int | None:
+    """The level of a gzip compression name (``gzip-4``: 4), or None for any other."""
+    head, _, level = str(compression).rpartition("-")
+    return int(level) if head == "gzip" and level.isdigit() else None
+
+
+def above(low: float, high: float, threshold: float) -> bool | None:
+    """Whether an interval lies wholly above ``threshold`` (True), wholly at or below it
+    (False), or admits both (None); an interval not measured admits both."""
+    if pd.isna(low) or pd.isna(high):
+        return None
+    if low > threshold:
+        return True
+    if high <= threshold:
+        return False
+    return None
+
+
+def below(low: float, high: float, threshold: float) -> bool | None:
+    """Whether an interval lies wholly below ``threshold`` (True), wholly at or above it
+    (False), or admits both (None)."""
+    return above(-high, -low, -threshold)
+
+
+def majority(states: list[bool | None]) -> bool | None:
+    """A claim about most cases: True where more than half are surely so, False where at
+    least half are surely not, None otherwise."""
+    n = len(states)
+    if sum(s is True for s in states) * 2 > n:
+        return True
+    if sum(s is False for s in states) * 2 >= n:
+        return False
+    return None
+
+
+def every(states: list[bool | None]) -> bool | None:
+    """A claim about all cases: True where every one is surely so, False where one is surely
+    not, None otherwise."""
+    if all(st is True for st in states):
+        return True
+    if any(st is False for st in states):
+        return False
+    return None
+
+
+def counts(states: list[bool | None]) -> str:
+    return (
+        f"{sum(s is True for s in states)} surely so, {sum(s is False for s in states)} surely not, "
+        f"{sum(s is None for s in states)} undecided of {len(states)}"
+    )
