@@ -19,7 +19,7 @@ include: "rules/common.smk"
 
 
 # The report opens on the answer: the recommendation once it exists, else the description.
-report: report_front_page()
+report: JOBS.report_front_page()
 
 
 include: "rules/generate.smk"
@@ -37,4 +37,4 @@ onstart:
 rule all:
     default_target: True
     input:
-        final_outputs(),
+        JOBS.final_outputs(),

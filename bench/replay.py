@@ -16,7 +16,8 @@ import os
 
 import h5py
 import numpy as np
-from harness import SAMPLES, _read, spread
+from common import SAMPLES, spread
+from harness import _read
 
 from h5sweep import trace
 from h5sweep.backends.hdf5 import BACKEND as HDF5

@@ -20,9 +20,35 @@ import sys
 import time
 from pathlib import Path
 
-import harness as bench  # bench/harness.py, beside this script
 import naive  # bench/naive.py
 import replay  # bench/replay.py
+
+# the bench's modules, beside this script
+from agreement import (
+    CALIBRATION_RUNS,
+    NAIVE_PAIRS,
+    calibration,
+    calibration_lines,
+    drift_lines,
+    paired_ratios,
+    racing_figures,
+    runs_agree,
+)
+from common import SAMPLES, SETTLE_S
+from generation import bench_generation
+from goals import append_run, environment, verdicts
+from harness import bench_harness
+from orchestration import (
+    bench_dag,
+    bench_plans,
+    bench_sweep,
+    bench_sweeps_side_by_side,
+    plan_figures,
+    plan_ratios,
+    planned,
+    windows_across,
+)
+from probe import PROBE_POINTS, PROBES_PER_POINT, machine_probe, probe_figures, remove_probe_file
 
 from h5sweep import host
 
@@ -54,9 +80,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only racing's goals and the careful loop: the loop and the sweep in turn 3 times, once without racing",
     )
-    parser.add_argument("--samples", type=int, default=bench.SAMPLES, help="interleaved samples per ratio")
+    parser.add_argument("--samples", type=int, default=SAMPLES, help="interleaved samples per ratio")
     parser.add_argument(
-        "--settle-s", type=float, default=bench.SETTLE_S, help="idle seconds between one write contender and the next"
+        "--settle-s", type=float, default=SETTLE_S, help="idle seconds between one write contender and the next"
     )
     parser.add_argument(
         "--keep-page-reporting",
@@ -87,13 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out)
     elif args.plan_only or args.calibration_only or args.racing_only:  # a row of the table; the latest full run stays
         out = Path(args.dir) / f"{run}.json"
-        bench.append_run(REPO / "bench" / "results" / "runs.csv", run, results["verdicts"])
+        append_run(REPO / "bench" / "results" / "runs.csv", run, results["verdicts"])
     else:  # the latest run of each machine, and one table of every run's verdicts
         results_dir = REPO / "bench" / "results"
         for older in results_dir.glob(f"{socket.gethostname()}-*.json"):
             older.unlink()
         out = results_dir / f"{run}.json"
-        bench.append_run(results_dir / "runs.csv", run, results["verdicts"])
+        append_run(results_dir / "runs.csv", run, results["verdicts"])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2, default=str))
     print(f"written {out}")
@@ -104,39 +130,37 @@ def measure(args) -> dict:
     """Every goal's samples and verdicts."""
     os.makedirs(args.dir, exist_ok=True)
     shape = tuple(args.shape)
-    results: dict = {"environment": bench.environment(), "shape": list(shape)}
+    results: dict = {"environment": environment(), "shape": list(shape)}
     if args.calibration_only:
         print(f"h5sweep bench of the intervals on {socket.gethostname()}, scratch {args.dir}", flush=True)
         results["calibration"] = calibrate(args)
-        results["verdicts"] = [line for line in bench.verdicts(results) if "back to back" in line]
-        results["verdicts"] += bench.calibration_lines(results)
+        results["verdicts"] = [line for line in verdicts(results) if "back to back" in line]
+        results["verdicts"] += calibration_lines(results)
         print("\n".join(results["verdicts"]))
         return results
     if args.racing_only:
         print(f"h5sweep bench of racing on {socket.gethostname()}, scratch {args.dir}", flush=True)
         results["racing"] = racing(args)
-        results["verdicts"] = [line for line in bench.verdicts(results) if "racing" in line or "careful loop" in line]
+        results["verdicts"] = [line for line in verdicts(results) if "racing" in line or "careful loop" in line]
         print("\n".join(results["verdicts"]))
         return results
     if args.plan_only:
         print(f"h5sweep bench of the plan on {socket.gethostname()}, scratch {args.dir}", flush=True)
         alone = Path(args.dir) / "sweep-a"
-        results["sweep"] = bench.bench_sweep(REPO, alone, Path(args.config), args.cores, "bench-a")
+        results["sweep"] = bench_sweep(REPO, alone, Path(args.config), args.cores, "bench-a")
         plan_goals(args, results, alone)
-        results["verdicts"] = [line for line in bench.verdicts(results) if "planned" in line]
+        results["verdicts"] = [line for line in verdicts(results) if "planned" in line]
         print("\n".join(results["verdicts"]))
         return results
     print(f"h5sweep bench on {socket.gethostname()}: cube {shape}, scratch {args.dir}", flush=True)
-    results["generation"] = bench.bench_generation(args.dir, shape, args.threads, args.samples, args.settle_s)
+    results["generation"] = bench_generation(args.dir, shape, args.threads, args.samples, args.settle_s)
     print(json.dumps(results["generation"], indent=2), flush=True)
-    results["harness"] = bench.bench_harness(
-        args.dir, (shape[0], shape[1], min(shape[2], 20_000)), samples=args.samples
-    )
+    results["harness"] = bench_harness(args.dir, (shape[0], shape[1], min(shape[2], 20_000)), samples=args.samples)
     print(json.dumps(results["harness"], indent=2), flush=True)
     results["replay"] = replay.bench_replay(args.dir, (shape[0], shape[1], min(shape[2], 5_000)), args.samples)
     print(json.dumps(results["replay"], indent=2), flush=True)
     if not args.quick:
-        results["dag"] = bench.bench_dag(REPO)
+        results["dag"] = bench_dag(REPO)
         print(json.dumps(results["dag"], indent=2), flush=True)
         # the default sweep alone (its wall time, windows and disk), then twice side by side
         # (each timed window as quiet as alone: the node's lock serialises them), so that the
@@ -145,34 +169,34 @@ def measure(args) -> dict:
         probes = results["machine_probe"] = {}
 
         def probe(point: str) -> None:
-            probes[point] = [bench.machine_probe(args.dir) for _ in range(bench.PROBES_PER_POINT)]
+            probes[point] = [machine_probe(args.dir) for _ in range(PROBES_PER_POINT)]
 
         def workdir(name: str) -> tuple[Path, str]:
             return Path(args.dir) / f"sweep-{name}", f"bench-{name}"
 
         config = Path(args.config)
-        probe(bench.PROBE_POINTS[0])
+        probe(PROBE_POINTS[0])
         alone, name = workdir("a")
-        results["sweep"] = bench.bench_sweep(REPO, alone, config, args.cores, name)
-        probe(bench.PROBE_POINTS[1])
-        pair = bench.bench_sweeps_side_by_side(REPO, [workdir("b"), workdir("c")], config, args.cores)
-        probe(bench.PROBE_POINTS[2])
-        results["machine_probe_figures"] = bench.probe_figures(probes)
+        results["sweep"] = bench_sweep(REPO, alone, config, args.cores, name)
+        probe(PROBE_POINTS[1])
+        pair = bench_sweeps_side_by_side(REPO, [workdir("b"), workdir("c")], config, args.cores)
+        probe(PROBE_POINTS[2])
+        results["machine_probe_figures"] = probe_figures(probes)
         print(json.dumps(results["machine_probe_figures"], indent=2), flush=True)
         results["sweeps_side_by_side"] = pair
-        results["side_by_side"] = bench.windows_across(pair)
+        results["side_by_side"] = windows_across(pair)
         print(json.dumps([results["sweep"], *pair, results["side_by_side"]], indent=2), flush=True)
-        results["reproducibility"] = bench.runs_agree(pair[0], pair[1])
+        results["reproducibility"] = runs_agree(pair[0], pair[1])
         plan_goals(args, results, alone)
         results["calibration"] = calibrate(args)
         results["racing"] = racing(args)
         # not a goal: the run alone against the first of the pair, minutes apart
-        results["reproducibility_in_sequence"] = bench.runs_agree(results["sweep"], pair[0])
+        results["reproducibility_in_sequence"] = runs_agree(results["sweep"], pair[0])
         print(json.dumps(results["reproducibility"], indent=2, default=str), flush=True)
     else:  # the probe once, small, so that the smoke test runs it
-        results["machine_probe"] = {"before_first_run": [bench.machine_probe(args.dir, samples=args.samples)]}
-    bench.remove_probe_file(args.dir)
-    lines = bench.verdicts(results) + bench.drift_lines(results) + bench.calibration_lines(results)
+        results["machine_probe"] = {"before_first_run": [machine_probe(args.dir, samples=args.samples)]}
+    remove_probe_file(args.dir)
+    lines = verdicts(results) + drift_lines(results) + calibration_lines(results)
     results["verdicts"] = lines
     print("\n".join(lines))
     return results
@@ -187,18 +211,18 @@ def racing(args) -> dict:
 
     config, scratch = Path(args.config), Path(args.dir)
     loops, sweeps = [], []
-    for k in range(1, bench.NAIVE_PAIRS + 1):  # interleaved pairs: the loop, then the sweep
+    for k in range(1, NAIVE_PAIRS + 1):  # interleaved pairs: the loop, then the sweep
         loops.append(naive.naive_loop(config, scratch / f"naive-{k}"))
         print(f"naive loop {k}: {loops[-1]['wall_s']:.0f} s", flush=True)
-        sweeps.append(bench.bench_sweep(REPO, scratch / f"sweep-race-{k}", config, args.cores, f"bench-race-{k}"))
+        sweeps.append(bench_sweep(REPO, scratch / f"sweep-race-{k}", config, args.cores, f"bench-race-{k}"))
         print(f"sweep with racing {k}: {sweeps[-1]['sweep_wall_s']:.0f} s", flush=True)
     off_config = scratch / "race-off.yaml"
     off_config.write_text(yaml.safe_dump({**yaml.safe_load(config.read_text()), "race": False}))
-    off = bench.bench_sweep(REPO, scratch / "sweep-race-off", off_config, args.cores, "bench-race-off")
+    off = bench_sweep(REPO, scratch / "sweep-race-off", off_config, args.cores, "bench-race-off")
     print(f"sweep without racing: {off['sweep_wall_s']:.0f} s", flush=True)
-    found = bench.racing_figures(sweeps, off)
+    found = racing_figures(sweeps, off)
     found["naive_wall_s"] = [loop["wall_s"] for loop in loops]
-    found["ratio_wall_vs_naive"] = bench.paired_ratios([s["sweep_wall_s"] for s in sweeps], found["naive_wall_s"])
+    found["ratio_wall_vs_naive"] = paired_ratios([s["sweep_wall_s"] for s in sweeps], found["naive_wall_s"])
     own = naive.loops_agree(*loops)
     found["naive_share_groups_best_agree"], found["naive_min_spearman"] = (
         own["share_groups_best_agree"],
@@ -212,21 +236,21 @@ def calibrate(args) -> dict:
     """The default sweep run back to back, each run after the last (not side by side): does
     each run's 95% interval hold the next run's value as often as it claims?"""
     runs = []
-    for k in range(1, bench.CALIBRATION_RUNS + 1):
+    for k in range(1, CALIBRATION_RUNS + 1):
         workdir, name = Path(args.dir) / f"sweep-calibration-{k}", f"bench-calibration-{k}"
-        runs.append(bench.bench_sweep(REPO, workdir, Path(args.config), args.cores, name))
+        runs.append(bench_sweep(REPO, workdir, Path(args.config), args.cores, name))
         print(f"calibration run {k}: {runs[-1]['sweep_wall_s']:.0f} s", flush=True)
-    found = bench.calibration(runs)
+    found = calibration(runs)
     print(json.dumps(found, indent=2), flush=True)
     return found
 
 
 def plan_goals(args, results: dict, alone: Path) -> None:
     """The plan a dry run prints, against the default sweep run alone and two test configs."""
-    plans = {"config": bench.plan_figures(results["sweep"], bench.planned(alone, args.cores))}
-    plans.update(bench.bench_plans(REPO, Path(args.dir), args.cores))
+    plans = {"config": plan_figures(results["sweep"], planned(alone, args.cores))}
+    plans.update(bench_plans(REPO, Path(args.dir), args.cores))
     results["plan_detail"] = plans
-    results["plan"] = bench.plan_ratios(plans)
+    results["plan"] = plan_ratios(plans)
     print(json.dumps(plans, indent=2), flush=True)
 
 

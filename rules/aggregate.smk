@@ -9,7 +9,7 @@ localrules:
 
 rule aggregate:
     input:
-        all_records(),
+        JOBS.all_records(),
     output:
         measurements=f"{RESULTS}/measurements.parquet",
         summary=f"{RESULTS}/summary.parquet",
@@ -29,8 +29,8 @@ rule aggregate:
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
-        mem_mb=aggregate_mem_mb,
-        runtime=aggregate_runtime,
+        mem_mb=JOBS.aggregate_mem_mb,
+        runtime=JOBS.aggregate_runtime,
     params:
         thresholds=SWEEP.score,
         reference=SWEEP.reference,

@@ -6,27 +6,27 @@
 
 rule measure_store_case:
     input:
-        store=store_of,
-        donor=donor(),
+        store=JOBS.store_of,
+        donor=JOBS.donor(),
     output:
-        record=record_path(
+        record=JOBS.record_path(
             "{filesystem}", "{backend}", "{layout}", "{compression}", "{case}"
         ),
     log:
         f"{RESULTS}/logs/{{case}}/{{filesystem}}/{{backend}}/{{layout}}/{{compression}}.log",
     wildcard_constraints:
-        case=own_job_cases("store"),
+        case=JOBS.own_job_cases("store"),
     priority: 10
     group:
         MEASURE_GROUP
     conda:
         "../workflow/envs/h5sweep.yaml"
-    threads: case_threads
+    threads: JOBS.case_threads
     resources:
-        mem_mb=case_mem_mb,
-        runtime=case_runtime,
+        mem_mb=JOBS.case_mem_mb,
+        runtime=JOBS.case_runtime,
     params:
-        settings=store_case_settings,
+        settings=JOBS.store_case_settings,
     script:
         "../workflow/scripts/measure_case.py"
 
@@ -39,51 +39,51 @@ rule measure_store_case:
 
 rule measure_mpi_case:
     input:
-        store=store_of,
-        donor=donor(),
+        store=JOBS.store_of,
+        donor=JOBS.donor(),
     output:
-        record=record_path(
+        record=JOBS.record_path(
             "{filesystem}", "{backend}", "{layout}", "{compression}", "{case}"
         ),
     log:
         f"{RESULTS}/logs/{{case}}/{{filesystem}}/{{backend}}/{{layout}}/{{compression}}.log",
     wildcard_constraints:
-        case=own_job_cases("mpi"),
+        case=JOBS.own_job_cases("mpi"),
     priority: 10
     conda:
         "../workflow/envs/h5sweep.yaml"
-    threads: case_threads
+    threads: JOBS.case_threads
     resources:
-        mem_mb=case_mem_mb,
-        mem_mb_per_cpu=mpi_case_mem_mb_per_task,
-        tasks=mpi_slurm_tasks,
-        tasks_per_node=mpi_case_tasks_per_node,
-        nodes=mpi_case_nodes,
+        mem_mb=JOBS.case_mem_mb,
+        mem_mb_per_cpu=JOBS.mpi_case_mem_mb_per_task,
+        tasks=JOBS.mpi_slurm_tasks,
+        tasks_per_node=JOBS.mpi_case_tasks_per_node,
+        nodes=JOBS.mpi_case_nodes,
         cpus_per_task=1,
-        mpi=mpi_case_launch,
-        runtime=case_runtime,
+        mpi=JOBS.mpi_case_launch,
+        runtime=JOBS.case_runtime,
     params:
-        settings=store_case_settings,
+        settings=JOBS.store_case_settings,
     script:
         "../workflow/scripts/measure_case.py"
 
 
 rule measure_filesystem_case:
     input:
-        donor=donor(),
+        donor=JOBS.donor(),
     output:
         record=f"{RESULTS}/raw/{{filesystem}}/{{case}}.parquet",
     log:
         f"{RESULTS}/logs/{{case}}/{{filesystem}}.log",
     wildcard_constraints:
-        case=own_job_cases("filesystem"),
+        case=JOBS.own_job_cases("filesystem"),
     priority: 10
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
-        mem_mb=case_mem_mb,
-        runtime=case_runtime,
+        mem_mb=JOBS.case_mem_mb,
+        runtime=JOBS.case_runtime,
     params:
-        settings=filesystem_case_settings,
+        settings=JOBS.filesystem_case_settings,
     script:
         "../workflow/scripts/measure_case.py"

@@ -11,24 +11,24 @@ for fs in SWEEP.filesystems:
 
         rule:
             name:
-                generate_rule_name(fs, entry)
+                JOBS.generate_rule_name(fs, entry)
             input:
-                donor=donor(),
+                donor=JOBS.donor(),
             output:
                 **generate_outputs(fs, entry),
             log:
-                **generate_logs(fs, entry),
+                **JOBS.generate_logs(fs, entry),
             group:
                 MEASURE_GROUP
             conda:
                 "../workflow/envs/h5sweep.yaml"
             resources:
-                mem_mb=generate_job_mem_mb,
-                runtime=generate_job_runtime(entry.name),
+                mem_mb=JOBS.generate_job_mem_mb,
+                runtime=JOBS.generate_job_runtime(entry.name),
             params:
-                **generate_params(fs, entry),
+                **JOBS.generate_params(fs, entry),
             script:
-                GENERATE_SCRIPT
+                JOBS.generate_script
 
 
 # write_race (racing on and cases.write.repeats above min_repeats): once every store of a
@@ -39,8 +39,8 @@ for fs in SWEEP.filesystems:
 
 rule write_race:
     input:
-        records=write_records_on_filesystem,
-        donor=donor(),
+        records=JOBS.write_records_on_filesystem,
+        donor=JOBS.donor(),
     output:
         record=f"{RESULTS}/raw/{{filesystem}}/write-race.parquet",
     log:
@@ -50,9 +50,9 @@ rule write_race:
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
-        mem_mb=write_race_mem_mb,
-        runtime=write_race_runtime,
+        mem_mb=JOBS.write_race_mem_mb,
+        runtime=JOBS.write_race_runtime,
     params:
-        settings=write_race_settings,
+        settings=JOBS.write_race_settings,
     script:
         "../workflow/scripts/write_race.py"

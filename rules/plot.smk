@@ -12,12 +12,12 @@ for job_name, kinds in PLOT_JOBS.items():
         name:
             f"plot_{job_name}"
         input:
-            **plot_inputs(kinds),
+            **JOBS.plot_inputs(kinds),
         output:
             figures=[
                 report(
                     f"{RESULTS}/plots/{name}.png",
-                    caption=figure_caption(name),
+                    caption=JOBS.figure_caption(name),
                     category=FIGURES[kind].category,
                     labels=FIGURES[kind].report_labels(values),
                 )
@@ -25,7 +25,9 @@ for job_name, kinds in PLOT_JOBS.items():
                 for name, values in drawn
             ],
             captions=[
-                figure_caption(name) for drawn in kinds.values() for name, _ in drawn
+                JOBS.figure_caption(name)
+                for drawn in kinds.values()
+                for name, _ in drawn
             ],
         log:
             f"{RESULTS}/logs/plot/{job_name}.log",
@@ -34,7 +36,7 @@ for job_name, kinds in PLOT_JOBS.items():
             "../workflow/envs/h5sweep.yaml"
         resources:
             mem_mb=PLOT_MEM_MB,
-            runtime=plot_runtime(sum(len(drawn) for drawn in kinds.values())),
+            runtime=JOBS.plot_runtime(sum(len(drawn) for drawn in kinds.values())),
         params:
             kinds=[
                 {

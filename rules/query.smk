@@ -6,10 +6,10 @@ if not READS_IN_STORE_JOB:  # locally, the store's own job reads it (rules/gener
 
     rule query:
         input:
-            store=store_of,
-            donor=donor(),
+            store=JOBS.store_of,
+            donor=JOBS.donor(),
         output:
-            record=record_path(
+            record=JOBS.record_path(
                 "{filesystem}", "{backend}", "{layout}", "{compression}", "query"
             ),
         log:
@@ -21,10 +21,10 @@ if not READS_IN_STORE_JOB:  # locally, the store's own job reads it (rules/gener
         conda:
             "../workflow/envs/h5sweep.yaml"
         resources:
-            mem_mb=query_mem_mb,
-            runtime=query_runtime,
+            mem_mb=JOBS.query_mem_mb,
+            runtime=JOBS.query_runtime,
         params:
-            settings=query_settings,
+            settings=JOBS.query_settings,
         script:
             "../workflow/scripts/query.py"
 
@@ -37,8 +37,8 @@ if not READS_IN_STORE_JOB:  # locally, the store's own job reads it (rules/gener
 
 rule query_interleaved:
     input:
-        stores=stores_on_filesystem,
-        donor=donor(),
+        stores=JOBS.stores_on_filesystem,
+        donor=JOBS.donor(),
     output:
         record=f"{RESULTS}/raw/{{filesystem}}/query-interleaved.parquet",
     log:
@@ -49,10 +49,10 @@ rule query_interleaved:
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
-        mem_mb=query_mem_mb,
-        runtime=interleaved_query_runtime,
+        mem_mb=JOBS.query_mem_mb,
+        runtime=JOBS.interleaved_query_runtime,
     params:
-        settings=interleaved_query_settings,
+        settings=JOBS.interleaved_query_settings,
     script:
         "../workflow/scripts/query_interleaved.py"
 
@@ -66,9 +66,9 @@ rule query_interleaved:
 rule query_resumed:
     input:
         passed=f"{RESULTS}/raw/{{filesystem}}/query-interleaved.parquet",
-        donor=donor(),
+        donor=JOBS.donor(),
     output:
-        record=record_path(
+        record=JOBS.record_path(
             "{filesystem}", "{backend}", "{layout}", "{compression}", "resumed"
         ),
     log:
@@ -79,9 +79,9 @@ rule query_resumed:
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
-        mem_mb=query_mem_mb,
-        runtime=query_runtime,
+        mem_mb=JOBS.query_mem_mb,
+        runtime=JOBS.query_runtime,
     params:
-        settings=resumed_query_settings,
+        settings=JOBS.resumed_query_settings,
     script:
         "../workflow/scripts/query_resumed.py"

@@ -27,9 +27,9 @@ rule recommend:
     conda:
         "../workflow/envs/h5sweep.yaml"
     resources:
-        mem_mb=aggregate_mem_mb,
-        runtime=aggregate_runtime,
+        mem_mb=JOBS.aggregate_mem_mb,
+        runtime=JOBS.aggregate_runtime,
     params:
-        settings=job_settings.recommend_settings(SWEEP),
+        settings=JOBS.recommend_settings(),
     script:
         "../workflow/scripts/recommend.py"

@@ -11,17 +11,10 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))  # the bench's code lives outside the package
-from harness import (  # noqa: E402
-    GOALS,
-    PROBE_BYTES,
-    calibration,
-    drift_lines,
-    plan_figures,
-    plan_ratios,
-    reproducibility,
-    shift_along_the_pass,
-    verdicts,
-)
+from agreement import calibration, drift_lines, reproducibility, shift_along_the_pass  # noqa: E402
+from goals import GOALS, verdicts  # noqa: E402
+from orchestration import plan_figures, plan_ratios  # noqa: E402
+from probe import PROBE_BYTES  # noqa: E402
 
 from h5sweep import host
 
@@ -242,7 +235,7 @@ def test_reproducibility_compares_best_layouts_medians_and_ranks():
 
 
 def test_recommendations_agree_when_each_choice_is_tied_with_the_others_fastest():
-    from harness import recommendations_agree
+    from agreement import recommendations_agree
 
     def table(recommended, tied):
         return pd.DataFrame(

@@ -16,6 +16,8 @@ PARSE_TIME = [
     "h5sweep.sweep.settings",
     "h5sweep.sweep.plan",
     "h5sweep.sweep.resources",
+    "h5sweep.sweep.jobs_of",
+    "h5sweep.sweep.resume",
     "h5sweep.sweep.config",
     "h5sweep.backends",
     "h5sweep.cases",
@@ -198,3 +200,9 @@ def test_analysis_report_and_the_workflow_name_no_case_package():
         found[str(smk.relative_to(WORKFLOW))] = set(re.findall(r"^from (h5sweep\.cases[\w.]*) import", text, re.M))
     reaching = sorted(f"{where}: {m}" for where, modules in found.items() for m in modules if m not in CASE_CORE)
     assert reaching == []
+
+
+def test_the_workflows_rules_stay_declarations():
+    """The rules' functions live in the package (h5sweep.sweep.jobs_of): rules/common.smk keeps
+    the config's loading and checks, at most 250 lines."""
+    assert len((WORKFLOW / "rules" / "common.smk").read_text(encoding="utf-8").splitlines()) <= 250
