@@ -17,7 +17,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "h5sweep"
 
 
 def _declared() -> list[tuple[str, Setting]]:
-    return [(block.name, setting) for block in config_blocks().values() for setting in block.settings]
+    from h5sweep.cases.engine.race import SETTINGS as RACE
+
+    blocks = [*config_blocks().values(), RACE]
+    return [(block.name, setting) for block in blocks for setting in block.settings]
 
 
 def test_every_case_of_the_config_has_its_block_from_its_declaration_and_none_in_the_schema_file():
@@ -79,7 +82,7 @@ def test_no_declared_default_is_written_again_in_the_code():
             for name, value in pairs:
                 for block, default in defaults.get(name, []):
                     if default not in (None, "", [], {}) and _literal(value) == default:
-                        found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {name}={default!r} (cases.{block})")
+                        found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {name}={default!r} ({block})")
     assert found == [], "\n".join(found)
 
 

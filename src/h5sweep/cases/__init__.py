@@ -75,7 +75,7 @@ def figures_by_kind(sweep) -> dict[str, list[tuple[str, dict[str, str]]]]:
     """Every figure the sweep draws, by kind (each kind is drawn in one job): its name (the
     file name without ``.png``) and the values of its pattern's wildcards (``case``,
     ``filesystem``), which its caption is rendered with."""
-    wanted = figure_kinds_from_config(sweep.config.get("figures", True))
+    wanted = figure_kinds_from_config(sweep.config["figures"])
     filesystems = [fs.name for fs in sweep.filesystems]
     names = [
         name.format(filesystem=fs)

@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 
 # JSON-schema words a setting may carry besides its type, default and description, in the
 # order the schema shows them
-BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "minItems", "maxItems", "enum", "items", "oneOf")
+BOUNDS = (
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "enum",
+    "items",
+    "oneOf",
+)
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,15 @@ def load_schema(path: str | Path | None = None) -> dict:
     """The config's JSON schema: ``config/schema.yaml`` with, under ``cases``, the block each
     registered case declares beside its code (:func:`h5sweep.cases.config_blocks`)."""
     from h5sweep.cases import config_blocks
+    from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
 
     with open(path or SCHEMA_PATH, encoding="utf-8") as f:
         schema = yaml.load(f, Loader=_LOADER)
     cases = schema["properties"]["cases"].setdefault("properties", {})
     for name, block in config_blocks().items():
         cases.setdefault(name, block.schema())
+    race = next(form for form in schema["properties"]["race"]["oneOf"] if form.get("type") == "object")
+    race.setdefault("properties", {}).update(RACE_SETTINGS.schema()["properties"])
     return schema
 
 

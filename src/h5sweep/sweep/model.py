@@ -28,6 +28,7 @@ from h5sweep.cases import (
     read_cases_from_config,
     write_case_from_config,
 )
+from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
 from h5sweep.errors import ConfigError
 from h5sweep.measure.objective import DEFAULT_OBJECTIVE, OBJECTIVE_WORDS
 from h5sweep.storage import columns as C
@@ -184,7 +185,7 @@ class Sweep:
             for comp in _compressions_for(layout, compressions, donor_compressions)
             if backend.stores(layout, comp)
         ]
-        figure_kinds_from_config(config.get("figures", True))  # checked now
+        figure_kinds_from_config(config["figures"])  # checked now
         grid = SimpleNamespace(shape=shape, compressions=compressions, stores=stores)
         for spec in CASE_SPECS:  # each case's refusals that need the grid
             if optional.get(spec.name) is not None and spec.check_grid is not None:
@@ -373,9 +374,6 @@ def with_donor_layout(dataset: dict, layouts: list[Layout], compressions: list, 
     return layouts, list(dict.fromkeys([*compressions, compression] if configured else [compression]))
 
 
-RACE_DEFAULTS = {"margin": 1.25, "min_rounds": 10, "rounds_per_look": 5, "alpha": 0.05}
-
-
 def race_from_config(race, interleave: bool) -> dict | None:
     """``race:`` as a rule (:class:`h5sweep.cases.engine.race.RaceRule`'s settings), or None
     where it is off or there is no interleaved pass to race in."""
@@ -386,7 +384,7 @@ def race_from_config(race, interleave: bool) -> dict | None:
 
 def _race_rule(race) -> dict:
     """``race:`` (true or an object) with the defaults of the keys it does not set."""
-    return {**RACE_DEFAULTS, **(race if isinstance(race, dict) else {})}
+    return RACE_SETTINGS.filled(race if isinstance(race, dict) else {})
 
 
 def write_race_from_config(race, write_case, recommend: dict) -> dict | None:

@@ -30,7 +30,7 @@ def preview(sweep, parallel_jobs: int, slurm: bool = False, cluster: bool = Fals
         out.warnings.append(f"To run (not for a dry run): {missing_mpi_environment()}.")
     out.warnings += the_plan.warnings
     short = [fs for fs in the_plan.filesystems if not fs.fits]
-    if short and sweep.config.get("check_disk", True):
+    if short and sweep.config["check_disk"]:
         fs = short[0]
         at_once = (
             f"all {fs.files} test stores at once to interleave their reads"

@@ -29,16 +29,44 @@ import numpy as np
 
 from h5sweep.measure.objective import DEFAULT_OBJECTIVE, Reads, anchors, best_of, bound_to_best, costs
 from h5sweep.storage import columns as C
+from h5sweep.storage.declared import Block, Setting
+
+# ``race:`` as an object (true: these defaults; false: no race), declared once: the schema's
+# object form and the rules' defaults come from here (h5sweep.sweep.config.load_schema)
+SETTINGS = Block(
+    "race",
+    "The race's rule.",
+    (
+        Setting(
+            "margin",
+            "number",
+            1.25,
+            "A store is out once its ratio's interval lies above this.",
+            {"exclusiveMinimum": 1},
+        ),
+        Setting("min_rounds", "integer", 10, "Rounds every store reads before the first look.", {"minimum": 2}),
+        Setting("rounds_per_look", "integer", 5, "Rounds between two looks.", {"minimum": 1}),
+        Setting(
+            "alpha",
+            "number",
+            0.05,
+            "The chance, over the whole pass, of racing out a store within the margin of the best (split over "
+            "the looks).",
+            {"exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        ),
+    ),
+)
+_DEFAULT = SETTINGS.defaults()
 
 
 @dataclass(frozen=True)
 class RaceRule:
     weights: dict[str, float]  # reads of each case per unit of work
     objective: str = DEFAULT_OBJECTIVE  # what is scored (recommend.objective)
-    margin: float = 1.25
-    min_rounds: int = 10
-    rounds_per_look: int = 5
-    alpha: float = 0.05
+    margin: float = _DEFAULT["margin"]
+    min_rounds: int = _DEFAULT["min_rounds"]
+    rounds_per_look: int = _DEFAULT["rounds_per_look"]
+    alpha: float = _DEFAULT["alpha"]
     samples: int = 400
     seed: int = 20_261_126
     unraced: frozenset[str] = field(default_factory=frozenset)  # cases read to the end (cases.<c>.race: false)
@@ -47,14 +75,15 @@ class RaceRule:
     def from_settings(cls, settings: dict | None) -> RaceRule | None:
         if not settings:
             return None
+        settings = SETTINGS.filled(settings)
         return cls(
             # the run's recommend.weights (h5sweep.sweep.settings.with_race_scoring), else the default mix
             weights={k: float(v) for k, v in (settings.get("weights") or settings["default_weights"]).items()},
             objective=settings.get("objective", DEFAULT_OBJECTIVE),
-            margin=float(settings.get("margin", 1.25)),
-            min_rounds=int(settings.get("min_rounds", 10)),
-            rounds_per_look=int(settings.get("rounds_per_look", 5)),
-            alpha=float(settings.get("alpha", 0.05)),
+            margin=float(settings["margin"]),
+            min_rounds=int(settings["min_rounds"]),
+            rounds_per_look=int(settings["rounds_per_look"]),
+            alpha=float(settings["alpha"]),
             unraced=frozenset(settings.get("unraced", ())),
         )
 
