@@ -14,7 +14,7 @@ from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.errors import ConfigError
 from h5sweep.storage import codecs
-from h5sweep.storage.codecs import CODECS, Codec, compressions_from_config, parse_compression
+from h5sweep.storage.codecs import CODECS, Codec, HDF5Filter, compressions_from_config, parse_compression
 from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.storage.selections import Selection
 
@@ -77,7 +77,7 @@ def test_a_codec_added_to_the_table_is_parsed_written_and_read_back(tmp_path, mo
     Fletcher-32 checksum (in every HDF5 build) with no chunk encoder, so the fast path falls
     back to HDF5's own pipeline."""
     monkeypatch.setitem(CODECS, "fletcher32", Codec("fletcher32", "fletcher32", r"fletcher32", "checksum"))
-    monkeypatch.setitem(hdf5_filters.FILTERS, "fletcher32", hdf5_filters.Filter(lambda p: {"fletcher32": True}))
+    monkeypatch.setitem(hdf5_filters.FILTERS, "fletcher32", HDF5Filter(lambda p: {"fletcher32": True}))
     codec = parse_compression("fletcher32")
     assert codec.lossless and hdf5_filters.chunk_encoder(codec, 2) is None
     assert not hdf5_filters.has_chunk_encoder(codec)

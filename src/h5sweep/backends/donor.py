@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from h5sweep.backends import hdf5_filters
+from h5sweep.storage.codecs import CODECS
+
 DONOR_LAYOUT_NAME = "donor"
-# HDF5's filter ids of the codecs the table names from a donor's own pipeline
-_SHUFFLE, _DEFLATE = 2, 1
 
 
 @dataclass(frozen=True)
@@ -34,15 +35,9 @@ def describe(array) -> DonorLayout:
 def _hdf5_layout(dset) -> DonorLayout:
     plist = dset.id.get_create_plist()
     filters = [plist.get_filter(i) for i in range(plist.get_nfilters())]
-    ids = [f[0] for f in filters]
     described = ", ".join(f"filter {f[0]} ({f[3].decode(errors='replace') or '?'}) {list(f[2])}" for f in filters)
-    name = None
-    if not ids:
-        name = "none"
-    elif ids == [_DEFLATE]:
-        name = f"gzip-{filters[0][2][0]}"
-    elif ids == [_SHUFFLE, _DEFLATE]:
-        name = f"shuffle+gzip-{filters[1][2][0]}"
+    # each codec's module reads the pipeline as its own name, where it is (h5sweep.storage.codecs)
+    name = hdf5_filters.donor_name([(f[0], tuple(f[2])) for f in filters])
     return DonorLayout(tuple(dset.chunks) if dset.chunks else None, name, described or "no filters")
 
 
@@ -55,15 +50,8 @@ def _zarr_layout(array) -> DonorLayout:
         name = None
     elif not compressors:
         name = "none"
-    else:
-        codec = compressors[0]
-        kind = type(codec).__name__
-        if kind == "GzipCodec":
-            name = f"gzip-{codec.level}"
-        elif kind == "ZstdCodec":
-            name = f"zstd-{codec.level or 3}"  # level 0 is libzstd's default, 3
-        elif kind == "BloscCodec":
-            shuffle = {"noshuffle": "", "shuffle": "-shuffle", "bitshuffle": "-bitshuffle"}[str(codec.shuffle.value)]
-            name = f"blosc-{codec.cname.value}-{codec.clevel}{shuffle}"
+    else:  # the codec whose module reads this compressor as its own (h5sweep.storage.codecs)
+        found = (c.zarr.donor(compressors[0]) for c in CODECS.values() if c.zarr and c.zarr.donor)
+        name = next((n for n in found if n), None)
     chunks = tuple(array.chunks)
     return DonorLayout(None if chunks == tuple(array.shape) and not name else chunks, name, described)

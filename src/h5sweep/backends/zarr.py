@@ -28,7 +28,6 @@ import numcodecs
 import numpy as np
 import tensorstore
 import zarr
-from zarr.codecs import BloscCodec, BloscShuffle, GzipCodec, ZstdCodec
 from zarr.storage import LocalStore
 
 from h5sweep.backends import ZARR, base, zarr_columns
@@ -41,42 +40,22 @@ from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.storage.selections import Selection
 
+
 # the table's shuffle -> (zarr-python's Blosc shuffle, numcodecs' Blosc shuffle)
-_SHUFFLES = {
-    "none": (BloscShuffle.noshuffle, 0),
-    "byte": (BloscShuffle.shuffle, 1),
-    "bit": (BloscShuffle.bitshuffle, 2),
-}
-
-
 def zarr_compressors(compression: Compression, itemsize: int):
-    """zarr-python's compressors for a codec of the table (the families Zarr shares)."""
-    p, family = compression.params, compression.family
-    if family == "none":
-        return None
-    if family == "gzip":
-        return GzipCodec(level=p["level"])
-    if family == "blosc":
-        shuffle = _SHUFFLES[compression.codec.shuffle(p)][0]
-        return BloscCodec(cname=p["cname"], clevel=p["level"], shuffle=shuffle, typesize=itemsize, blocksize=0)
-    if family == "zstd":
-        return ZstdCodec(level=p["level"], checksum=False)
-    raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
+    """zarr-python's compressor for a codec of the table (its module's ``zarr``), or None."""
+    hook = compression.codec.zarr
+    if hook is None:
+        raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
+    return hook.compressor(compression.params, itemsize)
 
 
 def chunk_encoder(compression: Compression):
     """The numcodecs codec that produces zarr-python's chunk bytes, or None (stored raw)."""
-    p, family = compression.params, compression.family
-    if family == "none":
-        return None
-    if family == "gzip":
-        return numcodecs.GZip(level=p["level"])
-    if family == "blosc":
-        shuffle = _SHUFFLES[compression.codec.shuffle(p)][1]
-        return numcodecs.Blosc(cname=p["cname"], clevel=p["level"], shuffle=shuffle, blocksize=0)
-    if family == "zstd":
-        return numcodecs.Zstd(level=p["level"])
-    raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
+    hook = compression.codec.zarr
+    if hook is None:
+        raise ValueError(f"Zarr stores {', '.join(ZARR_CODEC_FAMILIES)}, not {compression.name}")
+    return hook.numcodec(compression.params)
 
 
 def create_array(path: str, shape, chunks, dtype, compression: Compression, shards=None):

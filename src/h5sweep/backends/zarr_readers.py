@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from h5sweep.backends.zarr_columns import ZARR_CONCURRENCY
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
+from h5sweep.storage.codecs import CODECS
 
-# Codec families of h5sweep's table that Zarr v3 stores too (as numcodecs-backed codecs).
-ZARR_CODEC_FAMILIES = ("none", "gzip", "blosc", "zstd")
+# Codec families of h5sweep's table that Zarr v3 stores too (those whose module has ``zarr``).
+ZARR_CODEC_FAMILIES = tuple(family for family, codec in CODECS.items() if codec.zarr is not None)
 READERS = ("zarr-python", "tensorstore")
 DEFAULT_CONCURRENCY = 10  # zarr-python's own default for ``async.concurrency``
 DEFAULTS = {"readers": ["zarr-python", "tensorstore"], "concurrency": DEFAULT_CONCURRENCY}

@@ -27,12 +27,14 @@ def load_schema(path: str | Path | None = None) -> dict:
     registered case declares beside its code (:func:`h5sweep.cases.config_blocks`)."""
     from h5sweep.cases import config_blocks
     from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
+    from h5sweep.storage import codecs
 
     with open(path or SCHEMA_PATH, encoding="utf-8") as f:
         schema = yaml.load(f, Loader=_LOADER)
     cases = schema["properties"]["cases"].setdefault("properties", {})
     for name, block in config_blocks().items():
         cases.setdefault(name, block.schema())
+    schema["properties"]["compression"]["description"] = codecs.schema_description()
     race = next(form for form in schema["properties"]["race"]["oneOf"] if form.get("type") == "object")
     race.setdefault("properties", {}).update(RACE_SETTINGS.schema()["properties"])
     return schema
@@ -163,9 +165,25 @@ def with_column_tables(readme: str) -> str:
     return readme
 
 
+CODEC_TABLE = (
+    "<!-- codec table: generated from h5sweep.storage.codecs by `make docs`; edit the codec's module -->",
+    "<!-- end of codec table -->",
+)
+
+
+def with_codec_table(readme: str) -> str:
+    """``readme`` with its table of compression names (between the markers) generated anew
+    from the codec modules."""
+    from h5sweep.storage import codecs
+
+    begin, end = CODEC_TABLE
+    start, stop = readme.index(begin), readme.index(end) + len(end)
+    return readme[:start] + "\n".join([begin, codecs.readme_table(), end]) + readme[stop:]
+
+
 if __name__ == "__main__":  # python -m h5sweep.sweep.config config/README.md: its generated tables
     import sys
 
     for readme_path in sys.argv[1:]:
         text = Path(readme_path).read_text(encoding="utf-8")
-        Path(readme_path).write_text(with_column_tables(with_key_table(text)), encoding="utf-8")
+        Path(readme_path).write_text(with_codec_table(with_column_tables(with_key_table(text))), encoding="utf-8")

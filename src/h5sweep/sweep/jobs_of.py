@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from h5sweep import backends
 from h5sweep.cases import CASE_SPECS, FIGURE_INPUTS, FIGURES, OWN_JOB_CASES, case_spec, plot_jobs
 from h5sweep.storage import codecs
+from h5sweep.storage import columns as C
 from h5sweep.sweep import resources
 from h5sweep.sweep import settings as job_settings
 
@@ -46,7 +47,7 @@ class RuleFunctions:
     def donor(self) -> list[str]:
         """The donor file the values come from, if any: an input of every job that makes data,
         so that changing it reruns them."""
-        fill = self.sweep.dataset["fill"]
+        fill = self.sweep.dataset[C.FILL]
         return [fill["donor"]["path"]] if isinstance(fill, dict) else []
 
     def stores_on_filesystem(self, wildcards) -> list[str]:

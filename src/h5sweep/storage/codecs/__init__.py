@@ -9,11 +9,16 @@ says, in one place, everything the rest of h5sweep asks of a codec:
   against;
 - the element types it handles, and the plan's rates.
 
-The table is the same for every backend. How a backend stores a codec (HDF5's filter
-keywords, Zarr's codec objects) is the backend's own mapping, in ``h5sweep.backends``; a
-backend stores the families its ``Capabilities.codec_families`` name. Adding a codec is one
-entry here and one in each mapping that should store it. The workflow's wildcard for
-compression names (:data:`WILDCARD`) is derived from the table.
+- how each backend stores it: HDF5's filter keywords and chunk encoder (:class:`HDF5Filter`),
+  Zarr's codec objects (:class:`ZarrCodec`), and how a donor's own filters or codecs are read
+  as one of its names;
+- what ``config/README.md`` says of it.
+
+A codec family is one module of this package, registered in :data:`CODEC_MODULES`; the
+backends read its hooks (a backend stores the families that have its hook), and the
+workflow's wildcard for compression names (:data:`WILDCARD`), the schema's and the README's
+lists come from the registry. The libraries a hook needs (h5py, hdf5plugin, numcodecs, zarr)
+are imported inside it, in jobs only.
 """
 
 from __future__ import annotations
@@ -29,6 +34,47 @@ from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 
 MB = 1_000_000
+
+
+@dataclass(frozen=True)
+class HDF5Filter:
+    """How HDF5 stores a codec: ``keywords`` (params -> ``h5py.Group.create_dataset``
+    keywords), whether the filter comes from hdf5plugin, and, where the fast write can produce
+    HDF5's chunks itself, ``encoder``: (params, itemsize) -> a function from one chunk (an
+    array, zero-padded to the full chunk) to the bytes the filter stores, or None where the
+    filter gives up on that chunk (an optional filter: HDF5 stores it as it is, marked skipped).
+    ``donor``: a donor's pipeline (``[(filter id, values), ...]``) -> this codec's name, or None."""
+
+    keywords: Callable[[dict], dict] = field(repr=False)
+    plugin: bool = False
+    encoder: Callable[[dict, int], Callable[[np.ndarray], bytes | None]] | None = field(default=None, repr=False)
+    donor: Callable[[list], str | None] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class ZarrCodec:
+    """How Zarr v3 stores a codec: ``compressor`` ((params, itemsize) -> zarr-python's codec,
+    None for no compressor), ``numcodec`` (params -> the numcodecs codec that makes the same
+    chunk bytes, for the fast write; None for none), ``donor`` (a Zarr array's one compressor
+    -> this codec's name, or None)."""
+
+    compressor: Callable[[dict, int], object] = field(repr=False)
+    numcodec: Callable[[dict], object] = field(repr=False)
+    donor: Callable[[object], str | None] | None = field(default=None, repr=False)
+
+
+def plugin_keywords(make: Callable[[object, dict], object]) -> Callable[[dict], dict]:
+    """HDF5 keywords from an hdf5plugin filter (``make(hdf5plugin, params)``), imported only in a job."""
+
+    def keywords(params: dict) -> dict:
+        import hdf5plugin
+
+        return dict(make(hdf5plugin, params))
+
+    return keywords
+
+
+PLUGIN = {"requires": ("hdf5plugin",)}
 
 
 @dataclass(frozen=True)
@@ -53,6 +99,10 @@ class Codec:
     # 16 x 16 x 256 chunks, in memory) on the reference machine; gzip-4's are the defaults.
     write_bytes_per_s: float = 60 * MB
     read_bytes_per_s: float = 190 * MB
+    hdf5: HDF5Filter | None = None  # how HDF5 stores it (None: it does not)
+    zarr: ZarrCodec | None = None  # how Zarr stores it (None: it does not)
+    # config/README.md's row: its names, what it does, and its measured ratio and rates
+    readme: tuple[str, str, str] = ("", "", "")
 
     def parse(self, name: str, key: str) -> dict | None:
         """The parameters of ``name`` if it is this codec's (checked), else None."""
@@ -95,183 +145,29 @@ def _value(text: str):
         return text
 
 
-BLOSC_CODECS = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
-_BLOSC = rf"(?P<cname>{'|'.join(BLOSC_CODECS)})-(?P<level>\d+)(?:-(?P<shuffle>shuffle|bitshuffle))?"
-_SHUFFLES = {None: "none", "shuffle": "byte", "bitshuffle": "bit"}
-
-
-def blosc_shuffle(params: dict) -> str:
-    """A Blosc name's shuffle: none, byte or bit."""
-    return _SHUFFLES[params.get("shuffle")]
-
-
-def _szip_check(params: dict) -> str | None:
-    block = params["pixels"]
-    if block % 2 or not 2 <= block <= 32:
-        return f"szip pixels per block must be even, 2 to 32, not {block}"
-    return None
-
-
-_PLUGIN = {"requires": ("hdf5plugin",)}
-
-
+# The registry: each entry a module of h5sweep.storage.codecs holding one codec family (or two
+# close ones) whole: its name grammar and parameters, how HDF5 stores it (and its chunk
+# encoder, where the fast write has one), how Zarr does, how a donor's own filters are read as
+# it, and the numbers config/README.md shows. A new codec is its module and one entry here.
+CODEC_MODULES = (
+    "none",
+    "gzip",
+    "lzf",
+    "szip",
+    "scaleoffset",
+    "nbit",
+    "blosc",
+    "zstd",
+    "lz4",
+    "bitshuffle",
+    "sz3",
+    "zfp",
+    "bzip2",
+)
 CODECS: dict[str, Codec] = {
     codec.family: codec
-    for codec in (
-        Codec("none", "none", r"none", "no filter: chunks are stored as they are"),
-        Codec(
-            "gzip",
-            "gzip-<level 0-9>",
-            r"gzip-(?P<level>0|[1-9][0-9]*)",
-            "deflate (zlib) at a level: the study's filter, in every HDF5 build",
-            levels=range(0, 10),
-        ),
-        Codec(
-            "shuffle+gzip",
-            "shuffle+gzip-<level 0-9>",
-            r"shuffle\+gzip-(?P<level>0|[1-9][0-9]*)",
-            "HDF5's byte shuffle, then deflate: high and low bytes apart compress better",
-            codec="gzip",
-            levels=range(0, 10),
-            shuffle=lambda p: "byte",
-            write_bytes_per_s=80 * MB,
-            read_bytes_per_s=250 * MB,
-        ),
-        Codec(
-            "lzf",
-            "lzf",
-            r"lzf",
-            "LZF (h5py's own filter): fast, modest ratio; readable only where h5py's filter is",
-            write_bytes_per_s=210 * MB,
-            read_bytes_per_s=350 * MB,
-        ),
-        Codec(
-            "shuffle+lzf",
-            "shuffle+lzf",
-            r"shuffle\+lzf",
-            "byte shuffle, then LZF",
-            codec="lzf",
-            shuffle=lambda p: "byte",
-            write_bytes_per_s=200 * MB,
-            read_bytes_per_s=320 * MB,
-        ),
-        Codec(
-            "szip",
-            "szip-<nn|ec>-<pixels per block>",
-            r"szip-(?P<method>nn|ec)-(?P<pixels>\d+)",
-            "szip (libaec): nearest-neighbour (nn) or entropy (ec) coding, lossless",
-            check=_szip_check,
-            write_bytes_per_s=300 * MB,
-            read_bytes_per_s=290 * MB,
-        ),
-        Codec(
-            "scaleoffset",
-            "scaleoffset-0",
-            r"scaleoffset-(?P<bits>0)",
-            "HDF5's scale-offset for integers with the minimum bits found per chunk (0): lossless",
-            dtypes="integer",
-            write_bytes_per_s=380 * MB,
-            read_bytes_per_s=370 * MB,
-        ),
-        Codec(
-            "nbit",
-            "nbit",
-            r"nbit",
-            "HDF5's n-bit packing: drops the bits an integer type's precision does not use",
-            dtypes="integer",
-            write_bytes_per_s=1400 * MB,
-            read_bytes_per_s=1900 * MB,
-        ),
-        Codec(
-            "blosc",
-            "blosc-<blosclz|lz4|lz4hc|zlib|zstd>-<level 0-9>[-shuffle|-bitshuffle]",
-            rf"blosc-{_BLOSC}",
-            "Blosc (hdf5plugin): a fast meta-compressor with its own byte or bit shuffle",
-            levels=range(0, 10),
-            shuffle=blosc_shuffle,
-            write_bytes_per_s=200 * MB,
-            read_bytes_per_s=1000 * MB,
-            **_PLUGIN,
-        ),
-        Codec(
-            "blosc2",
-            "blosc2-<blosclz|lz4|lz4hc|zlib|zstd>-<level 0-9>[-shuffle|-bitshuffle]",
-            rf"blosc2-{_BLOSC}",
-            "Blosc2 (hdf5plugin): Blosc's successor, the same codecs and shuffles",
-            levels=range(0, 10),
-            shuffle=blosc_shuffle,
-            write_bytes_per_s=55 * MB,
-            read_bytes_per_s=290 * MB,
-            **_PLUGIN,
-        ),
-        Codec(
-            "zstd",
-            "zstd-<level 1-22>",
-            r"zstd-(?P<level>\d+)",
-            "Zstandard (hdf5plugin)",
-            levels=range(1, 23),
-            write_bytes_per_s=240 * MB,
-            read_bytes_per_s=730 * MB,
-            **_PLUGIN,
-        ),
-        Codec(
-            "lz4",
-            "lz4",
-            r"lz4",
-            "LZ4 (hdf5plugin): very fast, modest ratio",
-            write_bytes_per_s=480 * MB,
-            read_bytes_per_s=1340 * MB,
-            **_PLUGIN,
-        ),
-        Codec(
-            "bitshuffle",
-            "bitshuffle-<lz4|zstd>",
-            r"bitshuffle-(?P<cname>lz4|zstd)",
-            "Bitshuffle (hdf5plugin): bit shuffle, then LZ4 or Zstandard",
-            shuffle=lambda p: "bit",
-            write_bytes_per_s=250 * MB,
-            read_bytes_per_s=420 * MB,
-            **_PLUGIN,
-        ),
-        Codec(
-            "sz3",
-            "sz3-abs-<error bound>",
-            r"sz3-abs-(?P<bound>\d+(?:\.\d+)?(?:e-?\d+)?)",
-            "SZ3 (hdf5plugin), lossy: every value within the absolute error bound (float data)",
-            lossless=False,
-            tolerance=lambda p, magnitude: float(p["bound"]) * (1 + 1e-6),
-            check=lambda p: None if float(p["bound"]) > 0 else "the error bound must be positive",
-            dtypes="float",
-            write_bytes_per_s=80 * MB,
-            read_bytes_per_s=150 * MB,
-            **_PLUGIN,
-        ),
-        Codec(
-            "zfp",
-            "zfp-rate-<bits per value>",
-            r"zfp-rate-(?P<rate>\d+)",
-            "ZFP (hdf5plugin), lossy at a fixed rate of bits per value (float data); no error bound "
-            "is guaranteed: values are checked within the data's largest magnitude times 2^(4 - rate)",
-            lossless=False,
-            tolerance=lambda p, magnitude: magnitude * 2.0 ** (4 - p["rate"]),
-            needs_magnitude=True,
-            check=lambda p: None if 1 <= p["rate"] <= 64 else "the rate must be 1 to 64 bits per value",
-            dtypes="float",
-            write_bytes_per_s=200 * MB,
-            read_bytes_per_s=300 * MB,
-            **_PLUGIN,
-        ),
-        Codec(
-            "bzip2",
-            "bzip2-<block size 1-9>",
-            r"bzip2-(?P<level>\d+)",
-            "bzip2 (hdf5plugin): high ratio, slow both ways",
-            levels=range(1, 10),
-            write_bytes_per_s=15 * MB,
-            read_bytes_per_s=50 * MB,
-            **_PLUGIN,
-        ),
-    )
+    for module in CODEC_MODULES
+    for codec in importlib.import_module(f"h5sweep.storage.codecs.{module}").CODECS
 }
 
 # The wildcard a rule's paths use for a compression name: any name of the table's grammar.
@@ -358,3 +254,32 @@ def compressions_from_config(names: list[str], dtype=None, chunk_rank: int = 3) 
     if not unique:
         raise ConfigError("compression", names, "names no compression setting (use [none] for none)")
     return unique
+
+
+def schema_description() -> str:
+    """The config key ``compression``'s description, its lists of names from the registry."""
+    built_in = [c.grammar for c in CODECS.values() if c.hdf5 and not c.hdf5.plugin and c.lossless]
+    plugin = [c.grammar for c in CODECS.values() if c.hdf5 and c.hdf5.plugin and c.lossless]
+    lossy = [c.grammar for c in CODECS.values() if not c.lossless]
+    return (
+        "Codecs applied to every chunked layout (contiguous is always stored uncompressed), by the names of the "
+        "codec table (h5sweep.storage.codecs, a module per codec family). In every HDF5 build: "
+        + ", ".join(built_in)
+        + ". Through hdf5plugin: "
+        + ", ".join(plugin)
+        + "; lossy, for float data: "
+        + ", ".join(lossy)
+        + ". Zarr stores "
+        + ", ".join(f for f, c in CODECS.items() if c.zarr)
+        + ". config/README.md says what each does and costs. A codec this installation cannot run, or one "
+        "that cannot store the dataset's type, is refused before any job."
+    )
+
+
+def readme_table() -> str:
+    """config/README.md's table of compression names: each codec module's row (a row shared
+    by two families of one module once)."""
+    rows = ["| name | what it does | ratio; write / read MB/s |", "| --- | --- | --- |"]
+    for row in dict.fromkeys(c.readme for c in CODECS.values() if c.readme[0]):
+        rows.append("| " + " | ".join(row) + " |")
+    return "\n".join(rows)
