@@ -17,15 +17,17 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "h5sweep"
 
 
 def _declared() -> list[tuple[str, Setting]]:
+    from h5sweep.backends import REGISTRY
     from h5sweep.cases.engine.race import SETTINGS as RACE
 
-    blocks = [*config_blocks().values(), RACE]
+    blocks = [*config_blocks().values(), RACE, *(spec.settings for spec in REGISTRY.values() if spec.settings)]
     return [(block.name, setting) for block in blocks for setting in block.settings]
 
 
 def test_every_case_of_the_config_has_its_block_from_its_declaration_and_none_in_the_schema_file():
     raw = yaml.safe_load(SCHEMA_PATH.read_text())
     assert raw["properties"]["cases"]["properties"] == {}  # nothing written there
+    assert "zarr" not in raw["properties"] and "zarr" in load_schema()["properties"]  # the backend's own
     blocks = config_blocks()
     assert set(blocks) == set(CASE_NAMES)
     cases = load_schema()["properties"]["cases"]["properties"]

@@ -15,6 +15,7 @@ import re
 from h5sweep.backends import hdf5_columns, hdf5_filters, zarr_columns
 from h5sweep.backends.base import BackendSpec, Capabilities
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
+from h5sweep.backends.zarr_readers import SETTINGS as ZARR_SETTINGS
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
@@ -68,6 +69,7 @@ REGISTRY: dict[str, BackendSpec] = {
             options_key="zarr_readers",
             options_from_config=lambda config: readers_from_config(config.get("zarr")),
             option_from_settings=ZarrReader.from_settings,
+            settings=ZARR_SETTINGS,
             filter_family=lambda compression: "none" if compression.is_none else "zarr",
             encodes_chunks=lambda compression: True,
             option_columns=zarr_columns.OPTIONS,

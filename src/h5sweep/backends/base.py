@@ -157,6 +157,9 @@ class BackendSpec:
     option_columns: tuple[str, ...] = ()
     carried_columns: tuple[str, ...] = ()
     version_columns: tuple[str, ...] = ()
+    # its top-level config block (h5sweep.storage.declared.Block, e.g. ``zarr:``), declared
+    # beside it; the schema takes it from here
+    settings: object = None
 
     def stores(self, layout: Layout, compression: Compression) -> bool:
         return self.capabilities.stores(layout, compression)

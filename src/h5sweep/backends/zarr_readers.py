@@ -10,12 +10,35 @@ from h5sweep.backends.zarr_columns import ZARR_CONCURRENCY
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import CODECS
+from h5sweep.storage.declared import Block, Setting
 
 # Codec families of h5sweep's table that Zarr v3 stores too (those whose module has ``zarr``).
 ZARR_CODEC_FAMILIES = tuple(family for family, codec in CODECS.items() if codec.zarr is not None)
 READERS = ("zarr-python", "tensorstore")
-DEFAULT_CONCURRENCY = 10  # zarr-python's own default for ``async.concurrency``
-DEFAULTS = {"readers": ["zarr-python", "tensorstore"], "concurrency": DEFAULT_CONCURRENCY}
+# the config's ``zarr:`` block, declared once (the schema's block comes from here)
+SETTINGS = Block(
+    "zarr",
+    "How Zarr stores are read (backends with zarr): the readers, each its own rows, and zarr-python's number "
+    "of chunk reads in flight.",
+    (
+        Setting(
+            "readers",
+            "array",
+            list(READERS),
+            "Zarr readers, each measured separately (column reader).",
+            {"minItems": 1, "items": {"type": "string", "enum": list(READERS)}},
+        ),
+        Setting(
+            "concurrency",
+            "integer",
+            10,  # zarr-python's own default for ``async.concurrency``
+            "zarr-python's async.concurrency, its chunk reads in flight (column zarr_concurrency).",
+            {"minimum": 1},
+        ),
+    ),
+    optional=False,
+)
+DEFAULT_CONCURRENCY = SETTINGS.setting("concurrency").default
 
 
 @dataclass(frozen=True)
@@ -55,7 +78,7 @@ class ZarrReader:
 
 def readers_from_config(zarr: dict | None) -> list[ZarrReader]:
     """The ``zarr:`` settings (readers and zarr-python's concurrency), checked."""
-    entry = {**DEFAULTS, **(zarr or {})}
+    entry = SETTINGS.filled(zarr)
     concurrency = entry["concurrency"]
     if not isinstance(concurrency, int) or concurrency < 1:
         raise ConfigError("zarr.concurrency", concurrency, "must be a whole number of at least 1")

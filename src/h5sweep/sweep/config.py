@@ -25,6 +25,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def load_schema(path: str | Path | None = None) -> dict:
     """The config's JSON schema: ``config/schema.yaml`` with, under ``cases``, the block each
     registered case declares beside its code (:func:`h5sweep.cases.config_blocks`)."""
+    from h5sweep import backends
     from h5sweep.cases import config_blocks
     from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
     from h5sweep.storage import codecs
@@ -35,6 +36,11 @@ def load_schema(path: str | Path | None = None) -> dict:
     for name, block in config_blocks().items():
         cases.setdefault(name, block.schema())
     schema["properties"]["compression"]["description"] = codecs.schema_description()
+    blocks = {s.settings.name: s.settings.schema() for s in backends.REGISTRY.values() if s.settings is not None}
+    top = schema["properties"]  # a backend's own block (zarr:) after the backends key
+    schema["properties"] = {
+        k: v for key, node in top.items() for k, v in [(key, node), *(blocks.items() if key == "backends" else [])]
+    }
     race = next(form for form in schema["properties"]["race"]["oneOf"] if form.get("type") == "object")
     race.setdefault("properties", {}).update(RACE_SETTINGS.schema()["properties"])
     return schema
