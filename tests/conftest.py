@@ -152,6 +152,42 @@ def without_rest(config: dict) -> dict:
     return {**config, "filesystems": rested}
 
 
+class ProjectCopy:
+    """A copy of the workflow and of the package's source under ``root``, run with the real
+    Snakemake on that source (a plug-in added to the copy, never to the project)."""
+
+    PARTS = ("Snakefile", "rules", "workflow", "config", "profiles", "src")
+
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True)
+        for part in self.PARTS:
+            src = REPO / part
+            if src.is_dir():
+                shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+            else:
+                shutil.copy2(src, root / part)
+        self.env = {**os.environ, "PYTHONPATH": str(root / "src"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+
+    def code(self) -> dict[Path, bytes]:
+        """Its code and configs as they are now, to tell later what changed."""
+        return {p: p.read_bytes() for p in self.root.rglob("*") if p.suffix in (".py", ".smk", ".yaml")}
+
+    def changed_since(self, code: dict[Path, bytes]) -> list[Path]:
+        return [p for p, text in code.items() if p.read_bytes() != text]
+
+    def run(self, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+        """A command of the copy's environment (``snakemake``, ``python``) in the copy."""
+        return subprocess.run(
+            [str(BIN / args[0]), *args[1:]],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=timeout,
+        )
+
+
 class Workflow:
     """A copy of the workflow in a temporary directory, run with the real Snakemake."""
 

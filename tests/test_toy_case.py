@@ -5,14 +5,10 @@ its verdict in recommendation.md, checks its finding and draws its figure, capti
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
 import pandas as pd
 import pytest
 import yaml
-from conftest import BIN, REPO, tiny_config
+from conftest import ProjectCopy, tiny_config
 
 TOY = '''"""A toy case: the time to write and fsync a small file, per filesystem."""
 
@@ -146,15 +142,9 @@ def plot_toy(summary, filesystem, out):
 
 
 @pytest.mark.workflow
-def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_path):
-    root = tmp_path / "project"
-    root.mkdir()
-    for part in ("Snakefile", "rules", "workflow", "config", "profiles", "src"):
-        src = REPO / part
-        if src.is_dir():
-            shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy2(src, root / part)
+def test_a_new_case_is_one_package_and_one_registry_line(tmp_path):
+    project = ProjectCopy(tmp_path / "project")
+    root = project.root
     package = root / "src" / "h5sweep" / "cases" / "toy"
     package.mkdir()
     (package / "__init__.py").write_text(TOY)
@@ -167,21 +157,13 @@ def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_pa
     assert line in registry.read_text()
     registry.write_text(registry.read_text().replace(line, line[:-1] + ', "toy")'))
     # and nothing else: not the schema, not analysis, report or rules
-    untouched = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and "toy" not in p.parts}
+    untouched = project.code()
 
     config = tiny_config(tmp_path, sweep="toy", figures=["toy"])
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
     config["cases"]["toy"] = {"repeats": 3}
     (root / "toy.yaml").write_text(yaml.safe_dump(config))
-    env = {**os.environ, "PYTHONPATH": str(root / "src"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
-    run = subprocess.run(
-        [str(BIN / "snakemake"), "--cores", "2", "--configfile", "toy.yaml"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
+    run = project.run("snakemake", "--cores", "2", "--configfile", "toy.yaml")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     results = root / "results" / "toy"
     rows = pd.read_parquet(results / "measurements.parquet").query("case == 'toy'")
@@ -190,9 +172,7 @@ def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_pa
     assert len(summary) == 1 and int(summary["repeats"].iloc[0]) == 3
     typed = pd.read_parquet(results / "summary.parquet")["toy_size"]
     assert str(typed.dtype) == "Int64"  # its registered type: empty, not NaN, in other cases' rows
-    docs = subprocess.run(
-        [str(BIN / "python"), "-m", "h5sweep.sweep.config", "config/README.md"], cwd=root, env=env, check=True
-    )
+    docs = project.run("python", "-m", "h5sweep.sweep.config", "config/README.md")
     assert (
         docs.returncode == 0
         and "| `toy_size` | Toy case: bytes written before each fsync. |" in (root / "config" / "README.md").read_text()
@@ -210,19 +190,7 @@ def test_a_new_case_is_one_package_one_registry_line_and_one_schema_block(tmp_pa
         "| `cases.toy.size` | `4096` | Bytes written before each fsync. |"
         in (root / "config" / "README.md").read_text()
     )
-    changed = [
-        p
-        for p, text in untouched.items()
-        if p.exists() and p.read_bytes() != text and p.suffix in (".py", ".smk", ".yaml")
-    ]
-    assert changed == [], changed
-    report = subprocess.run(
-        [str(BIN / "snakemake"), "--configfile", "toy.yaml", "--report", str(results / "report.html")],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    assert project.changed_since(untouched) == []
+    report = project.run("snakemake", "--configfile", "toy.yaml", "--report", str(results / "report.html"))
     assert report.returncode == 0, report.stderr[-3000:]
     assert "fsync time on disk" in (results / "report.html").read_text(errors="replace")

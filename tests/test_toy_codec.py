@@ -5,14 +5,10 @@ and listed in the config's description and in config/README.md's codec table."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-
 import pandas as pd
 import pytest
 import yaml
-from conftest import BIN, REPO, tiny_config
+from conftest import ProjectCopy, tiny_config
 
 TOY = '''"""A toy codec: deflate, with HDF5's Fletcher-32 checksum of every chunk."""
 
@@ -49,21 +45,15 @@ CODECS = (
 
 @pytest.mark.workflow
 def test_a_new_codec_is_one_module_and_one_registry_line(tmp_path):
-    root = tmp_path / "project"
-    root.mkdir()
-    for part in ("Snakefile", "rules", "workflow", "config", "profiles", "src"):
-        src = REPO / part
-        if src.is_dir():
-            shutil.copytree(src, root / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy2(src, root / part)
+    project = ProjectCopy(tmp_path / "project")
+    root = project.root
     package = root / "src" / "h5sweep" / "storage" / "codecs"
     (package / "toy.py").write_text(TOY)
     registry = package / "__init__.py"
     line = '    "bzip2",\n)'
     assert line in registry.read_text()
     registry.write_text(registry.read_text().replace(line, '    "bzip2",\n    "toy",\n)'))
-    untouched = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    untouched = project.code()
 
     config = tiny_config(tmp_path, sweep="toy")
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
@@ -71,15 +61,7 @@ def test_a_new_codec_is_one_module_and_one_registry_line(tmp_path):
     config["layouts"] = {"contiguous": True, "chunks": {"xy": [5], "z": [512]}}
     config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 3, "depth": 25}}
     (root / "toy.yaml").write_text(yaml.safe_dump(config))
-    env = {**os.environ, "PYTHONPATH": str(root / "src"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
-    run = subprocess.run(
-        [str(BIN / "snakemake"), "--cores", "2", "--configfile", "toy.yaml"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
+    run = project.run("snakemake", "--cores", "2", "--configfile", "toy.yaml")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     rows = pd.read_parquet(root / "results" / "toy" / "measurements.parquet")
     toy = rows[rows["compression"] == "toy-1"]
@@ -88,11 +70,8 @@ def test_a_new_codec_is_one_module_and_one_registry_line(tmp_path):
     assert set(toy.loc[toy["backend"] == "hdf5", "filter_family"]) == {"hdf5"}
     sizes = rows[rows["case"] == "write"].groupby(["backend", "compression"])["file_bytes"].max()
     assert sizes[("hdf5", "toy-1")] < sizes[("hdf5", "none")] and sizes[("zarr", "toy-1")] < sizes[("zarr", "none")]
-    docs = subprocess.run(
-        [str(BIN / "python"), "-m", "h5sweep.sweep.config", "config/README.md"], cwd=root, env=env, check=True
-    )
+    docs = project.run("python", "-m", "h5sweep.sweep.config", "config/README.md")
     readme = (root / "config" / "README.md").read_text()
     assert docs.returncode == 0 and "| `toy-<1-9>` | deflate with a Fletcher-32 checksum (a test's toy) |" in readme
     assert "toy-<level 1-9>" in readme  # the compression key's list of names
-    changed = [p for p, text in untouched.items() if p.suffix in (".py", ".smk", ".yaml") and p.read_bytes() != text]
-    assert changed == [], changed
+    assert project.changed_since(untouched) == []
