@@ -10,6 +10,7 @@ from h5sweep.analyze.decision import sheet
 from h5sweep.analyze.ranking import rank_layouts
 from h5sweep.errors import ConfigError
 from h5sweep.storage.sizes import duration, duration_range, factor, parse_size, rate, size
+from h5sweep.sweep.config import filled_section
 from h5sweep.sweep.model import recommend_from_config
 
 FILES = {
@@ -62,9 +63,9 @@ def test_sizes_and_times_read_in_their_unit():
 
 
 def test_a_target_size_that_is_not_a_size_is_refused_naming_the_key():
-    assert recommend_from_config({"target_size": "2 TiB"}, [])["target_bytes"] == 2 * 2**40
+    assert recommend_from_config(filled_section("recommend", {"target_size": "2 TiB"}), [])["target_bytes"] == 2 * 2**40
     with pytest.raises(ConfigError) as err:
-        recommend_from_config({"target_size": "2 tons"}, [])
+        recommend_from_config(filled_section("recommend", {"target_size": "2 tons"}), [])
     assert err.value.key == "recommend.target_size" and "unknown unit" in str(err.value)
 
 

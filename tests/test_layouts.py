@@ -6,6 +6,7 @@ import pytest
 
 from h5sweep.errors import ConfigError
 from h5sweep.storage.layouts import Layout, layouts_from_config
+from h5sweep.sweep.config import filled_section
 
 REFERENCE = (100, 100, 100_000)  # the study's test cube, uint16
 UINT16 = 2
@@ -78,7 +79,7 @@ def test_layout_ids_round_trip_and_name_the_layout():
 
 def test_grid_expansion_is_every_m_by_m_by_n_plus_extra_shapes_without_duplicates():
     cfg = {"contiguous": True, "chunks": {"xy": [1, 4], "z": [256, 2048]}, "shapes": [[4, 4, 2048], [50, 80, 100]]}
-    ids = [layout.id for layout in layouts_from_config(cfg, (100, 100, 20_000))]
+    ids = [layout.id for layout in layouts_from_config(filled_section("layouts", cfg), (100, 100, 20_000))]
     assert ids == [
         "contiguous",
         "chunked-1x1x256",
@@ -91,9 +92,11 @@ def test_grid_expansion_is_every_m_by_m_by_n_plus_extra_shapes_without_duplicate
 
 def test_a_chunk_larger_than_the_dataset_is_refused_with_its_key():
     with pytest.raises(ConfigError, match=r"layouts.shapes\[0\].*larger than the dataset along axis 2"):
-        layouts_from_config({"contiguous": True, "shapes": [[4, 4, 30_000]]}, (100, 100, 20_000))
+        layouts_from_config(
+            filled_section("layouts", {"contiguous": True, "shapes": [[4, 4, 30_000]]}), (100, 100, 20_000)
+        )
     with pytest.raises(ConfigError, match=r"layouts.chunks \(xy=128, z=256\)"):
-        layouts_from_config({"chunks": {"xy": [128], "z": [256]}}, (100, 100, 20_000))
+        layouts_from_config(filled_section("layouts", {"chunks": {"xy": [128], "z": [256]}}), (100, 100, 20_000))
 
 
 def test_named_shapes_carry_their_name_and_name_a_grid_shape_too():
@@ -102,7 +105,7 @@ def test_named_shapes_carry_their_name_and_name_a_grid_shape_too():
         "chunks": {"xy": [4], "z": [2048]},
         "shapes": [{"name": "image-aligned", "chunk": [50, 80, 100]}, {"name": "openmsi", "chunk": [4, 4, 2048]}],
     }
-    layouts = layouts_from_config(cfg, (100, 100, 20_000))
+    layouts = layouts_from_config(filled_section("layouts", cfg), (100, 100, 20_000))
     assert [(lay.id, lay.name) for lay in layouts] == [
         ("chunked-4x4x2048", "openmsi"),
         ("chunked-50x80x100", "image-aligned"),
@@ -128,7 +131,9 @@ def test_auto_layout_is_the_chunk_shape_h5py_picks_itself(tmp_path):
         with h5py.File(tmp_path / "auto.h5", "w") as f:
             made = f.create_dataset("d", shape=shape, dtype=dtype, chunks=True)
             assert auto_chunk_shape(shape, np.dtype(dtype).itemsize) == made.chunks, shape
-    layouts = layouts_from_config({"auto": True, "chunks": {"xy": [4], "z": [256]}}, (100, 100, 2000), 2)
+    layouts = layouts_from_config(
+        filled_section("layouts", {"auto": True, "chunks": {"xy": [4], "z": [256]}}), (100, 100, 2000), 2
+    )
     auto = layouts[-1]
     assert auto.name == AUTO_LAYOUT_NAME and auto.chunk_shape == auto_chunk_shape((100, 100, 2000), 2)
     assert [lay.id for lay in layouts][:2] == ["contiguous", "chunked-4x4x256"]

@@ -9,6 +9,7 @@ import pytest
 from h5sweep.analyze.ranking import rank_layouts, selected_reads
 from h5sweep.analyze.wording import evidence, machine_caveat, markdown
 from h5sweep.errors import ConfigError
+from h5sweep.sweep.config import filled_section
 from h5sweep.sweep.model import recommend_from_config
 
 CACHE = {"chunk_cache_bytes": 1048576, "chunk_cache_slots": 521, "chunk_cache_w0": 0.75}
@@ -166,14 +167,16 @@ def test_recommend_config_is_checked_naming_the_key():
     from h5sweep.cases import SliceCase, SpectraCase
 
     cases = [SliceCase({"repeats": 3}), SpectraCase({"repeats": 3})]
-    assert recommend_from_config({}, cases)["statistic"] == "first-access"
+    assert recommend_from_config(filled_section("recommend", {}), cases)["statistic"] == "first-access"
     with pytest.raises(ConfigError, match=r"recommend\.weights\.spectrum=2: is not a read case"):
-        recommend_from_config({"weights": {"spectrum": 2}}, cases)
+        recommend_from_config(filled_section("recommend", {"weights": {"spectrum": 2}}), cases)
     with pytest.raises(ConfigError, match="recommend.weights.*at least one positive"):
-        recommend_from_config({"weights": {"slice": 0}}, cases)
+        recommend_from_config(filled_section("recommend", {"weights": {"slice": 0}}), cases)
     with pytest.raises(ConfigError, match=r"recommend\.statistic='sustained': no weighted read case"):
-        recommend_from_config({"statistic": "sustained"}, cases)
-    assert recommend_from_config({"statistic": "sustained"}, [SliceCase({"cold": ["first", "every"]})])
+        recommend_from_config(filled_section("recommend", {"statistic": "sustained"}), cases)
+    assert recommend_from_config(
+        filled_section("recommend", {"statistic": "sustained"}), [SliceCase({"cold": ["first", "every"]})]
+    )
 
 
 def test_a_sweep_without_read_cases_says_there_is_nothing_to_rank():
@@ -398,7 +401,7 @@ def test_an_objective_that_is_not_known_is_refused_naming_the_key():
     from h5sweep.cases import SliceCase
 
     with pytest.raises(ConfigError, match=r"recommend\.objective='mean'"):
-        recommend_from_config({"objective": "mean"}, [SliceCase({"repeats": 3})])
+        recommend_from_config(filled_section("recommend", {"objective": "mean"}), [SliceCase({"repeats": 3})])
 
 
 def test_store_copies_widen_the_interval_by_what_a_copy_changes():

@@ -16,6 +16,7 @@ from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
 from h5sweep.storage.layouts import Layout, layouts_from_config
+from h5sweep.sweep.config import filled_section
 
 SHAPE = (16, 12, 3000)
 
@@ -36,10 +37,15 @@ def test_ids_and_axis_mapping_of_the_transposed_order():
     with pytest.raises(ValueError):
         Layout.from_id("chunked-zxy")
     # every layout in every order
-    ids = [lay.id for lay in layouts_from_config({"orders": ["xyz", "zxy"], "chunks": {"xy": [4], "z": [500]}}, SHAPE)]
+    ids = [
+        lay.id
+        for lay in layouts_from_config(
+            filled_section("layouts", {"orders": ["xyz", "zxy"], "chunks": {"xy": [4], "z": [500]}}), SHAPE
+        )
+    ]
     assert ids == ["contiguous", "chunked-4x4x500", "contiguous-zxy", "chunked-zxy-4x4x500"]
     with pytest.raises(ConfigError, match=r"layouts.orders\[1\]='yxz'"):
-        layouts_from_config({"orders": ["xyz", "yxz"]}, SHAPE)
+        layouts_from_config(filled_section("layouts", {"orders": ["xyz", "yxz"]}), SHAPE)
 
 
 def test_a_transposed_contiguous_file_is_written_in_z_slabs():

@@ -27,7 +27,7 @@ def threshold_s(case: str, thresholds: dict, selected_bytes: float | None = None
     if key is None:
         return None
     limit = float(thresholds[key])
-    if selected_bytes is not None and thresholds.get("scale_to_selection", True):
+    if selected_bytes is not None and thresholds["scale_to_selection"]:
         limit *= float(selected_bytes) / REFERENCE_SELECTED_BYTES[case]
     return limit
 

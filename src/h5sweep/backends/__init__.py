@@ -15,6 +15,7 @@ import re
 from h5sweep.backends import hdf5_columns, hdf5_filters, zarr_columns
 from h5sweep.backends.base import BackendSpec, Capabilities
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
+from h5sweep.backends.chunk_cache import SETTINGS as CHUNK_CACHE_SETTINGS
 from h5sweep.backends.zarr_readers import SETTINGS as ZARR_SETTINGS
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
 from h5sweep.errors import ConfigError
@@ -45,6 +46,7 @@ REGISTRY: dict[str, BackendSpec] = {
                 config.get("chunk_cache") or [DEFAULT_CACHE.settings()]
             ),
             option_from_settings=ChunkCache.from_config,
+            settings=CHUNK_CACHE_SETTINGS,
             filter_family=hdf5_filters.filter_family,
             encodes_chunks=hdf5_filters.has_chunk_encoder,
             option_columns=(C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0),

@@ -6,6 +6,29 @@ from dataclasses import dataclass
 
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
+from h5sweep.storage.declared import Block, Setting
+
+SETTINGS = Block(
+    "chunk_cache",
+    "HDF5 chunk cache settings the read cases are measured with, each separately. The default is "
+    "HDF5 1.x's (1 MiB, 521 slots, w0 0.75), the cache of the studies; HDF5 2.0's own default is "
+    "8 MiB and 8191 slots. The first setting is also used by the write case.",
+    (
+        Setting("bytes", "integer", 1024**2, "Cache size in bytes per open dataset.", {"minimum": 0}),
+        Setting(
+            "slots",
+            "integer",
+            521,
+            "Hash table slots (a prime about 100 x the chunks the cache holds).",
+            {"minimum": 1},
+        ),
+        Setting("w0", "number", 0.75, "Eviction weight of fully read chunks, 0 to 1.", {"minimum": 0, "maximum": 1}),
+    ),
+    optional=False,
+    required=("bytes", "slots", "w0"),
+    many=True,
+    at_least_one=True,
+)
 
 
 @dataclass(frozen=True)
@@ -14,9 +37,9 @@ class ChunkCache:
     1.x's (1 MiB, 521 slots, w0 0.75), the cache of the studies; HDF5 2.0 raised its own
     default to 8 MiB and 8191 slots. h5sweep always sets the cache explicitly."""
 
-    nbytes: int = 1024**2
-    slots: int = 521
-    w0: float = 0.75
+    nbytes: int
+    slots: int
+    w0: float = SETTINGS.setting("w0").default
 
     def open_kwargs(self) -> dict:
         return {"rdcc_nbytes": self.nbytes, "rdcc_nslots": self.slots, "rdcc_w0": self.w0}
@@ -51,7 +74,7 @@ class ChunkCache:
         return cls(int(entry["bytes"]), int(entry["slots"]), float(entry["w0"]))
 
 
-DEFAULT_CACHE = ChunkCache()
+DEFAULT_CACHE = ChunkCache.from_config(SETTINGS.defaults())
 
 
 def caches_from_config(entries: list[dict]) -> list[ChunkCache]:

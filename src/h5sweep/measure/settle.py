@@ -45,7 +45,7 @@ def default_settle_s(directory: str) -> float:
 
 def settle_seconds(filesystem: Filesystem) -> float:
     """A filesystem's rest: as configured (its ``settle_s``), else by how it is mounted on
-    this node."""
+    this node (``filesystem``: anything with its ``directory`` and ``settle_s``)."""
     return default_settle_s(filesystem.directory) if filesystem.settle_s is None else float(filesystem.settle_s)
 
 

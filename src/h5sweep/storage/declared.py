@@ -64,6 +64,7 @@ class Block:
     optional: bool = True
     required: tuple[str, ...] = ()
     many: bool = False
+    at_least_one: bool = False  # with many: a list of one entry or more, by default one at its defaults
 
     def __post_init__(self) -> None:
         names = [s.name for s in self.settings]
@@ -73,7 +74,7 @@ class Block:
     def setting(self, name: str) -> Setting:
         return next(s for s in self.settings if s.name == name)
 
-    def _object(self) -> dict:
+    def object_schema(self) -> dict:
         out: dict = {"type": "object", "additionalProperties": False}
         if self.required:
             out["required"] = list(self.required)
@@ -84,9 +85,12 @@ class Block:
         """The block's JSON schema, as the config schema holds it."""
         head: dict = {"x-optional": True} if self.optional else {}
         head["description"] = self.description
+        if self.many and self.at_least_one:
+            items = self.object_schema()
+            return {**head, "type": "array", "minItems": 1, "default": [self.defaults()], "items": items}
         if self.many:
-            return {**head, "type": "array", "default": [], "items": self._object()}
-        body = self._object()
+            return {**head, "type": "array", "default": [], "items": self.object_schema()}
+        body = self.object_schema()
         return {**head, "type": "object", "additionalProperties": False, "default": {}, **body}
 
     def defaults(self) -> dict:

@@ -16,6 +16,65 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from h5sweep.errors import ConfigError
+from h5sweep.storage.declared import Block, Setting
+
+STRIPE_UNIT = 65536  # Lustre stripe sizes are multiples of 64 KiB
+
+STRIPE = Block(
+    "stripe",
+    "Lustre striping of the directory, which the test stores created in it take (lfs setstripe): "
+    "count, the OSTs a file is striped over (-1: all), and size, the bytes of one stripe (a multiple "
+    "of 64 KiB). Refused where the directory is not on Lustre; column fs_stripe records it. null "
+    "leaves the directory as it is.",
+    (
+        Setting("count", "integer", 1, "OSTs per file (-1 all).", {"minimum": -1}),
+        Setting("size", "integer", 1 << 20, "Bytes per stripe.", {"minimum": STRIPE_UNIT}),
+    ),
+)
+
+FILESYSTEM = Block(
+    "filesystems",
+    "A filesystem as an object: {path, required, ...}.",
+    (
+        Setting("path", "string", "", "Directory for test files."),
+        Setting(
+            "required",
+            "boolean",
+            True,
+            "Refuse the config (true) or skip this filesystem (false) when the directory is unusable.",
+        ),
+        Setting(
+            "settle_s",
+            ["number", "null"],
+            None,
+            "Seconds a timed write waits (inside its window, before its clock) after files were removed on "
+            "this filesystem, so that every write meets released space; null means 2 where the filesystem "
+            "is mounted with discard (a thin-provisioned disk frees space lazily), else 0.",
+            {"minimum": 0},
+        ),
+        Setting(
+            "read_copies",
+            "integer",
+            1,
+            "Byte-identical copies of each store its query job reads in turn: selection i of a case whose "
+            "every read starts cold (cold every) is read from copy i mod n, so that the speed a copy owes "
+            "to where its bytes lie (measured 5-20% between copies in memory) weighs 1/n on each median "
+            "instead of deciding it. The copies are made untimed before the reads, written to the device, "
+            "and removed afterwards; the plan counts their space. Column store_copy says which copy a row "
+            "read.",
+            {"minimum": 1},
+        ),
+        Setting(
+            "stripe",
+            ["object", "null"],
+            None,
+            STRIPE.description,
+            {"additionalProperties": False, "properties": STRIPE.schema()["properties"]},
+        ),
+    ),
+    optional=False,
+    required=("path",),
+)
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -24,10 +83,10 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 class Filesystem:
     name: str
     directory: str  # as configured (may be relative to the working directory)
-    required: bool = True
-    settle_s: float | None = None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
-    read_copies: int = 1  # byte-identical copies of each store read in turn by its queries (h5sweep.cases.copies)
-    stripe: dict | None = None  # Lustre striping of the directory: {count, size} (lfs setstripe)
+    required: bool
+    settle_s: float | None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
+    read_copies: int  # byte-identical copies of each store read in turn by its queries (h5sweep.cases.copies)
+    stripe: dict | None  # Lustre striping of the directory: {count, size} (lfs setstripe)
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -60,24 +119,22 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
         key = f"filesystems.{name}"
         if not _NAME.match(str(name)):
             raise ConfigError(key, name, "a filesystem name is a letter then letters, digits or _")
-        if isinstance(entry, str):
-            fs = Filesystem(name, entry, True)
-        else:
-            settle_s = entry.get("settle_s")
-            number = isinstance(settle_s, int | float) and not isinstance(settle_s, bool)
-            if settle_s is not None and (not number or settle_s < 0):
-                raise ConfigError(f"{key}.settle_s", settle_s, "must be a number of seconds, 0 or more (or null)")
-            copies = entry.get("read_copies", 1)
-            if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
-                raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
-            fs = Filesystem(
-                name,
-                entry["path"],
-                bool(entry.get("required", True)),
-                None if settle_s is None else float(settle_s),
-                copies,
-                stripe_from_config(entry.get("stripe"), f"{key}.stripe"),
-            )
+        entry = FILESYSTEM.filled({"path": entry} if isinstance(entry, str) else entry)
+        settle_s = entry["settle_s"]
+        number = isinstance(settle_s, int | float) and not isinstance(settle_s, bool)
+        if settle_s is not None and (not number or settle_s < 0):
+            raise ConfigError(f"{key}.settle_s", settle_s, "must be a number of seconds, 0 or more (or null)")
+        copies = entry["read_copies"]
+        if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
+            raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
+        fs = Filesystem(
+            name,
+            entry["path"],
+            bool(entry["required"]),
+            None if settle_s is None else float(settle_s),
+            copies,
+            stripe_from_config(entry["stripe"], f"{key}.stripe"),
+        )
         reason = fs.usable() if probe else None
         if reason is None and probe and fs.stripe is not None:
             check_stripe(fs.directory, fs.stripe, f"{key}.stripe")
@@ -95,15 +152,13 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
     return found
 
 
-STRIPE_UNIT = 65536  # Lustre stripe sizes are multiples of 64 KiB
-
-
 def stripe_from_config(stripe: dict | None, key: str) -> dict | None:
     """``filesystems.<name>.stripe``: {count, size}: the number of OSTs a file is striped over
     (-1: all) and the bytes per stripe (a multiple of 64 KiB)."""
     if stripe is None:
         return None
-    count, size = stripe.get("count", 1), stripe.get("size", 1 << 20)
+    stripe = STRIPE.filled(stripe)
+    count, size = stripe["count"], stripe["size"]
     if not isinstance(count, int) or isinstance(count, bool) or count == 0 or count < -1:
         raise ConfigError(f"{key}.count", count, "must be a number of OSTs, 1 or more, or -1 for all")
     if not isinstance(size, int) or isinstance(size, bool) or size < STRIPE_UNIT or size % STRIPE_UNIT:

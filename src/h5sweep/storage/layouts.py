@@ -257,7 +257,7 @@ def auto_chunk_shape(shape: Shape, itemsize: int) -> Shape:
 def layouts_from_config(layouts_cfg: dict, shape: Shape, itemsize: int = 2) -> list[Layout]:
     """Expand ``layouts:`` (contiguous flag, the m x m x n grid, extra shapes, h5py's own
     choice with ``auto``), in every storage order of ``orders``, in a stable order."""
-    orders = list(dict.fromkeys(layouts_cfg.get("orders") or ["xyz"]))
+    orders = list(dict.fromkeys(layouts_cfg["orders"]))
     for i, order in enumerate(orders):
         if order not in ORDERS:
             raise ConfigError(f"layouts.orders[{i}]", order, f"unknown storage order (known: {', '.join(ORDERS)})")
@@ -268,7 +268,7 @@ def layouts_from_config(layouts_cfg: dict, shape: Shape, itemsize: int = 2) -> l
             "layouts.chunks", layouts_cfg["chunks"], "is the m x m x n grid of 3-D datasets: use layouts.shapes"
         )
     base = _base_layouts(layouts_cfg, shape)
-    if layouts_cfg.get("auto", False):
+    if layouts_cfg["auto"]:
         auto = Layout(auto_chunk_shape(shape, itemsize), AUTO_LAYOUT_NAME)
         base = [lay for lay in base if lay != auto] + [auto]
     base += [lay for lay in _sharded_layouts(layouts_cfg, shape) if lay not in base]
@@ -297,7 +297,7 @@ def _sharded_layouts(layouts_cfg: dict, shape: Shape) -> list[Layout]:
 
 def _base_layouts(layouts_cfg: dict, shape: Shape) -> list[Layout]:
     found: list[Layout] = []
-    if layouts_cfg.get("contiguous", True):
+    if layouts_cfg["contiguous"]:
         found.append(Layout(None))
     grid = layouts_cfg.get("chunks") or {}
     for m in grid.get("xy", []):

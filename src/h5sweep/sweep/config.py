@@ -28,7 +28,9 @@ def load_schema(path: str | Path | None = None) -> dict:
     from h5sweep import backends
     from h5sweep.cases import config_blocks
     from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
+    from h5sweep.measure.objective import DEFAULT_OBJECTIVE, OBJECTIVE_WORDS
     from h5sweep.storage import codecs
+    from h5sweep.storage.filesystems import FILESYSTEM
 
     with open(path or SCHEMA_PATH, encoding="utf-8") as f:
         schema = yaml.load(f, Loader=_LOADER)
@@ -41,6 +43,10 @@ def load_schema(path: str | Path | None = None) -> dict:
     schema["properties"] = {
         k: v for key, node in top.items() for k, v in [(key, node), *(blocks.items() if key == "backends" else [])]
     }
+    objective = schema["properties"]["recommend"]["properties"]["objective"]
+    objective.update(enum=list(OBJECTIVE_WORDS), default=DEFAULT_OBJECTIVE)
+    forms = schema["properties"]["filesystems"]["additionalProperties"]["oneOf"]
+    forms[:] = [FILESYSTEM.object_schema() if form.get("type") == "object" else form for form in forms]
     race = next(form for form in schema["properties"]["race"]["oneOf"] if form.get("type") == "object")
     race.setdefault("properties", {}).update(RACE_SETTINGS.schema()["properties"])
     return schema
@@ -87,6 +93,14 @@ def with_defaults(config: dict, schema: dict | None = None) -> dict:
     return config
 
 
+def filled_section(name: str, entry: dict | None = None, schema: dict | None = None) -> dict:
+    """The top-level section ``name`` of a config (``layouts``, ``recommend``, ...) with the
+    schema's defaults filled in where ``entry`` leaves them out."""
+    section = copy.deepcopy(entry or {})
+    _fill_defaults(section, (schema or load_schema())["properties"][name])
+    return section
+
+
 def config_hash(config: dict) -> str:
     """Short, stable hash of a config (key order does not matter)."""
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
@@ -123,7 +137,7 @@ def _keys(node: dict, key: str):
     for name, sub in (node.get("properties") or {}).items():
         yield from _keys(sub, f"{key}.{name}" if key else name)
     extra = node.get("additionalProperties")
-    if isinstance(extra, dict) and (extra.get("properties") or extra.get("description")):
+    if isinstance(extra, dict) and (extra.get("properties") or extra.get("description") or extra.get("oneOf")):
         yield from _keys(extra, f"{key}.<name>")
     items = node.get("items")
     if isinstance(items, dict) and items.get("properties"):

@@ -6,6 +6,7 @@ the paths they write; nothing here touches the disk except the filesystem probes
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import sys
@@ -30,7 +31,7 @@ from h5sweep.cases import (
 )
 from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
 from h5sweep.errors import ConfigError
-from h5sweep.measure.objective import DEFAULT_OBJECTIVE, OBJECTIVE_WORDS
+from h5sweep.measure.objective import OBJECTIVE_WORDS
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config, parse_compression
 from h5sweep.storage.datasources import axis_names, check_donor, fill_name
@@ -40,27 +41,17 @@ from h5sweep.storage.selections import POLICIES
 from h5sweep.storage.sizes import parse_size
 from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
 
-RECOMMEND_STATISTICS = ("first-access", "sustained")
 # what the ranking and the race minimize
 RECOMMEND_OBJECTIVES = tuple(OBJECTIVE_WORDS)
 
 
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
-    """The ``recommend:`` settings with their defaults, checked against the read cases: the
-    weights name read cases of the sweep and one is positive; ``sustained`` needs a weighted
-    case read under ``cold: first`` (an open file read again)."""
+    """The ``recommend:`` settings (their defaults filled in by the schema) checked against the
+    read cases: the weights name read cases of the sweep and one is positive; ``sustained``
+    needs a weighted case read under ``cold: first`` (an open file read again)."""
     # a case that sets its own share of the work (a recorded trace: all of its reads)
     own = {case.name: case.default_weight for case in read_cases if hasattr(case, "default_weight")}
-    out = {
-        "weights": {},
-        "objective": DEFAULT_OBJECTIVE,
-        "statistic": "first-access",
-        "max_file_ratio": None,
-        "max_write_s": None,
-        "target_size": None,
-        "mixes": {},
-        **recommend,
-    }
+    out = copy.deepcopy(recommend)
     out["target_bytes"] = parse_size("recommend.target_size", out["target_size"])
     known = {case.name: case for case in read_cases}
     for name, weight in out["weights"].items():
@@ -83,8 +74,6 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
             raise ConfigError(f"recommend.mixes.{mix}", weights, "needs at least one positive weight")
     if out["objective"] not in RECOMMEND_OBJECTIVES:
         raise ConfigError("recommend.objective", out["objective"], f"must be one of {', '.join(RECOMMEND_OBJECTIVES)}")
-    if out["statistic"] not in RECOMMEND_STATISTICS:
-        raise ConfigError("recommend.statistic", out["statistic"], f"must be one of {', '.join(RECOMMEND_STATISTICS)}")
     weighted = [known[n] for n, w in out["weights"].items() if w > 0] if out["weights"] else read_cases
     if out["statistic"] == "sustained" and not any("first" in case.cold_modes for case in weighted):
         raise ConfigError(
@@ -207,7 +196,7 @@ class Sweep:
             chunk_caches=caches_from_config(config["chunk_cache"]),
             optional_cases=optional,
             reference=reference,
-            recommend=recommend_from_config(config.get("recommend") or {}, read_cases),
+            recommend=recommend_from_config(config["recommend"], read_cases),
             interleave=bool(config["interleave"]),
             race=race_from_config(config["race"], bool(config["interleave"])),
             write_race=write_race_from_config(config["race"], write_case, config.get("recommend") or {}),

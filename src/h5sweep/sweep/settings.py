@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -32,7 +33,6 @@ from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import axis_names, fill_name
-from h5sweep.storage.filesystems import Filesystem
 from h5sweep.storage.layouts import Layout
 from h5sweep.sweep.config import config_hash
 
@@ -234,7 +234,8 @@ class JobSettings:
     def settle_s(self) -> float:
         """The filesystem's rest after a removal before a timed write, as configured or
         else by how it is mounted on the node the job runs on (:mod:`h5sweep.measure.settle`)."""
-        return settle.settle_seconds(Filesystem(**self.settings[C.FILESYSTEM]))
+        fs = self.settings[C.FILESYSTEM]
+        return settle.settle_seconds(SimpleNamespace(directory=fs["directory"], settle_s=fs["settle_s"]))
 
     @property
     def stripe(self) -> dict | None:
@@ -244,7 +245,7 @@ class JobSettings:
     @property
     def read_copies(self) -> int:
         """How many byte-identical copies of the store a query reads in turn (h5sweep.cases.copies)."""
-        return int(self.settings.get("read_copies", 1))
+        return int(self.settings["read_copies"])
 
     @property
     def backend(self) -> str:
@@ -306,11 +307,11 @@ class JobSettings:
 
     @property
     def split_read_time(self) -> bool:
-        return bool(self.settings.get("split_read_time", False))
+        return bool(self.settings["split_read_time"])
 
     @property
     def policies(self) -> list[str]:
-        return self.settings.get("policies", ["random"])
+        return self.settings["policies"]
 
     @cached_property
     def read_cases(self):
