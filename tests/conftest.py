@@ -138,7 +138,7 @@ def without_rest(config: dict) -> dict:
     """A config whose filesystems take no rest after a removal (``settle_s: 0``) unless it sets
     one. The tests' directories are on a disk mounted with ``discard``, where a timed write
     would wait 2 s after each removal (h5sweep.measure.settle): in a workflow test that is
-    only sleep, inside a measurement window; the rest itself is tested in test_release.py."""
+    only sleep, inside a measurement window; the rest itself is tested in test_settle.py."""
     filesystems = config.get("filesystems")
     if not isinstance(filesystems, dict):
         return config

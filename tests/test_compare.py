@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from conftest import REPO, Workflow, tiny_config
 
-from h5sweep.compare import Run, parallel_sizes
+from h5sweep.cases.parallel.compare import parallel_sizes
+from h5sweep.compare import Run
 
 
 def _sweep(tmp_path, name, directory):
@@ -154,7 +155,7 @@ def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
     out = tmp_path / "out"
     assert main([small, large, "--out", str(out)]) == 0
     text = (out / "comparison.md").read_text()
-    assert "Parallel passes only" in text and "| disk | read | independent | 2 | contiguous | 1.10 |" in text
+    assert "No read case to rank stores by" in text and "| disk | read | independent | 2 | contiguous | 1.10 |" in text
     assert "Neither type of parallel access was affected appreciably by the size of the file." in text
     assert "Here: **holds** (larger over smaller 1.10-1.10x" in text
     sizes = pd.read_csv(out / "parallel-sizes.csv")

@@ -189,10 +189,10 @@ def _case_imports(text: str) -> set[str]:
     return found
 
 
-def test_analysis_report_and_the_workflow_name_no_case_package():
+def test_analysis_report_comparison_and_the_workflow_name_no_case_package():
     found = {
         str(p.relative_to(WORKFLOW)): _case_imports(p.read_text(encoding="utf-8"))
-        for folder in (PACKAGE / "analyze", PACKAGE / "report", WORKFLOW / "workflow" / "scripts")
+        for folder in (PACKAGE / "analyze", PACKAGE / "report", PACKAGE / "compare", WORKFLOW / "workflow" / "scripts")
         for p in folder.rglob("*.py")
     }
     for smk in [*(WORKFLOW / "rules").glob("*.smk"), WORKFLOW / "Snakefile"]:
@@ -206,3 +206,36 @@ def test_the_workflows_rules_stay_declarations():
     """The rules' functions live in the package (h5sweep.sweep.jobs_of): rules/common.smk keeps
     the config's loading and checks, at most 250 lines."""
     assert len((WORKFLOW / "rules" / "common.smk").read_text(encoding="utf-8").splitlines()) <= 250
+
+
+# test files named after what they test run for real, not after a module
+BEHAVIOUR_TESTS = {
+    "anyrank",
+    "backend_contract",
+    "boxes",
+    "degenerate",
+    "examples",
+    "faults",
+    "fuse",
+    "generated_configs",
+    "layering",
+    "lint",
+    "recording",
+    "slurm",
+    "toy_case",
+    "toy_codec",
+    "transposed",
+    "variants",
+    "workflow",
+}
+
+
+def test_every_test_file_is_named_after_a_module_that_exists_or_a_behaviour():
+    """``tests/test_<name>.py`` tests the module or package ``<name>`` of h5sweep (or the
+    bench), or a behaviour named in BEHAVIOUR_TESTS: a module renamed or removed leaves no test
+    file under its old name."""
+    package = PACKAGE
+    modules = {p.stem for p in package.rglob("*.py")} | {p.name for p in package.rglob("*") if p.is_dir()}
+    names = {p.stem.removeprefix("test_") for p in Path(__file__).parent.glob("test_*.py")}
+    assert names - modules - {"bench"} - BEHAVIOUR_TESTS == set()
+    assert names >= BEHAVIOUR_TESTS  # the list names only test files that exist

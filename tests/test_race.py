@@ -259,14 +259,16 @@ def test_where_the_filesystem_rests_after_removals_the_race_removes_its_files_to
         path = backends.store_path(fs.directory, sweep.name, *name)
         jobs.run_generate(job_settings.generate_settings(sweep, fs, *name), path, records[-1])
     removals = []
-    remove_and_mark = jobs.settle.remove_and_mark
+    from h5sweep.measure import settle
+
+    remove_and_mark = settle.remove_and_mark
 
     def spied(paths, directory):
         paths = list(paths)
         removals.append([p for p in paths if os.path.lexists(p)])
         remove_and_mark(paths, directory)
 
-    monkeypatch.setattr(jobs.settle, "remove_and_mark", spied)
+    monkeypatch.setattr(settle, "remove_and_mark", spied)
     jobs.run_write_race(job_settings.write_race_settings(sweep, fs), records, str(tmp_path / "race.parquet"))
     rows = pd.read_parquet(tmp_path / "race.parquet")
     added = int((rows[C.REPEAT] >= 1).sum())

@@ -17,17 +17,14 @@ import socket
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
 from h5sweep import backends
 from h5sweep.cases import case_spec
 from h5sweep.cases.copies import read_copies, read_copies_of_all
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store, run_reads
 from h5sweep.cases.engine.race import RaceRule
-from h5sweep.cases.write.race import WriteRace, race_writes
-from h5sweep.cases.write.run import generate, in_storage_order, timed_write
+from h5sweep.cases.write.race_job import ValuesOnce, race_stores, write_limits
+from h5sweep.cases.write.run import generate
 from h5sweep.errors import DirectoryRemovedError, StorageFullError, is_no_space
-from h5sweep.measure import settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
@@ -179,7 +176,7 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
     with untimed_work():
         data = _dataset_values(job, values_cache(job, record))
     cache, settle_s = job.write_option, job.settle_s
-    limits = _write_limits(job)
+    limits = write_limits(job)
     try:
         rows = generate(
             backend, store_path, data, layout, comp, job.write_case, job.dataset_name, threads, cache, settle_s, limits
@@ -205,14 +202,8 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
     write_table(rows, record)
 
 
-def _write_limits(job: JobSettings) -> dict[str, float]:
-    """Seconds after which each strategy's timed write is stopped, for the job's store."""
-    cache = job.write_option
-    return job.write_case.limits(job, job.layout, job.compression, int(getattr(cache, "nbytes", 0)))
-
-
 def run_write_race(settings: dict, records: list[str], record: str) -> None:
-    """Race the timed writes of one filesystem's stores (:mod:`h5sweep.cases.write.race`):
+    """Race the timed writes of one filesystem's stores (:mod:`h5sweep.cases.write.race_job`):
     from the writes each store's own job made (``records``, in the order of
     ``settings["stores"]``), more repeats for the stores still in the race, variant by
     variant; one record with every write of the filesystem, the raced-out stores' rows
@@ -220,126 +211,11 @@ def run_write_race(settings: dict, records: list[str], record: str) -> None:
     import pandas as pd
 
     jobs = [JobSettings(each) for each in settings["stores"]]
-    rule = WriteRace.from_settings(settings["race"])
     tables = [pd.read_parquet(path) for path in records]
-    added: dict[int, list[dict]] = {}  # each store's rows of the race
-    marks: dict[tuple[int, str], tuple[int, float]] = {}
-    rng = np.random.default_rng(jobs[0].seed)  # each round's order of the stores
-
-    def order(stores: list, repeat: int) -> list:
-        return [stores[i] for i in rng.permutation(len(stores))]
-
-    values = _ValuesOnce(values_cache(jobs[0], record))
-    kept = _KeptWrites(jobs[0])
-
+    values = ValuesOnce(values_cache(jobs[0], record), _dataset_values)
     with in_its_directory(jobs[0], record):
-        for variant in dict.fromkeys(v for table in tables for v in table[C.VARIANT]):
-            mine = [t[t[C.VARIANT] == variant] for t in tables]
-            # a store whose write of the variant was stopped at its limit has none to add
-            times = {k: list(m[C.SECONDS]) for k, m in enumerate(mine) if len(m) and not m[C.STOPPED].any()}
-
-            def write(k: int, repeat: int, variant=variant) -> float | None:
-                row = _one_more_write(jobs[k], tables[k], variant, repeat, values, kept)
-                added.setdefault(k, []).append(row)
-                return None if row[C.STOPPED] else row[C.SECONDS]
-
-            try:
-                out = race_writes(times, rule, write, order)
-            finally:
-                kept.release()
-            marks.update({(k, variant): mark for k, mark in out.items()})
-    for k, rows in added.items():
-        tables[k] = pd.concat([tables[k], pd.DataFrame(rows)], ignore_index=True)
-    for (k, variant), (repeats, at_least) in marks.items():
-        mine = tables[k][C.VARIANT] == variant
-        tables[k].loc[mine, C.RACED_OUT_ROUND] = repeats
-        tables[k].loc[mine, C.RACED_OUT_AT_LEAST] = at_least
-    write_table(pd.concat(tables, ignore_index=True), record)
-
-
-class _ValuesOnce:
-    """The dataset's values for a store's write, held once for every store whose values are
-    the same (all but a source whose values depend on the layout); a donor is not held.
-    ``cache``: where the sweep keeps the values (:func:`values_cache`)."""
-
-    def __init__(self, cache: str | None):
-        self.cache, self.key, self.values = cache, None, None
-
-    def __call__(self, job: JobSettings):
-        if self.cache is not None and self.values is not None:  # shared by every store: held already
-            return self.values
-        source = make_source(job.dataset, job.layout)
-        if source.streams:
-            return source
-        key = job.layout if source.per_layout else None
-        if self.values is None or key != self.key:
-            self.key, self.values = None, None  # one copy in memory at a time
-            self.key, self.values = key, _dataset_values(job, self.cache)
-        return self.values
-
-
-class _KeptWrites:
-    """The write race's files on a filesystem with a rest after removals
-    (:mod:`h5sweep.measure.settle`): kept until the race ends, or until a quarter of the
-    free space found at its start is used, then removed together, so that one rest serves
-    many writes and no write reuses blocks freed a moment before."""
-
-    def __init__(self, job: JobSettings):
-        self.settle_s, self.directory = job.settle_s, job.directory
-        self.budget = shutil.disk_usage(nearest_existing(job.directory)).free / 4
-        self.paths: list[str] = []
-        self.bytes = 0
-
-    def make_room(self, nbytes: int) -> None:
-        if self.paths and self.bytes + nbytes > self.budget:
-            self.release()
-
-    def keep(self, backend, path: str) -> None:
-        if self.settle_s <= 0:
-            if os.path.lexists(path):
-                backend.remove(path)
-            return
-        self.bytes += backend.footprint_bytes(path) if os.path.lexists(path) else 0
-        self.paths.append(path)
-
-    def release(self) -> None:
-        if self.paths:  # all on the filesystem's device: one removal, one rest
-            settle.remove_and_mark(self.paths, self.directory)
-        self.paths, self.bytes = [], 0
-
-
-def _one_more_write(job: JobSettings, first, variant: str, repeat: int, values, kept: _KeptWrites) -> dict:
-    """One more timed write of a store's ``variant`` (its row: the store's own rows' columns,
-    this job's provenance, the new measurement); the file goes once measured, or where the
-    filesystem rests after removals, with the race's others (``kept``)."""
-    backend = backends.load(job.backend)
-    template = first[first[C.VARIANT] == variant].iloc[-1].to_dict()
-    strategy, fill_time = template[C.WRITE_STRATEGY], template[C.FILL_TIME]
-    cache = job.write_option
-    limit_s = _write_limits(job)[strategy]
-    with untimed_work():
-        stored = in_storage_order(values(job), job.layout)
-    store = backends.store_path(job.directory, job.sweep, job.backend, job.layout.id, job.compression.name)
-    directory = os.path.dirname(store)
-    os.makedirs(directory, exist_ok=True)
-    partial = f"{store}.race-{os.getpid()}-{repeat}"
-    kept.make_room(job.layout.allocated_elements(job.shape) * job.dtype.itemsize)
-    try:
-        row = timed_write(
-            backend,
-            partial,
-            stored,
-            job.layout,
-            job.compression,
-            job.dataset_name,
-            (strategy, fill_time),
-            cache,
-            limit_s,
-            lambda: settle.settle(directory, job.settle_s),
-        )
-    finally:
-        kept.keep(backend, partial)
-    return {**template, **_shared_columns(job, backend), C.REPEAT: repeat, C.VARIANT: variant, **row}
+        table = race_stores(jobs, settings["race"], tables, values, _shared_columns)
+    write_table(table, record)
 
 
 def _store_columns(job: JobSettings, backend, store_path: str) -> dict:
@@ -470,7 +346,7 @@ def _write_again(job: JobSettings, backend, path: str, record: str) -> None:
         1,
         job.write_option,
         job.settle_s,
-        _write_limits(job),
+        write_limits(job),
     )
 
 

@@ -150,16 +150,21 @@ class CaseSpec:
     # - verdict: function(summary, measurements) -> its section of recommendation.md ("## Title"
     #   then text; "" where it has nothing to say);
     # - summary: function(rows, keys) -> its summary columns, one row per group of ``keys``
-    #   (merged into summary.parquet; None where its rows are not in ``rows``).
+    #   (merged into summary.parquet; None where its rows are not in ``rows``);
+    # - compare: function(runs, out) -> its section of ``python -m h5sweep.compare``'s
+    #   comparison.md (lines; [] where the sweeps hold nothing of it to compare), its own tables
+    #   and figures written to ``out`` (each run: ``.summary``, ``.shape``, ``.sweep``, ``.path``).
     findings: str | None = None
     verdict: str | None = None
     summary: str | None = None
+    compare: str | None = None
     # What stops a run of a sweep that has it (not a dry run) before any job starts, in words
     # (the MPI environment its jobs need), or None
     run_check: Callable[[object], str | None] | None = field(default=None, repr=False)
 
     def hook(self, name: str):
-        """The object one of its hooks names (``findings``, ``verdict``, ``summary``), or None."""
+        """The object one of its hooks names (``findings``, ``verdict``, ``summary``, ``compare``),
+        or None."""
         import importlib
 
         target = getattr(self, name)

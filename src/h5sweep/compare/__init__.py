@@ -31,7 +31,7 @@ from h5sweep.analyze.ranking import BOOTSTRAP_SEED, is_reference, mix_of, select
 from h5sweep.analyze.wording import several_options
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
-from h5sweep.cases.parallel import columns as PC
+from h5sweep.cases import CASE_SPECS
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, factor
@@ -312,31 +312,7 @@ def _ci(low, high, fmt=".2f") -> str:
     return "no interval" if pd.isna(low) else f"{low:{fmt}}-{high:{fmt}}"
 
 
-def parallel_sizes(runs: list[Run]) -> pd.DataFrame:
-    """Parallel sweeps of two dataset sizes: the larger's median bandwidth over the smaller's
-    per filesystem, operation, mode, P and layout kind (Folk & Choi's Fig. 7, Tables 8, 11)."""
-    rows = []
-    for run in runs:
-        s = run.summary
-        if C.CASE not in s or not (s[C.CASE] == "parallel").any():
-            continue
-        p = s[s[C.CASE] == "parallel"].assign(
-            size=int(np.prod(run.shape)) if run.shape else 0,
-            kind=lambda f: np.where(f[C.CHUNK_SHAPE].fillna("") == "", "contiguous", "chunked"),
-        )
-        rows.append(p)
-    if len(rows) < 2 or len({int(r["size"].iloc[0]) for r in rows}) < 2:
-        return pd.DataFrame()
-    both = pd.concat(rows)
-    keys = [C.FILESYSTEM, PC.OPERATION, PC.MODE, PC.PROCESSES, "kind"]
-    small, large = both["size"].min(), both["size"].max()
-    a = both[both["size"] == small].groupby(keys)[PC.BYTES_PER_S_MEDIAN].max()
-    b = both[both["size"] == large].groupby(keys)[PC.BYTES_PER_S_MEDIAN].max()
-    ratio = (b / a).dropna().rename("large_over_small").reset_index()
-    return ratio.assign(small_elements=small, large_elements=large)
-
-
-def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> str:
+def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> str:
     chosen = table[table[C.MINIMAX]].iloc[0]
     systems = list(dict.fromkeys(table[C.SYSTEM]))
     options = several_options(table)
@@ -382,8 +358,7 @@ def markdown(table: pd.DataFrame, left_out: list[str], sizes: pd.DataFrame) -> s
     lines.append("")
     if left_out:
         lines += ["## Left out (--intersect)", "", *[f"- {w}" for w in left_out], ""]
-    if not sizes.empty:
-        lines += parallel_markdown(sizes)
+    lines += sections
     lines.append(
         "Regret: a store's expected time for the read mix over the best store's on the same system (paired "
         "bootstrap over the system's selections and store copies). The largest regret's interval draws every "
@@ -435,58 +410,29 @@ def decision_markdown(table: pd.DataFrame, runs: list[Run]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def parallel_markdown(sizes: pd.DataFrame) -> list[str]:
-    """The parallel passes of two dataset sizes (Folk & Choi's Fig. 7, Tables 8 and 11): the
-    larger's bandwidth over the smaller's, and Table 8's sentence judged on them."""
-    lines = [
-        "## Parallel passes: the larger dataset over the smaller (Folk & Choi Fig. 7, Tables 8 and 11)",
-        "",
-        "| filesystem | operation | mode | P | layout | bandwidth ratio |",
-        "|---|---|---|---|---|---|",
-    ]
-    for _, r in sizes.iterrows():
-        lines.append(
-            f"| {r[C.FILESYSTEM]} | {r[PC.OPERATION]} | {r[PC.MODE]} | {int(r[PC.PROCESSES])} | {r['kind']} "
-            f"| {r['large_over_small']:.2f} |"
-        )
-    verdict, evidence = size_finding(sizes)
-    lines += [
-        "",
-        f"Folk & Choi, Table 8 (contiguous storage): \u201c{SIZE_QUOTE}\u201d Here: **{verdict}** ({evidence}).",
-        "",
-    ]
-    return lines
-
-
-SIZE_QUOTE = "Neither type of parallel access was affected appreciably by the size of the file."
-
-
-def size_finding(sizes: pd.DataFrame) -> tuple[str, str]:
-    """Table 8's sentence on the contiguous parallel passes: every mode's bandwidth ratio of the
-    two sizes within 25% either way (holds), one beyond 1.5x either way (does not hold)."""
-    rows = sizes[(sizes["kind"] == "contiguous") & sizes[PC.MODE].isin(["independent", "collective"])]
-    if rows.empty:
-        return findings.UNMEASURED, "no contiguous independent or collective pass in both sweeps"
-    ratios = rows["large_over_small"]
-    evidence = f"larger over smaller {ratios.min():.2f}-{ratios.max():.2f}x over {len(rows)} (operation, mode, P)"
-    if ratios.between(0.8, 1.25).all():
-        return findings.HOLDS, evidence
-    if ((ratios < 1 / 1.5) | (ratios > 1.5)).any():
-        return findings.FAILS, evidence
-    return findings.INCONCLUSIVE, evidence
-
-
-def parallel_only_markdown(runs: list[Run], sizes: pd.DataFrame) -> str:
+def sections_only_markdown(runs: list[Run], sections: list[str]) -> str:
+    """Sweeps with no read case to rank stores by (parallel passes only, say): compared by
+    what their cases compare across sweeps."""
     names = ", ".join(f"{r.sweep} ({'x'.join(map(str, r.shape))})" for r in runs)
     lines = [
         "# Comparison",
         "",
-        f"Parallel passes only ({names}): the sweeps hold no read case to rank stores by, so they are compared "
-        "by the bandwidth of each operation, mode and process count at the two dataset sizes.",
+        f"No read case to rank stores by ({names}): the sweeps are compared by what their cases measure across sweeps.",
         "",
-        *parallel_markdown(sizes),
+        *sections,
     ]
     return "\n".join(lines) + "\n"
+
+
+def case_sections(runs: list[Run], out: Path) -> list[str]:
+    """What each registered case compares across sweeps (its ``compare`` hook: its tables and
+    figures written to ``out``, its section of comparison.md returned)."""
+    lines: list[str] = []
+    for spec in CASE_SPECS:
+        compare = spec.hook("compare")
+        if compare is not None:
+            lines += compare(runs, out)
+    return lines
 
 
 def _findings(runs: list[Run], out: Path) -> None:
@@ -504,35 +450,26 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     try:
         runs = [load_run(p) for p in args.runs]
-        sizes = parallel_sizes(runs)
-        if len(runs) >= 2 and not systems_of(runs) and not sizes.empty:  # parallel passes only
+        if len(runs) >= 2 and not systems_of(runs):  # no read case: only what the cases compare
             out.mkdir(parents=True, exist_ok=True)
-            sizes.to_csv(out / "parallel-sizes.csv", index=False)
-            (out / "comparison.md").write_text(parallel_only_markdown(runs, sizes))
-            _findings(runs, out)
-            from h5sweep.cases.parallel.compare_figures import plot_parallel_sizes
-
-            plot_parallel_sizes(runs, out / "parallel-sizes.png")
-            print(f"h5sweep.compare: parallel passes of {len(runs)} sweeps compared; {out / 'comparison.md'}")
-            return 0
+            sections = case_sections(runs, out)
+            if sections:
+                (out / "comparison.md").write_text(sections_only_markdown(runs, sections))
+                _findings(runs, out)
+                print(f"h5sweep.compare: {len(runs)} sweeps compared by their cases; {out / 'comparison.md'}")
+                return 0
         table, left_out, systems = compare_runs(runs, args.intersect)
     except CompareError as err:
         print(f"h5sweep.compare: {err}", file=sys.stderr)
         return 2
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "comparison.csv", index=False)
-    if not sizes.empty:
-        sizes.to_csv(out / "parallel-sizes.csv", index=False)
-    (out / "comparison.md").write_text(markdown(table, left_out, sizes))
+    (out / "comparison.md").write_text(markdown(table, left_out, case_sections(runs, out)))
     (out / "decision.md").write_text(decision_markdown(table, runs))
     _findings(runs, out)
     from h5sweep.report import comparison
 
     comparison.plot_reference(systems, out / "reference-across-systems.png")
     comparison.plot_regret(table, out / "regret-per-system.png")
-    if not sizes.empty:
-        from h5sweep.cases.parallel.compare_figures import plot_parallel_sizes
-
-        plot_parallel_sizes(runs, out / "parallel-sizes.png")
     print(f"h5sweep.compare: {len(systems)} systems compared; {out / 'comparison.md'}")
     return 0

@@ -43,6 +43,7 @@ def load_schema(path: str | Path | None = None) -> dict:
     schema["properties"] = {
         k: v for key, node in top.items() for k, v in [(key, node), *(blocks.items() if key == "backends" else [])]
     }
+    schema["properties"]["backends"]["items"]["enum"] = list(backends.REGISTRY)
     objective = schema["properties"]["recommend"]["properties"]["objective"]
     objective.update(enum=list(OBJECTIVE_WORDS), default=DEFAULT_OBJECTIVE)
     forms = schema["properties"]["filesystems"]["additionalProperties"]["oneOf"]

@@ -144,6 +144,7 @@ SPEC = CaseSpec(
     findings="h5sweep.cases.parallel.findings:FINDINGS",
     run_check=lambda sweep: missing_mpi_environment(),
     verdict="h5sweep.cases.parallel.verdict:parallel_markdown",
+    compare="h5sweep.cases.parallel.compare:compare_sizes",
     summary="h5sweep.cases.parallel.verdict:bandwidths",
     check_grid=lambda case, grid: case.check_stores(grid.shape, [s for s in grid.stores if SPEC.runs_on(s)]),
     scratch_bytes=lambda sweep: sweep.largest_file_bytes(),  # a write pass's store

@@ -1,3 +1,6 @@
+"""Codecs (h5sweep.storage.codecs): the compression names a config may give, parsed and checked
+against what HDF5 can store, each refusal naming the key."""
+
 import pytest
 
 from h5sweep.backends.hdf5_filters import create_keywords
