@@ -18,7 +18,7 @@ define install_pinned
 		&& $(1)/bin/python -m pip install --quiet --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)); }
 endef
 
-.PHONY: install install-mpi bytecode sweep sweep-held test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio plan studies-plan docs
+.PHONY: install install-mpi bytecode sweep sweep-held s3-start s3-stop test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio plan studies-plan docs
 
 install: $(STAMP)
 
@@ -64,6 +64,15 @@ sweep: install bytecode
 # back afterwards, see h5sweep.host and the plan's warning)
 sweep-held: install bytecode
 	$(BIN)/python -m h5sweep.host run $(BIN)/snakemake --cores $(CORES)
+
+# a local S3 server (SeaweedFS's weed mini) on 127.0.0.1:$(S3_PORT), storing under
+# ~/.cache/h5sweep/seaweedfs; it takes the AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY it starts with
+S3_PORT ?= 8333
+s3-start: install
+	$(BIN)/python -m h5sweep.host.seaweed start --port $(S3_PORT)
+
+s3-stop: install
+	$(BIN)/python -m h5sweep.host.seaweed stop
 
 dry-run: install
 	$(BIN)/snakemake -n --cores $(CORES)

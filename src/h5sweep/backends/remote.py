@@ -1,0 +1,211 @@
+"""Test stores on an S3-compatible object store (:mod:`h5sweep.storage.objectstore`): each
+backend's store, written where it always is and uploaded object by object, then opened for
+timed reads through a client of its own, every request counted.
+
+- HDF5: h5py on an fsspec file object (its block size and cache type, and HDF5's page buffer
+  for a file written with paged aggregation, are the read's settings);
+- Zarr: zarr-python on an fsspec store, one object per chunk (or shard) file;
+- raw: one ranged GET per contiguous run of the selection, the ``.npy`` header read at open.
+
+A store's bytes are classified before it is uploaded (:func:`classifier`): a request that
+fetches bytes of a chunk (HDF5's chunk extents, Zarr's chunk objects, the raw file's values)
+is a data request, any other a metadata request."""
+
+from __future__ import annotations
+
+import bisect
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from h5sweep.backends import HDF5, RAW, ZARR
+from h5sweep.backends.base import OpenedStore
+from h5sweep.backends.raw import contiguous_runs
+from h5sweep.storage import objectstore
+from h5sweep.storage.objectstore import DATA, METADATA, RequestLog, S3Location
+
+
+@dataclass(frozen=True)
+class RemoteRead:
+    """How a remote store is read: fsspec's block size and cache type (HDF5 through a file
+    object) and HDF5's page buffer in bytes (0: none; a paged file only)."""
+
+    block_size: int = 5 * 2**20  # s3fs's own default
+    cache_type: str = "readahead"
+    page_buffer: int = 0
+
+
+def objects(local_path: str) -> list[tuple[str, str]]:
+    """(local file, its key under the store's name) of every file of a store: the file
+    itself, or each file of a store's directory."""
+    if os.path.isfile(local_path):
+        return [(local_path, "")]
+    found = []
+    for root, _, files in os.walk(local_path):
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            found.append((path, os.path.relpath(path, local_path).replace(os.sep, "/")))
+    return found
+
+
+def upload(fs, location: S3Location, name: str, local_path: str) -> int:
+    """Put the store at ``local_path`` under ``name`` (one object per file); the bytes sent."""
+    sent = 0
+    for path, key in objects(local_path):
+        fs.put_file(path, location.path(name, key))
+        sent += os.path.getsize(path)
+    return sent
+
+
+def classifier(backend: str, local_path: str, dataset_name: str) -> Callable[[str, str, int | None, int | None], str]:
+    """What a request for the store uploaded from ``local_path`` fetches: a function of
+    (method, key, start, stop) for :class:`h5sweep.storage.objectstore.RequestLog`."""
+    if backend == ZARR:
+        return lambda method, key, start, stop: METADATA if key.endswith(("zarr.json", ".zmetadata")) else DATA
+    if backend == RAW:
+        with open(local_path, "rb") as f:
+            np.lib.format.read_magic(f)
+            f.seek(0)
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            read(f)
+            header = f.tell()
+        return lambda method, key, start, stop: METADATA if stop is not None and stop <= header else DATA
+    if backend == HDF5:
+        return _hdf5_classifier(_hdf5_extents(local_path, dataset_name))
+    raise ValueError(f"no remote reads for the {backend} backend")
+
+
+def _hdf5_extents(path: str, dataset_name: str) -> list[tuple[int, int]]:
+    """The byte extents [start, stop) of the dataset's values in an HDF5 file: each stored
+    chunk's, or the contiguous block's, sorted."""
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        dsid = f[dataset_name].id
+        if f[dataset_name].chunks is None:
+            offset = dsid.get_offset()
+            return [] if offset is None else [(offset, offset + dsid.get_storage_size())]
+        extents = []
+        for i in range(dsid.get_num_chunks()):
+            info = dsid.get_chunk_info(i)
+            extents.append((info.byte_offset, info.byte_offset + info.size))
+    return sorted(extents)
+
+
+def _hdf5_classifier(extents: list[tuple[int, int]]):
+    starts = [a for a, _ in extents]
+
+    def classify(method: str, key: str, start: int | None, stop: int | None) -> str:
+        if start is None:
+            return DATA if extents else METADATA  # the whole file
+        i = bisect.bisect_right(starts, stop - 1) - 1  # the last extent starting inside or before the range
+        return DATA if i >= 0 and extents[i][1] > start else METADATA
+
+    return classify
+
+
+class RemoteNpy(OpenedStore):
+    """A ``.npy`` object opened for timed reads: its header read at open (one GET), then one
+    ranged GET per contiguous run of each selection."""
+
+    def __init__(self, fs, path: str):
+        self.fs, self.path = fs, path
+        head = fs.cat_file(path, start=0, end=4096)
+        import io
+
+        stream = io.BytesIO(head)
+        version = np.lib.format.read_magic(stream)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read(stream)
+        if fortran:
+            raise ValueError("a raw store holds its array in C order")
+        self.offset, self.shape, self.dtype = stream.tell(), tuple(shape), np.dtype(dtype)
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        run, offsets = contiguous_runs(self.shape, tuple(start), buffer.shape)
+        nbytes = run * self.dtype.itemsize
+        starts = [self.offset + off * self.dtype.itemsize for off in offsets]
+        flat = buffer.reshape(-1).view(np.uint8)
+        fs, path = self.fs, self.path
+
+        def read() -> None:
+            parts = fs.cat_ranges([path] * len(starts), starts, [s + nbytes for s in starts])
+            for i, part in enumerate(parts):
+                if len(part) != nbytes:
+                    raise OSError(f"short read at byte {starts[i]} of {path}")
+                flat[i * nbytes : (i + 1) * nbytes] = np.frombuffer(part, np.uint8)
+
+        return read
+
+    def close(self) -> None:
+        pass
+
+
+class RemoteHdf5(OpenedStore):
+    """An HDF5 object opened through an fsspec file object."""
+
+    def __init__(self, fs, path: str, dataset_name: str, read: RemoteRead):
+        import h5py
+
+        self.handle = fs.open(path, "rb", block_size=read.block_size, cache_type=read.cache_type)
+        kwargs = {"page_buf_size": read.page_buffer} if read.page_buffer else {}
+        self.file = h5py.File(self.handle, "r", **kwargs)
+        self.dataset = self.file[dataset_name]
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        box = tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))
+        dataset = self.dataset
+
+        def read() -> None:
+            dataset.read_direct(buffer, source_sel=box)
+
+        return read
+
+    def close(self) -> None:
+        self.file.close()
+        self.handle.close()
+
+
+class RemoteZarr(OpenedStore):
+    """A Zarr array opened through zarr-python's fsspec store."""
+
+    def __init__(self, fs, path: str):
+        import zarr
+        from zarr.storage import FsspecStore
+
+        self.array = zarr.open_array(FsspecStore(fs, path=path, read_only=True), mode="r")
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        box = tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))
+        array = self.array
+
+        def read() -> None:
+            buffer[...] = array[box]
+
+        return read
+
+    def close(self) -> None:
+        pass
+
+
+def open_remote(
+    backend: str, location: S3Location, name: str, dataset_name: str, log: RequestLog, read: RemoteRead | None = None
+) -> OpenedStore:
+    """The store uploaded as ``name``, opened for timed reads by a new client (cold: no cache
+    and no connection shared with any other), every request it sends counted in ``log``."""
+    path, read = location.path(name), read or RemoteRead()
+    if backend == ZARR:
+        from zarr.core.sync import sync
+
+        fs = objectstore.client(location, asynchronous=True)
+        sync(objectstore.attach_async(fs, log))
+        return RemoteZarr(fs, path)
+    fs = objectstore.client(location, log)
+    if backend == RAW:
+        return RemoteNpy(fs, path)
+    if backend == HDF5:
+        return RemoteHdf5(fs, path, dataset_name, read)
+    raise ValueError(f"no remote reads for the {backend} backend")

@@ -1,0 +1,211 @@
+"""An S3-compatible object store as a place for test stores: where (endpoint, bucket, prefix),
+a client made anew for each cold read, and every request that client sends, counted.
+
+On an object store a read costs its requests times the first-byte latency far more than its
+bytes, so a read's evidence is its requests: how many, how many bytes they asked for and
+received, and which of them fetched metadata rather than the selection's data.
+:class:`RequestLog` counts them at the client, from the S3 client's own events (each request
+as it is sent, each response as it is parsed), whatever library reads through it (zarr-python
+through fsspec, h5py through an fsspec file, ranged GETs of a raw file).
+
+Credentials come from where every S3 client finds them (``AWS_ACCESS_KEY_ID`` and
+``AWS_SECRET_ACCESS_KEY``, ``AWS_PROFILE`` and the shared credentials file), never from the
+config, and nothing here writes them anywhere. The client libraries are imported only when a
+client is made."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+from h5sweep.errors import ConfigError
+from h5sweep.storage.declared import Block, Setting
+
+# S3's bucket names: 3 to 63 lowercase letters, digits, dots and hyphens, a letter or digit at
+# each end
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+SETTINGS = Block(
+    "s3",
+    "An S3-compatible object store instead of a directory: the test stores are objects under "
+    "s3://<bucket>/<prefix>/ on the server at endpoint. Credentials come from the environment "
+    "(AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE), never from the config.",
+    (
+        Setting("endpoint", "string", "", "The server's URL, http:// or https:// (e.g. http://127.0.0.1:8333)."),
+        Setting("bucket", "string", "", "The bucket (it must exist and be writable)."),
+        Setting("prefix", "string", "", "The keys' prefix inside the bucket (no leading or trailing /)."),
+    ),
+    optional=False,
+    required=("endpoint", "bucket"),
+)
+
+
+@dataclass(frozen=True)
+class S3Location:
+    """Where test stores go on an object store."""
+
+    endpoint: str
+    bucket: str
+    prefix: str
+
+    def key(self, *parts: str) -> str:
+        """The object key of ``parts`` under the prefix."""
+        return "/".join(p.strip("/") for p in (self.prefix, *parts) if p)
+
+    def path(self, *parts: str) -> str:
+        """``bucket/key``, as fsspec names an object."""
+        return f"{self.bucket}/{self.key(*parts)}".rstrip("/")
+
+    def url(self, *parts: str) -> str:
+        return f"s3://{self.path(*parts)}"
+
+
+def location_from_config(entry: dict, key: str) -> S3Location:
+    """``filesystems.<name>.s3``: checked, each refusal naming its key."""
+    entry = SETTINGS.filled(entry)
+    endpoint, bucket, prefix = str(entry["endpoint"]), str(entry["bucket"]), str(entry["prefix"])
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"{key}.endpoint", endpoint, "must be a server's URL, http://host:port or https://host")
+    if not _BUCKET.match(bucket) or ".." in bucket:
+        raise ConfigError(
+            f"{key}.bucket", bucket, "is not a bucket name (3-63 lowercase letters, digits, dots and hyphens)"
+        )
+    if prefix.startswith("/") or prefix.endswith("/") or "//" in prefix:
+        raise ConfigError(f"{key}.prefix", prefix, "must be a key prefix without a leading, trailing or double /")
+    return S3Location(endpoint.rstrip("/"), bucket, prefix)
+
+
+def credentials_missing() -> str | None:
+    """None where an S3 client finds credentials in this environment, else what to set."""
+    import botocore.session
+
+    if botocore.session.Session().get_credentials() is None:
+        return (
+            "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE with a "
+            "profile in ~/.aws/credentials) in the environment the sweep runs in"
+        )
+    return None
+
+
+# What a request fetched: the selection's data, or what the library needs to find it
+DATA, METADATA = "data", "metadata"
+
+
+@dataclass
+class Request:
+    """One request as the client sent it: its method, object key, the bytes its Range asked
+    for (None: the whole object, or none for a HEAD or a listing) and what it fetched."""
+
+    method: str
+    key: str
+    start: int | None
+    stop: int | None  # exclusive
+    kind: str
+
+    @property
+    def asked(self) -> int | None:
+        return None if self.start is None else self.stop - self.start
+
+
+def parse_range(header: str | bytes | None) -> tuple[int | None, int | None]:
+    """``bytes=a-b`` as [a, b + 1); None, None without a Range (or one not of that form)."""
+    if not header:
+        return None, None
+    if isinstance(header, bytes):
+        header = header.decode("ascii", "replace")
+    found = re.fullmatch(r"bytes=(\d+)-(\d+)", header.strip())
+    return (int(found[1]), int(found[2]) + 1) if found else (None, None)
+
+
+def _default_kind(method: str, key: str, start: int | None, stop: int | None) -> str:
+    return DATA if method in ("GET", "PUT") and key and not key.endswith("/") else METADATA
+
+
+@dataclass
+class RequestLog:
+    """Every request a client sends and every GET response it parses, counted as they happen.
+
+    ``classify(method, key, start, stop) -> "data" | "metadata"`` says what a request
+    fetched; the store's backend knows (a Zarr chunk key, a range inside an HDF5 chunk). A
+    listing, a HEAD and any request without a key are metadata."""
+
+    classify: Callable[[str, str, int | None, int | None], str] = _default_kind
+    requests: list[Request] = field(default_factory=list)
+    received: int = 0  # bytes of the GET responses' bodies
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def attach(self, client) -> None:
+        """Count the requests of a botocore (or aiobotocore) S3 client."""
+        client.meta.events.register("before-send.s3", self._sent)
+        client.meta.events.register("after-call.s3.GetObject", self._got)
+
+    def _sent(self, request, **_) -> None:
+        parts = urlsplit(request.url)
+        path = unquote(parts.path).lstrip("/")
+        key = path.split("/", 1)[1] if "/" in path else ""  # path-style: /bucket/key
+        start, stop = parse_range(request.headers.get("Range"))
+        if request.method not in ("GET", "PUT") or parts.query and not key:
+            kind = METADATA  # a HEAD, a listing, a bucket's location
+        else:
+            kind = self.classify(request.method, key, start, stop)
+        with self._lock:
+            self.requests.append(Request(request.method, key, start, stop, kind))
+
+    def _got(self, http_response=None, parsed=None, **_) -> None:
+        size = (parsed or {}).get("ContentLength")
+        if size is not None and getattr(http_response, "status_code", 200) < 300:
+            with self._lock:
+                self.received += int(size)
+
+    def mark(self) -> tuple[int, int]:
+        """Where the log stands now: pass it to :meth:`since`."""
+        with self._lock:
+            return len(self.requests), self.received
+
+    def since(self, mark: tuple[int, int]) -> dict:
+        """The counts of the requests sent after ``mark``: a read row's request columns."""
+        with self._lock:
+            new, received = self.requests[mark[0] :], self.received - mark[1]
+        data = [r for r in new if r.kind == DATA]
+        return {
+            "requests": len(new),
+            "data_requests": len(data),
+            "metadata_requests": len(new) - len(data),
+            "bytes_requested": sum(r.asked or 0 for r in new if r.method == "GET"),
+            "bytes_received": received,
+        }
+
+
+def client(location: S3Location, log: RequestLog | None = None, asynchronous: bool = False, **options):
+    """A new fsspec S3 filesystem on ``location``'s server, sharing no cache or connection with
+    any made before (a cold client), its requests counted in ``log``. ``options``: s3fs's own
+    (``default_block_size``, ``default_cache_type``, ...)."""
+    import s3fs
+
+    fs = s3fs.S3FileSystem(
+        endpoint_url=location.endpoint,
+        skip_instance_cache=True,
+        use_listings_cache=False,
+        asynchronous=asynchronous,
+        config_kwargs={"s3": {"addressing_style": "path"}},
+        **options,
+    )
+    if log is not None and not asynchronous:
+        log.attach(fs.s3 if getattr(fs, "_s3", None) else _connected(fs))
+    return fs
+
+
+def _connected(fs):
+    """The botocore client of a synchronous s3fs filesystem (made on first use)."""
+    fs.connect()
+    return fs.s3
+
+
+async def attach_async(fs, log: RequestLog) -> None:
+    """Count the requests of an asynchronous s3fs filesystem (its client made here)."""
+    await fs.set_session()
+    log.attach(fs.s3)

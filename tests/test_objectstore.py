@@ -1,0 +1,165 @@
+"""Test stores on a real S3 server (moto's, on the loopback): each backend's store uploaded and
+read back through a new client, every value checked, and the requests the client counts equal
+to those the server served, split into data and metadata requests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from h5sweep import backends
+from h5sweep.backends.remote import RemoteRead, classifier, open_remote, upload
+from h5sweep.errors import ConfigError
+from h5sweep.storage import objectstore
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.layouts import Layout
+from h5sweep.storage.objectstore import RequestLog, S3Location, location_from_config, parse_range
+
+SHAPE = (20, 20, 500)
+
+
+@pytest.fixture(scope="module")
+def s3():
+    import s3server
+
+    record, server = s3server.start()
+    location = S3Location(record.endpoint, "h5sweep-test", "runs/a")
+    objectstore.client(location).mkdir(location.bucket)
+    yield record, location
+    server.shutdown()
+
+
+def _values() -> np.ndarray:
+    return np.random.default_rng(3).integers(0, 60000, SHAPE, dtype=np.uint16)
+
+
+def _store(tmp_path, s3, backend: str, layout: Layout, compression: str = "none"):
+    """The backend's store written locally (its fast path), uploaded; (location, name, classify)."""
+    _, location = s3
+    local = str(tmp_path / f"store.{backend}")
+    backends.load(backend).write_fast(local, _values(), layout, parse_compression(compression), "data", 1)
+    name = f"{backend}-{layout.id}-{compression}"
+    upload(objectstore.client(location), location, name, local)
+    return location, name, classifier(backend, local, "data")
+
+
+def _read(s3, backend, location, name, classify, start, size, read=None):
+    """One read of a box through a new client: its values and the client's and the server's counts."""
+    record, _ = s3
+    log = RequestLog(classify)
+    opened = open_remote(backend, location, name, "data", log, read)
+    buffer = np.empty(size, np.uint16)
+    do = opened.prepare(start, buffer)
+    mark, served = log.mark(), record.mark()
+    do()
+    counts, on_server = log.since(mark), record.since(served)
+    opened.close()
+    return buffer, counts, on_server
+
+
+@pytest.mark.parametrize(
+    ("backend", "layout"),
+    [
+        ("hdf5", Layout(None)),
+        ("hdf5", Layout((5, 5, 100))),
+        ("zarr", Layout((5, 5, 100))),
+        ("raw", Layout(None)),
+    ],
+    ids=lambda v: getattr(v, "id", v),
+)
+def test_a_read_of_each_backend_counts_the_requests_the_server_served(tmp_path, s3, backend, layout):
+    location, name, classify = _store(tmp_path, s3, backend, layout)
+    start, size = (3, 4, 120), (6, 2, 150)
+    # a block smaller than the file: HDF5's open does not fetch the values with its metadata
+    got, counts, served = _read(s3, backend, location, name, classify, start, size, RemoteRead(block_size=65536))
+    box = tuple(slice(a, a + n) for a, n in zip(start, size, strict=True))
+    assert np.array_equal(got, _values()[box])
+    assert counts["requests"] == len(served) > 0
+    assert counts["data_requests"] + counts["metadata_requests"] == counts["requests"]
+    assert counts["data_requests"] >= 1
+    ranged = [s for s in served if s.method == "GET" and s.range]
+    asked = sum(b - a for a, b in (parse_range(s.range) for s in ranged))
+    assert counts["bytes_requested"] == asked
+    if backend == "raw":  # one ranged GET per contiguous run: 6 x 2 runs of 150 values
+        assert counts["requests"] == counts["data_requests"] == 12
+        assert counts["bytes_requested"] == counts["bytes_received"] == 12 * 150 * 2
+    if backend == "zarr":  # the chunks the box touches: 2 x 2 x 2, one GET each
+        assert counts["data_requests"] == 8 and counts["bytes_received"] > 0
+
+
+def test_hdf5s_page_buffer_on_a_paged_file_needs_fewer_requests_than_an_unpaged_file(tmp_path, s3):
+    """Small chunks of a file read through a small fsspec block: every chunk's index and data
+    a request of its own; a file written with paged aggregation and read with a page buffer
+    takes its metadata and data pages in fewer (counted, not timed)."""
+    import h5py
+
+    _, location = s3
+    values = _values()
+    fs = objectstore.client(location)
+    for name, kwargs in [("unpaged", {}), ("paged", {"fs_strategy": "page", "fs_page_size": 64 * 1024})]:
+        path = tmp_path / f"{name}.h5"
+        with h5py.File(path, "w", **kwargs) as f:
+            f.create_dataset("data", data=values, chunks=(2, 2, 50))
+        upload(fs, location, name, str(path))
+    starts = [(i, j, 0) for i in range(0, 20, 7) for j in range(0, 20, 6)]
+    requests = {}
+    for name, page_buffer in [("unpaged", 0), ("paged", 1024 * 1024)]:
+        read = RemoteRead(block_size=4096, cache_type="none", page_buffer=page_buffer)
+        classify = classifier("hdf5", str(tmp_path / f"{name}.h5"), "data")
+        total = 0
+        for start in starts:
+            got, counts, served = _read(s3, "hdf5", location, name, classify, start, (2, 2, 500), read)
+            assert np.array_equal(got, values[start[0] : start[0] + 2, start[1] : start[1] + 2, :])
+            assert counts["requests"] == len(served)
+            total += counts["requests"]
+        requests[name] = total
+    assert requests["paged"] < requests["unpaged"]
+
+
+def test_an_s3_location_is_checked_naming_the_key():
+    good = location_from_config({"endpoint": "http://127.0.0.1:8333", "bucket": "arrays", "prefix": "a/b"}, "fs.s3")
+    assert good.path("x.h5") == "arrays/a/b/x.h5" and good.url() == "s3://arrays/a/b"
+    for entry, key in [
+        ({"endpoint": "127.0.0.1:8333", "bucket": "arrays"}, "fs.s3.endpoint"),
+        ({"endpoint": "http://h", "bucket": "Arrays"}, "fs.s3.bucket"),
+        ({"endpoint": "http://h", "bucket": "arrays", "prefix": "/a"}, "fs.s3.prefix"),
+    ]:
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+            location_from_config(entry, "fs.s3")
+    assert parse_range("bytes=10-19") == (10, 20) and parse_range(None) == (None, None)
+
+
+@pytest.fixture(scope="module")
+def seaweed(tmp_path_factory):
+    """SeaweedFS's weed mini on the loopback (the server of timed runs), for this module."""
+    from h5sweep.host import seaweed
+
+    directory = tmp_path_factory.mktemp("seaweedfs")
+    server = seaweed.start(directory, port=0, bucket="h5sweep", credentials=("h5sweep", "local-secret"))
+    yield server
+    seaweed.stop(directory)
+
+
+@pytest.mark.parametrize("backend", ["hdf5", "zarr", "raw"])
+def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path, seaweed, backend, monkeypatch):
+    from h5sweep.host.seaweed import served
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "h5sweep")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local-secret")
+    location = S3Location(seaweed.endpoint, "h5sweep", f"counted/{backend}")
+    layout = Layout(None) if backend == "raw" else Layout((5, 5, 100))
+    local = str(tmp_path / f"store.{backend}")
+    backends.load(backend).write_fast(local, _values(), layout, parse_compression("none"), "data", 1)
+    upload(objectstore.client(location), location, "store", local)
+    log = RequestLog(classifier(backend, local, "data"))
+    before = served(seaweed, "h5sweep")
+    opened = open_remote(backend, location, "store", "data", log, RemoteRead(block_size=65536))
+    buffer = np.empty((6, 2, 150), np.uint16)
+    opened.prepare((3, 4, 120), buffer)()
+    opened.close()
+    after = served(seaweed, "h5sweep")
+    assert np.array_equal(buffer, _values()[3:9, 4:6, 120:270])
+    # SeaweedFS files a HEAD under GET (or LIST, of a prefix): the totals compare
+    on_server = {kind: after.get(kind, 0) - before.get(kind, 0) for kind in after}
+    assert len(log.requests) == sum(on_server.values()) > 0 and on_server.get("PUT", 0) == 0
+    assert {r.method for r in log.requests} <= {"GET", "HEAD"}
