@@ -163,3 +163,37 @@ def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path,
     on_server = {kind: after.get(kind, 0) - before.get(kind, 0) for kind in after}
     assert len(log.requests) == sum(on_server.values()) > 0 and on_server.get("PUT", 0) == 0
     assert {r.method for r in log.requests} <= {"GET", "HEAD"}
+
+
+@pytest.mark.parametrize("backend", ["hdf5", "zarr", "raw"])
+def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_requests(tmp_path, s3, backend):
+    """Through the workflow's read engine: every read of ``cold: every`` opens a new client, so
+    each fetches its data from the server (``cache_state`` remote), and its row carries the
+    requests the server served for it."""
+    from conftest import read_cases
+
+    from h5sweep.backends.remote import RemoteBackend
+    from h5sweep.cases import read_cases_from_config
+    from h5sweep.storage import columns as C
+    from h5sweep.storage.datasources import SyntheticSource
+
+    record, location = s3
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    # a block smaller than the file: an HDF5 open does not fetch the whole file
+    where = S3Location(location.endpoint, location.bucket, "engine")
+    remote = RemoteBackend(backends.load(backend), where, staging, RemoteRead(block_size=65536))
+    layout = Layout(None) if backend == "raw" else Layout((5, 5, 100))
+    source = SyntheticSource(SHAPE, np.uint16, seed=5)
+    path = str(staging / f"store.{backend}")
+    remote.write_fast(path, source.materialize(), layout, parse_compression("none"), "data", 1)
+    cases = read_cases_from_config({"slice": {"repeats": 3}, "spectra": {"repeats": 3, "size": 2}}, SHAPE)
+    mark = record.mark()
+    rows = read_cases(remote, path, cases, SHAPE, 7, source, layout)  # values checked by the engine
+    served = record.since(mark)
+    assert len(rows) == 6 and {r[C.CACHE_STATE] for r in rows} == {"remote"}
+    assert all(r["data_requests"] >= 1 and r["bytes_received"] > 0 for r in rows)
+    # every request the server served during the reads' pass is a timed read's, or an open's
+    assert sum(r["requests"] for r in rows) <= len(served)
+    remote.remove(path)
+    assert not objectstore.client(where).exists(where.path(f"store.{backend}"))

@@ -20,6 +20,7 @@ from h5sweep.backends.zarr_readers import SETTINGS as ZARR_SETTINGS
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
+from h5sweep.storage import objectstore  # noqa: F401 - registers the columns of reads of remote stores
 
 # The names of the built-in backends, for the cases that measure one library's own API.
 HDF5, ZARR, RAW = "hdf5", "zarr", "raw"

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import bisect
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from h5sweep.backends import HDF5, RAW, ZARR
-from h5sweep.backends.base import OpenedStore
+from h5sweep.backends.base import Backend, OpenedStore
 from h5sweep.backends.raw import contiguous_runs
 from h5sweep.storage import objectstore
 from h5sweep.storage.objectstore import DATA, METADATA, RequestLog, S3Location
@@ -113,6 +114,7 @@ class RemoteNpy(OpenedStore):
 
     def __init__(self, fs, path: str):
         self.fs, self.path = fs, path
+        t0 = time.perf_counter_ns()
         head = fs.cat_file(path, start=0, end=4096)
         import io
 
@@ -123,6 +125,7 @@ class RemoteNpy(OpenedStore):
         if fortran:
             raise ValueError("a raw store holds its array in C order")
         self.offset, self.shape, self.dtype = stream.tell(), tuple(shape), np.dtype(dtype)
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
         run, offsets = contiguous_runs(self.shape, tuple(start), buffer.shape)
@@ -147,13 +150,15 @@ class RemoteNpy(OpenedStore):
 class RemoteHdf5(OpenedStore):
     """An HDF5 object opened through an fsspec file object."""
 
-    def __init__(self, fs, path: str, dataset_name: str, read: RemoteRead):
+    def __init__(self, fs, path: str, dataset_name: str, read: RemoteRead, open_kwargs: dict | None = None):
         import h5py
 
+        t0 = time.perf_counter_ns()
         self.handle = fs.open(path, "rb", block_size=read.block_size, cache_type=read.cache_type)
-        kwargs = {"page_buf_size": read.page_buffer} if read.page_buffer else {}
+        kwargs = {**(open_kwargs or {}), **({"page_buf_size": read.page_buffer} if read.page_buffer else {})}
         self.file = h5py.File(self.handle, "r", **kwargs)
         self.dataset = self.file[dataset_name]
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
         box = tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))
@@ -176,7 +181,9 @@ class RemoteZarr(OpenedStore):
         import zarr
         from zarr.storage import FsspecStore
 
+        t0 = time.perf_counter_ns()
         self.array = zarr.open_array(FsspecStore(fs, path=path, read_only=True), mode="r")
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
         box = tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))
@@ -192,20 +199,103 @@ class RemoteZarr(OpenedStore):
 
 
 def open_remote(
-    backend: str, location: S3Location, name: str, dataset_name: str, log: RequestLog, read: RemoteRead | None = None
+    backend: str,
+    location: S3Location,
+    name: str,
+    dataset_name: str,
+    log: RequestLog,
+    read: RemoteRead | None = None,
+    open_kwargs: dict | None = None,
 ) -> OpenedStore:
     """The store uploaded as ``name``, opened for timed reads by a new client (cold: no cache
-    and no connection shared with any other), every request it sends counted in ``log``."""
+    and no connection shared with any other), every request it sends counted in ``log``
+    (the opened store's ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache)."""
     path, read = location.path(name), read or RemoteRead()
     if backend == ZARR:
         from zarr.core.sync import sync
 
         fs = objectstore.client(location, asynchronous=True)
         sync(objectstore.attach_async(fs, log))
-        return RemoteZarr(fs, path)
-    fs = objectstore.client(location, log)
-    if backend == RAW:
-        return RemoteNpy(fs, path)
-    if backend == HDF5:
-        return RemoteHdf5(fs, path, dataset_name, read)
-    raise ValueError(f"no remote reads for the {backend} backend")
+        opened = RemoteZarr(fs, path)
+    elif backend == RAW:
+        opened = RemoteNpy(objectstore.client(location, log), path)
+    elif backend == HDF5:
+        opened = RemoteHdf5(objectstore.client(location, log), path, dataset_name, read, open_kwargs)
+    else:
+        raise ValueError(f"no remote reads for the {backend} backend")
+    opened.log = log
+    return opened
+
+
+class RemoteBackend(Backend):
+    """A backend's stores on an object store: each written where the backend always writes it
+    (``path``, the filesystem's staging directory, where it stays for its chunk index), then
+    uploaded under its path relative to ``staging``; a write is timed to its last completed
+    upload request. Each open for reads is a new client (a cold read: nothing cached, no
+    connection kept), every request counted. Nothing of it is in the page cache to drop."""
+
+    def __init__(self, inner: Backend, location: S3Location, staging: str, read: RemoteRead | None = None):
+        self.inner, self.location, self.staging = inner, location, os.path.abspath(staging)
+        self.read = read or RemoteRead()
+        self.name, self.label = inner.name, f"{inner.label} on S3"
+        self.call_overhead_column = None
+
+    def key(self, path: str) -> str:
+        """The store's name under the location's prefix: its path below the staging directory."""
+        return os.path.relpath(os.path.abspath(path), self.staging).replace(os.sep, "/")
+
+    def _upload(self, path: str) -> None:
+        upload(objectstore.client(self.location), self.location, self.key(path), path)
+
+    @property
+    def fill_times(self) -> tuple[str, ...]:
+        return self.inner.fill_times
+
+    @property
+    def default_read_option(self):
+        return self.inner.default_read_option
+
+    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, option, deadline=None):
+        calls = self.inner.write(path, stored, layout, compression, dataset_name, strategy, fill_time, option, deadline)
+        self._upload(path)
+        return calls
+
+    def write_fast(self, path, data, layout, compression, dataset_name, threads) -> str:
+        method = self.inner.write_fast(path, data, layout, compression, dataset_name, threads)
+        self._upload(path)
+        return f"{method}, uploaded"
+
+    def open_for_reads(self, path, dataset_name, option, readahead=True) -> OpenedStore:
+        reader = getattr(option, "reader", None)
+        if self.name == ZARR and reader != "zarr-python":
+            raise ValueError(f"{reader} does not read from an object store here yet: read with zarr-python")
+        if self.name == ZARR:
+            import zarr
+
+            zarr.config.set({"async.concurrency": option.concurrency})
+        log = RequestLog(classifier(self.name, path, dataset_name))
+        kwargs = option.open_kwargs() if hasattr(option, "open_kwargs") else None
+        return open_remote(self.name, self.location, self.key(path), dataset_name, log, self.read, kwargs)
+
+    def stored_chunks(self, path, layout, dataset_name):
+        return self.inner.stored_chunks(path, layout, dataset_name)
+
+    def footprint_bytes(self, path) -> int:
+        return self.inner.footprint_bytes(path)
+
+    def store_counts(self, path) -> dict:
+        return self.inner.store_counts(path)
+
+    def remove(self, path) -> None:
+        fs = objectstore.client(self.location)
+        remote = self.location.path(self.key(path))
+        if fs.exists(remote):
+            fs.rm(remote, recursive=True)
+        if os.path.lexists(path):
+            self.inner.remove(path)
+
+    def paths_to_evict(self, path) -> list[str]:
+        return []
+
+    def versions(self) -> dict:
+        return self.inner.versions()

@@ -22,7 +22,25 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from h5sweep.errors import ConfigError
+from h5sweep.storage.columns import INTEGER, MEASUREMENTS, column, group
 from h5sweep.storage.declared import Block, Setting
+
+REQUESTS = column("requests", INTEGER, "")
+DATA_REQUESTS = column("data_requests", INTEGER, "")
+METADATA_REQUESTS = column("metadata_requests", INTEGER, "")
+BYTES_REQUESTED = column("bytes_requested", INTEGER, "bytes")
+BYTES_RECEIVED = column("bytes_received", INTEGER, "bytes")
+group(
+    MEASUREMENTS,
+    (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED),
+    (
+        "Reads of a store on an object store: the requests the read's client sent during the timed "
+        "read (counted at the client, from the S3 client's own events), those that fetched bytes of the "
+        "selection's chunks and those that fetched anything else (the library's metadata, a listing, a "
+        "HEAD), the bytes their ranges asked for and the bytes of the responses. Empty for stores on a "
+        "filesystem."
+    ),
+)
 
 # S3's bucket names: 3 to 63 lowercase letters, digits, dots and hyphens, a letter or digit at
 # each end
@@ -172,12 +190,18 @@ class RequestLog:
             new, received = self.requests[mark[0] :], self.received - mark[1]
         data = [r for r in new if r.kind == DATA]
         return {
-            "requests": len(new),
-            "data_requests": len(data),
-            "metadata_requests": len(new) - len(data),
-            "bytes_requested": sum(r.asked or 0 for r in new if r.method == "GET"),
-            "bytes_received": received,
+            REQUESTS: len(new),
+            DATA_REQUESTS: len(data),
+            METADATA_REQUESTS: len(new) - len(data),
+            BYTES_REQUESTED: sum(r.asked or 0 for r in new if r.method == "GET"),
+            BYTES_RECEIVED: received,
         }
+
+
+def cache_state(counts: dict) -> str:
+    """Where a read of a remote store got its bytes: ``remote`` (some from the server),
+    ``warm`` (none: all from the client's caches, fsspec's blocks or the library's)."""
+    return "remote" if counts[REQUESTS] else "warm"
 
 
 def client(location: S3Location, log: RequestLog | None = None, asynchronous: bool = False, **options):

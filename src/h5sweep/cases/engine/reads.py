@@ -16,6 +16,7 @@ from h5sweep.measure import pagecache
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import minor_faults
 from h5sweep.storage import columns as C
+from h5sweep.storage import objectstore
 from h5sweep.storage.datasources import DataSource
 from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Layout
@@ -88,6 +89,8 @@ class OpenedForReads:
         self.store = backend.open_for_reads(path, dataset_name, options, readahead)
         self.open_s = self.store.open_s
         self.reads = 0
+        # a store on an object store: the log of its client's requests (h5sweep.storage.objectstore)
+        self.requests = getattr(self.store, "log", None)
 
     def close(self) -> None:
         self.store.close()
@@ -106,6 +109,7 @@ class TimedRead(NamedTuple):
     values: np.ndarray
     storage_ns: int | None = None  # the storage part alone (split reads), where measured
     page_faults: int = -1  # minor page faults taken during the timed read
+    requests: dict | None = None  # a remote store's requests during the read (their columns)
 
 
 def timed_read(backend, path, case, repeat, selection, opened, buffer, counters) -> tuple[TimedRead, object]:
@@ -117,6 +121,7 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     copy of the values after it, which maps pages of its own, is left out."""
     faults = minor_faults()  # a system call: kept away from the clock by the preparation below
     read = opened.store.prepare(opened.layout.to_storage(selection.start), buffer)
+    mark = opened.requests.mark() if opened.requests is not None else None
     start = time.perf_counter_ns()
     try:
         result = read()
@@ -127,12 +132,15 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
         ) from err
     elapsed = time.perf_counter_ns() - start
     faults = minor_faults() - faults
+    requests = opened.requests.since(mark) if mark is not None else None
     after = pagecache.io_counters()
     values = buffer.copy() if result is None else np.asarray(result)
     storage_ns = None
     if opened.split:
         storage_ns, after = timed_storage_read(opened, selection, buffer.shape, after)
-    record = TimedRead(repeat, selection, elapsed, after - counters, opened, opened.reads, values, storage_ns, faults)
+    record = TimedRead(
+        repeat, selection, elapsed, after - counters, opened, opened.reads, values, storage_ns, faults, requests
+    )
     opened.reads += 1
     return record, after
 
@@ -176,7 +184,12 @@ def measurement_row(
         C.LIBRARY_READ_BYTES: t.io.requested_read,
         C.READ_CALLS: t.io.read_calls,
         C.PAGE_FAULTS: t.page_faults,
-        C.CACHE_STATE: cache_state(t.io.device_read, t.handle.evictable, t.handle.counted),
+        C.CACHE_STATE: (
+            objectstore.cache_state(t.requests)
+            if t.requests is not None
+            else cache_state(t.io.device_read, t.handle.evictable, t.handle.counted)
+        ),
+        **(t.requests or {}),
         C.COLD_MODE: cold,
         C.READS_SINCE_OPEN: t.reads_before,
         C.OPEN_S: t.handle.open_s if t.reads_before == 0 else float("nan"),
