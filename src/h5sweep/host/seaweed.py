@@ -135,9 +135,7 @@ def status(directory: Path = DEFAULT_DIR) -> Server | None:
     if not record.is_file():
         return None
     pid, endpoint, metrics = record.read_text().split()
-    try:
-        os.kill(int(pid), 0)
-    except OSError:
+    if not _alive(int(pid)):
         return None
     return Server(Path(directory), endpoint, metrics, int(pid))
 
@@ -149,13 +147,27 @@ def stop(directory: Path = DEFAULT_DIR) -> bool:
     if server is None:
         return False
     os.killpg(server.pid, signal.SIGTERM)
-    for _ in range(100):
-        try:
-            os.kill(server.pid, 0)
-        except OSError:
+    for _ in range(300):
+        if not _alive(server.pid):
             return True
         time.sleep(0.1)
     os.killpg(server.pid, signal.SIGKILL)
+    return True
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (reaped here where it is this process's child, as when a test
+    started it)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return False
+    except ChildProcessError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
     return True
 
 
