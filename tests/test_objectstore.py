@@ -169,7 +169,7 @@ def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path,
 @pytest.mark.parametrize("backend", ["hdf5", "zarr", "raw"])
 def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_requests(tmp_path, s3, backend):
     """Through the workflow's read engine: every read of ``cold: every`` opens a new client, so
-    each fetches its data from the server (``cache_state`` remote), and its row carries the
+    each fetches its data from the server (``cache_state`` cold), and its row carries the
     requests the server served for it."""
     from conftest import read_cases
 
@@ -192,9 +192,80 @@ def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_req
     mark = record.mark()
     rows = read_cases(remote, path, cases, SMALL, 7, source, layout)  # values checked by the engine
     served = record.since(mark)
-    assert len(rows) == 6 and {r[C.CACHE_STATE] for r in rows} == {"remote"}
+    assert len(rows) == 6 and {r[C.CACHE_STATE] for r in rows} == {"cold"}
     assert all(r["data_requests"] >= 1 and r["bytes_received"] > 0 for r in rows)
     # every request the server served during the reads' pass is a timed read's, or an open's
     assert sum(r["requests"] for r in rows) <= len(served)
     remote.remove(path)
     assert not objectstore.client(where).exists(where.path(f"store.{backend}"))
+
+
+def test_a_sweep_on_an_object_store_runs_with_snakemake_and_every_read_row_has_its_requests(workflow, tmp_path, s3):
+    """A real Snakemake sweep with an S3 filesystem (moto's server): every store of each
+    backend written, uploaded and read through new clients; each read row carries its
+    requests and says it ran on s3, and the recommendation and figures are made."""
+    import pandas as pd
+    from conftest import tiny_config
+
+    record, location = s3
+    config = tiny_config(tmp_path, sweep="cloud", figures=True)
+    config["dataset"]["shape"] = [10, 10, 400]
+    config["layouts"] = {"contiguous": True, "shapes": [[5, 5, 100]]}
+    config["compression"] = ["none"]
+    config["backends"] = ["hdf5", "zarr", "raw"]
+    config["zarr"] = {"readers": ["zarr-python"]}  # tensorstore does not read from S3 here yet (refused)
+    config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 3}, "spectra": {"repeats": 3, "size": 2}}
+    config["filesystems"] = {
+        "cloud": {
+            "path": str(tmp_path / "staging"),
+            "s3": {"endpoint": location.endpoint, "bucket": location.bucket, "prefix": "sweep"},
+        }
+    }
+    workflow.write_config(config)
+    workflow.run("--cores", "2", "--configfile", "test.yaml", check=True)
+    results = workflow.root / "results" / "cloud"
+    rows = pd.read_parquet(results / "measurements.parquet")
+    reads = rows[rows["case"].isin(["slice", "spectra"])]
+    assert set(reads["backend"]) == {"hdf5", "zarr", "raw"} and len(reads) == 4 * 6
+    assert (reads["fs_type"] == "s3").all() and (reads["fs_path"] == "s3://h5sweep-test/sweep").all()
+    # each read opens a new client (cold every): its open's requests are counted apart; HDF5's
+    # open reads the first 5 MiB block (s3fs's default), here the whole file, so its reads
+    # need no more requests and are warm, while Zarr's and raw's each fetch their bytes
+    assert (reads["open_requests"] >= 1).all()
+    hdf5 = reads["backend"] == "hdf5"
+    assert (reads.loc[~hdf5, "data_requests"] >= 1).all() and (reads.loc[~hdf5, "cache_state"] == "cold").all()
+    assert ((reads["requests"] == 0) == (reads["cache_state"] == "warm")).all()
+    writes = rows[rows["case"] == "write"]
+    assert len(writes) >= 4 and (writes["fs_type"] == "s3").all()
+    assert (results / "recommendation.md").is_file() and any((results / "plots").glob("*.png"))
+    # every store was removed from the server once read: no object is left under the prefix
+    assert objectstore.client(location).find(f"{location.bucket}/sweep") == []
+
+
+def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp_path, s3, monkeypatch):
+    from conftest import tiny_config
+
+    from h5sweep.sweep.model import load_sweep
+
+    _, location = s3
+    config = tiny_config(tmp_path)
+    cloud = {"endpoint": location.endpoint, "bucket": location.bucket}
+    config["filesystems"] = {"cloud": {"path": str(tmp_path / "staging"), "s3": cloud}}
+    config["backends"] = ["hdf5", "zarr"]
+    with pytest.raises(ConfigError, match=r"zarr\.readers.*tensorstore.*filesystems\.cloud\.s3"):
+        load_sweep(config)
+    config["zarr"] = {"readers": ["zarr-python"]}
+    assert load_sweep(config).filesystems[0].s3.bucket == location.bucket  # reachable, credentials found
+    with pytest.raises(ConfigError, match=r"cases\.metadata"):
+        load_sweep({**config, "cases": {**config["cases"], "metadata": {}}})
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud\.read_copies"):
+        load_sweep({**config, "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": cloud, "read_copies": 2}}})
+    missing = {**config, "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": {**cloud, "bucket": "nobucket"}}}}
+    with pytest.raises(ConfigError, match="bucket nobucket does not exist"):
+        load_sweep(missing)
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    with pytest.raises(ConfigError, match="no S3 credentials"):
+        load_sweep(config)

@@ -42,12 +42,14 @@ def largest_magnitude(source) -> float:
 
 
 def _shared_columns(job: JobSettings, backend) -> dict:
-    """The store's columns and the provenance, common to every row a job writes."""
-    return {
-        **job.store_columns(),
-        **provenance(job.directory, job.hash, backend.versions()),
-        C.FS_STRIPE: stripe_words(job.stripe),
-    }
+    """The store's columns and the provenance, common to every row a job writes (on an
+    object store: ``fs_type`` s3, the bucket and prefix as ``fs_path``, the server as
+    ``fs_device``; ``fs_mount`` stays the staging directory's)."""
+    where = provenance(job.directory, job.hash, backend.versions())
+    if job.s3 is not None:
+        where.update({C.FS_TYPE: "s3", C.FS_PATH: job.s3.url(), C.FS_DEVICE: job.s3.endpoint})
+        where.update({C.FS_MOUNT_OPTIONS: "", C.FS_BLOCK_BYTES: None, C.READ_AHEAD_KB: None})
+    return {**job.store_columns(), **where, C.FS_STRIPE: stripe_words(job.stripe)}
 
 
 def _removed(job: JobSettings) -> DirectoryRemovedError:
@@ -171,7 +173,7 @@ def _dataset_values(job: JobSettings, cache: str | None):
 
 
 def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> None:
-    backend = backends.load(job.backend)
+    backend = job.backend_io()
     layout, comp = job.layout, job.compression
     with untimed_work():
         data = _dataset_values(job, values_cache(job, record))
@@ -192,6 +194,8 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
             f"about {need / 1e6:.1f} MB for each repeat of the write case kept at once. Free space there "
             f"or point filesystems.{job.filesystem} elsewhere, then run again: finished jobs are kept."
         ) from err
+    if hasattr(backend, "remove_orphans"):  # an object store: the repeats removed here, gone there too
+        backend.remove_orphans()
     shared = {**_shared_columns(job, backend), **backend.store_counts(store_path)}
     full = "[" + ", ".join(f"0:{n}" for n in job.shape) + "]"
     for row in rows:
@@ -231,10 +235,11 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
     """Run ``measure(job, backend, source)`` on one test store; record its rows with the
     store's columns and the provenance."""
     job = JobSettings(settings)
-    backend = backends.load(job.backend)
+    backend = job.backend_io()
     with in_its_directory(job, record):
         rows = measure(job, backend, make_source(job.dataset, job.layout))
         shared = _store_columns(job, backend, store_path)
+        _remove_remote(backend, store_path)
     for row in rows:  # what a row measured itself (the MPI run's HDF5 version) is kept
         row.update({key: value for key, value in shared.items() if key not in row})
     write_table(rows, record)
@@ -271,10 +276,7 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     jobs = [JobSettings(each) for each in settings["stores"]]
     first = jobs[0]
     with in_its_directory(first, record):
-        stores = [
-            _store_under_test(job, backends.load(job.backend), path)
-            for job, path in zip(jobs, store_paths, strict=True)
-        ]
+        stores = [_store_under_test(job, job.backend_io(), path) for job, path in zip(jobs, store_paths, strict=True)]
         for store, each in zip(stores, settings["stores"], strict=True):
             store.protected = bool(each.get("protected", False))
         with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
@@ -285,7 +287,15 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
         for job, store in zip(jobs, stores, strict=True):
             shared = _store_columns(job, store.backend, store.path)
             rows += [{**row, **shared} for row in store.rows]
+            _remove_remote(store.backend, store.path)
     write_table(rows, record)
+
+
+def _remove_remote(backend, path: str) -> None:
+    """A store on an object store, read: its objects removed (Snakemake removes its local
+    copy, a temporary output, as it does every read store)."""
+    if hasattr(backend, "remove_remote"):
+        backend.remove_remote(path)
 
 
 def run_query_resumed(settings: dict, record: str) -> None:
@@ -306,7 +316,7 @@ def run_query_resumed(settings: dict, record: str) -> None:
         try:
             stores = []
             for job, each, path in zip(jobs, settings["stores"], paths, strict=True):
-                backend = backends.load(job.backend)
+                backend = job.backend_io()
                 if os.path.lexists(path):  # left by a job that was stopped
                     backend.remove(path)
                 _write_again(JobSettings(each["generate"]), backend, path, record)

@@ -306,6 +306,11 @@ class Backend(abc.ABC):
     def paths_to_evict(self, path: str) -> list[str]:
         """Every file of the store, to drop from the page cache before a cold read."""
 
+    def rename(self, path: str, new_path: str) -> None:
+        """Make the store at ``path`` the one at ``new_path`` (a partial store becomes the query
+        store), replacing what was there."""
+        os.replace(path, new_path)
+
     # the column of the binding's own cost per read call (None: nothing to separate)
     call_overhead_column: ClassVar[str | None] = None
 

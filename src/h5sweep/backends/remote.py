@@ -227,6 +227,15 @@ def open_remote(
     return opened
 
 
+def refusal(backend: str, option) -> tuple[str, object, str] | None:
+    """Why a read option cannot read a store on an object store, as (key, value, reason), or
+    None: Zarr is read through zarr-python's fsspec store only, so far."""
+    reader = getattr(option, "reader", None)
+    if backend == ZARR and reader != "zarr-python":
+        return "zarr.readers", reader, "only zarr-python reads from an object store so far"
+    return None
+
+
 class RemoteBackend(Backend):
     """A backend's stores on an object store: each written where the backend always writes it
     (``path``, the filesystem's staging directory, where it stays for its chunk index), then
@@ -239,6 +248,7 @@ class RemoteBackend(Backend):
         self.read = read or RemoteRead()
         self.name, self.label = inner.name, f"{inner.label} on S3"
         self.call_overhead_column = None
+        self.uploaded: set[str] = set()  # local paths of the stores it uploaded
 
     def key(self, path: str) -> str:
         """The store's name under the location's prefix: its path below the staging directory."""
@@ -246,6 +256,34 @@ class RemoteBackend(Backend):
 
     def _upload(self, path: str) -> None:
         upload(objectstore.client(self.location), self.location, self.key(path), path)
+        self.uploaded.add(os.path.abspath(path))
+
+    def rename(self, path: str, new_path: str) -> None:
+        """Rename the local store, upload it under its new name (after the clock) and remove
+        the old name's objects."""
+        fs = objectstore.client(self.location)
+        for old in (path, new_path):
+            remote = self.location.path(self.key(old))
+            if old == new_path and fs.exists(remote):
+                fs.rm(remote, recursive=True)
+        self.inner.rename(path, new_path)
+        self._upload(new_path)
+        old = self.location.path(self.key(path))
+        if fs.exists(old):
+            fs.rm(old, recursive=True)
+        self.uploaded.discard(os.path.abspath(path))
+
+    def remove_orphans(self) -> int:
+        """Remove from the server every store this backend uploaded whose local store was
+        removed since (a write case's repeats, removed together after their rest); the count."""
+        gone = [path for path in self.uploaded if not os.path.lexists(path)]
+        fs = objectstore.client(self.location)
+        for path in gone:
+            remote = self.location.path(self.key(path))
+            if fs.exists(remote):
+                fs.rm(remote, recursive=True)
+            self.uploaded.discard(path)
+        return len(gone)
 
     @property
     def fill_times(self) -> tuple[str, ...]:
@@ -266,9 +304,9 @@ class RemoteBackend(Backend):
         return f"{method}, uploaded"
 
     def open_for_reads(self, path, dataset_name, option, readahead=True) -> OpenedStore:
-        reader = getattr(option, "reader", None)
-        if self.name == ZARR and reader != "zarr-python":
-            raise ValueError(f"{reader} does not read from an object store here yet: read with zarr-python")
+        refused = refusal(self.name, option)
+        if refused is not None:
+            raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
         if self.name == ZARR:
             import zarr
 
@@ -286,13 +324,18 @@ class RemoteBackend(Backend):
     def store_counts(self, path) -> dict:
         return self.inner.store_counts(path)
 
-    def remove(self, path) -> None:
+    def remove_remote(self, path) -> None:
+        """The store's objects removed from the server (its local store left as it is)."""
         fs = objectstore.client(self.location)
         remote = self.location.path(self.key(path))
         if fs.exists(remote):
             fs.rm(remote, recursive=True)
+
+    def remove(self, path) -> None:
+        self.remove_remote(path)
         if os.path.lexists(path):
             self.inner.remove(path)
+        self.uploaded.discard(os.path.abspath(path))
 
     def paths_to_evict(self, path) -> list[str]:
         return []

@@ -464,9 +464,9 @@ group(
         " chunk cache), `memory` (the filesystem cannot drop its pages, e.g. tmpfs), `unverified` (a "
         "filesystem not on a block device, such as NFS, Lustre, GPFS or a FUSE mount: the kernel's "
         "device counter cannot see its reads, so a first access cannot be checked as cold), `unknown`"
-        " (the kernel does not count device reads), `remote` (a store on an object store: some from the"
-        " server; `warm` there: none, all from the client's caches). Metadata and I/O size reads too;"
-        " empty for "
+        " (the kernel does not count device reads). On an object store, `cold` is some from the server"
+        " (requests made) and `warm` none (all from the client's caches). Metadata and I/O size reads"
+        " too; empty for "
         "writes."
     ),
 )

@@ -39,7 +39,9 @@ class Setting:
     bounds: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.bounds) - set(BOUNDS) - {"properties", "additionalProperties", "minProperties"})
+        unknown = sorted(
+            set(self.bounds) - set(BOUNDS) - {"properties", "additionalProperties", "minProperties", "required"}
+        )
         if unknown:
             raise ValueError(f"setting {self.name}: unknown schema words {unknown}")
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from h5sweep.errors import ConfigError
+from h5sweep.storage import objectstore
 from h5sweep.storage.declared import Block, Setting
 
 STRIPE_UNIT = 65536  # Lustre stripe sizes are multiples of 64 KiB
@@ -71,6 +72,19 @@ FILESYSTEM = Block(
             STRIPE.description,
             {"additionalProperties": False, "properties": STRIPE.schema()["properties"]},
         ),
+        Setting(
+            "s3",
+            ["object", "null"],
+            None,
+            objectstore.SETTINGS.description
+            + " path is then the staging directory: each store is written there, uploaded, and kept there "
+            "for its chunk index (never read).",
+            {
+                "additionalProperties": False,
+                "required": list(objectstore.SETTINGS.required),
+                "properties": objectstore.SETTINGS.schema()["properties"],
+            },
+        ),
     ),
     optional=False,
     required=("path",),
@@ -87,6 +101,7 @@ class Filesystem:
     settle_s: float | None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
     read_copies: int  # byte-identical copies of each store read in turn by its queries (h5sweep.cases.copies)
     stripe: dict | None  # Lustre striping of the directory: {count, size} (lfs setstripe)
+    s3: objectstore.S3Location | None = None  # an object store the stores go to (path: their staging)
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -127,6 +142,11 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
         copies = entry["read_copies"]
         if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
             raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
+        s3 = None if entry["s3"] is None else objectstore.location_from_config(entry["s3"], f"{key}.s3")
+        if s3 is not None and copies != 1:
+            raise ConfigError(f"{key}.read_copies", copies, "is 1 on an object store (a cold read is a new client)")
+        if s3 is not None and entry["stripe"] is not None:
+            raise ConfigError(f"{key}.stripe", entry["stripe"], "stripes a Lustre directory, not an object store")
         fs = Filesystem(
             name,
             entry["path"],
@@ -134,8 +154,11 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
             None if settle_s is None else float(settle_s),
             copies,
             stripe_from_config(entry["stripe"], f"{key}.stripe"),
+            s3,
         )
         reason = fs.usable() if probe else None
+        if reason is None and probe and s3 is not None:
+            reason = objectstore.unreachable(s3)
         if reason is None and probe and fs.stripe is not None:
             check_stripe(fs.directory, fs.stripe, f"{key}.stripe")
         if reason is not None:

@@ -30,6 +30,7 @@ DATA_REQUESTS = column("data_requests", INTEGER, "")
 METADATA_REQUESTS = column("metadata_requests", INTEGER, "")
 BYTES_REQUESTED = column("bytes_requested", INTEGER, "bytes")
 BYTES_RECEIVED = column("bytes_received", INTEGER, "bytes")
+OPEN_REQUESTS = column("open_requests", INTEGER, "")
 group(
     MEASUREMENTS,
     (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED),
@@ -39,6 +40,15 @@ group(
         "selection's chunks and those that fetched anything else (the library's metadata, a listing, a "
         "HEAD), the bytes their ranges asked for and the bytes of the responses. Empty for stores on a "
         "filesystem."
+    ),
+)
+group(
+    MEASUREMENTS,
+    (OPEN_REQUESTS,),
+    (
+        "Reads of a store on an object store: the requests its open sent (a new client's, before the "
+        "clock: the library's metadata, and with fsspec's readahead the first block of the file), on the "
+        "first read after each open (as `open_s`); empty for the others and for stores on a filesystem."
     ),
 )
 
@@ -199,9 +209,10 @@ class RequestLog:
 
 
 def cache_state(counts: dict) -> str:
-    """Where a read of a remote store got its bytes: ``remote`` (some from the server),
-    ``warm`` (none: all from the client's caches, fsspec's blocks or the library's)."""
-    return "remote" if counts[REQUESTS] else "warm"
+    """Where a read of a remote store got its bytes: ``cold`` (some from the server, the
+    store's storage as the reader sees it), ``warm`` (none: all from the client's caches,
+    fsspec's blocks or the library's)."""
+    return "cold" if counts[REQUESTS] else "warm"
 
 
 def client(location: S3Location, log: RequestLog | None = None, asynchronous: bool = False, **options):
@@ -233,3 +244,20 @@ async def attach_async(fs, log: RequestLog) -> None:
     """Count the requests of an asynchronous s3fs filesystem (its client made here)."""
     await fs.set_session()
     log.attach(fs.s3)
+
+
+def unreachable(location: S3Location) -> str | None:
+    """None where this environment's credentials can list ``location``'s bucket on its
+    server, else why not (before any job runs)."""
+    missing = credentials_missing()
+    if missing:
+        return missing
+    try:
+        client(location).ls(location.bucket, refresh=True)
+    except FileNotFoundError:
+        return f"bucket {location.bucket} does not exist on {location.endpoint}"
+    except PermissionError as err:
+        return f"the credentials in the environment may not list bucket {location.bucket}: {err}"
+    except OSError as err:
+        return f"no S3 server answers at {location.endpoint}: {err}"
+    return None

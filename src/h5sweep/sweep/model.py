@@ -45,6 +45,27 @@ from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
 RECOMMEND_OBJECTIVES = tuple(OBJECTIVE_WORDS)
 
 
+def _check_object_stores(filesystems: list, optional: dict, read_options: dict) -> None:
+    """What an object store does not measure yet: the cases with jobs of their own (scaling,
+    parallel, metadata, I/O size) and the read options its backends cannot read it with."""
+    remote = next((fs for fs in filesystems if fs.s3 is not None), None)
+    if remote is None:
+        return
+    from h5sweep.backends.remote import refusal
+
+    for name, case in optional.items():
+        if case is not None:
+            raise ConfigError(
+                f"cases.{name}", "set", f"is not measured on an object store (filesystems.{remote.name}.s3) yet"
+            )
+    for backend, options in read_options.items():
+        for option in options:
+            found = refusal(backend, option)
+            if found is not None:
+                key, value, why = found
+                raise ConfigError(key, value, f"{why} (filesystems.{remote.name}.s3)")
+
+
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     """The ``recommend:`` settings (their defaults filled in by the schema) checked against the
     read cases: the weights name read cases of the sweep and one is positive; ``sustained``
@@ -179,6 +200,8 @@ class Sweep:
         for spec in CASE_SPECS:  # each case's refusals that need the grid
             if optional.get(spec.name) is not None and spec.check_grid is not None:
                 spec.check_grid(optional[spec.name], grid)
+        filesystems = filesystems_from_config(config["filesystems"], probe)
+        _check_object_stores(filesystems, optional, read_options)
         return cls(
             name=config["sweep"],
             dataset=dataset,
@@ -186,7 +209,7 @@ class Sweep:
             dtype=np.dtype(dataset["dtype"]),
             layouts=layouts,
             compressions=compressions,
-            filesystems=filesystems_from_config(config["filesystems"], probe),
+            filesystems=filesystems,
             backends=backends,
             options_by_backend=read_options,
             write_case=write_case,

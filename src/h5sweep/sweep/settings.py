@@ -13,7 +13,7 @@ imports an I/O library.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from types import SimpleNamespace
 
@@ -34,6 +34,7 @@ from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import axis_names, fill_name
 from h5sweep.storage.layouts import Layout
+from h5sweep.storage.objectstore import S3Location
 from h5sweep.sweep.config import config_hash
 
 # The config keys of the cases a query job runs.
@@ -41,8 +42,16 @@ READ_CASE_KEYS = (*READ_CASES, "boxes")
 
 
 def _filesystem(filesystem) -> dict:
-    stripe = {"stripe": filesystem.stripe} if filesystem.stripe else {}  # (no key: no rerun of others)
-    return {"name": filesystem.name, "directory": filesystem.directory, "settle_s": filesystem.settle_s, **stripe}
+    # a key only where it is set: no rerun of the jobs of others
+    stripe = {"stripe": filesystem.stripe} if filesystem.stripe else {}
+    s3 = {"s3": asdict(filesystem.s3)} if filesystem.s3 is not None else {}
+    return {
+        "name": filesystem.name,
+        "directory": filesystem.directory,
+        "settle_s": filesystem.settle_s,
+        **stripe,
+        **s3,
+    }
 
 
 def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) -> dict:
@@ -241,6 +250,23 @@ class JobSettings:
     def stripe(self) -> dict | None:
         """The filesystem's Lustre striping (``filesystems.<name>.stripe``), or None."""
         return self.settings[C.FILESYSTEM].get("stripe")
+
+    @property
+    def s3(self) -> S3Location | None:
+        """The object store the filesystem's stores go to (``filesystems.<name>.s3``), or None."""
+        entry = self.settings[C.FILESYSTEM].get("s3")
+        return None if entry is None else S3Location(**entry)
+
+    def backend_io(self):
+        """The job's backend, loaded now (with its I/O library); on an object store, its
+        stores uploaded from the job's directory and read back through new clients
+        (:class:`h5sweep.backends.remote.RemoteBackend`)."""
+        backend = backends.load(self.backend)
+        if self.s3 is None:
+            return backend
+        from h5sweep.backends.remote import RemoteBackend
+
+        return RemoteBackend(backend, self.s3, self.directory)
 
     @property
     def read_copies(self) -> int:

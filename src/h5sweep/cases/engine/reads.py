@@ -91,6 +91,7 @@ class OpenedForReads:
         self.reads = 0
         # a store on an object store: the log of its client's requests (h5sweep.storage.objectstore)
         self.requests = getattr(self.store, "log", None)
+        self.open_requests = self.requests.mark()[0] if self.requests is not None else None
 
     def close(self) -> None:
         self.store.close()
@@ -190,6 +191,11 @@ def measurement_row(
             else cache_state(t.io.device_read, t.handle.evictable, t.handle.counted)
         ),
         **(t.requests or {}),
+        **(
+            {objectstore.OPEN_REQUESTS: t.handle.open_requests if t.reads_before == 0 else None}
+            if t.requests is not None
+            else {}
+        ),
         C.COLD_MODE: cold,
         C.READS_SINCE_OPEN: t.reads_before,
         C.OPEN_S: t.handle.open_s if t.reads_before == 0 else float("nan"),

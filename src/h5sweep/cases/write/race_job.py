@@ -64,6 +64,7 @@ class KeptWrites:
         self.budget = shutil.disk_usage(nearest_existing(job.directory)).free / 4
         self.paths: list[str] = []
         self.bytes = 0
+        self.backends: list = []  # those on an object store, whose copies there go too
 
     def make_room(self, nbytes: int) -> None:
         if self.paths and self.bytes + nbytes > self.budget:
@@ -76,18 +77,22 @@ class KeptWrites:
             return
         self.bytes += backend.footprint_bytes(path) if os.path.lexists(path) else 0
         self.paths.append(path)
+        if hasattr(backend, "remove_orphans"):
+            self.backends.append(backend)
 
     def release(self) -> None:
         if self.paths:  # all on the filesystem's device: one removal, one rest
             settle.remove_and_mark(self.paths, self.directory)
-        self.paths, self.bytes = [], 0
+        for backend in self.backends:
+            backend.remove_orphans()
+        self.paths, self.bytes, self.backends = [], 0, []
 
 
 def one_more_write(job, first, variant: str, repeat: int, values, kept: KeptWrites, shared: Callable) -> dict:
     """One more timed write of a store's ``variant`` (its row: the store's own rows' columns,
     the job's ``shared(job, backend)`` columns, the new measurement); the file goes once
     measured, or where the filesystem rests after removals, with the race's others (``kept``)."""
-    backend = backends.load(job.backend)
+    backend = job.backend_io()
     template = first[first[C.VARIANT] == variant].iloc[-1].to_dict()
     strategy, fill_time = template[C.WRITE_STRATEGY], template[C.FILL_TIME]
     limit_s = write_limits(job)[strategy]

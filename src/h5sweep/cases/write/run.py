@@ -79,7 +79,7 @@ def generate(
                         backend.remove(partials.pop())
                     break
                 if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.first_repeats - 1:
-                    os.replace(partials.pop(), path)
+                    backend.rename(partials.pop(), path)
                     method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, row[C.SECONDS] + row[C.SOURCE_READ_S]
                 elif settle_s <= 0:  # nothing to wait for: the next repeat may reuse the space
                     backend.remove(partials.pop())
@@ -96,7 +96,7 @@ def generate(
                 else:
                     method = backend.write_fast(partial, data, layout, compression, name, threads)
                 query_write_s = (time.perf_counter_ns() - t0) / 1e9
-                os.replace(partials.pop(), path)
+                backend.rename(partials.pop(), path)
     finally:
         for partial in partials:
             if os.path.lexists(partial):
