@@ -209,16 +209,16 @@ def test_a_sweep_on_an_object_store_runs_with_snakemake_and_every_read_row_has_i
 
     record, location = s3
     config = tiny_config(tmp_path, sweep="cloud", figures=True)
-    config["dataset"]["shape"] = [10, 10, 400]
-    config["layouts"] = {"contiguous": True, "shapes": [[5, 5, 100]]}
+    config["dataset"]["shape"] = [6, 6, 400]  # a raw slice: 36 ranged GETs
+    config["layouts"] = {"contiguous": True, "shapes": [[3, 3, 100]]}
     config["compression"] = ["none"]
     config["backends"] = ["hdf5", "zarr", "raw"]
     config["zarr"] = {"readers": ["zarr-python"]}  # tensorstore does not read from S3 here yet (refused)
-    config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 3}, "spectra": {"repeats": 3, "size": 2}}
+    config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 2}, "spectra": {"repeats": 2, "size": 2}}
     config["filesystems"] = {
         "cloud": {
             "path": str(tmp_path / "staging"),
-            "s3": {"endpoint": location.endpoint, "bucket": location.bucket, "prefix": "sweep"},
+            "s3": {"endpoint": location.endpoint, "bucket": location.bucket, "prefix": "sweep", "latency_ms": [0, 20]},
         }
     }
     workflow.write_config(config)
@@ -226,8 +226,14 @@ def test_a_sweep_on_an_object_store_runs_with_snakemake_and_every_read_row_has_i
     results = workflow.root / "results" / "cloud"
     rows = pd.read_parquet(results / "measurements.parquet")
     reads = rows[rows["case"].isin(["slice", "spectra"])]
-    assert set(reads["backend"]) == {"hdf5", "zarr", "raw"} and len(reads) == 4 * 6
-    assert (reads["fs_type"] == "s3").all() and (reads["fs_path"] == "s3://h5sweep-test/sweep").all()
+    # each latency a filesystem of its own
+    assert set(reads["backend"]) == {"hdf5", "zarr", "raw"} and len(reads) == 2 * 4 * 4
+    where = set(zip(reads["filesystem"], reads["latency_ms"], reads["fs_path"], strict=True))
+    assert where == {
+        ("cloud_0ms", 0.0, "s3://h5sweep-test/sweep/0ms"),
+        ("cloud_20ms", 20.0, "s3://h5sweep-test/sweep/20ms"),
+    }
+    assert (reads["fs_type"] == "s3").all()
     # each read opens a new client (cold every): its open's requests are counted apart; HDF5's
     # open reads the first 5 MiB block (s3fs's default), here the whole file, so its reads
     # need no more requests and are warm, while Zarr's and raw's each fetch their bytes
@@ -237,7 +243,9 @@ def test_a_sweep_on_an_object_store_runs_with_snakemake_and_every_read_row_has_i
     assert ((reads["requests"] == 0) == (reads["cache_state"] == "warm")).all()
     writes = rows[rows["case"] == "write"]
     assert len(writes) >= 4 and (writes["fs_type"] == "s3").all()
-    assert (results / "recommendation.md").is_file() and any((results / "plots").glob("*.png"))
+    assert any((results / "plots").glob("*.png"))
+    said = (results / "recommendation.md").read_text()
+    assert "The latency on cloud_20ms (20 ms) is emulated" in said
     # every store was removed from the server once read: no object is left under the prefix
     assert objectstore.client(location).find(f"{location.bucket}/sweep") == []
 
@@ -269,3 +277,34 @@ def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
     with pytest.raises(ConfigError, match="no S3 credentials"):
         load_sweep(config)
+
+
+def test_the_latency_relay_delays_every_request_the_client_sends_once(s3):
+    """Requests through the relay (20 ms) reach the server, each delayed once: as many as
+    the client counted, a PUT's body after the server's "100 Continue" not delayed again."""
+    from h5sweep.storage.latency import Relay
+
+    record, location = s3
+    with Relay(location.endpoint, 20) as relay:
+        far = S3Location(relay.endpoint, location.bucket, "relayed")
+        log = RequestLog()
+        fs = objectstore.client(far, log)
+        mark = record.mark()
+        for i in range(5):
+            fs.pipe_file(far.path(f"k{i}"), b"x" * 10_000)
+            assert fs.cat_file(far.path(f"k{i}"), start=100, end=200) == b"x" * 100
+        delayed = relay.stop()
+    assert delayed == len(log.requests) == len(record.since(mark)) >= 10
+
+
+def test_the_shipped_cloud_config_measures_each_latency_as_a_filesystem_of_its_own():
+    from conftest import REPO
+
+    from h5sweep.sweep.config import read_config_file, validate_schema
+    from h5sweep.sweep.model import load_sweep
+
+    config = read_config_file(REPO / "config" / "cloud.yaml")
+    validate_schema(config)  # every key as the schema declares it
+    sweep = load_sweep(config, probe=False)  # no server needed to plan it
+    assert [(fs.name, fs.s3.latency_ms) for fs in sweep.filesystems] == [("cloud_0ms", 0.0), ("cloud_20ms", 20.0)]
+    assert len({fs.directory for fs in sweep.filesystems}) == 2

@@ -29,6 +29,7 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
 from h5sweep.storage import columns as C
+from h5sweep.storage import objectstore
 from h5sweep.storage.datasources import load_values, make_source, save_values, values_shared
 from h5sweep.storage.filesystems import apply_stripe, mount_info, nearest_existing, stripe_words
 from h5sweep.sweep.settings import JobSettings
@@ -48,6 +49,7 @@ def _shared_columns(job: JobSettings, backend) -> dict:
     where = provenance(job.directory, job.hash, backend.versions())
     if job.s3 is not None:
         where.update({C.FS_TYPE: "s3", C.FS_PATH: job.s3.url(), C.FS_DEVICE: job.s3.endpoint})
+        where[objectstore.LATENCY_MS] = job.s3.latency_ms
         where.update({C.FS_MOUNT_OPTIONS: "", C.FS_BLOCK_BYTES: None, C.READ_AHEAD_KB: None})
     return {**job.store_columns(), **where, C.FS_STRIPE: stripe_words(job.stripe)}
 

@@ -11,7 +11,14 @@ import pandas as pd
 from h5sweep.analyze.decision import Sheet, sheet
 from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
 from h5sweep.analyze.whatif import decide
-from h5sweep.analyze.wording import evidence, machine_caveat, markdown, restructured, unverified_caveat
+from h5sweep.analyze.wording import (
+    evidence,
+    latency_caveat,
+    machine_caveat,
+    markdown,
+    restructured,
+    unverified_caveat,
+)
 from h5sweep.cases import CASE_SPECS
 from h5sweep.storage import columns as C
 
@@ -38,7 +45,8 @@ def recommend(
     reads = selected_reads(measurements, settings)
     table = rank_selected_reads(reads, summary, settings)
     why = evidence(reads, table)
-    caveat = " ".join(c for c in (machine_caveat(reads), unverified_caveat(reads)) if c) or None
+    caveats = (machine_caveat(reads), unverified_caveat(reads), latency_caveat(reads))
+    caveat = " ".join(c for c in caveats if c) or None
     write_table(table, csv_out)
     sections = case_sections(summary, measurements)
     with open(md_out, "w") as out:

@@ -15,6 +15,7 @@ from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.measure.provenance import measured_caveat
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
+from h5sweep.storage.objectstore import LATENCY_MS
 from h5sweep.storage.sizes import duration, duration_range, factor
 
 
@@ -261,6 +262,22 @@ def unverified_caveat(reads: pd.DataFrame) -> str | None:
         f"The reads ranked on {', '.join(where)} are unverified: the kernel does not count that storage's "
         "device reads (a network filesystem or a FUSE mount), so that each first access came from the storage "
         "and not from a cache is not checked."
+    )
+
+
+def latency_caveat(reads: pd.DataFrame) -> str | None:
+    """Where ranked reads went to an object store through an emulated latency, a sentence
+    naming the filesystems and the delay."""
+    if LATENCY_MS not in reads:
+        return None
+    delayed = reads[reads[LATENCY_MS].fillna(0) > 0]
+    if delayed.empty:
+        return None
+    each = sorted({(fs, float(ms)) for fs, ms in zip(delayed[C.FILESYSTEM], delayed[LATENCY_MS], strict=True)})
+    named = ", ".join(f"{fs} ({ms:g} ms)" for fs, ms in each)
+    return (
+        f"The latency on {named} is emulated: each request was held that long by a relay on this machine's "
+        "loopback before it reached a local server; it is not a measured network's."
     )
 
 

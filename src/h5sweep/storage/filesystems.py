@@ -142,37 +142,47 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
         copies = entry["read_copies"]
         if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
             raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
-        s3 = None if entry["s3"] is None else objectstore.location_from_config(entry["s3"], f"{key}.s3")
-        if s3 is not None and copies != 1:
+        locations = [None] if entry["s3"] is None else objectstore.locations_from_config(entry["s3"], f"{key}.s3")
+        if locations[0] is not None and copies != 1:
             raise ConfigError(f"{key}.read_copies", copies, "is 1 on an object store (a cold read is a new client)")
-        if s3 is not None and entry["stripe"] is not None:
+        if locations[0] is not None and entry["stripe"] is not None:
             raise ConfigError(f"{key}.stripe", entry["stripe"], "stripes a Lustre directory, not an object store")
-        fs = Filesystem(
-            name,
-            entry["path"],
-            bool(entry["required"]),
-            None if settle_s is None else float(settle_s),
-            copies,
-            stripe_from_config(entry["stripe"], f"{key}.stripe"),
-            s3,
-        )
-        reason = fs.usable() if probe else None
-        if reason is None and probe and s3 is not None:
-            reason = objectstore.unreachable(s3)
-        if reason is None and probe and fs.stripe is not None:
-            check_stripe(fs.directory, fs.stripe, f"{key}.stripe")
-        if reason is not None:
-            if fs.required:
-                raise ConfigError(key, fs.directory, f"directory cannot be created or written: {reason}")
-            continue
-        real = os.path.realpath(fs.directory)
-        if real in seen:
-            raise ConfigError(key, fs.directory, f"is the same directory as filesystems.{seen[real]}")
-        seen[real] = name
-        found.append(fs)
+        for s3 in locations:
+            # several latencies: a filesystem each, with its own staging directory
+            named = name if s3 is None or len(locations) == 1 else f"{name}_{s3.latency_ms:g}ms"
+            directory = entry["path"] if named == name else os.path.join(entry["path"], f"{s3.latency_ms:g}ms")
+            fs = Filesystem(
+                named,
+                directory,
+                bool(entry["required"]),
+                None if settle_s is None else float(settle_s),
+                copies,
+                stripe_from_config(entry["stripe"], f"{key}.stripe"),
+                s3,
+            )
+            _add_usable(fs, key, probe, found, seen)
     if not found:
         raise ConfigError("filesystems", entries, "no usable filesystem")
     return found
+
+
+def _add_usable(fs: Filesystem, key: str, probe: bool, found: list, seen: dict) -> None:
+    """``fs`` added to ``found`` where it is usable; an optional one that is not is left out,
+    a required one refused (``probe=False``: taken as it is)."""
+    reason = fs.usable() if probe else None
+    if reason is None and probe and fs.s3 is not None:
+        reason = objectstore.unreachable(fs.s3)
+    if reason is None and probe and fs.stripe is not None:
+        check_stripe(fs.directory, fs.stripe, f"{key}.stripe")
+    if reason is not None:
+        if fs.required:
+            raise ConfigError(key, fs.directory, f"directory cannot be created or written: {reason}")
+        return
+    real = os.path.realpath(fs.directory)
+    if real in seen:
+        raise ConfigError(key, fs.directory, f"is the same directory as filesystems.{seen[real]}")
+    seen[real] = fs.name
+    found.append(fs)
 
 
 def stripe_from_config(stripe: dict | None, key: str) -> dict | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage.columns import INTEGER, MEASUREMENTS, column, group
+from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, column, group
 from h5sweep.storage.declared import Block, Setting
 
 REQUESTS = column("requests", INTEGER, "")
@@ -31,6 +31,7 @@ METADATA_REQUESTS = column("metadata_requests", INTEGER, "")
 BYTES_REQUESTED = column("bytes_requested", INTEGER, "bytes")
 BYTES_RECEIVED = column("bytes_received", INTEGER, "bytes")
 OPEN_REQUESTS = column("open_requests", INTEGER, "")
+LATENCY_MS = column("latency_ms", FLOAT, "ms")
 group(
     MEASUREMENTS,
     (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED),
@@ -40,6 +41,15 @@ group(
         "selection's chunks and those that fetched anything else (the library's metadata, a listing, a "
         "HEAD), the bytes their ranges asked for and the bytes of the responses. Empty for stores on a "
         "filesystem."
+    ),
+)
+group(
+    MEASUREMENTS,
+    (LATENCY_MS,),
+    (
+        "Stores on an object store: the latency emulated on every request of the row's job (each held "
+        "this long by a relay on the loopback before it went on to the server, `filesystems.<name>.s3."
+        "latency_ms`); 0 where none was added. Empty for stores on a filesystem."
     ),
 )
 group(
@@ -65,6 +75,16 @@ SETTINGS = Block(
         Setting("endpoint", "string", "", "The server's URL, http:// or https:// (e.g. http://127.0.0.1:8333)."),
         Setting("bucket", "string", "", "The bucket (it must exist and be writable)."),
         Setting("prefix", "string", "", "The keys' prefix inside the bucket (no leading or trailing /)."),
+        Setting(
+            "latency_ms",
+            "array",
+            [0],
+            "Emulated first-byte latency: each request held this many milliseconds on its way to the "
+            "server (a relay on the loopback; http endpoints only), each value a filesystem of its own "
+            "named <name>_<ms>ms, its stores under <prefix>/<ms>ms (e.g. [0, 20, 50]; one value keeps "
+            "the name and the prefix). Rows say it (latency_ms).",
+            {"items": {"type": "number", "minimum": 0}, "minItems": 1},
+        ),
     ),
     optional=False,
     required=("endpoint", "bucket"),
@@ -73,11 +93,13 @@ SETTINGS = Block(
 
 @dataclass(frozen=True)
 class S3Location:
-    """Where test stores go on an object store."""
+    """Where test stores go on an object store (``latency_ms``: the delay emulated on each
+    request, :mod:`h5sweep.storage.latency`)."""
 
     endpoint: str
     bucket: str
     prefix: str
+    latency_ms: float = 0.0
 
     def key(self, *parts: str) -> str:
         """The object key of ``parts`` under the prefix."""
@@ -91,8 +113,25 @@ class S3Location:
         return f"s3://{self.path(*parts)}"
 
 
+def locations_from_config(entry: dict, key: str) -> list[S3Location]:
+    """``filesystems.<name>.s3``: checked, each refusal naming its key; one location per
+    emulated latency."""
+    entry = SETTINGS.filled(entry)
+    base = location_from_config({k: v for k, v in entry.items() if k != "latency_ms"}, key)
+    latencies = list(dict.fromkeys(float(ms) for ms in entry["latency_ms"]))
+    if any(ms > 0 for ms in latencies) and not base.endpoint.startswith("http://"):
+        raise ConfigError(f"{key}.latency_ms", entry["latency_ms"], "is emulated on http:// endpoints only")
+    if len(latencies) == 1:
+        return [S3Location(base.endpoint, base.bucket, base.prefix, latencies[0])]
+    # a prefix each: the stores of two latencies never share a key
+    return [
+        S3Location(base.endpoint, base.bucket, "/".join(filter(None, (base.prefix, f"{ms:g}ms"))), ms)
+        for ms in latencies
+    ]
+
+
 def location_from_config(entry: dict, key: str) -> S3Location:
-    """``filesystems.<name>.s3``: checked, each refusal naming its key."""
+    """``filesystems.<name>.s3`` without its latencies: checked, each refusal naming its key."""
     entry = SETTINGS.filled(entry)
     endpoint, bucket, prefix = str(entry["endpoint"]), str(entry["bucket"]), str(entry["prefix"])
     parts = urlsplit(endpoint)
@@ -222,7 +261,7 @@ def client(location: S3Location, log: RequestLog | None = None, asynchronous: bo
     import s3fs
 
     fs = s3fs.S3FileSystem(
-        endpoint_url=location.endpoint,
+        endpoint_url=relay_endpoint(location),
         skip_instance_cache=True,
         use_listings_cache=False,
         asynchronous=asynchronous,
@@ -232,6 +271,25 @@ def client(location: S3Location, log: RequestLog | None = None, asynchronous: bo
     if log is not None and not asynchronous:
         log.attach(fs.s3 if getattr(fs, "_s3", None) else _connected(fs))
     return fs
+
+
+_RELAYS: dict[tuple[str, float], object] = {}  # this process's relays, by (endpoint, delay)
+
+
+def relay_endpoint(location: S3Location) -> str:
+    """Where a client of ``location`` connects: the server, or the relay that delays its
+    requests (started once per process and delay, stopped when the process ends)."""
+    if not location.latency_ms:
+        return location.endpoint
+    key = (location.endpoint, location.latency_ms)
+    if key not in _RELAYS:
+        import atexit
+
+        from h5sweep.storage.latency import Relay
+
+        relay = _RELAYS[key] = Relay(location.endpoint, location.latency_ms)
+        atexit.register(relay.__exit__)
+    return _RELAYS[key].endpoint
 
 
 def _connected(fs):
@@ -253,7 +311,7 @@ def unreachable(location: S3Location) -> str | None:
     if missing:
         return missing
     try:
-        client(location).ls(location.bucket, refresh=True)
+        client(S3Location(location.endpoint, location.bucket, location.prefix)).ls(location.bucket, refresh=True)
     except FileNotFoundError:
         return f"bucket {location.bucket} does not exist on {location.endpoint}"
     except PermissionError as err:
