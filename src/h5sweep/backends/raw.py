@@ -21,16 +21,22 @@ from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.storage.selections import Selection
 
 
+def read_header(f) -> tuple[int, tuple[int, ...], np.dtype]:
+    """Where the values of a ``.npy`` file start, its shape and its dtype (C order only),
+    from a binary file object at its start."""
+    version = np.lib.format.read_magic(f)
+    header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = header(f)
+    if fortran:
+        raise ValueError("a raw store holds its array in C order")
+    return f.tell(), tuple(shape), np.dtype(dtype)
+
+
 def data_offset(fd: int) -> tuple[int, tuple[int, ...], np.dtype]:
-    """Where the values of a ``.npy`` file start, its shape and its dtype (C order only)."""
+    """:func:`read_header` of an open file descriptor."""
     with os.fdopen(os.dup(fd), "rb") as f:
         f.seek(0)
-        version = np.lib.format.read_magic(f)
-        header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = header(f)
-        if fortran:
-            raise ValueError("a raw store holds its array in C order")
-        return f.tell(), tuple(shape), np.dtype(dtype)
+        return read_header(f)
 
 
 def contiguous_runs(shape: tuple[int, ...], start: tuple[int, ...], size: tuple[int, ...]) -> tuple[int, list[int]]:

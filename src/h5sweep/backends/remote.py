@@ -14,6 +14,7 @@ is a data request, any other a metadata request."""
 from __future__ import annotations
 
 import bisect
+import io
 import os
 import time
 from collections.abc import Callable
@@ -23,7 +24,7 @@ import numpy as np
 
 from h5sweep.backends import HDF5, RAW, ZARR
 from h5sweep.backends.base import Backend, OpenedStore
-from h5sweep.backends.raw import contiguous_runs
+from h5sweep.backends.raw import contiguous_runs, read_header
 from h5sweep.storage import objectstore
 from h5sweep.storage.objectstore import DATA, METADATA, RequestLog, S3Location
 
@@ -67,12 +68,7 @@ def classifier(backend: str, local_path: str, dataset_name: str) -> Callable[[st
         return lambda method, key, start, stop: METADATA if key.endswith(("zarr.json", ".zmetadata")) else DATA
     if backend == RAW:
         with open(local_path, "rb") as f:
-            np.lib.format.read_magic(f)
-            f.seek(0)
-            version = np.lib.format.read_magic(f)
-            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-            read(f)
-            header = f.tell()
+            header = read_header(f)[0]
         return lambda method, key, start, stop: METADATA if stop is not None and stop <= header else DATA
     if backend == HDF5:
         return _hdf5_classifier(_hdf5_extents(local_path, dataset_name))
@@ -115,16 +111,7 @@ class RemoteNpy(OpenedStore):
     def __init__(self, fs, path: str):
         self.fs, self.path = fs, path
         t0 = time.perf_counter_ns()
-        head = fs.cat_file(path, start=0, end=4096)
-        import io
-
-        stream = io.BytesIO(head)
-        version = np.lib.format.read_magic(stream)
-        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = read(stream)
-        if fortran:
-            raise ValueError("a raw store holds its array in C order")
-        self.offset, self.shape, self.dtype = stream.tell(), tuple(shape), np.dtype(dtype)
+        self.offset, self.shape, self.dtype = read_header(io.BytesIO(fs.cat_file(path, start=0, end=4096)))
         self.open_s = (time.perf_counter_ns() - t0) / 1e9
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
@@ -261,16 +248,10 @@ class RemoteBackend(Backend):
     def rename(self, path: str, new_path: str) -> None:
         """Rename the local store, upload it under its new name (after the clock) and remove
         the old name's objects."""
-        fs = objectstore.client(self.location)
-        for old in (path, new_path):
-            remote = self.location.path(self.key(old))
-            if old == new_path and fs.exists(remote):
-                fs.rm(remote, recursive=True)
+        self.remove_remote(new_path)
         self.inner.rename(path, new_path)
         self._upload(new_path)
-        old = self.location.path(self.key(path))
-        if fs.exists(old):
-            fs.rm(old, recursive=True)
+        self.remove_remote(path)
         self.uploaded.discard(os.path.abspath(path))
 
     def remove_orphans(self) -> int:
