@@ -196,8 +196,7 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> N
             f"about {need / 1e6:.1f} MB for each repeat of the write case kept at once. Free space there "
             f"or point filesystems.{job.filesystem} elsewhere, then run again: finished jobs are kept."
         ) from err
-    if hasattr(backend, "remove_orphans"):  # an object store: the repeats removed here, gone there too
-        backend.remove_orphans()
+    backend.remove_orphans()  # on an object store: the repeats removed here go there too
     shared = {**_shared_columns(job, backend), **backend.store_counts(store_path)}
     full = "[" + ", ".join(f"0:{n}" for n in job.shape) + "]"
     for row in rows:
@@ -241,7 +240,7 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
     with in_its_directory(job, record):
         rows = measure(job, backend, make_source(job.dataset, job.layout))
         shared = _store_columns(job, backend, store_path)
-        _remove_remote(backend, store_path)
+        backend.remove_remote(store_path)  # read: its objects go (Snakemake removes its file)
     for row in rows:  # what a row measured itself (the MPI run's HDF5 version) is kept
         row.update({key: value for key, value in shared.items() if key not in row})
     write_table(rows, record)
@@ -289,15 +288,8 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
         for job, store in zip(jobs, stores, strict=True):
             shared = _store_columns(job, store.backend, store.path)
             rows += [{**row, **shared} for row in store.rows]
-            _remove_remote(store.backend, store.path)
+            store.backend.remove_remote(store.path)  # read: its objects go (Snakemake removes its file)
     write_table(rows, record)
-
-
-def _remove_remote(backend, path: str) -> None:
-    """A store on an object store, read: its objects removed (Snakemake removes its local
-    copy, a temporary output, as it does every read store)."""
-    if hasattr(backend, "remove_remote"):
-        backend.remove_remote(path)
 
 
 def run_query_resumed(settings: dict, record: str) -> None:

@@ -306,6 +306,15 @@ class Backend(abc.ABC):
     def paths_to_evict(self, path: str) -> list[str]:
         """Every file of the store, to drop from the page cache before a cold read."""
 
+    def remove_remote(self, path: str) -> None:
+        """Remove the store's copy kept elsewhere than its path (an object store's objects); a
+        backend whose stores are only where they are written keeps none."""
+        return None
+
+    def remove_orphans(self) -> int:
+        """Remove the copies kept elsewhere of stores removed from their paths since; the count."""
+        return 0
+
     def rename(self, path: str, new_path: str) -> None:
         """Make the store at ``path`` the one at ``new_path`` (a partial store becomes the query
         store), replacing what was there."""

@@ -269,7 +269,7 @@ def client(location: S3Location, log: RequestLog | None = None, asynchronous: bo
         **options,
     )
     if log is not None and not asynchronous:
-        log.attach(fs.s3 if getattr(fs, "_s3", None) else _connected(fs))
+        log.attach(_connected(fs))
     return fs
 
 

@@ -64,7 +64,7 @@ class KeptWrites:
         self.budget = shutil.disk_usage(nearest_existing(job.directory)).free / 4
         self.paths: list[str] = []
         self.bytes = 0
-        self.backends: list = []  # those on an object store, whose copies there go too
+        self.backends: list = []  # whose copies elsewhere (an object store's) go with the files
 
     def make_room(self, nbytes: int) -> None:
         if self.paths and self.bytes + nbytes > self.budget:
@@ -77,8 +77,7 @@ class KeptWrites:
             return
         self.bytes += backend.footprint_bytes(path) if os.path.lexists(path) else 0
         self.paths.append(path)
-        if hasattr(backend, "remove_orphans"):
-            self.backends.append(backend)
+        self.backends.append(backend)
 
     def release(self) -> None:
         if self.paths:  # all on the filesystem's device: one removal, one rest
