@@ -92,7 +92,7 @@ if workflow.is_main_process:  # not again inside each cluster job
 wildcard_constraints:
     filesystem=r"[A-Za-z][A-Za-z0-9_]*",
     backend=backends.WILDCARD,
-    layout=r"contiguous(-zxy)?|chunked(-zxy)?-\d+(x\d+)*(-shards-\d+(x\d+)*)?",
+    layout=r"(contiguous(-zxy)?|chunked(-zxy)?-\d+(x\d+)*(-shards-\d+(x\d+)*)?)(-paged-\d+)?",
     compression=codecs.WILDCARD,
     case=r"[a-z][a-z0-9_]*",
 

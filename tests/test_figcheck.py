@@ -144,3 +144,19 @@ def test_saving_puts_a_wide_linear_axis_on_a_log_scale_whatever_the_values(tmp_p
     save(fig, str(tmp_path / "speed-up.png"))  # no defect raised
     assert (ax_wide.get_xscale(), ax_wide.get_yscale()) == ("linear", "log")
     assert (ax_narrow.get_xscale(), ax_narrow.get_yscale()) == ("linear", "linear")
+
+
+def test_a_legend_rebuilt_without_an_undrawn_entry_stays_where_it_was_anchored(tmp_path):
+    """A legend anchored beside its panel (bbox_to_anchor in the panel's fractions) and
+    rebuilt without a series that drew nothing keeps its place at the resolution the figure
+    is saved at: the image stays the figure's size, not thousands of inches."""
+    import matplotlib.image
+
+    fig, ax = plt.subplots(figsize=(4, 2))
+    ax.bar([0, 1], [np.nan, np.nan], label="none")
+    ax.bar([0, 1], [1, 2], label="contiguous")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    save(fig, str(tmp_path / "legend.png"))
+    height, width = matplotlib.image.imread(tmp_path / "legend.png").shape[:2]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["contiguous"]
+    assert width < 6 * 200 and height < 3 * 200  # inches at the saved resolution, with the legend beside

@@ -144,3 +144,50 @@ def test_chunk_indices_are_the_grid_cells_a_box_touches():
     assert layout.chunk_indices((3, 0, 9), (2, 4, 2)) == [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
     assert len(layout.chunk_indices((0, 0, 0), (8, 8, 20))) == layout.chunks_touched((0, 0, 0), (8, 8, 20)) == 8
     assert Layout((100, 1)).chunk_indices((0, 5), (100, 1)) == [(0, 5)]  # 2-D: one column chunk
+
+
+def test_paged_layouts_are_every_layout_again_with_paged_aggregation_and_hdf5_writes_them(tmp_path):
+    """``layouts.pages``: each layout of the grid also paged at each size; its id round-trips;
+    HDF5 writes the file with the page strategy at that size (its own pipeline: the fast path
+    places no page), Zarr and raw store none."""
+    import copy
+    from pathlib import Path
+
+    import h5py
+    import numpy as np
+
+    from h5sweep.backends import load
+    from h5sweep.storage.codecs import parse_compression
+    from h5sweep.sweep.config import read_config_file
+    from h5sweep.sweep.model import load_sweep
+
+    layouts = layouts_from_config(
+        filled_section("layouts", {"contiguous": True, "chunks": {"xy": [4], "z": [256]}, "pages": ["64 KiB"]}),
+        (8, 8, 512),
+    )
+    assert [lay.id for lay in layouts] == [
+        "contiguous",
+        "chunked-4x4x256",
+        "contiguous-paged-65536",
+        "chunked-4x4x256-paged-65536",
+    ]
+    assert all(Layout.from_id(lay.id) == lay for lay in layouts) and layouts[-1].page_label == "64 KiB"
+    with pytest.raises(ConfigError, match=r"layouts\.pages\[0\]=256: is below HDF5's smallest page"):
+        layouts_from_config(filled_section("layouts", {"contiguous": True, "pages": [256]}), (8, 8, 512))
+    values = np.arange(8 * 8 * 512, dtype=np.uint16).reshape(8, 8, 512)
+    hdf5 = load("hdf5")
+    for layout in layouts[2:]:
+        path = str(tmp_path / f"{layout.id}.h5")
+        assert hdf5.write_fast(path, values, layout, parse_compression("none"), "data", 1) == "standard"
+        with h5py.File(path, "r") as f:
+            plist = f.id.get_create_plist()
+            assert plist.get_file_space_strategy()[0] == h5py.h5f.FSPACE_STRATEGY_PAGE
+            assert plist.get_file_space_page_size() == 65536
+            assert np.array_equal(f["data"][...], values)
+    config = copy.deepcopy(read_config_file(Path(__file__).parent / "configs" / "tiny.yaml"))
+    config["layouts"] = {"contiguous": True, "shapes": [[2, 5, 64]], "pages": [4096]}
+    config["backends"] = ["hdf5", "zarr", "raw"]
+    config["zarr"] = {"readers": ["zarr-python"]}
+    sweep = load_sweep(config, probe=False)
+    paged = {(tf.backend.name, tf.layout.id) for tf in sweep.test_files() if tf.layout.page_size}
+    assert paged == {("hdf5", "contiguous-paged-4096"), ("hdf5", "chunked-2x5x64-paged-4096")}

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from h5sweep import backends
-from h5sweep.backends.remote import RemoteRead, classifier, open_remote, upload
+from h5sweep.backends.remote import classifier, open_remote, upload
 from h5sweep.errors import ConfigError
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.layouts import Layout
-from h5sweep.storage.objectstore import RequestLog, S3Location, location_from_config, parse_range
+from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location, location_from_config, parse_range
 
 SHAPE = (20, 20, 500)
 SMALL = (10, 10, 200)  # through the engine: a raw slice is one ranged GET per element
@@ -72,7 +72,7 @@ def test_a_read_of_each_backend_counts_the_requests_the_server_served(tmp_path, 
     location, name, classify = _store(tmp_path, s3, backend, layout)
     start, size = (3, 4, 120), (6, 2, 150)
     # a block smaller than the file: HDF5's open does not fetch the values with its metadata
-    got, counts, served = _read(s3, backend, location, name, classify, start, size, RemoteRead(block_size=65536))
+    got, counts, served = _read(s3, backend, location, name, classify, start, size, FileRead(block_size=65536))
     box = tuple(slice(a, a + n) for a, n in zip(start, size, strict=True))
     assert np.array_equal(got, _values()[box])
     assert counts["requests"] == len(served) > 0
@@ -105,7 +105,7 @@ def test_hdf5s_page_buffer_on_a_paged_file_needs_fewer_requests_than_an_unpaged_
     starts = [(i, j, 0) for i in range(0, 20, 7) for j in range(0, 20, 6)]
     requests = {}
     for name, page_buffer in [("unpaged", 0), ("paged", 1024 * 1024)]:
-        read = RemoteRead(block_size=4096, cache_type="none", page_buffer=page_buffer)
+        read = FileRead(block_size=4096, cache_type="none", page_buffer=page_buffer)
         classify = classifier("hdf5", str(tmp_path / f"{name}.h5"), "data")
         total = 0
         for start in starts:
@@ -154,7 +154,7 @@ def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path,
     upload(objectstore.client(location), location, "store", local)
     log = RequestLog(classifier(backend, local, "data"))
     before = served(seaweed, "h5sweep")
-    opened = open_remote(backend, location, "store", "data", log, RemoteRead(block_size=65536))
+    opened = open_remote(backend, location, "store", "data", log, FileRead(block_size=65536))
     buffer = np.empty((6, 2, 150), np.uint16)
     opened.prepare((3, 4, 120), buffer)()
     opened.close()
@@ -183,7 +183,7 @@ def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_req
     staging.mkdir()
     # a block smaller than the file: an HDF5 open does not fetch the whole file
     where = S3Location(location.endpoint, location.bucket, "engine")
-    remote = RemoteBackend(backends.load(backend), where, staging, RemoteRead(block_size=4096))
+    remote = RemoteBackend(backends.load(backend), where, staging, FileRead(block_size=4096))
     layout = Layout(None) if backend == "raw" else Layout((5, 5, 100))
     source = SyntheticSource(SMALL, np.uint16, seed=5)
     path = str(staging / f"store.{backend}")
@@ -194,60 +194,104 @@ def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_req
     served = record.since(mark)
     assert len(rows) == 6 and {r[C.CACHE_STATE] for r in rows} == {"cold"}
     assert all(r["data_requests"] >= 1 and r["bytes_received"] > 0 for r in rows)
-    # every request the server served during the reads' pass is a timed read's, or an open's
-    assert sum(r["requests"] for r in rows) <= len(served)
+    # every request the server served during the reads' pass is a timed read's (its open's
+    # among them: the first read opens the store inside its clock)
+    assert sum(r["requests"] for r in rows) == len(served)
+    assert all(1 <= r["open_requests"] < r["requests"] for r in rows)
     remote.remove(path)
     assert not objectstore.client(where).exists(where.path(f"store.{backend}"))
 
 
-def test_a_sweep_on_an_object_store_runs_with_snakemake_and_every_read_row_has_its_requests(workflow, tmp_path, s3):
-    """A real Snakemake sweep with an S3 filesystem (moto's server): every store of each
-    backend written, uploaded and read through new clients; each read row carries its
-    requests and says it ran on s3, and the recommendation and figures are made."""
+def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_reads_requests(
+    workflow, tmp_path, s3, seaweed, monkeypatch
+):
+    """A real Snakemake sweep with S3 filesystems on both servers (moto's, at 0 and 20 ms, and
+    SeaweedFS's): every store of each backend written, uploaded and read through new clients;
+    each read row carries its requests and says where it ran; at 20 ms the HDF5 file written
+    with paged aggregation and read with a page buffer needs fewer requests than the same
+    chunks unpaged, for the same selections; the recommendation, and every figure, are made."""
     import pandas as pd
     from conftest import tiny_config
 
     record, location = s3
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "h5sweep")  # SeaweedFS's pair (moto takes any)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local-secret")
     config = tiny_config(tmp_path, sweep="cloud", figures=True)
-    config["dataset"]["shape"] = [6, 6, 400]  # a raw slice: 36 ranged GETs
-    config["layouts"] = {"contiguous": True, "shapes": [[3, 3, 100]]}
+    config["dataset"]["shape"] = [8, 8, 400]  # a raw slice: 64 ranged GETs
+    config["layouts"] = {"contiguous": True, "shapes": [[2, 2, 50]], "pages": [4096]}
     config["compression"] = ["none"]
     config["backends"] = ["hdf5", "zarr", "raw"]
     config["zarr"] = {"readers": ["zarr-python"]}  # tensorstore does not read from S3 here yet (refused)
     config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 2}, "spectra": {"repeats": 2, "size": 2}}
+    # HDF5 through 4 KiB blocks, with a page buffer (taken by the paged files), and s3fs's default
+    small = {"block_size": 4096, "cache_type": "none", "page_buffer": "64 KiB"}
     config["filesystems"] = {
-        "cloud": {
+        "moto": {
             "path": str(tmp_path / "staging"),
-            "s3": {"endpoint": location.endpoint, "bucket": location.bucket, "prefix": "sweep", "latency_ms": [0, 20]},
-        }
+            "s3": {
+                "endpoint": location.endpoint,
+                "bucket": location.bucket,
+                "prefix": "sweep",
+                "latency_ms": [0, 20],
+                "reads": [small, {}],
+            },
+        },
+        "weed": {
+            "path": str(tmp_path / "weed-staging"),
+            "s3": {"endpoint": seaweed.endpoint, "bucket": "h5sweep", "prefix": "sweep", "reads": [small]},
+        },
     }
     workflow.write_config(config)
     workflow.run("--cores", "2", "--configfile", "test.yaml", check=True)
     results = workflow.root / "results" / "cloud"
     rows = pd.read_parquet(results / "measurements.parquet")
     reads = rows[rows["case"].isin(["slice", "spectra"])]
-    # each latency a filesystem of its own
-    assert set(reads["backend"]) == {"hdf5", "zarr", "raw"} and len(reads) == 2 * 4 * 4
-    where = set(zip(reads["filesystem"], reads["latency_ms"], reads["fs_path"], strict=True))
+    where = set(zip(reads["filesystem"], reads["latency_ms"], reads["fs_path"], reads["fs_device"], strict=True))
     assert where == {
-        ("cloud_0ms", 0.0, "s3://h5sweep-test/sweep/0ms"),
-        ("cloud_20ms", 20.0, "s3://h5sweep-test/sweep/20ms"),
+        ("moto_0ms", 0.0, "s3://h5sweep-test/sweep/0ms", location.endpoint),
+        ("moto_20ms", 20.0, "s3://h5sweep-test/sweep/20ms", location.endpoint),
+        ("weed", 0.0, "s3://h5sweep/sweep", seaweed.endpoint),
     }
     assert (reads["fs_type"] == "s3").all()
-    # each read opens a new client (cold every): its open's requests are counted apart; HDF5's
-    # open reads the first 5 MiB block (s3fs's default), here the whole file, so its reads
-    # need no more requests and are warm, while Zarr's and raw's each fetch their bytes
-    assert (reads["open_requests"] >= 1).all()
-    hdf5 = reads["backend"] == "hdf5"
-    assert (reads.loc[~hdf5, "data_requests"] >= 1).all() and (reads.loc[~hdf5, "cache_state"] == "cold").all()
-    assert ((reads["requests"] == 0) == (reads["cache_state"] == "warm")).all()
+    # HDF5: 4 layouts (2 paged) in 2 reads on moto, 1 on SeaweedFS; Zarr and raw one store each
+    stores = reads.groupby(["filesystem", "backend"])[["layout_id", "read_option"]].apply(
+        lambda g: len(set(zip(g["layout_id"], g["read_option"], strict=True)))
+    )
+    assert stores.to_dict() == {
+        **{(fs, "hdf5"): 8 for fs in ("moto_0ms", "moto_20ms")},
+        ("weed", "hdf5"): 4,
+        **{(fs, b): 1 for fs in ("moto_0ms", "moto_20ms", "weed") for b in ("zarr", "raw")},
+    }
+    assert set(reads.loc[reads["backend"] == "hdf5", "page_size"]) == {0, 4096}
+    # each read opens a new client (cold every) inside its clock: its open's requests are
+    # among its own, and counted apart; through s3fs's 5 MiB block HDF5's open fetches the
+    # whole file, and its read needs no request more
+    assert (reads["open_requests"] >= 1).all() and (reads["requests"] >= reads["open_requests"]).all()
+    assert (reads["cache_state"] == "cold").all()
+    other = reads["backend"] != "hdf5"
+    assert (reads.loc[other, "data_requests"] >= 1).all()
+    whole = reads[(reads["backend"] == "hdf5") & (reads["s3_block_size"] == 5 * 2**20)]
+    assert len(whole) and (whole["requests"] == whole["open_requests"]).all()
+    # at 20 ms, through 4 KiB blocks: the paged file and its page buffer take fewer requests
+    # (its open and its read) than the unpaged file, summed over the same selections per case
+    small_reads = reads[
+        (reads["filesystem"] == "moto_20ms") & (reads["backend"] == "hdf5") & (reads["s3_block_size"] == 4096)
+    ]
+    chunked = small_reads[small_reads["chunk_shape"] == "2x2x50"]
+    per_case = chunked.groupby(["case", "page_size"])["requests"].sum().unstack()
+    assert (per_case[4096] < per_case[0]).all(), per_case
     writes = rows[rows["case"] == "write"]
-    assert len(writes) >= 4 and (writes["fs_type"] == "s3").all()
-    assert any((results / "plots").glob("*.png"))
+    assert len(writes) >= 3 * 6 and (writes["fs_type"] == "s3").all()
+    drawn = {p.name for p in (results / "plots").glob("*.png")}
+    for fs in ("moto_0ms", "moto_20ms", "weed"):
+        assert any(fs in name for name in drawn), (fs, sorted(drawn))
     said = (results / "recommendation.md").read_text()
-    assert "The latency on cloud_20ms (20 ms) is emulated" in said
-    # every store was removed from the server once read: no object is left under the prefix
+    assert "The latency on moto_20ms (20 ms) is emulated" in said
+    assert "Caveat: cold reads" not in said  # from the servers, not the page cache of a balloon's VM
+    # every store was removed from both servers once read: no object is left under the prefix
     assert objectstore.client(location).find(f"{location.bucket}/sweep") == []
+    weed = S3Location(seaweed.endpoint, "h5sweep", "sweep")
+    assert set(objectstore.client(weed).find(weed.path())) <= {weed.path()}  # SeaweedFS keeps the folder
 
 
 def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp_path, s3, monkeypatch):
@@ -271,6 +315,12 @@ def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp
     missing = {**config, "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": {**cloud, "bucket": "nobucket"}}}}
     with pytest.raises(ConfigError, match="bucket nobucket does not exist"):
         load_sweep(missing)
+    nobody = {
+        **config,
+        "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": {**cloud, "endpoint": "http://127.0.0.1:9"}}},
+    }
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud=.*no S3 server answers at http://127\.0\.0\.1:9"):
+        load_sweep(nobody)
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
@@ -308,3 +358,46 @@ def test_the_shipped_cloud_config_measures_each_latency_as_a_filesystem_of_its_o
     sweep = load_sweep(config, probe=False)  # no server needed to plan it
     assert [(fs.name, fs.s3.latency_ms) for fs in sweep.filesystems] == [("cloud_0ms", 0.0), ("cloud_20ms", 20.0)]
     assert len({fs.directory for fs in sweep.filesystems}) == 2
+
+
+def test_an_object_stores_reads_are_read_options_of_the_stores_read_as_one_file():
+    """``filesystems.<name>.s3.reads``: each HDF5 chunk cache in each read (its label and
+    setting name both, a job's settings carry both back), Zarr's and raw's options unchanged,
+    a filesystem on a directory untouched; a bad entry refused naming its key."""
+    import copy
+    from pathlib import Path
+
+    from h5sweep.backends.remote import RemoteOption, option_from_settings
+    from h5sweep.storage.filesystems import filesystems_from_config
+    from h5sweep.sweep.config import read_config_file
+    from h5sweep.sweep.model import load_sweep
+
+    config = copy.deepcopy(read_config_file(Path(__file__).parent / "configs" / "tiny.yaml"))
+    config["backends"] = ["hdf5", "zarr", "raw"]
+    config["zarr"] = {"readers": ["zarr-python"]}
+    config["chunk_cache"] = [{"bytes": 2**20, "slots": 521, "w0": 0.75}, {"bytes": 2**24, "slots": 8191, "w0": 0.75}]
+    reads = [{"block_size": "64 KiB", "cache_type": "none", "page_buffer": "1 MiB"}, {}]
+    s3 = {"endpoint": "http://127.0.0.1:9", "bucket": "arrays", "reads": reads}
+    config["filesystems"] = {"cloud": {"path": "staging", "s3": s3}, "disk": {"path": "scratch"}}
+    sweep = load_sweep(config, probe=False)
+    cloud, disk = sweep.filesystem("cloud"), sweep.filesystem("disk")
+    options = sweep.read_options("hdf5", cloud)
+    assert len(options) == 4 and all(isinstance(o, RemoteOption) for o in options)
+    assert [o.label for o in options[:2]] == [
+        "cache 1 MiB/521/0.75, 64 KiB none blocks, page buffer 1 MiB",
+        "cache 1 MiB/521/0.75, 5 MiB readahead blocks",
+    ]
+    assert "block_size=65536, cache_type='none'" in options[0].setting and "page_buf_size=1048576" in options[0].setting
+    assert options[0].columns()["page_buffer_bytes"] == 2**20 and options[0].nbytes == 2**20
+    spec = backends.spec("hdf5")
+    back = [option_from_settings(o.settings(), spec.option_from_settings) for o in options]
+    assert back == options
+    assert sweep.read_options("hdf5", disk) == sweep.read_options("hdf5") and len(sweep.read_options("hdf5")) == 2
+    for backend in ("zarr", "raw"):
+        assert sweep.read_options(backend, cloud) == sweep.read_options(backend)
+    for entry, key in [
+        ({"cache_type": "lru"}, r"filesystems\.cloud\.s3\.reads\[0\]\.cache_type='lru'"),
+        ({"block_size": "5 parsecs"}, r"filesystems\.cloud\.s3\.reads\[0\]\.block_size"),
+    ]:
+        with pytest.raises(ConfigError, match=key):
+            filesystems_from_config({"cloud": {"path": "staging", "s3": {**s3, "reads": [entry]}}}, probe=False)

@@ -27,7 +27,7 @@ from h5sweep.measure.stats import median_ci, median_ci_over_copies, percentile
 from h5sweep.storage import columns
 from h5sweep.storage import columns as C
 
-FILE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT, C.CHUNK_SHAPE, C.SHARD_SHAPE, C.ORDER, C.COMPRESSION]
+FILE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT, C.CHUNK_SHAPE, C.SHARD_SHAPE, C.PAGE_SIZE, C.ORDER, C.COMPRESSION]
 # A summary row: one file, case and variant, split by where the reads' bytes came from.
 GROUP_KEYS = [*FILE_KEYS, C.CASE, C.VARIANT, C.CACHE_STATE]
 # The layout every read is compared with, selection by selection, on the same filesystem.
@@ -165,7 +165,8 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
     if measurements.empty:
         return pd.DataFrame(columns=[*GROUP_KEYS, *TIME_COLUMNS, C.FIRST_S])
     measurements = measurements.copy()
-    for column, default in ((C.VARIANT, ""), (C.ORDER, "xyz"), (C.CACHE_STATE, ""), (C.SHARD_SHAPE, "")):
+    defaults = ((C.VARIANT, ""), (C.ORDER, "xyz"), (C.CACHE_STATE, ""), (C.SHARD_SHAPE, ""), (C.PAGE_SIZE, 0))
+    for column, default in defaults:
         if column not in measurements:  # records from before the column existed
             measurements[column] = default
         measurements[column] = measurements[column].fillna(default)

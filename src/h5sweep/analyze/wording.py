@@ -245,6 +245,8 @@ def machine_caveat(reads: pd.DataFrame) -> str | None:
     if not needed <= set(reads.columns):
         return None
     cold = reads[reads[C.CACHE_STATE] == "cold"]
+    if C.FS_TYPE in cold:  # an object store's cold reads come from its server, not the page cache
+        cold = cold[cold[C.FS_TYPE] != "s3"]
     return measured_caveat(
         zip(cold[C.FILESYSTEM], cold[C.HOST], cold[C.FREE_PAGE_REPORTING_MS].astype(int), strict=True)
     )

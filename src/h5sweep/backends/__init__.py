@@ -36,6 +36,7 @@ REGISTRY: dict[str, BackendSpec] = {
             Capabilities(
                 contiguous=True,
                 chunks=True,
+                pages=True,
                 codec_families=hdf5_filters.families(),
                 parallel_modes=("serial", "independent", "collective"),
                 parallel_filtered_write_modes=("serial", "collective"),  # parallel HDF5 filters collectively only

@@ -53,6 +53,7 @@ class Capabilities:
     contiguous: bool  # stores a contiguous (unchunked) layout
     chunks: bool  # stores chunked layouts
     shards: bool = False  # stores chunks grouped in shard files
+    pages: bool = False  # writes files with paged aggregation (layouts.pages)
     codec_families: tuple[str, ...] | None = None  # the codec table's families it stores (None: all)
     directory_store: bool = False  # a store is a directory (else one file)
     file_per_chunk: bool = False  # a read opens one file per chunk it touches
@@ -71,6 +72,8 @@ class Capabilities:
         if layout.chunk_shape is not None and not self.chunks:
             return False
         if layout.shard_shape is not None and not self.shards:
+            return False
+        if layout.page_size is not None and not self.pages:
             return False
         return self.codec_families is None or compression.family in self.codec_families
 

@@ -195,6 +195,8 @@ def write_fast(
         return None
     if layout.chunk_shape is not None and data.ndim != 3:  # the chunk rows below are 3-D
         return None
+    if layout.page_size is not None:  # paged aggregation: HDF5 places every byte itself
+        return None
     if layout.order != "xyz":  # write the transposed array as it is stored
         data = storage_order(data, layout)
         layout = layout.storage_layout()

@@ -106,6 +106,14 @@ class StoredChunks(base.StoredChunks):
         return int(self.sizes[self.layout.storage_layout().chunk_box(start, size)].sum())
 
 
+def file_space_kwargs(layout: Layout) -> dict:
+    """h5py.File's keywords for the layout's file space: paged aggregation at its page size
+    (``layouts.pages``), else HDF5's default strategy."""
+    if layout.page_size is None:
+        return {}
+    return {"fs_strategy": "page", "fs_page_size": layout.page_size}
+
+
 def write_stored(
     path: str,
     stored: np.ndarray,
@@ -142,7 +150,7 @@ def write_stored(
         kwargs.update(fill_time=fill_time, fillvalue=0)
     logical_shape = layout.to_logical(stored.shape)
     writes = 0
-    with h5py.File(path, "w", **cache.open_kwargs()) as f:
+    with h5py.File(path, "w", **cache.open_kwargs(), **file_space_kwargs(layout)) as f:
         dset = f.create_dataset(name, shape=stored.shape, dtype=stored.dtype, **kwargs)
         file_space = dset.id.get_space()
         mem_space = h5s.create_simple(stored.shape)

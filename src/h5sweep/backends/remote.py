@@ -26,17 +26,65 @@ from h5sweep.backends import HDF5, RAW, ZARR
 from h5sweep.backends.base import Backend, OpenedStore
 from h5sweep.backends.raw import contiguous_runs, read_header
 from h5sweep.storage import objectstore
-from h5sweep.storage.objectstore import DATA, METADATA, RequestLog, S3Location
+from h5sweep.storage.objectstore import DATA, METADATA, FileRead, RequestLog, S3Location
+
+# the backends whose stores are read through a file object (each read option of theirs is
+# measured in every one of the filesystem's reads); the others fetch whole objects or ranges
+FILE_OBJECT_BACKENDS = (HDF5,)
 
 
 @dataclass(frozen=True)
-class RemoteRead:
-    """How a remote store is read: fsspec's block size and cache type (HDF5 through a file
-    object) and HDF5's page buffer in bytes (0: none; a paged file only)."""
+class RemoteOption:
+    """A backend's read option on an object store, with how its file is fetched: measured as
+    a read option of its own, named by both."""
 
-    block_size: int = 5 * 2**20  # s3fs's own default
-    cache_type: str = "readahead"
-    page_buffer: int = 0
+    inner: object  # the backend's own read option (HDF5: a chunk cache)
+    read: FileRead
+
+    @property
+    def label(self) -> str:
+        return f"{self.inner.label}, {self.read.label}"
+
+    @property
+    def setting(self) -> str:
+        fetch = f"s3fs.S3FileSystem().open(key, 'rb', block_size={self.read.block_size}, "
+        fetch += f"cache_type={self.read.cache_type!r})"
+        page = f", page_buf_size={self.read.page_buffer}" if self.read.page_buffer else ""
+        return f"{fetch}; {self.inner.setting}{page}"
+
+    def columns(self) -> dict:
+        return {**self.inner.columns(), **self.read.columns()}
+
+    def holds_chunk(self, chunk_bytes: int):
+        return self.inner.holds_chunk(chunk_bytes)
+
+    def settings(self) -> dict:
+        return {**self.inner.settings(), READ_KEY: self.read.settings()}
+
+    def __getattr__(self, name: str):  # the backend's own option's attributes (nbytes, reader, ...)
+        if name in ("inner", "read"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+READ_KEY = "s3_read"  # where an option's settings carry how its file is fetched
+
+
+def remote_options(backend: str, options: list, reads: tuple[FileRead, ...]) -> list:
+    """A backend's read options on an object store: for a backend read through a file object,
+    each of its options in each of the filesystem's reads; the others' as they are."""
+    if backend not in FILE_OBJECT_BACKENDS or not reads:
+        return list(options)
+    return [RemoteOption(option, read) for option in options for read in reads]
+
+
+def option_from_settings(entry: dict, decode) -> object:
+    """A read option from a job's settings: ``decode`` (the backend's) of its own part, wrapped
+    with how its file is fetched where the settings carry it."""
+    if READ_KEY not in entry:
+        return decode(entry)
+    own = {k: v for k, v in entry.items() if k != READ_KEY}
+    return RemoteOption(decode(own), FileRead(**entry[READ_KEY]))
 
 
 def objects(local_path: str) -> list[tuple[str, str]]:
@@ -137,7 +185,7 @@ class RemoteNpy(OpenedStore):
 class RemoteHdf5(OpenedStore):
     """An HDF5 object opened through an fsspec file object."""
 
-    def __init__(self, fs, path: str, dataset_name: str, read: RemoteRead, open_kwargs: dict | None = None):
+    def __init__(self, fs, path: str, dataset_name: str, read: FileRead, open_kwargs: dict | None = None):
         import h5py
 
         t0 = time.perf_counter_ns()
@@ -191,27 +239,83 @@ def open_remote(
     name: str,
     dataset_name: str,
     log: RequestLog,
-    read: RemoteRead | None = None,
+    read: FileRead | None = None,
     open_kwargs: dict | None = None,
 ) -> OpenedStore:
     """The store uploaded as ``name``, opened for timed reads by a new client (cold: no cache
     and no connection shared with any other), every request it sends counted in ``log``
     (the opened store's ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache)."""
-    path, read = location.path(name), read or RemoteRead()
+    return remote_opener(backend, location, name, dataset_name, log, read, open_kwargs)()
+
+
+def remote_opener(
+    backend: str,
+    location: S3Location,
+    name: str,
+    dataset_name: str,
+    log: RequestLog,
+    read: FileRead | None = None,
+    open_kwargs: dict | None = None,
+) -> Callable[[], OpenedStore]:
+    """:func:`open_remote` in two steps: the new client made now (its session and credentials,
+    which a program sets up once), the store opened by the function returned (its requests)."""
+    path, read = location.path(name), read or FileRead()
     if backend == ZARR:
         from zarr.core.sync import sync
 
         fs = objectstore.client(location, asynchronous=True)
         sync(objectstore.attach_async(fs, log))
-        opened = RemoteZarr(fs, path)
+
+        def opener() -> OpenedStore:
+            return RemoteZarr(fs, path)
     elif backend == RAW:
-        opened = RemoteNpy(objectstore.client(location, log), path)
+        fs = objectstore.client(location, log)
+
+        def opener() -> OpenedStore:
+            return RemoteNpy(fs, path)
     elif backend == HDF5:
-        opened = RemoteHdf5(objectstore.client(location, log), path, dataset_name, read, open_kwargs)
+        fs = objectstore.client(location, log)
+
+        def opener() -> OpenedStore:
+            return RemoteHdf5(fs, path, dataset_name, read, open_kwargs)
     else:
         raise ValueError(f"no remote reads for the {backend} backend")
-    opened.log = log
-    return opened
+
+    def opened_and_logged() -> OpenedStore:
+        opened = opener()
+        opened.log = log
+        return opened
+
+    return opened_and_logged
+
+
+class OpenedOnFirstRead(OpenedStore):
+    """A remote store opened by its first read, inside that read's clock: on an object store
+    the open is requests like the read's (a user's program opens, then reads, each time it
+    starts cold), so a first access costs both. ``open_s`` and ``open_requests`` say how much
+    of the first read was the open."""
+
+    def __init__(self, opener: Callable[[], OpenedStore], log: RequestLog):
+        self._opener, self.log, self.inner = opener, log, None
+        self.open_s = float("nan")
+        self.open_requests: int | None = None
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        if self.inner is not None:
+            return self.inner.prepare(start, buffer)
+
+        def open_then_read() -> None:
+            before = self.log.mark()[0]
+            self.inner = self._opener()
+            self.open_s = self.inner.open_s
+            self.open_requests = self.log.mark()[0] - before
+            self.inner.prepare(start, buffer)()
+
+        return open_then_read
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()
 
 
 def refusal(backend: str, option) -> tuple[str, object, str] | None:
@@ -228,11 +332,12 @@ class RemoteBackend(Backend):
     (``path``, the filesystem's staging directory, where it stays for its chunk index), then
     uploaded under its path relative to ``staging``; a write is timed to its last completed
     upload request. Each open for reads is a new client (a cold read: nothing cached, no
-    connection kept), every request counted. Nothing of it is in the page cache to drop."""
+    connection kept), made by the first read inside its clock, every request counted.
+    Nothing of it is in the page cache to drop."""
 
-    def __init__(self, inner: Backend, location: S3Location, staging: str, read: RemoteRead | None = None):
+    def __init__(self, inner: Backend, location: S3Location, staging: str, read: FileRead | None = None):
         self.inner, self.location, self.staging = inner, location, os.path.abspath(staging)
-        self.read = read or RemoteRead()
+        self.read = read or FileRead()
         self.name, self.label = inner.name, f"{inner.label} on S3"
         self.call_overhead_column = None
         self.uploaded: set[str] = set()  # local paths of the stores it uploaded
@@ -285,6 +390,9 @@ class RemoteBackend(Backend):
         return f"{method}, uploaded"
 
     def open_for_reads(self, path, dataset_name, option, readahead=True) -> OpenedStore:
+        read = self.read
+        if isinstance(option, RemoteOption):
+            option, read = option.inner, option.read
         refused = refusal(self.name, option)
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
@@ -294,7 +402,8 @@ class RemoteBackend(Backend):
             zarr.config.set({"async.concurrency": option.concurrency})
         log = RequestLog(classifier(self.name, path, dataset_name))
         kwargs = option.open_kwargs() if hasattr(option, "open_kwargs") else None
-        return open_remote(self.name, self.location, self.key(path), dataset_name, log, self.read, kwargs)
+        opener = remote_opener(self.name, self.location, self.key(path), dataset_name, log, read, kwargs)
+        return OpenedOnFirstRead(opener, log)
 
     def stored_chunks(self, path, layout, dataset_name):
         return self.inner.stored_chunks(path, layout, dataset_name)

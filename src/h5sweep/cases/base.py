@@ -172,7 +172,9 @@ def _read_figures(sweep) -> list[str]:
     names += [LEVELS.name()] if cases and len(levels) > 1 else []
     # OpenMSI's min/median/mean/max bars, for the cases read under its protocol (cold: first)
     names += [STATS.name(case=c.name) for c in sweep.read_cases if "first" in c.cold_modes]
-    options = len(sweep.policies) * max(len(sweep.read_options(b.name)) for b in sweep.backends)
+    options = len(sweep.policies) * max(
+        len(sweep.read_options(b.name, fs)) for b in sweep.backends for fs in sweep.filesystems
+    )
     # a variants figure per case measured in more than one way (options, policies, cold modes)
     names += [VARIANTS.name(case=c.name) for c in sweep.read_cases if options * len(c.cold_modes) > 1]
     return names

@@ -113,12 +113,15 @@ def drop_undrawn_legend_entries(fig) -> None:
             legend.remove()
             continue
         anchor = legend.get_bbox_to_anchor()
+        # the anchor in the panel's own fractions: in pixels it would not follow the figure's size
+        where = None if anchor is ax.bbox else anchor.transformed(ax.transAxes.inverted()).bounds
         ax.legend(
             [h for h, _ in kept],
             [label for _, label in kept],
             loc=legend._loc,
             fontsize=legend.prop.get_size(),
-            bbox_to_anchor=anchor if anchor is not ax.bbox else None,
+            bbox_to_anchor=where,
+            bbox_transform=ax.transAxes if where is not None else None,
             ncols=legend._ncols,
         )
 

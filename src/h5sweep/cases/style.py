@@ -17,6 +17,7 @@ from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
 from h5sweep.cases.figcheck import LOG_SPAN  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402
+from h5sweep.storage.layouts import Layout  # noqa: E402
 from h5sweep.storage.sizes import factor  # noqa: E402
 
 # Colour-blind-safe throughout: Okabe and Ito's qualitative palette, a purple-orange diverging
@@ -41,6 +42,9 @@ def backend_prefix(row) -> str:
 def layout_label(row) -> str:
     order = row.get(C.ORDER, "xyz")
     suffix = f" {order}" if isinstance(order, str) and order not in ("", "xyz") else ""
+    page = row.get(C.PAGE_SIZE, 0)
+    if page is not None and pd.notna(page) and float(page) > 0:
+        suffix += " paged " + Layout(page_size=int(page)).page_label
     if not row[C.CHUNK_SHAPE]:
         return backend_prefix(row) + "contiguous" + suffix
     name = row.get(C.LAYOUT_NAME, "")

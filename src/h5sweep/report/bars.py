@@ -180,7 +180,7 @@ def _reads_of(measurements, case, filesystem, rows):
         return None
     reads = measurements[(measurements[C.CASE] == case) & (measurements[C.FILESYSTEM] == filesystem)]
     reads = reads[reads[C.VARIANT].isin(set(rows[C.VARIANT]))]
-    reads = reads.fillna({C.CHUNK_SHAPE: "", C.LAYOUT_NAME: "", C.CACHE_STATE: "", C.SHARD_SHAPE: ""})
+    reads = reads.fillna({C.CHUNK_SHAPE: "", C.LAYOUT_NAME: "", C.CACHE_STATE: "", C.SHARD_SHAPE: "", C.PAGE_SIZE: 0})
     return reads.assign(_candidate=reads.apply(_candidate, axis=1) if not reads.empty else [])
 
 

@@ -40,6 +40,7 @@ def draw(figure: str, inputs: dict, wildcards: dict, out: str) -> None:
             C.LAYOUT,
             C.CHUNK_SHAPE,
             C.SHARD_SHAPE,
+            C.PAGE_SIZE,
             C.LAYOUT_NAME,
             C.ORDER,
             C.COMPRESSION,

@@ -33,7 +33,7 @@ def load_summary(path: str, primary_only: bool = True) -> pd.DataFrame:
     (policy, cache, strategy), which the study's figures show. The variant figures read all
     of it."""
     summary = pd.read_parquet(path)
-    summary = summary.fillna({C.CHUNK_SHAPE: "", C.VARIANT: "", C.LAYOUT_NAME: "", C.SHARD_SHAPE: ""})
+    summary = summary.fillna({C.CHUNK_SHAPE: "", C.VARIANT: "", C.LAYOUT_NAME: "", C.SHARD_SHAPE: "", C.PAGE_SIZE: 0})
     if primary_only:
         summary = summary[summary[C.PRIMARY].fillna(False).astype(bool)]
     return summary
@@ -239,7 +239,8 @@ def plot_write(summary: pd.DataFrame, filesystem: str, out: str) -> None:
 def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Performance score per layout; full marks opaque, the rest transparent, as in the study."""
     mine = summary[summary[C.FILESYSTEM] == filesystem]
-    rows = mine.drop_duplicates([C.LAYOUT, C.CHUNK_SHAPE, C.COMPRESSION])
+    store = [c for c in (C.BACKEND, C.LAYOUT, C.CHUNK_SHAPE, C.PAGE_SIZE, C.COMPRESSION) if c in mine]
+    rows = mine.drop_duplicates(store)  # each store once (its score is the same in every case row)
     title = f"OpenMSI performance score on {filesystem} (thresholds met)"
     if C.SCORE_THRESHOLD_S in mine:  # the thresholds applied (scaled to the bytes each case selects)
         limits = mine.dropna(subset=[C.SCORE_THRESHOLD_S]).drop_duplicates(C.CASE)

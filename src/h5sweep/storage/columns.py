@@ -115,6 +115,7 @@ BACKEND = column("backend", STRING, "")
 LAYOUT = column("layout", STRING, "")
 CHUNK_SHAPE = column("chunk_shape", STRING, "")
 SHARD_SHAPE = column("shard_shape", STRING, "")
+PAGE_SIZE = column("page_size", INTEGER, "bytes")
 LAYOUT_ID = column("layout_id", STRING, "")
 LAYOUT_NAME = column("layout_name", STRING, "")
 ORDER = column("order", STRING, "")
@@ -296,6 +297,7 @@ group(
         LAYOUT,
         CHUNK_SHAPE,
         SHARD_SHAPE,
+        PAGE_SIZE,
         LAYOUT_ID,
         LAYOUT_NAME,
         ORDER,
@@ -304,7 +306,8 @@ group(
     (
         "The test store: sweep name, filesystem name, storage backend (`hdf5`, `zarr`), `contiguous` "
         "or `chunked`, chunk shape `x×y×z` (empty for contiguous), shard shape (empty without "
-        "`layouts.shards`), layout id (as in paths), the shape's name (if given), storage order, "
+        "`layouts.shards`), HDF5's file space page size (0 without `layouts.pages`), layout id (as in "
+        "paths), the shape's name (if given), storage order, "
         "compression name."
     ),
 )
@@ -508,7 +511,8 @@ group(
     ),
     (
         "Reads of this file handle before this one (0: a first access); seconds the open took (on the"
-        " first read after each open); share of the file's pages still cached after eviction "
+        " first read after each open; outside `seconds`, except on an object store, where the first "
+        "read opens the store inside its clock); share of the file's pages still cached after eviction "
         "(`mincore`)."
     ),
 )
@@ -971,6 +975,7 @@ group(
         LAYOUT,
         CHUNK_SHAPE,
         SHARD_SHAPE,
+        PAGE_SIZE,
         ORDER,
         COMPRESSION,
         CASE,

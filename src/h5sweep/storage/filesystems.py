@@ -102,6 +102,7 @@ class Filesystem:
     read_copies: int  # byte-identical copies of each store read in turn by its queries (h5sweep.cases.copies)
     stripe: dict | None  # Lustre striping of the directory: {count, size} (lfs setstripe)
     s3: objectstore.S3Location | None = None  # an object store the stores go to (path: their staging)
+    s3_reads: tuple = ()  # on an object store: how a store read as one file is fetched (FileRead each)
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -147,6 +148,7 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
             raise ConfigError(f"{key}.read_copies", copies, "is 1 on an object store (a cold read is a new client)")
         if locations[0] is not None and entry["stripe"] is not None:
             raise ConfigError(f"{key}.stripe", entry["stripe"], "stripes a Lustre directory, not an object store")
+        reads = () if entry["s3"] is None else _file_reads(entry["s3"], f"{key}.s3.reads")
         for s3 in locations:
             # several latencies: a filesystem each, with its own staging directory
             named = name if s3 is None or len(locations) == 1 else f"{name}_{s3.latency_ms:g}ms"
@@ -159,11 +161,16 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
                 copies,
                 stripe_from_config(entry["stripe"], f"{key}.stripe"),
                 s3,
+                reads,
             )
             _add_usable(fs, key, probe, found, seen)
     if not found:
         raise ConfigError("filesystems", entries, "no usable filesystem")
     return found
+
+
+def _file_reads(entry: dict, key: str) -> tuple:
+    return objectstore.file_reads_from_config(objectstore.SETTINGS.filled(entry)["reads"], key)
 
 
 def _add_usable(fs: Filesystem, key: str, probe: bool, found: list, seen: dict) -> None:

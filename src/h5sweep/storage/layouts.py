@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from h5sweep.errors import ConfigError
+from h5sweep.storage.sizes import parse_size
 
 _ID = re.compile(
     r"^(?P<kind>contiguous|chunked)(?:-(?P<order>zxy))?(?:-(?P<chunk>\d+(?:x\d+)*))?"
-    r"(?:-shards-(?P<shard>\d+(?:x\d+)*))?$"
+    r"(?:-shards-(?P<shard>\d+(?:x\d+)*))?(?:-paged-(?P<page>\d+))?$"
 )
 # Contiguous files are written in slabs along their first stored axis of at most this many bytes.
 CONTIGUOUS_WRITE_BLOCK_BYTES = 64 * 2**20
@@ -47,6 +48,9 @@ class Layout:
     order: str = "xyz"
     # Zarr sharding: chunks stored together, a shard per file (a multiple of the chunk shape)
     shard_shape: Shape | None = None
+    # HDF5's paged aggregation: the file's space managed in pages of this many bytes (its
+    # metadata gathered in pages of their own, so that a reader fetches it in few requests)
+    page_size: int | None = None
 
     @property
     def axes(self) -> tuple[int, ...]:
@@ -82,12 +86,24 @@ class Layout:
 
     def storage_layout(self) -> Layout:
         """This layout as seen by the stored array (whose axes are already in storage order)."""
-        return Layout(self.storage_chunk_shape, self.name, shard_shape=self.storage_shard_shape)
+        return Layout(
+            self.storage_chunk_shape, self.name, shard_shape=self.storage_shard_shape, page_size=self.page_size
+        )
 
     @property
     def shard_label(self) -> str:
         """``""`` without shards, else ``"16x16x2048"``."""
         return "" if self.shard_shape is None else "x".join(map(str, self.shard_shape))
+
+    @property
+    def page_label(self) -> str:
+        """``""`` without paged aggregation, else the page size (``"8 MiB"``)."""
+        if self.page_size is None:
+            return ""
+        for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+            if self.page_size >= scale:
+                return f"{self.page_size / scale:g} {unit}"
+        return f"{self.page_size} B"
 
     @property
     def kind(self) -> str:
@@ -103,10 +119,11 @@ class Layout:
         """Stable name used in paths and wildcards: ``contiguous``, ``chunked-4x4x2048``, and
         for the transposed order ``contiguous-zxy``, ``chunked-zxy-4x4x2048``."""
         order = "" if self.order == "xyz" else f"-{self.order}"
+        paged = "" if self.page_size is None else f"-paged-{self.page_size}"
         if self.chunk_shape is None:
-            return f"contiguous{order}"
+            return f"contiguous{order}{paged}"
         shards = f"-shards-{self.shard_label}" if self.shard_shape else ""
-        return f"chunked{order}-{self.chunk_label}{shards}"
+        return f"chunked{order}-{self.chunk_label}{shards}{paged}"
 
     @classmethod
     def from_id(cls, layout_id: str) -> Layout:
@@ -115,7 +132,8 @@ class Layout:
             raise ValueError(f"not a layout id: {layout_id!r}")
         chunk = tuple(int(v) for v in match["chunk"].split("x")) if match["chunk"] else None
         shard = tuple(int(v) for v in match["shard"].split("x")) if match["shard"] else None
-        return cls(chunk, order=match["order"] or "xyz", shard_shape=shard)
+        page = int(match["page"]) if match["page"] else None
+        return cls(chunk, order=match["order"] or "xyz", shard_shape=shard, page_size=page)
 
     def chunk_grid(self, shape: Shape) -> Shape:
         """Number of chunks along each axis (edge chunks count as whole chunks)."""
@@ -271,8 +289,27 @@ def layouts_from_config(layouts_cfg: dict, shape: Shape, itemsize: int = 2) -> l
     if layouts_cfg["auto"]:
         auto = Layout(auto_chunk_shape(shape, itemsize), AUTO_LAYOUT_NAME)
         base = [lay for lay in base if lay != auto] + [auto]
+    base += [lay for lay in _paged_layouts(layouts_cfg, base) if lay not in base]
     base += [lay for lay in _sharded_layouts(layouts_cfg, shape) if lay not in base]
-    return [Layout(lay.chunk_shape, lay.name, order, lay.shard_shape) for order in orders for lay in base]
+    return [
+        Layout(lay.chunk_shape, lay.name, order, lay.shard_shape, lay.page_size) for order in orders for lay in base
+    ]
+
+
+# HDF5's smallest file space page (H5Pset_file_space_page_size)
+MIN_PAGE_BYTES = 512
+
+
+def _paged_layouts(layouts_cfg: dict, base: list[Layout]) -> list[Layout]:
+    """``layouts.pages``: every layout of the grid also written with paged aggregation at each
+    page size (HDF5 only: stores that hold no paged file skip them)."""
+    found = []
+    for i, value in enumerate(layouts_cfg["pages"]):
+        size = parse_size(f"layouts.pages[{i}]", value)
+        if size < MIN_PAGE_BYTES:
+            raise ConfigError(f"layouts.pages[{i}]", value, f"is below HDF5's smallest page ({MIN_PAGE_BYTES} bytes)")
+        found += [Layout(lay.chunk_shape, lay.name, lay.order, page_size=size) for lay in base]
+    return found
 
 
 def _sharded_layouts(layouts_cfg: dict, shape: Shape) -> list[Layout]:

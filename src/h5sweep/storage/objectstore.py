@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, column, group
+from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, STRING, column, group
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.sizes import parse_size
 
 REQUESTS = column("requests", INTEGER, "")
 DATA_REQUESTS = column("data_requests", INTEGER, "")
@@ -56,15 +57,112 @@ group(
     MEASUREMENTS,
     (OPEN_REQUESTS,),
     (
-        "Reads of a store on an object store: the requests its open sent (a new client's, before the "
-        "clock: the library's metadata, and with fsspec's readahead the first block of the file), on the "
-        "first read after each open (as `open_s`); empty for the others and for stores on a filesystem."
+        "Reads of a store on an object store: the requests its open sent (a new client's: the library's "
+        "metadata, and with fsspec's readahead the first block of the file), on the first read after "
+        "each open (as `open_s`); they are among that read's `requests`, and the open among its "
+        "`seconds`: on an object store a store is opened by its first read, inside its clock. Empty for "
+        "the other reads and for stores on a filesystem."
     ),
 )
 
 # S3's bucket names: 3 to 63 lowercase letters, digits, dots and hyphens, a letter or digit at
 # each end
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+
+S3_BLOCK_SIZE = column("s3_block_size", INTEGER, "bytes")
+S3_CACHE_TYPE = column("s3_cache_type", STRING, "")
+PAGE_BUFFER_BYTES = column("page_buffer_bytes", INTEGER, "bytes")
+FILE_READ_COLUMNS = (S3_BLOCK_SIZE, S3_CACHE_TYPE, PAGE_BUFFER_BYTES)
+group(
+    MEASUREMENTS,
+    FILE_READ_COLUMNS,
+    (
+        "Stores read as one file on an object store (`filesystems.<name>.s3.reads`): the file object's "
+        "block size and cache type (fsspec's) and the library's page buffer for a paged file (0: none). "
+        "Empty for the others."
+    ),
+)
+
+# fsspec's cache types of a file object (fsspec.caching.caches)
+CACHE_TYPES = ("none", "readahead", "bytes", "mmap", "blockcache", "first", "all", "parts", "background", "adaptive")
+
+READS = Block(
+    "reads",
+    "How a store read as one file (through a file object) is fetched, each a read option of its own.",
+    (
+        Setting(
+            "block_size",
+            None,
+            5 * 2**20,
+            "The file object's block: the least a request asks for (bytes, or a size such as 1 MiB; "
+            "s3fs's default 5 MiB).",
+            {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string"}]},
+        ),
+        Setting(
+            "cache_type",
+            "string",
+            "readahead",
+            "The file object's cache (fsspec's: readahead keeps the last block and reads ahead, "
+            "blockcache keeps blocks, none asks for each read's bytes).",
+            {"enum": list(CACHE_TYPES)},
+        ),
+        Setting(
+            "page_buffer",
+            None,
+            0,
+            "The library's page buffer for a file written with paged aggregation (layouts.pages), in "
+            "bytes or a size; 0 sets none. Files written without pages ignore it.",
+            {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]},
+        ),
+    ),
+    optional=False,
+    many=True,
+    at_least_one=True,
+)
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """How a store read as one file is fetched from an object store: the file object's block
+    size and cache type, and the library's page buffer (0: none)."""
+
+    block_size: int = READS.setting("block_size").default
+    cache_type: str = READS.setting("cache_type").default
+    page_buffer: int = READS.setting("page_buffer").default
+
+    @property
+    def label(self) -> str:
+        words = f"{_binary(self.block_size)} {self.cache_type} blocks"
+        return words + (f", page buffer {_binary(self.page_buffer)}" if self.page_buffer else "")
+
+    def columns(self) -> dict:
+        return {S3_BLOCK_SIZE: self.block_size, S3_CACHE_TYPE: self.cache_type, PAGE_BUFFER_BYTES: self.page_buffer}
+
+    def settings(self) -> dict:
+        return {"block_size": self.block_size, "cache_type": self.cache_type, "page_buffer": self.page_buffer}
+
+
+def _binary(nbytes: int) -> str:
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:g} {unit}"
+    return f"{nbytes} B"
+
+
+def file_reads_from_config(entries: list, key: str) -> tuple[FileRead, ...]:
+    """``filesystems.<name>.s3.reads``: each entry checked (a refusal names its key), in order,
+    without repeats."""
+    found = []
+    for i, entry in enumerate(entries):
+        entry = READS.filled(entry)
+        block = parse_size(f"{key}[{i}].block_size", entry["block_size"])
+        page = entry["page_buffer"]
+        page = 0 if page == 0 else parse_size(f"{key}[{i}].page_buffer", page)
+        if entry["cache_type"] not in CACHE_TYPES:
+            raise ConfigError(f"{key}[{i}].cache_type", entry["cache_type"], f"is not one of {', '.join(CACHE_TYPES)}")
+        found.append(FileRead(block, str(entry["cache_type"]), page))
+    return tuple(dict.fromkeys(found))
+
 
 SETTINGS = Block(
     "s3",
@@ -84,6 +182,16 @@ SETTINGS = Block(
             "named <name>_<ms>ms, its stores under <prefix>/<ms>ms (e.g. [0, 20, 50]; one value keeps "
             "the name and the prefix). Rows say it (latency_ms).",
             {"items": {"type": "number", "minimum": 0}, "minItems": 1},
+        ),
+        Setting(
+            "reads",
+            "array",
+            [READS.defaults()],
+            READS.description
+            + " Stores read through a file object only (a backend that fetches whole objects or ranges of "
+            "its own ignores them); every such store is read in each. The recommendation names the one "
+            "it chose.",
+            {"items": READS.object_schema(), "minItems": 1},
         ),
     ),
     optional=False,
@@ -117,7 +225,7 @@ def locations_from_config(entry: dict, key: str) -> list[S3Location]:
     """``filesystems.<name>.s3``: checked, each refusal naming its key; one location per
     emulated latency."""
     entry = SETTINGS.filled(entry)
-    base = location_from_config({k: v for k, v in entry.items() if k != "latency_ms"}, key)
+    base = location_from_config({k: v for k, v in entry.items() if k not in ("latency_ms", "reads")}, key)
     latencies = list(dict.fromkeys(float(ms) for ms in entry["latency_ms"]))
     if any(ms > 0 for ms in latencies) and not base.endpoint.startswith("http://"):
         raise ConfigError(f"{key}.latency_ms", entry["latency_ms"], "is emulated on http:// endpoints only")
@@ -307,6 +415,8 @@ async def attach_async(fs, log: RequestLog) -> None:
 def unreachable(location: S3Location) -> str | None:
     """None where this environment's credentials can list ``location``'s bucket on its
     server, else why not (before any job runs)."""
+    from botocore.exceptions import BotoCoreError
+
     missing = credentials_missing()
     if missing:
         return missing
@@ -316,6 +426,6 @@ def unreachable(location: S3Location) -> str | None:
         return f"bucket {location.bucket} does not exist on {location.endpoint}"
     except PermissionError as err:
         return f"the credentials in the environment may not list bucket {location.bucket}: {err}"
-    except OSError as err:
+    except (OSError, BotoCoreError) as err:  # a refused connection is botocore's own error
         return f"no S3 server answers at {location.endpoint}: {err}"
     return None

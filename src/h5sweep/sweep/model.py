@@ -257,10 +257,16 @@ class Sweep:
             if backend.stores(layout, comp)
         ]
 
-    def read_options(self, backend: str) -> list:
+    def read_options(self, backend: str, filesystem=None) -> list:
         """A backend's read options, each measured separately: HDF5's chunk caches, Zarr's
-        readers."""
-        return self.options_by_backend[backend]
+        readers; on an object store (``filesystem``), a store read as one file in each of the
+        filesystem's reads (``filesystems.<name>.s3.reads``)."""
+        options = self.options_by_backend[backend]
+        if filesystem is None or filesystem.s3 is None:
+            return options
+        from h5sweep.backends.remote import remote_options
+
+        return remote_options(backend, options, filesystem.s3_reads)
 
     def layout(self, layout_id: str) -> Layout:
         """The configured layout with this id (carrying its name, if it was given one)."""
@@ -318,6 +324,11 @@ def _check_every_setting_is_stored(backends: list[BackendSpec], layouts: list[La
         if not any(backend.stores(layout, NONE) for layout in layouts):
             kinds = "chunked" if backend.capabilities.chunks else "contiguous"
             raise ConfigError("backends", backend.name, f"stores {kinds} layouts only, and none is configured")
+    paged = [layout.id for layout in layouts if layout.page_size]
+    if paged and not any(backend.capabilities.pages for backend in backends):
+        takers = [name for name, entry in REGISTRY.items() if entry.capabilities.pages]
+        why = f"no configured backend writes paged files (add one of {', '.join(takers)})"
+        raise ConfigError("layouts.pages", paged, why)
     sharded = [layout.id for layout in layouts if layout.shard_shape]
     if sharded and not any(backend.capabilities.shards for backend in backends):
         takers = [name for name, entry in REGISTRY.items() if entry.capabilities.shards]

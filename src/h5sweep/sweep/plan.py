@@ -54,7 +54,7 @@ def measured_rows(sweep) -> int:
     backend's read options)."""
     reads = sum(c.repeats * len(c.cold_modes) for c in sweep.read_cases) * len(sweep.policies)
     writes = sweep.write_case.repeats * len(sweep.write_case.variants())
-    return sum(writes + reads * len(sweep.read_options(tf.backend.name)) for tf in sweep.test_files())
+    return sum(writes + reads * len(sweep.read_options(tf.backend.name, tf.filesystem)) for tf in sweep.test_files())
 
 
 def scratch_bytes(sweep) -> int:
@@ -188,7 +188,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         + sum(rates.figure_seconds(sum(map(len, kinds.values())), len(files)) for kinds in plots.values()),
         aggregate_seconds=aggregate,
     )
-    on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name]]
+    # an object store's reads fill no page cache (its writes' staging does, like any directory's)
+    on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and fs.s3 is None]
     reporting = host.plan_warning(host.free_page_reporting(), on_device)
     plan.warnings += [reporting] if reporting else []
     unseen = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and not device_reads_counted(fs.directory)]

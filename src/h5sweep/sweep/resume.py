@@ -77,7 +77,8 @@ def checked_request(sweep, results: str | os.PathLike) -> dict[str, dict[tuple, 
             raise RequestError(f"{where}: this sweep does not race its reads (interleave and race), nothing to resume")
         if store not in grid:
             raise RequestError(f"{where} is not a store of this sweep; remove the entry or the file")
-        labels = [option.label for option in sweep.read_options(entry[C.BACKEND])]
+        options = sweep.read_options(entry[C.BACKEND], sweep.filesystem(entry[C.FILESYSTEM]))
+        labels = [option.label for option in options]
         if entry[C.READ_OPTION] not in labels:
             raise RequestError(
                 f"{where}: read option {entry[C.READ_OPTION]!r} is not one of its backend's ({', '.join(labels)})"

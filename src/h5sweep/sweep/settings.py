@@ -65,10 +65,10 @@ def _store(sweep, filesystem, backend: str, layout: Layout, compression: str) ->
     }
 
 
-def _read_options(sweep, backend: str, first_only: bool = False) -> dict:
-    """A backend's read options as a job receives them, under its spec's ``options_key``
-    (HDF5's chunk caches, Zarr's readers)."""
-    options = sweep.read_options(backend)[: 1 if first_only else None]
+def _read_options(sweep, backend: str, first_only: bool = False, filesystem=None) -> dict:
+    """A backend's read options on ``filesystem`` as a job receives them, under its spec's
+    ``options_key`` (HDF5's chunk caches, Zarr's readers)."""
+    options = sweep.read_options(backend, filesystem)[: 1 if first_only else None]
     return {backends.spec(backend).options_key: [option.settings() for option in options]}
 
 
@@ -101,7 +101,7 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
         **_store(sweep, filesystem, backend, sweep.layout(layout_id), compression),
         "cases": cases,
         "policies": list(sweep.policies),
-        **_read_options(sweep, backend),
+        **_read_options(sweep, backend, filesystem=filesystem),
         "split_read_time": sweep.split_read_time,
         "read_copies": filesystem.read_copies,
     }
@@ -137,7 +137,7 @@ def resumed_query_settings(sweep, filesystem, entries: list[dict]) -> dict:
         wanted = {e[C.READ_OPTION] for e in entries if (e[C.BACKEND], e[C.LAYOUT_ID], e[C.COMPRESSION]) == key}
         if not wanted:
             continue
-        options = sweep.read_options(tf.backend.name)
+        options = sweep.read_options(tf.backend.name, filesystem)
         indexes = [k for k, option in enumerate(options) if option.label in wanted]
         query = query_settings(sweep, filesystem, *key)
         spec = backends.spec(tf.backend.name)
@@ -305,7 +305,7 @@ class JobSettings:
     def layout(self) -> Layout:
         entry = self.settings[C.LAYOUT]
         found = Layout.from_id(entry["id"])
-        return Layout(found.chunk_shape, entry["name"], found.order, found.shard_shape)
+        return Layout(found.chunk_shape, entry["name"], found.order, found.shard_shape, found.page_size)
 
     @cached_property
     def compression(self) -> Compression:
@@ -323,7 +323,9 @@ class JobSettings:
         entries = self.settings.get(spec.options_key)
         if not entries:
             return spec.options_from_config({})
-        return [spec.option_from_settings(entry) for entry in entries]
+        from h5sweep.backends.remote import option_from_settings
+
+        return [option_from_settings(entry, spec.option_from_settings) for entry in entries]
 
     @property
     def write_option(self):
@@ -365,6 +367,7 @@ class JobSettings:
             C.LAYOUT: layout.kind,
             C.CHUNK_SHAPE: layout.chunk_label,
             C.SHARD_SHAPE: layout.shard_label,
+            C.PAGE_SIZE: layout.page_size or 0,
             C.LAYOUT_ID: layout.id,
             C.LAYOUT_NAME: layout.name,
             C.ORDER: layout.order,

@@ -87,11 +87,21 @@ class OpenedForReads:
         self.evictable = not evict or self.resident < COLD_RESIDENT_FRACTION
         self.counted = device_reads_counted(os.path.dirname(os.path.abspath(path)))
         self.store = backend.open_for_reads(path, dataset_name, options, readahead)
-        self.open_s = self.store.open_s
         self.reads = 0
         # a store on an object store: the log of its client's requests (h5sweep.storage.objectstore)
         self.requests = getattr(self.store, "log", None)
-        self.open_requests = self.requests.mark()[0] if self.requests is not None else None
+
+    @property
+    def open_s(self) -> float:
+        """The open's seconds (on an object store: the part of the first read it took)."""
+        return self.store.open_s
+
+    @property
+    def open_requests(self) -> int | None:
+        """On an object store, the requests of the open (inside the first read's): None elsewhere."""
+        if self.requests is None:
+            return None
+        return getattr(self.store, "open_requests", None)
 
     def close(self) -> None:
         self.store.close()

@@ -93,7 +93,8 @@ __all__ = [
 
 def _runs_on(store) -> bool:
     caps = store.backend.capabilities
-    return bool(caps.parallel_modes) and store.layout.order == Layout(None).order
+    layout = store.layout
+    return bool(caps.parallel_modes) and layout.order == Layout(None).order and layout.page_size is None
 
 
 FIGURES = "h5sweep.cases.parallel.figures"  # the package draws its own
