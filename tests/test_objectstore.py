@@ -240,12 +240,16 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
             "path": str(tmp_path / "weed-staging"),
             "s3": {"endpoint": seaweed.endpoint, "bucket": "h5sweep", "prefix": "sweep", "reads": [small]},
         },
+        "disk": {"path": str(tmp_path / "disk")},  # a filesystem beside them, for compare
     }
     workflow.write_config(config)
     workflow.run("--cores", "2", "--configfile", "test.yaml", check=True)
     results = workflow.root / "results" / "cloud"
     rows = pd.read_parquet(results / "measurements.parquet")
     reads = rows[rows["case"].isin(["slice", "spectra"])]
+    on_disk = reads["filesystem"] == "disk"
+    assert on_disk.any() and reads.loc[on_disk, "requests"].isna().all()
+    reads = reads[~on_disk]
     where = set(zip(reads["filesystem"], reads["latency_ms"], reads["fs_path"], reads["fs_device"], strict=True))
     assert where == {
         ("moto_0ms", 0.0, "s3://h5sweep-test/sweep/0ms", location.endpoint),
@@ -280,18 +284,60 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
     chunked = small_reads[small_reads["chunk_shape"] == "2x2x50"]
     per_case = chunked.groupby(["case", "page_size"])["requests"].sum().unstack()
     assert (per_case[4096] < per_case[0]).all(), per_case
-    writes = rows[rows["case"] == "write"]
+    writes = rows[(rows["case"] == "write") & (rows["filesystem"] != "disk")]
     assert len(writes) >= 3 * 6 and (writes["fs_type"] == "s3").all()
     drawn = {p.name for p in (results / "plots").glob("*.png")}
     for fs in ("moto_0ms", "moto_20ms", "weed"):
         assert any(fs in name for name in drawn), (fs, sorted(drawn))
     said = (results / "recommendation.md").read_text()
     assert "The latency on moto_20ms (20 ms) is emulated" in said
-    assert "Caveat: cold reads" not in said  # from the servers, not the page cache of a balloon's VM
+    # the page-reporting caveat names the disk at most: an object store's reads come from its server
+    caveat = next((line for line in said.splitlines() if line.startswith("Caveat: cold reads")), "")
+    assert not any(f"{fs} on " in caveat for fs in ("moto_0ms", "moto_20ms", "weed"))
     # every store was removed from both servers once read: no object is left under the prefix
     assert objectstore.client(location).find(f"{location.bucket}/sweep") == []
     weed = S3Location(seaweed.endpoint, "h5sweep", "sweep")
     assert set(objectstore.client(weed).find(weed.path())) <= {weed.path()}  # SeaweedFS keeps the folder
+    _compare_s3_with_posix(results, tmp_path)
+
+
+def _compare_s3_with_posix(results, tmp_path):
+    """``compare`` of the sweep's S3 filesystem at 20 ms with its POSIX one, as two sweeps'
+    folders: HDF5's read options differ (on S3 they also say how the file is fetched), so each
+    system reads each HDF5 store with its own best option, and the stores are compared by
+    layout and codec; one store is chosen for both, and each system's option is named."""
+    import shutil
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    folders = {}
+    for name, keep in (("posix", "disk"), ("s3", "moto_20ms")):
+        folder = folders[name] = tmp_path / name
+        shutil.copytree(results, folder)
+        for table in ("measurements", "summary"):
+            frame = pd.read_parquet(folder / f"{table}.parquet")
+            frame[frame["filesystem"] == keep].to_parquet(folder / f"{table}.parquet")
+    out = tmp_path / "compared"
+    done = subprocess.run(
+        [sys.executable, "-m", "h5sweep.compare", folders["posix"], folders["s3"], "--out", out],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    table = pd.read_csv(out / "comparison.csv")
+    assert set(table["filesystem"]) == {"disk", "moto_20ms"}
+    hdf5 = table[table["backend"] == "hdf5"]
+    assert (hdf5["compared_option"] == "each system's best option").all() and len(hdf5) == 2 * 4
+    on_s3 = hdf5.loc[hdf5["filesystem"] == "moto_20ms", "read_option"]
+    assert on_s3.str.contains("blocks").all()  # each store's own S3 read, by name
+    assert not hdf5.loc[hdf5["filesystem"] == "disk", "read_option"].str.contains("blocks").any()
+    others = table[table["backend"] != "hdf5"]
+    assert (others["compared_option"] == others["read_option"].fillna("")).all()
+    assert table.drop_duplicates(["backend", "layout_id", "compression", "compared_option"])["minimax"].sum() == 1
+    text = (out / "comparison.md").read_text()
+    assert "each system reads each with its best option there" in text
 
 
 def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp_path, s3, monkeypatch):

@@ -47,6 +47,7 @@ COLUMNS = [
     C.FS_TYPE,
     C.DATASET_SHAPE,
     *STORE_KEYS,
+    C.COMPARED_OPTION,
     C.MIX_SECONDS,
     C.MIX_SECONDS_CI_LOW,
     C.MIX_SECONDS_CI_HIGH,
@@ -132,6 +133,7 @@ class System:
     run: Run
     filesystem: str
     reads: pd.DataFrame
+    chosen: dict = field(default_factory=dict)  # store -> the read option it is compared in (own_best_options)
 
     @property
     def host(self) -> str:
@@ -166,6 +168,56 @@ def systems_of(runs: list[Run]) -> list[System]:
         if names.count(system.name) > 1:
             system.name = f"{system.run.path.name}:{system.name}"
     return out
+
+
+def own_best_options(systems: list[System], weights: dict) -> list[str]:
+    """Where a backend's read options differ between the systems (on an object store a file's
+    read option also says how it is fetched; on a filesystem it does not), each system reads
+    each of that backend's stores with its own best option there, the one of least mix time,
+    and the stores are compared by their layout and codec: the file is what a data manager
+    writes once, the options are each system's. Each row keeps the option chosen
+    (``System.chosen``); what was done, in words (empty where the options agree)."""
+    found: dict[str, set[frozenset]] = {}
+    for system in systems:
+        for backend, rows in system.reads.groupby(C.BACKEND):
+            found.setdefault(str(backend), set()).add(frozenset(rows[C.READ_OPTION].astype(str)))
+    differ = sorted(b for b, kinds in found.items() if len(kinds) > 1)
+    if not differ:
+        return []
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    for system in systems:
+        reads = system.reads
+        mine = reads[reads[C.BACKEND].isin(differ)]
+        cases = [c for c in weights if c in set(mine[C.CASE])]
+        matrices = objectives.Reads.of(mine, cases)
+        table = objectives.costs(matrices, {c: weights[c] for c in cases}, None, rng, "time", samples=1)
+        table = table.assign(_store=[k[:-1] for k in matrices.stores], _option=[k[-1] for k in matrices.stores])
+        best = table.sort_values(C.MIX_SECONDS, kind="stable").drop_duplicates("_store")
+        system.chosen = dict(zip(best["_store"], best["_option"], strict=True))
+        store = list(map(tuple, reads[objectives.STORE_KEYS].itertuples(index=False)))
+        keep = [
+            b not in differ or system.chosen.get(k) == o
+            for b, k, o in zip(reads[C.BACKEND], store, reads[C.READ_OPTION], strict=True)
+        ]
+        system.reads = reads[keep].assign(
+            **{
+                C.READ_OPTION: [
+                    OWN_BEST if b in differ else o
+                    for b, o in zip(reads[C.BACKEND][keep], reads[C.READ_OPTION][keep], strict=True)
+                ]
+            }
+        )
+    return [
+        f"{', '.join(backend_label(b) for b in differ)} stores are read with other options on each system "
+        "(an object store's say how the file is fetched): each system reads each with its best option there, "
+        "chosen on the same reads it is then scored on (so slightly in its favour)"
+    ]
+
+
+OWN_BEST = "each system's best option"  # a store read with its own best option on each system
+OWN_OPTIONS = "own_options"  # the table's attrs: what own_best_options did, in words
+# a choice as compared across the systems: a store and the read option it is compared in
+COMPARED = [*objectives.STORE_KEYS, C.COMPARED_OPTION]
 
 
 def _differences(systems: list[System]) -> tuple[list[str], dict]:
@@ -234,6 +286,8 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
     systems = systems_of(runs)
     if len(systems) < 2:
         raise CompareError("the sweeps hold fewer than two systems with read cases to compare")
+    weights = runs[0].settings["recommend"]["weights"]
+    own = own_best_options(systems, weights)
     said, shared = _differences(systems)
     if said and not intersect:
         raise CompareError(
@@ -241,7 +295,6 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
             + "\n- ".join(said)
             + "\n(--intersect compares what they share)"
         )
-    weights = runs[0].settings["recommend"]["weights"]
     cases = [c for c in weights if c in shared["cases"]]
     if not cases or not shared["stores"]:
         raise CompareError("the sweeps share no read case and store to compare")
@@ -282,6 +335,10 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
         )
         if regret_samples is not None:
             frame[C.REGRET_CI_LOW], frame[C.REGRET_CI_HIGH] = _interval(regret_samples)
+        frame[C.COMPARED_OPTION] = frame[C.READ_OPTION]
+        if system.chosen:  # each store's own best option on this system, by name
+            keys = map(tuple, frame[objectives.STORE_KEYS].itertuples(index=False))
+            frame[C.READ_OPTION] = [system.chosen.get(k, o) for k, o in zip(keys, frame[C.READ_OPTION], strict=True)]
         frames.append(frame)
     worst = np.nanmax(np.stack([r for r, _ in regrets]), axis=0)
     choice = int(np.nanargmin(worst))
@@ -291,11 +348,13 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
         low, high = _interval(worst_samples)
     out = pd.concat(frames, ignore_index=True)
     index = {s: i for i, s in enumerate(stores)}
-    at = [index[tuple(k)] for k in out[STORE_KEYS].itertuples(index=False)]
+    at = [index[tuple(k)] for k in out[COMPARED].itertuples(index=False)]
     out[C.MAX_REGRET], out[C.MAX_REGRET_CI_LOW], out[C.MAX_REGRET_CI_HIGH] = worst[at], low[at], high[at]
     out[C.MINIMAX] = [i == choice for i in at]
     left_out = said if intersect else []
-    return out[COLUMNS], left_out, systems
+    table = out[COLUMNS]
+    table.attrs[OWN_OPTIONS] = own
+    return table, left_out, systems
 
 
 def _store_name(row, with_option: bool = False) -> str:
@@ -315,9 +374,15 @@ def _ci(low, high, fmt=".2f") -> str:
 def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> str:
     chosen = table[table[C.MINIMAX]].iloc[0]
     systems = list(dict.fromkeys(table[C.SYSTEM]))
+    own = table.attrs.get(OWN_OPTIONS) or []
     options = several_options(table)
 
-    def _store(row) -> str:
+    def _store(row) -> str:  # as compared across the systems
+        if row[C.COMPARED_OPTION] == OWN_BEST:
+            return _store_name(row) + f", read with {OWN_BEST}"
+        return _store_name(row, row[C.BACKEND] in options)
+
+    def _on_system(row) -> str:  # as read on one system
         return _store_name(row, row[C.BACKEND] in options)
 
     lines = ["# Comparison", ""]
@@ -329,6 +394,7 @@ def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> s
         "largest regret is smaller (minimax regret)."
     )
     lines.append("")
+    lines += [*own, ""] if own else []
     lines += ["## Best store per system, and what the choice costs there", ""]
     lines += [
         "| system | fs type | dataset | best store | its mix time | the choice's mix time "
@@ -340,14 +406,15 @@ def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> s
         best = rows[rows[C.BEST_ON_SYSTEM]].iloc[0]
         pick = mine[mine[C.SYSTEM] == system].iloc[0]
         lines.append(
-            f"| {system} | {best[C.FS_TYPE]} | {best[C.DATASET_SHAPE]} | {_store(best)} | {_ms(best[C.MIX_SECONDS])} | "
+            f"| {system} | {best[C.FS_TYPE]} | {best[C.DATASET_SHAPE]} | {_on_system(best)} | "
+            f"{_ms(best[C.MIX_SECONDS])} | "
             f"{_ms(pick[C.MIX_SECONDS])} | {pick[C.REGRET]:.2f}x "
             f"({_ci(pick[C.REGRET_CI_LOW], pick[C.REGRET_CI_HIGH])}) |"
         )
     lines += ["", "## Every store's regret per system (time over that system's best)", ""]
     head = ["store", *systems, "largest", "95% interval"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    by_store = table.groupby(STORE_KEYS, sort=False)
+    by_store = table.groupby(COMPARED, sort=False)
     ordered = sorted(by_store, key=lambda kv: kv[1][C.MAX_REGRET].iloc[0])
     for _, rows in ordered:
         first = rows.iloc[0]
@@ -373,7 +440,8 @@ def decision_markdown(table: pd.DataFrame, runs: list[Run]) -> str:
     decision sheet (``decision.md``, its filesystems' choices) below."""
     chosen = table[table[C.MINIMAX]].iloc[0]
     options = several_options(table)
-    name = _store_name(chosen, chosen[C.BACKEND] in options)
+    own = chosen[C.COMPARED_OPTION] == OWN_BEST
+    name = _store_name(chosen, chosen[C.BACKEND] in options and not own)
     systems = list(dict.fromkeys(table[C.SYSTEM]))
     interval = (
         ""
@@ -397,7 +465,10 @@ def decision_markdown(table: pd.DataFrame, runs: list[Run]) -> str:
             else f"{factor(pick[C.REGRET])} the best there ({_store_name(best, best[C.BACKEND] in options)}, "
             f"{duration(best[C.MIX_SECONDS])} a unit)"
         )
-        lines.append(f"- On {system} ({best[C.FS_TYPE]}): {duration(pick[C.MIX_SECONDS])} a unit of work; {cost}.")
+        read = f", read with {pick[C.READ_OPTION]}" if own else ""
+        lines.append(
+            f"- On {system} ({best[C.FS_TYPE]}){read}: {duration(pick[C.MIX_SECONDS])} a unit of work; {cost}."
+        )
     lines += ["", "The whole comparison, every store's regret on every system: `comparison.md`.", ""]
     for run in runs:
         sheet = run.path / "decision.md"

@@ -44,13 +44,13 @@ def plot_regret(table: pd.DataFrame, out) -> None:
     """Each store's regret on each system (its mix time over that system's best store's), a
     heat map with the values written in; the minimax choice on top."""
     systems = list(dict.fromkeys(table[C.SYSTEM]))
-    keys = [c for c in (C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.READ_OPTION) if c in table]
+    keys = [c for c in (C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.COMPARED_OPTION) if c in table]
     several = several_options(table)
     order = table.drop_duplicates(keys).sort_values([C.MAX_REGRET])
     names = [
         f"{r[C.LAYOUT_ID]}{'' if r[C.COMPRESSION] == 'none' else ' ' + r[C.COMPRESSION]}"
         + ("" if r[C.BACKEND] == REFERENCE else f" ({backend_label(r[C.BACKEND])})")
-        + (f", {r[C.READ_OPTION]}" if r[C.BACKEND] in several else "")
+        + (f", {r[C.COMPARED_OPTION]}" if r[C.BACKEND] in several else "")
         + (" (choice)" if r[C.MINIMAX] else "")
         for _, r in order.iterrows()
     ]

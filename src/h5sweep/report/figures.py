@@ -240,7 +240,8 @@ def plot_score(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """Performance score per layout; full marks opaque, the rest transparent, as in the study."""
     mine = summary[summary[C.FILESYSTEM] == filesystem]
     store = [c for c in (C.BACKEND, C.LAYOUT, C.CHUNK_SHAPE, C.PAGE_SIZE, C.COMPRESSION) if c in mine]
-    rows = mine.drop_duplicates(store)  # each store once (its score is the same in every case row)
+    scored = mine.dropna(subset=[C.SCORE]) if C.SCORE in mine else mine
+    rows = scored.drop_duplicates(store)  # each store once (its score is the same in every case row)
     title = f"OpenMSI performance score on {filesystem} (thresholds met)"
     if C.SCORE_THRESHOLD_S in mine:  # the thresholds applied (scaled to the bytes each case selects)
         limits = mine.dropna(subset=[C.SCORE_THRESHOLD_S]).drop_duplicates(C.CASE)

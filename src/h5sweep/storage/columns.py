@@ -254,6 +254,7 @@ MAX_REGRET = column("max_regret", FLOAT, "ratio")
 MAX_REGRET_CI_LOW = column("max_regret_ci_low", FLOAT, "ratio")
 MAX_REGRET_CI_HIGH = column("max_regret_ci_high", FLOAT, "ratio")
 MINIMAX = column("minimax", BOOLEAN, "")
+COMPARED_OPTION = column("compared_option", STRING, "")
 REPEATS = column("repeats", INTEGER, "")
 MIN_S = column("min_s", FLOAT, "s")
 MEDIAN_S = column("median_s", FLOAT, "s")
@@ -924,8 +925,15 @@ group(
         LAYOUT_ID,
         COMPRESSION,
         READ_OPTION,
+        COMPARED_OPTION,
     ),
-    ("The store, and the read option it was read with (each compared as a choice of its own)."),
+    (
+        "The store, the read option it was read with on the system, and the option as compared across "
+        "systems: the same as `read_option`, each a choice of its own, or `each system's best option` "
+        "where the backend's options differ between the systems (an object store's also say how the "
+        "file is fetched): each system then reads the store with its own best option, and the store is "
+        "compared by its layout and codec."
+    ),
 )
 group(
     COMPARISON,
