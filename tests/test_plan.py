@@ -322,3 +322,28 @@ def test_the_plan_command_says_the_plan_the_workflow_computes_and_refuses_what_i
     assert too_big.returncode == 1, too_big.stderr
     assert re.search(r"not enough disk on filesystem disk \(.*/disk\)", too_big.stderr)
     assert _plan_cli("--configfile", str(path), "--cores", "two").returncode == 2
+
+
+def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency():
+    """``filesystems.<name>.s3.latency_ms``: a read's requests (an open, then its chunks or
+    runs, at most the blocks their span covers for a file read through blocks, Zarr's in
+    flight together) each cost the latency: the 20 ms filesystem's queries take longer by the
+    requests times 20 ms, a filesystem on a directory pays none."""
+    from h5sweep.sweep.config import read_config_file
+
+    config = read_config_file(Path(__file__).parents[1] / "config" / "cloud.yaml")
+    config["filesystems"]["disk"] = {"path": "results/disk"}
+    sweep = load_sweep(config, probe=False)
+    by = {(tf.filesystem.name, tf.backend.name, tf.layout.id): tf for tf in sweep.test_files()}
+    assert rates.request_seconds(sweep, by[("disk", "hdf5", "contiguous")]) == 0
+    for backend, layout in [("hdf5", "contiguous"), ("hdf5", "chunked-4x4x256"), ("zarr", "chunked-4x4x256")]:
+        near = rates.request_seconds(sweep, by[("cloud_0ms", backend, layout)])
+        far = rates.request_seconds(sweep, by[("cloud_20ms", backend, layout)])
+        # the same requests, each 2 ms on the local server and 20 ms more through the relay
+        assert far == pytest.approx(near * (20 + 2) / 2), (backend, layout)
+    # small Zarr chunks: a slice's 625 chunk objects are requests; large ones fewer
+    small, large = (by[("cloud_20ms", "zarr", f"chunked-{c}")] for c in ("4x4x256", "16x16x2048"))
+    assert rates.request_seconds(sweep, small) > 2 * rates.request_seconds(sweep, large)
+    # in the plan: the object store's queries, priced, against the same stores on the disk alone
+    alone = load_sweep({**config, "filesystems": {"disk": {"path": "d"}}}, probe=False)
+    assert make_plan(sweep, 2).job_seconds > 3 * make_plan(alone, 2).job_seconds

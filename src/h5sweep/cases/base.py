@@ -185,8 +185,10 @@ def _query_job(sweep, store, from_device):
     """The query job: its read copies, every read case's timed reads and their checking."""
     layout, compression, backend = store.layout, store.compression, store.backend.name
     timed, _ = rates.read_seconds(sweep, layout, compression, from_device, backend)
+    timed += rates.request_seconds(sweep, store)  # on an object store: requests x latency
     copies = rates.read_copies_seconds(sweep, layout, store.filesystem.read_copies, from_device)
-    return rates.query_seconds(sweep, layout, compression, from_device, backend) + copies, timed
+    job = rates.query_seconds(sweep, layout, compression, from_device, backend) + rates.request_seconds(sweep, store)
+    return job + copies, timed
 
 
 SPEC = CaseSpec(

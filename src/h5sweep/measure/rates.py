@@ -169,6 +169,56 @@ def read_seconds(
     return timed, check
 
 
+# On an object store: a request's own time on a local server (besides its emulated latency),
+# the requests of an open (HEAD, the metadata's first ranges) and how many requests a reader
+# keeps in flight at once (zarr-python's default concurrency; s3fs's ranged GETs alike)
+SECONDS_PER_REQUEST = 0.002
+OPEN_REQUESTS = 3
+REQUESTS_IN_FLIGHT = 10
+
+
+def _runs(shape: tuple[int, ...], size: tuple[int, ...]) -> int:
+    """Contiguous runs of a box in a C-ordered array: the trailing axes it spans whole and the
+    first one it does not merge into one run."""
+    k = len(shape) - 1
+    while k > 0 and size[k] == shape[k]:
+        k -= 1
+    return math.prod(size[:k])
+
+
+def request_seconds(sweep, store) -> float:
+    """A query job's requests on an object store priced at the filesystem's latency (0 on a
+    filesystem), a rough model: per read, an open, then for a store read as one file through
+    blocks (HDF5) the chunks or runs its selection touches but at most the blocks their span
+    covers, for a store of objects (Zarr) its chunks touched and for raw its runs, each
+    :data:`REQUESTS_IN_FLIGHT` at a time; every case, read option and cold mode."""
+    fs = store.filesystem
+    if fs.s3 is None:
+        return 0.0
+    per_request = fs.s3.latency_ms / 1e3 + SECONDS_PER_REQUEST
+    options = sweep.read_options(store.backend.name, fs)
+    blocks = [getattr(getattr(option, "read", None), "block_size", 0) for option in options]
+    itemsize, layout, shape = sweep.dtype.itemsize, store.layout, sweep.shape
+    row_bytes = math.prod(shape[1:]) * itemsize  # one index of the first axis, stored
+    seconds = 0.0
+    for case in sweep.read_cases:
+        size = case.size(shape)
+        if layout.chunk_shape is None:
+            pieces, rows = _runs(shape, size), size[0]
+        else:
+            pieces = layout.chunks_touched(tuple(0 for _ in size), size)
+            rows = min(shape[0], (math.ceil(size[0] / layout.chunk_shape[0]) + 1) * layout.chunk_shape[0])
+        requests = 0.0
+        for block in blocks:  # each read option
+            if block:  # one file through blocks: a block serves every piece inside it
+                requests += min(pieces, math.ceil(rows * row_bytes / block))
+            else:
+                requests += pieces / REQUESTS_IN_FLIGHT
+        n = len(sweep.policies) * case.repeats * len(case.cold_modes)
+        seconds += n * (len(blocks) * OPEN_REQUESTS + requests) * per_request
+    return seconds
+
+
 def query_seconds(sweep, layout, compression, from_device: bool = True, backend: str | None = None) -> float:
     timed, check = read_seconds(sweep, layout, compression, from_device, backend)
     return SECONDS_PER_JOB + timed + check
