@@ -380,3 +380,19 @@ def test_the_plans_disk_bound_holds_a_zarr_stores_blocks(tmp_path, data, layout)
     assert allocated <= file_bytes_bound(sweep, layout, "zarr")
     if layout.chunk_shape == (1, 1, 64):  # 23 x 17 x 5 files of 128 bytes: blocks dominate
         assert allocated > 10 * data.nbytes and file_bytes_bound(sweep, layout, "hdf5") < allocated
+
+
+def test_each_zarr_python_concurrency_of_a_list_is_a_read_option_of_its_own():
+    from h5sweep.backends.zarr_readers import ZarrReader, readers_from_config
+
+    found = readers_from_config({"readers": ["zarr-python", "tensorstore"], "concurrency": [1, 64, 1]})
+    assert found == [ZarrReader("zarr-python", 1), ZarrReader("zarr-python", 64), ZarrReader("tensorstore", 1)]
+    assert [r.label for r in found[:2]] == ["zarr-python concurrency 1", "zarr-python concurrency 64"]
+    assert readers_from_config({"concurrency": 32})[0].concurrency == 32
+    with pytest.raises(ConfigError, match=r"zarr\.concurrency"):
+        readers_from_config({"concurrency": [4, 0]})
+    sweep = load_sweep(config_with(backends=["hdf5", "zarr"], zarr={"concurrency": [1, 64]}), probe=False)
+    assert [o.label for o in sweep.read_options("zarr")][:2] == [
+        "zarr-python concurrency 1",
+        "zarr-python concurrency 64",
+    ]

@@ -30,10 +30,17 @@ SETTINGS = Block(
         ),
         Setting(
             "concurrency",
-            "integer",
+            None,
             10,  # zarr-python's own default for ``async.concurrency``
-            "zarr-python's async.concurrency, its chunk reads in flight (column zarr_concurrency).",
-            {"minimum": 1},
+            "zarr-python's async.concurrency, its chunk reads in flight (column zarr_concurrency); a list "
+            "(e.g. [1, 10, 64]) measures zarr-python at each, each its own read option (on an object "
+            "store its requests in flight, which set how much of the latency a read waits).",
+            {
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1}},
+                ]
+            },
         ),
     ),
     optional=False,
@@ -79,12 +86,20 @@ class ZarrReader:
 def readers_from_config(zarr: dict | None) -> list[ZarrReader]:
     """The ``zarr:`` settings (readers and zarr-python's concurrency), checked."""
     entry = SETTINGS.filled(zarr)
-    concurrency = entry["concurrency"]
-    if not isinstance(concurrency, int) or concurrency < 1:
-        raise ConfigError("zarr.concurrency", concurrency, "must be a whole number of at least 1")
+    levels = entry["concurrency"] if isinstance(entry["concurrency"], list) else [entry["concurrency"]]
+    for value in levels:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError("zarr.concurrency", entry["concurrency"], "must be whole numbers of at least 1")
     if not entry["readers"]:
         raise ConfigError("zarr.readers", entry["readers"], "names no reader")
     for i, reader in enumerate(entry["readers"]):
         if reader not in READERS:
             raise ConfigError(f"zarr.readers[{i}]", reader, f"unknown Zarr reader (known: {', '.join(READERS)})")
-    return [ZarrReader(reader, concurrency) for reader in dict.fromkeys(entry["readers"])]
+    found = []
+    for reader in dict.fromkeys(entry["readers"]):  # tensorstore has no concurrency of zarr-python's
+        found += (
+            [ZarrReader(reader, n) for n in dict.fromkeys(levels)]
+            if reader == "zarr-python"
+            else [ZarrReader(reader, levels[0])]
+        )
+    return found
