@@ -274,6 +274,7 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
     assert (reads["cache_state"] == "cold").all()
     other = reads["backend"] != "hdf5"
     assert (reads.loc[other, "data_requests"] >= 1).all()
+    assert (reads.loc[reads["backend"] == "zarr", "open_requests"] <= 2).all()  # its zarr.json, opened as v3
     whole = reads[(reads["backend"] == "hdf5") & (reads["s3_block_size"] == 5 * 2**20)]
     assert len(whole) and (whole["requests"] == whole["open_requests"]).all()
     # at 20 ms, through 4 KiB blocks: the paged file and its page buffer take fewer requests

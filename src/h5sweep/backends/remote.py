@@ -217,7 +217,9 @@ class RemoteZarr(OpenedStore):
         from zarr.storage import FsspecStore
 
         t0 = time.perf_counter_ns()
-        self.array = zarr.open_array(FsspecStore(fs, path=path, read_only=True), mode="r")
+        # as v3, as its writer made it: unsaid, zarr-python also asks for a v2 store's metadata
+        # (.zarray, .zattrs: five requests more at every open)
+        self.array = zarr.open_array(FsspecStore(fs, path=path, read_only=True), mode="r", zarr_format=3)
         self.open_s = (time.perf_counter_ns() - t0) / 1e9
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray):

@@ -245,7 +245,7 @@ class ZarrPythonStore(OpenedStore):
     def __init__(self, path: str, reader: ZarrReader):
         zarr.config.set({"async.concurrency": reader.concurrency})
         t0 = time.perf_counter_ns()
-        self.array = zarr.open_array(store=LocalStore(path, read_only=True), mode="r")
+        self.array = zarr.open_array(store=LocalStore(path, read_only=True), mode="r", zarr_format=3)
         self.open_s = (time.perf_counter_ns() - t0) / 1e9
         self.prepare_storage = _ChunkFiles(path).prepare
 

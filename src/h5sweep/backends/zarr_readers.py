@@ -63,7 +63,10 @@ class ZarrReader:
     @property
     def setting(self) -> str:
         if self.reader == "zarr-python":
-            return f"zarr.config.set({{'async.concurrency': {self.concurrency}}})"
+            return (
+                f"zarr.config.set({{'async.concurrency': {self.concurrency}}}); "
+                "zarr.open_array(store, mode='r', zarr_format=3)"
+            )
         return "tensorstore.open({'driver': 'zarr3', 'kvstore': {'driver': 'file', 'path': path}}).result()"
 
     def columns(self) -> dict:
