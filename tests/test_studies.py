@@ -106,7 +106,7 @@ def test_every_study_section_has_its_config_and_each_header_says_its_plan():
         assert f"studies/{path.parent.name}/" in mapped and path.name in mapped, _name(path)
 
 
-EXAMPLES = sorted((REPO / "examples").glob("*/config.yaml"))
+EXAMPLES = sorted((REPO / "examples").glob("*/*.yaml"))
 UNITS = {"s": 1, "min": 60, "h": 3600, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
 PLAN_LINE = re.compile(
     r"Plan \([^)]*\): (?P<time>[\d.]+ (?:s|min|h)) of job time, largest store (?P<largest>[\d.]+ [kMGT]B), "
