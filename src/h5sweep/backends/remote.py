@@ -235,19 +235,11 @@ class RemoteZarr(OpenedStore):
         pass
 
 
-def open_remote(
-    backend: str,
-    location: S3Location,
-    name: str,
-    dataset_name: str,
-    log: RequestLog,
-    read: FileRead | None = None,
-    open_kwargs: dict | None = None,
-) -> OpenedStore:
+def open_remote(*args, **kwargs) -> OpenedStore:
     """The store uploaded as ``name``, opened for timed reads by a new client (cold: no cache
     and no connection shared with any other), every request it sends counted in ``log``
-    (the opened store's ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache)."""
-    return remote_opener(backend, location, name, dataset_name, log, read, open_kwargs)()
+    (the opened store's ``log``): :func:`remote_opener`'s two steps at once."""
+    return remote_opener(*args, **kwargs)()
 
 
 def remote_opener(
@@ -259,8 +251,10 @@ def remote_opener(
     read: FileRead | None = None,
     open_kwargs: dict | None = None,
 ) -> Callable[[], OpenedStore]:
-    """:func:`open_remote` in two steps: the new client made now (its session and credentials,
-    which a program sets up once), the store opened by the function returned (its requests)."""
+    """The store uploaded as ``name`` on ``location``, in two steps: a new client made now (no
+    cache or connection shared with any other; its session and credentials, which a program
+    sets up once), the store opened by the function returned (its requests, counted in
+    ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache)."""
     path, read = location.path(name), read or FileRead()
     if backend == ZARR:
         from zarr.core.sync import sync

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage.sizes import parse_size
+from h5sweep.storage.sizes import binary_size, parse_size
 
 _ID = re.compile(
     r"^(?P<kind>contiguous|chunked)(?:-(?P<order>zxy))?(?:-(?P<chunk>\d+(?:x\d+)*))?"
@@ -98,12 +98,7 @@ class Layout:
     @property
     def page_label(self) -> str:
         """``""`` without paged aggregation, else the page size (``"8 MiB"``)."""
-        if self.page_size is None:
-            return ""
-        for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
-            if self.page_size >= scale:
-                return f"{self.page_size / scale:g} {unit}"
-        return f"{self.page_size} B"
+        return "" if self.page_size is None else binary_size(self.page_size)
 
     @property
     def kind(self) -> str:

@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 from h5sweep.errors import ConfigError
 from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, STRING, column, group
 from h5sweep.storage.declared import Block, Setting
-from h5sweep.storage.sizes import parse_size
+from h5sweep.storage.sizes import binary_size, parse_size
 
 REQUESTS = column("requests", INTEGER, "")
 DATA_REQUESTS = column("data_requests", INTEGER, "")
@@ -132,21 +132,14 @@ class FileRead:
 
     @property
     def label(self) -> str:
-        words = f"{_binary(self.block_size)} {self.cache_type} blocks"
-        return words + (f", page buffer {_binary(self.page_buffer)}" if self.page_buffer else "")
+        words = f"{binary_size(self.block_size)} {self.cache_type} blocks"
+        return words + (f", page buffer {binary_size(self.page_buffer)}" if self.page_buffer else "")
 
     def columns(self) -> dict:
         return {S3_BLOCK_SIZE: self.block_size, S3_CACHE_TYPE: self.cache_type, PAGE_BUFFER_BYTES: self.page_buffer}
 
     def settings(self) -> dict:
         return {"block_size": self.block_size, "cache_type": self.cache_type, "page_buffer": self.page_buffer}
-
-
-def _binary(nbytes: int) -> str:
-    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:g} {unit}"
-    return f"{nbytes} B"
 
 
 def file_reads_from_config(entries: list, key: str) -> tuple[FileRead, ...]:

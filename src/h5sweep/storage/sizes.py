@@ -45,6 +45,14 @@ def parse_size(key: str, value) -> int | None:
     return int(round(number * UNITS[unit]))
 
 
+def binary_size(nbytes: int) -> str:
+    """Bytes in binary units, as settings given in them read: ``8 MiB``, ``64 KiB``, ``512 B``."""
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:g} {unit}"
+    return f"{nbytes} B"
+
+
 def size(nbytes: float) -> str:
     """Bytes in decimal units, three significant digits: ``2.4 MB``, ``14 TB``."""
     if nbytes is None or not math.isfinite(nbytes):
