@@ -187,7 +187,16 @@ def _runs(shape: tuple[int, ...], size: tuple[int, ...]) -> int:
 
 
 def request_seconds(sweep, store) -> float:
-    """A query job's requests on an object store priced at the filesystem's latency (0 on a
+    """A query job's requests on an object store (:func:`read_requests`) priced at the
+    filesystem's latency plus :data:`SECONDS_PER_REQUEST` each (0 on a filesystem)."""
+    fs = store.filesystem
+    if fs.s3 is None:
+        return 0.0
+    return read_requests(sweep, store) * (fs.s3.latency_ms / 1e3 + SECONDS_PER_REQUEST)
+
+
+def read_requests(sweep, store) -> float:
+    """A query job's requests on an object store, waited for one after another (0 on a
     filesystem), a rough model: per read, an open, then for a store read as one file through
     blocks (HDF5) the chunks or runs its selection touches but at most the blocks their span
     covers, for a store of objects (Zarr) its chunks touched and for raw its runs, each
@@ -195,12 +204,11 @@ def request_seconds(sweep, store) -> float:
     fs = store.filesystem
     if fs.s3 is None:
         return 0.0
-    per_request = fs.s3.latency_ms / 1e3 + SECONDS_PER_REQUEST
     options = sweep.read_options(store.backend.name, fs)
     blocks = [getattr(getattr(option, "read", None), "block_size", 0) for option in options]
     itemsize, layout, shape = sweep.dtype.itemsize, store.layout, sweep.shape
     row_bytes = math.prod(shape[1:]) * itemsize  # one index of the first axis, stored
-    seconds = 0.0
+    total = 0.0
     for case in sweep.read_cases:
         size = case.size(shape)
         if layout.chunk_shape is None:
@@ -215,8 +223,8 @@ def request_seconds(sweep, store) -> float:
             else:
                 requests += pieces / REQUESTS_IN_FLIGHT
         n = len(sweep.policies) * case.repeats * len(case.cold_modes)
-        seconds += n * (len(blocks) * OPEN_REQUESTS + requests) * per_request
-    return seconds
+        total += n * (len(blocks) * OPEN_REQUESTS + requests)
+    return total
 
 
 def query_seconds(sweep, layout, compression, from_device: bool = True, backend: str | None = None) -> float:
