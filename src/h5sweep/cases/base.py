@@ -184,11 +184,10 @@ def _read_figures(sweep) -> list[str]:
 def _query_job(sweep, store, from_device):
     """The query job: its read copies, every read case's timed reads and their checking."""
     layout, compression, backend = store.layout, store.compression, store.backend.name
-    timed, _ = rates.read_seconds(sweep, layout, compression, from_device, backend)
-    timed += rates.request_seconds(sweep, store)  # on an object store: requests x latency
+    requests = rates.request_seconds(sweep, store)  # on an object store: requests x latency
+    timed = rates.read_seconds(sweep, layout, compression, from_device, backend)[0] + requests
     copies = rates.read_copies_seconds(sweep, layout, store.filesystem.read_copies, from_device)
-    job = rates.query_seconds(sweep, layout, compression, from_device, backend) + rates.request_seconds(sweep, store)
-    return job + copies, timed
+    return rates.query_seconds(sweep, layout, compression, from_device, backend) + requests + copies, timed
 
 
 SPEC = CaseSpec(
