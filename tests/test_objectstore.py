@@ -9,6 +9,7 @@ import pytest
 
 from h5sweep import backends
 from h5sweep.backends.remote import classifier, open_remote, upload
+from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.errors import ConfigError
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
@@ -44,35 +45,49 @@ def _store(tmp_path, s3, backend: str, layout: Layout, compression: str = "none"
     return location, name, classifier(backend, local, "data")
 
 
-def _read(s3, backend, location, name, classify, start, size, read=None):
-    """One read of a box through a new client: its values and the client's and the server's counts."""
+def _read(s3, backend, location, name, classify, start, size, read=None, reader=None):
+    """One read of a box through a new client: its values and the client's and the server's
+    counts (obstore's and tensorstore's counted by the relay every request passes)."""
+    from h5sweep.backends.remote import counted_by_relay
+
     record, _ = s3
-    log = RequestLog(classify)
-    opened = open_remote(backend, location, name, "data", log, read)
+    relayed = reader is not None and counted_by_relay(backend, reader)
+    log = objectstore.relay_log(location, classify) if relayed else RequestLog(classify)
+    opened = open_remote(backend, location, name, "data", log, read, None, reader)
     buffer = np.empty(size, np.uint16)
     do = opened.prepare(start, buffer)
     mark, served = log.mark(), record.mark()
-    do()
+    result = do()  # tensorstore returns its values; the others fill the buffer
     counts, on_server = log.since(mark), record.since(served)
     opened.close()
-    return buffer, counts, on_server
+    return (buffer if result is None else np.asarray(result)), counts, on_server
+
+
+ZARR_READERS = {
+    "fsspec": ZarrReader("zarr-python", 10, "fsspec"),
+    "obstore": ZarrReader("zarr-python", 10, "obstore"),
+    "tensorstore": ZarrReader("tensorstore", 10, "s3"),
+}
 
 
 @pytest.mark.parametrize(
-    ("backend", "layout"),
+    ("backend", "layout", "reader"),
     [
-        ("hdf5", Layout(None)),
-        ("hdf5", Layout((5, 5, 100))),
-        ("zarr", Layout((5, 5, 100))),
-        ("raw", Layout(None)),
+        ("hdf5", Layout(None), None),
+        ("hdf5", Layout((5, 5, 100)), None),
+        ("zarr", Layout((5, 5, 100)), "fsspec"),
+        ("zarr", Layout((5, 5, 100)), "obstore"),
+        ("zarr", Layout((5, 5, 100)), "tensorstore"),
+        ("raw", Layout(None), None),
     ],
     ids=lambda v: getattr(v, "id", v),
 )
-def test_a_read_of_each_backend_counts_the_requests_the_server_served(tmp_path, s3, backend, layout):
+def test_a_read_of_each_backend_counts_the_requests_the_server_served(tmp_path, s3, backend, layout, reader):
     location, name, classify = _store(tmp_path, s3, backend, layout)
     start, size = (3, 4, 120), (6, 2, 150)
     # a block smaller than the file: HDF5's open does not fetch the values with its metadata
-    got, counts, served = _read(s3, backend, location, name, classify, start, size, FileRead(block_size=65536))
+    read, reader = FileRead(block_size=65536), ZARR_READERS.get(reader)
+    got, counts, served = _read(s3, backend, location, name, classify, start, size, read, reader)
     box = tuple(slice(a, a + n) for a, n in zip(start, size, strict=True))
     assert np.array_equal(got, _values()[box])
     assert counts["requests"] == len(served) > 0
@@ -84,8 +99,9 @@ def test_a_read_of_each_backend_counts_the_requests_the_server_served(tmp_path, 
     if backend == "raw":  # one ranged GET per contiguous run: 6 x 2 runs of 150 values
         assert counts["requests"] == counts["data_requests"] == 12
         assert counts["bytes_requested"] == counts["bytes_received"] == 12 * 150 * 2
-    if backend == "zarr":  # the chunks the box touches: 2 x 2 x 2, one GET each
-        assert counts["data_requests"] == 8 and counts["bytes_received"] > 0
+    if backend == "zarr":  # the chunks the box touches: 2 x 2 x 2, one whole GET each
+        assert counts["data_requests"] == 8 == len([s for s in served if s.method == "GET" and "/c/" in s.path])
+        assert counts["bytes_received"] == 8 * 5 * 5 * 100 * 2  # uncompressed chunks
 
 
 def test_hdf5s_page_buffer_on_a_paged_file_needs_fewer_requests_than_an_unpaged_file(tmp_path, s3):
@@ -141,6 +157,21 @@ def seaweed(tmp_path_factory):
     seaweed.stop(directory)
 
 
+def _settled(count, wait_s: float = 0.2, tries: int = 25) -> dict:
+    """A server's counts once two readings ``wait_s`` apart agree (SeaweedFS counts a request
+    after its answer has gone out)."""
+    import time
+
+    last = count()
+    for _ in range(tries):
+        time.sleep(wait_s)
+        now = count()
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 @pytest.mark.parametrize("backend", ["hdf5", "zarr", "raw"])
 def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path, seaweed, backend, monkeypatch):
     from h5sweep.host.seaweed import served
@@ -153,12 +184,12 @@ def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path,
     backends.load(backend).write_fast(local, _values(), layout, parse_compression("none"), "data", 1)
     upload(objectstore.client(location), location, "store", local)
     log = RequestLog(classifier(backend, local, "data"))
-    before = served(seaweed, "h5sweep")
+    before = _settled(lambda: served(seaweed, "h5sweep"))  # the upload's last PUTs counted
     opened = open_remote(backend, location, "store", "data", log, FileRead(block_size=65536))
     buffer = np.empty((6, 2, 150), np.uint16)
     opened.prepare((3, 4, 120), buffer)()
     opened.close()
-    after = served(seaweed, "h5sweep")
+    after = _settled(lambda: served(seaweed, "h5sweep"))
     assert np.array_equal(buffer, _values()[3:9, 4:6, 120:270])
     # SeaweedFS files a HEAD under GET (or LIST, of a prefix): the totals compare
     on_server = {kind: after.get(kind, 0) - before.get(kind, 0) for kind in after}
@@ -166,8 +197,11 @@ def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path,
     assert {r.method for r in log.requests} <= {"GET", "HEAD"}
 
 
-@pytest.mark.parametrize("backend", ["hdf5", "zarr", "raw"])
-def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_requests(tmp_path, s3, backend):
+@pytest.mark.parametrize(
+    ("backend", "reader"),
+    [("hdf5", None), ("zarr", "fsspec"), ("zarr", "obstore"), ("zarr", "tensorstore"), ("raw", None)],
+)
+def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_requests(tmp_path, s3, backend, reader):
     """Through the workflow's read engine: every read of ``cold: every`` opens a new client, so
     each fetches its data from the server (``cache_state`` cold), and its row carries the
     requests the server served for it."""
@@ -190,7 +224,8 @@ def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_req
     remote.write_fast(path, source.materialize(), layout, parse_compression("none"), "data", 1)
     cases = read_cases_from_config({"slice": {"repeats": 3}, "spectra": {"repeats": 3, "size": 2}}, SMALL)
     mark = record.mark()
-    rows = read_cases(remote, path, cases, SMALL, 7, source, layout)  # values checked by the engine
+    options = [ZARR_READERS[reader]] if reader else None
+    rows = read_cases(remote, path, cases, SMALL, 7, source, layout, options)  # values checked by the engine
     served = record.since(mark)
     assert len(rows) == 6 and {r[C.CACHE_STATE] for r in rows} == {"cold"}
     assert all(r["data_requests"] >= 1 and r["bytes_received"] > 0 for r in rows)
@@ -221,7 +256,7 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
     config["layouts"] = {"contiguous": True, "shapes": [[2, 2, 50]], "pages": [4096]}
     config["compression"] = ["none"]
     config["backends"] = ["hdf5", "zarr", "raw"]
-    config["zarr"] = {"readers": ["zarr-python"]}  # tensorstore does not read from S3 here yet (refused)
+    config["zarr"] = {"readers": ["zarr-python", "tensorstore"]}
     config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 2}, "spectra": {"repeats": 2, "size": 2}}
     # HDF5 through 4 KiB blocks, with a page buffer (taken by the paged files), and s3fs's default
     small = {"block_size": 4096, "cache_type": "none", "page_buffer": "64 KiB"}
@@ -234,6 +269,7 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
                 "prefix": "sweep",
                 "latency_ms": [0, 20],
                 "reads": [small, {}],
+                "zarr_stores": ["fsspec", "obstore"],
             },
         },
         "weed": {
@@ -257,15 +293,29 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
         ("weed", 0.0, "s3://h5sweep/sweep", seaweed.endpoint),
     }
     assert (reads["fs_type"] == "s3").all()
-    # HDF5: 4 layouts (2 paged) in 2 reads on moto, 1 on SeaweedFS; Zarr and raw one store each
+    # HDF5: 4 layouts (2 paged) in 2 reads on moto, 1 on SeaweedFS; Zarr one store read by
+    # zarr-python through fsspec and obstore on moto (fsspec only on SeaweedFS) and by
+    # tensorstore; raw one store
     stores = reads.groupby(["filesystem", "backend"])[["layout_id", "read_option"]].apply(
         lambda g: len(set(zip(g["layout_id"], g["read_option"], strict=True)))
     )
     assert stores.to_dict() == {
         **{(fs, "hdf5"): 8 for fs in ("moto_0ms", "moto_20ms")},
         ("weed", "hdf5"): 4,
-        **{(fs, b): 1 for fs in ("moto_0ms", "moto_20ms", "weed") for b in ("zarr", "raw")},
+        **{(fs, "zarr"): 3 for fs in ("moto_0ms", "moto_20ms")},
+        ("weed", "zarr"): 2,
+        **{(fs, "raw"): 1 for fs in ("moto_0ms", "moto_20ms", "weed")},
     }
+    zarr_reads = reads[reads["backend"] == "zarr"]
+    assert set(zip(zarr_reads["reader"], zarr_reads["zarr_store"], strict=True)) == {
+        ("zarr-python", "fsspec"),
+        ("zarr-python", "obstore"),
+        ("tensorstore", "s3"),
+    }
+    # the same selections of the same store take the same chunk requests through every reader
+    # (obstore's and tensorstore's counted by the relay, fsspec's by the S3 client)
+    data = zarr_reads.groupby(["filesystem", "case", "repeat", "selection", "zarr_store"])["data_requests"].sum()
+    assert (data.unstack().nunique(axis=1) == 1).all(), data.unstack()
     assert set(reads.loc[reads["backend"] == "hdf5", "page_size"]) == {0, 4096}
     # each read opens a new client (cold every) inside its clock: its open's requests are
     # among its own, and counted apart; through s3fs's 5 MiB block HDF5's open fetches the
@@ -334,7 +384,10 @@ def _compare_s3_with_posix(results, tmp_path):
     on_s3 = hdf5.loc[hdf5["filesystem"] == "moto_20ms", "read_option"]
     assert on_s3.str.contains("blocks").all()  # each store's own S3 read, by name
     assert not hdf5.loc[hdf5["filesystem"] == "disk", "read_option"].str.contains("blocks").any()
-    others = table[table["backend"] != "hdf5"]
+    # Zarr's options differ too: on S3 they say the store a reader fetches through
+    zarr_rows = table[table["backend"] == "zarr"]
+    assert (zarr_rows["compared_option"] == "each system's best option").all()
+    others = table[table["backend"] == "raw"]
     assert (others["compared_option"] == others["read_option"].fillna("")).all()
     assert table.drop_duplicates(["backend", "layout_id", "compression", "compared_option"])["minimax"].sum() == 1
     text = (out / "comparison.md").read_text()
@@ -351,10 +404,33 @@ def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp
     cloud = {"endpoint": location.endpoint, "bucket": location.bucket}
     config["filesystems"] = {"cloud": {"path": str(tmp_path / "staging"), "s3": cloud}}
     config["backends"] = ["hdf5", "zarr"]
-    with pytest.raises(ConfigError, match=r"zarr\.readers.*tensorstore.*filesystems\.cloud\.s3"):
-        load_sweep(config)
-    config["zarr"] = {"readers": ["zarr-python"]}
-    assert load_sweep(config).filesystems[0].s3.bucket == location.bucket  # reachable, credentials found
+    # obstore's and tensorstore's requests are counted by the relay, which https:// does not pass
+    far = {"endpoint": "https://s3.example.org", "bucket": location.bucket, "zarr_stores": ["fsspec", "obstore"]}
+    faraway = {**config, "filesystems": {"cloud": {"path": str(tmp_path / "staging"), "s3": far}}}
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.zarr_stores='obstore'.*http://"):
+        load_sweep(faraway, probe=False)
+    far["zarr_stores"] = ["fsspec"]
+    with pytest.raises(ConfigError, match=r"zarr\.readers='tensorstore'.*filesystems\.cloud\.s3"):
+        load_sweep(faraway, probe=False)
+    load_sweep({**faraway, "zarr": {"readers": ["zarr-python"]}}, probe=False)
+    bad = {**far, "zarr_stores": ["fsspec", "boto"]}
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.zarr_stores"):
+        load_sweep({**config, "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": bad}}}, probe=False)
+    sweep = load_sweep(
+        {
+            **config,
+            "filesystems": {
+                "cloud": {"path": str(tmp_path / "staging"), "s3": {**cloud, "zarr_stores": ["fsspec", "obstore"]}}
+            },
+        }
+    )
+    assert sweep.filesystems[0].s3.bucket == location.bucket  # reachable, credentials found
+    labels = [option.label for option in sweep.read_options("zarr", sweep.filesystems[0])]
+    assert labels == [
+        "zarr-python concurrency 10 via fsspec",
+        "zarr-python concurrency 10 via obstore",
+        "tensorstore via s3",
+    ]
     with pytest.raises(ConfigError, match=r"cases\.metadata"):
         load_sweep({**config, "cases": {**config["cases"], "metadata": {}}})
     with pytest.raises(ConfigError, match=r"filesystems\.cloud\.read_copies"):
@@ -430,6 +506,7 @@ def test_an_object_stores_reads_are_read_options_of_the_stores_read_as_one_file(
     reads = [{"block_size": "64 KiB", "cache_type": "none", "page_buffer": "1 MiB"}, {}]
     s3 = {"endpoint": "http://127.0.0.1:9", "bucket": "arrays", "reads": reads}
     config["filesystems"] = {"cloud": {"path": "staging", "s3": s3}, "disk": {"path": "scratch"}}
+    config["zarr"] = {"readers": ["zarr-python", "tensorstore"]}
     sweep = load_sweep(config, probe=False)
     cloud, disk = sweep.filesystem("cloud"), sweep.filesystem("disk")
     options = sweep.read_options("hdf5", cloud)
@@ -444,8 +521,14 @@ def test_an_object_stores_reads_are_read_options_of_the_stores_read_as_one_file(
     back = [option_from_settings(o.settings(), spec.option_from_settings) for o in options]
     assert back == options
     assert sweep.read_options("hdf5", disk) == sweep.read_options("hdf5") and len(sweep.read_options("hdf5")) == 2
-    for backend in ("zarr", "raw"):
-        assert sweep.read_options(backend, cloud) == sweep.read_options(backend)
+    assert sweep.read_options("raw", cloud) == sweep.read_options("raw")
+    # zarr-python through fsspec (s3.zarr_stores unsaid), tensorstore through its own s3 store
+    zarr_options = sweep.read_options("zarr", cloud)
+    assert [(o.reader, o.store) for o in zarr_options] == [("zarr-python", "fsspec"), ("tensorstore", "s3")]
+    decode = backends.spec("zarr").option_from_settings
+    assert [option_from_settings(o.settings(), decode) for o in zarr_options] == zarr_options
+    assert zarr_options[0].columns()["zarr_store"] == "fsspec"
+    assert sweep.read_options("zarr")[0].columns()["zarr_store"] is None
     for entry, key in [
         ({"cache_type": "lru"}, r"filesystems\.cloud\.s3\.reads\[0\]\.cache_type='lru'"),
         ({"block_size": "5 parsecs"}, r"filesystems\.cloud\.s3\.reads\[0\]\.block_size"),

@@ -326,9 +326,10 @@ def test_the_plan_command_says_the_plan_the_workflow_computes_and_refuses_what_i
 
 def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency():
     """``filesystems.<name>.s3.latency_ms``: a read's requests (an open, then its chunks or
-    runs, at most the blocks their span covers for a file read through blocks, Zarr's in
-    flight together) each cost the latency: the 20 ms filesystem's queries take longer by the
-    requests times 20 ms, a filesystem on a directory pays none."""
+    runs, at most the blocks their span covers for a file read through a cache that keeps its
+    blocks, Zarr's in flight together) each cost the latency, and the bytes they bring their
+    transfer: the 20 ms filesystem's queries take longer by the requests times 20 ms, a
+    filesystem on a directory pays none."""
     from h5sweep.sweep.config import read_config_file
 
     config = read_config_file(Path(__file__).parents[1] / "config" / "cloud.yaml")
@@ -340,7 +341,23 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
         near, far = by[("cloud_0ms", backend, layout)], by[("cloud_20ms", backend, layout)]
         # the same requests, each priced at 2 ms on the local server and 20 ms more through the relay
         assert rates.read_requests(sweep, near) == rates.read_requests(sweep, far) > 0
-        assert rates.request_seconds(sweep, far) == pytest.approx(rates.read_requests(sweep, far) * 0.022)
+        assert rates.read_bytes(sweep, near) == rates.read_bytes(sweep, far) > 0
+        assert rates.request_seconds(sweep, far) == pytest.approx(
+            rates.read_requests(sweep, far) * 0.022 + rates.read_bytes(sweep, far) / rates.S3_BYTES_PER_S
+        )
+    # s3fs's readahead keeps one span: each of a slice's 625 small chunks is a 5 MiB block of
+    # its own; a block cache serves the chunks inside the blocks it keeps
+    import dataclasses
+
+    store = by[("cloud_20ms", "hdf5", "chunked-4x4x256")]
+    counted = {}
+    for cache in ("readahead", "blockcache"):
+        fs = store.filesystem
+        reads = tuple(dataclasses.replace(r, cache_type=cache) for r in fs.s3_reads[:1])
+        one = dataclasses.replace(store, filesystem=dataclasses.replace(fs, s3_reads=reads))
+        counted[cache] = rates.read_requests(sweep, one), rates.read_bytes(sweep, one)
+    assert counted["readahead"][0] > 3 * counted["blockcache"][0]
+    assert counted["readahead"][1] > 3 * counted["blockcache"][1]
     # small Zarr chunks: a slice's 625 chunk objects are requests; large ones fewer
     small, large = (by[("cloud_20ms", "zarr", f"chunked-{c}")] for c in ("4x4x256", "16x16x2048"))
     assert rates.read_requests(sweep, small) > 2 * rates.read_requests(sweep, large)

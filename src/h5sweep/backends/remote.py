@@ -4,12 +4,15 @@ timed reads through a client of its own, every request counted.
 
 - HDF5: h5py on an fsspec file object (its block size and cache type, and HDF5's page buffer
   for a file written with paged aggregation, are the read's settings);
-- Zarr: zarr-python on an fsspec store, one object per chunk (or shard) file;
+- Zarr: zarr-python on an fsspec or an obstore store, or tensorstore's own S3 key-value store,
+  one object per chunk (or shard) file;
 - raw: one ranged GET per contiguous run of the selection, the ``.npy`` header read at open.
 
 A store's bytes are classified before it is uploaded (:func:`classifier`): a request that
 fetches bytes of a chunk (HDF5's chunk extents, Zarr's chunk objects, the raw file's values)
-is a data request, any other a metadata request."""
+is a data request, any other a metadata request. fsspec's requests are counted from the S3
+client's events; obstore's and tensorstore's, which send their own, by the relay every request
+passes (:func:`h5sweep.storage.objectstore.relay_log`)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import io
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -70,12 +73,30 @@ class RemoteOption:
 READ_KEY = "s3_read"  # where an option's settings carry how its file is fetched
 
 
-def remote_options(backend: str, options: list, reads: tuple[FileRead, ...]) -> list:
+def remote_options(backend: str, options: list, reads: tuple[FileRead, ...], zarr_stores: tuple[str, ...] = ()) -> list:
     """A backend's read options on an object store: for a backend read through a file object,
-    each of its options in each of the filesystem's reads; the others' as they are."""
+    each of its options in each of the filesystem's reads; zarr-python's through each of the
+    filesystem's Zarr stores, tensorstore's through its own S3 key-value store; the others' as
+    they are."""
+    if backend == ZARR:
+        stores = zarr_stores or (objectstore.FSSPEC,)
+        return [
+            replace(option, store=store)
+            for option in options
+            for store in (stores if option.reader == "zarr-python" else (TENSORSTORE_S3,))
+        ]
     if backend not in FILE_OBJECT_BACKENDS or not reads:
         return list(options)
     return [RemoteOption(option, read) for option in options for read in reads]
+
+
+TENSORSTORE_S3 = "s3"  # tensorstore's own S3 key-value store
+
+
+def counted_by_relay(backend: str, option) -> bool:
+    """Whether a read option's requests are counted by the relay (obstore's and tensorstore's:
+    they send their own, without an S3 client whose events can be counted)."""
+    return backend == ZARR and (option.reader == "tensorstore" or option.store == objectstore.OBSTORE)
 
 
 def option_from_settings(entry: dict, decode) -> object:
@@ -210,16 +231,16 @@ class RemoteHdf5(OpenedStore):
 
 
 class RemoteZarr(OpenedStore):
-    """A Zarr array opened through zarr-python's fsspec store."""
+    """A Zarr array opened by zarr-python through a store of an object store's (fsspec's or
+    obstore's)."""
 
-    def __init__(self, fs, path: str):
+    def __init__(self, store):
         import zarr
-        from zarr.storage import FsspecStore
 
         t0 = time.perf_counter_ns()
         # as v3, as its writer made it: unsaid, zarr-python also asks for a v2 store's metadata
         # (.zarray, .zattrs: five requests more at every open)
-        self.array = zarr.open_array(FsspecStore(fs, path=path, read_only=True), mode="r", zarr_format=3)
+        self.array = zarr.open_array(store, mode="r", zarr_format=3)
         self.open_s = (time.perf_counter_ns() - t0) / 1e9
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
@@ -233,6 +254,64 @@ class RemoteZarr(OpenedStore):
 
     def close(self) -> None:
         pass
+
+
+def _region() -> str:
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+
+def _obstore(location: S3Location, name: str):
+    """zarr-python's obstore store of the store uploaded as ``name``: a new client (obstore's
+    S3 store, its credentials from the environment), through the location's relay."""
+    from obstore.store import S3Store
+    from zarr.storage import ObjectStore
+
+    endpoint = objectstore.relay_endpoint(location)
+    client = S3Store(
+        location.bucket,
+        prefix=location.key(name),
+        endpoint=endpoint,
+        region=_region(),
+        virtual_hosted_style_request=False,
+        client_options={"allow_http": endpoint.startswith("http://")},
+    )
+    return ObjectStore(client, read_only=True)
+
+
+def _tensorstore_context():
+    """A new tensorstore context (its own connections, no chunk cache): a cold client."""
+    import tensorstore
+
+    return tensorstore.Context({"cache_pool": {"total_bytes_limit": 0}})
+
+
+class RemoteTensorstore(OpenedStore):
+    """A Zarr array opened by tensorstore through its S3 key-value store (chunk cache off)."""
+
+    def __init__(self, location: S3Location, name: str, context):
+        import tensorstore
+
+        spec = {
+            "driver": "zarr3",
+            "kvstore": {
+                "driver": "s3",
+                "bucket": location.bucket,
+                "path": location.key(name) + "/",
+                "endpoint": objectstore.relay_endpoint(location),
+                "aws_region": _region(),
+            },
+            "recheck_cached_data": True,
+        }
+        t0 = time.perf_counter_ns()
+        self.array = tensorstore.open(spec, read=True, open=True, context=context).result()
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        view = self.array[tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))]
+        return lambda: view.read().result()
+
+    def close(self) -> None:
+        self.array = None
 
 
 def open_remote(*args, **kwargs) -> OpenedStore:
@@ -250,20 +329,34 @@ def remote_opener(
     log: RequestLog,
     read: FileRead | None = None,
     open_kwargs: dict | None = None,
+    reader=None,
 ) -> Callable[[], OpenedStore]:
     """The store uploaded as ``name`` on ``location``, in two steps: a new client made now (no
     cache or connection shared with any other; its session and credentials, which a program
     sets up once), the store opened by the function returned (its requests, counted in
-    ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache)."""
+    ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache); ``reader``: a Zarr reader
+    (:class:`h5sweep.backends.zarr_readers.ZarrReader`; zarr-python through fsspec unsaid)."""
     path, read = location.path(name), read or FileRead()
-    if backend == ZARR:
+    if backend == ZARR and reader is not None and reader.reader == "tensorstore":
+        context = _tensorstore_context()
+
+        def opener() -> OpenedStore:
+            return RemoteTensorstore(location, name, context)
+    elif backend == ZARR and reader is not None and reader.store == objectstore.OBSTORE:
+        store = _obstore(location, name)
+
+        def opener() -> OpenedStore:
+            return RemoteZarr(store)
+    elif backend == ZARR:
         from zarr.core.sync import sync
 
         fs = objectstore.client(location, asynchronous=True)
         sync(objectstore.attach_async(fs, log))
 
         def opener() -> OpenedStore:
-            return RemoteZarr(fs, path)
+            from zarr.storage import FsspecStore
+
+            return RemoteZarr(FsspecStore(fs, path=path, read_only=True))
     elif backend == RAW:
         fs = objectstore.client(location, log)
 
@@ -293,33 +386,44 @@ class OpenedOnFirstRead(OpenedStore):
 
     def __init__(self, opener: Callable[[], OpenedStore], log: RequestLog):
         self._opener, self.log, self.inner = opener, log, None
-        self.open_s = float("nan")
-        self.open_requests: int | None = None
 
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
         if self.inner is not None:
             return self.inner.prepare(start, buffer)
 
-        def open_then_read() -> None:
-            before = self.log.mark()[0]
+        def open_then_read():
+            before = self.log.mark()
             self.inner = self._opener()
-            self.open_s = self.inner.open_s
-            self.open_requests = self.log.mark()[0] - before
-            self.inner.prepare(start, buffer)()
+            self._open_marks = before, self.log.mark()
+            return self.inner.prepare(start, buffer)()
 
         return open_then_read
+
+    @property
+    def open_s(self) -> float:
+        return float("nan") if self.inner is None else self.inner.open_s
+
+    @property
+    def open_requests(self) -> int | None:
+        """The requests the open sent (counted after the read, outside its clock)."""
+        marks = getattr(self, "_open_marks", None)
+        return None if marks is None else self.log.between(*marks)[objectstore.REQUESTS]
 
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()
+        if hasattr(self.log, "close"):
+            self.log.close()
 
 
-def refusal(backend: str, option) -> tuple[str, object, str] | None:
-    """Why a read option cannot read a store on an object store, as (key, value, reason), or
-    None: Zarr is read through zarr-python's fsspec store only, so far."""
-    reader = getattr(option, "reader", None)
-    if backend == ZARR and reader != "zarr-python":
-        return "zarr.readers", reader, "only zarr-python reads from an object store so far"
+def refusal(backend: str, option, location: S3Location) -> tuple[str, object, str] | None:
+    """Why a read option cannot read a store on ``location``, as (key, value, reason), or
+    None: obstore's and tensorstore's requests are counted by the relay, which an https://
+    endpoint does not pass."""
+    if counted_by_relay(backend, option) and not location.endpoint.startswith("http://"):
+        key = "zarr.readers" if option.reader == "tensorstore" else "s3.zarr_stores"
+        value = option.reader if option.reader == "tensorstore" else option.store
+        return key, value, "is counted by the relay, on http:// endpoints only, so far"
     return None
 
 
@@ -389,16 +493,19 @@ class RemoteBackend(Backend):
         read = self.read
         if isinstance(option, RemoteOption):
             option, read = option.inner, option.read
-        refused = refusal(self.name, option)
+        refused = refusal(self.name, option, self.location)
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
         if self.name == ZARR:
             import zarr
 
             zarr.config.set({"async.concurrency": option.concurrency})
-        log = RequestLog(classifier(self.name, path, dataset_name))
+        classify = classifier(self.name, path, dataset_name)
+        relayed = counted_by_relay(self.name, option)
+        log = objectstore.relay_log(self.location, classify) if relayed else RequestLog(classify)
         kwargs = option.open_kwargs() if hasattr(option, "open_kwargs") else None
-        opener = remote_opener(self.name, self.location, self.key(path), dataset_name, log, read, kwargs)
+        reader = option if self.name == ZARR else None
+        opener = remote_opener(self.name, self.location, self.key(path), dataset_name, log, read, kwargs, reader)
         return OpenedOnFirstRead(opener, log)
 
     def stored_chunks(self, path, layout, dataset_name):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from h5sweep.backends.zarr_columns import ZARR_CONCURRENCY
+from h5sweep.backends.zarr_columns import ZARR_CONCURRENCY, ZARR_STORE
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import CODECS
@@ -48,42 +48,63 @@ SETTINGS = Block(
 DEFAULT_CONCURRENCY = SETTINGS.setting("concurrency").default
 
 
+# what a reader fetches an object store's Zarr store through (``store``): zarr-python's fsspec
+# or obstore store, tensorstore's own S3 key-value store; "" on a filesystem
+STORE_SETTINGS = {
+    "": "zarr.open_array(zarr.storage.LocalStore(path, read_only=True), mode='r', zarr_format=3)",
+    "fsspec": (
+        "zarr.open_array(zarr.storage.FsspecStore(s3fs.S3FileSystem(endpoint_url=url, asynchronous=True), "
+        "path=f'{bucket}/{key}', read_only=True), mode='r', zarr_format=3)"
+    ),
+    "obstore": (
+        "zarr.open_array(zarr.storage.ObjectStore(obstore.store.S3Store(bucket, prefix=key, endpoint=url), "
+        "read_only=True), mode='r', zarr_format=3)"
+    ),
+}
+TENSORSTORE_SETTINGS = {
+    "": "tensorstore.open({'driver': 'zarr3', 'kvstore': {'driver': 'file', 'path': path}}).result()",
+    "s3": (
+        "tensorstore.open({'driver': 'zarr3', 'kvstore': {'driver': 's3', 'bucket': bucket, 'path': key + '/', "
+        "'endpoint': url}}).result()"
+    ),
+}
+
+
 @dataclass(frozen=True)
 class ZarrReader:
-    """How a Zarr store is read: the library, and zarr-python's number of chunk reads in
-    flight at once (``async.concurrency``)."""
+    """How a Zarr store is read: the library, zarr-python's number of chunk reads in flight at
+    once (``async.concurrency``) and, on an object store, the store it fetches through."""
 
     reader: str = "zarr-python"
     concurrency: int = DEFAULT_CONCURRENCY
+    store: str = ""
 
     @property
     def label(self) -> str:
-        return f"zarr-python concurrency {self.concurrency}" if self.reader == "zarr-python" else self.reader
+        words = f"zarr-python concurrency {self.concurrency}" if self.reader == "zarr-python" else self.reader
+        return words + (f" via {self.store}" if self.store else "")
 
     @property
     def setting(self) -> str:
         if self.reader == "zarr-python":
-            return (
-                f"zarr.config.set({{'async.concurrency': {self.concurrency}}}); "
-                "zarr.open_array(store, mode='r', zarr_format=3)"
-            )
-        return "tensorstore.open({'driver': 'zarr3', 'kvstore': {'driver': 'file', 'path': path}}).result()"
+            return f"zarr.config.set({{'async.concurrency': {self.concurrency}}}); {STORE_SETTINGS[self.store]}"
+        return TENSORSTORE_SETTINGS[self.store]
 
     def columns(self) -> dict:
         """The columns every row read with this reader carries."""
         concurrency = self.concurrency if self.reader == "zarr-python" else None
-        return {C.READER: self.reader, ZARR_CONCURRENCY: concurrency}
+        return {C.READER: self.reader, ZARR_CONCURRENCY: concurrency, ZARR_STORE: self.store or None}
 
     def holds_chunk(self, chunk_bytes: int) -> bool | None:
         """Whether a chunk cache holds one chunk: neither reader keeps chunks between reads."""
         return None
 
     def settings(self) -> dict:
-        return {C.READER: self.reader, "concurrency": self.concurrency}
+        return {C.READER: self.reader, "concurrency": self.concurrency, **({"store": self.store} if self.store else {})}
 
     @classmethod
     def from_settings(cls, entry: dict) -> ZarrReader:
-        return cls(entry["reader"], int(entry["concurrency"]))
+        return cls(entry["reader"], int(entry["concurrency"]), str(entry.get("store", "")))
 
 
 def readers_from_config(zarr: dict | None) -> list[ZarrReader]:

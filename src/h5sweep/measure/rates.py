@@ -170,11 +170,18 @@ def read_seconds(
 
 
 # On an object store: a request's own time on a local server (besides its emulated latency),
-# the requests of an open (HEAD, the metadata's first ranges) and how many requests a reader
-# keeps in flight at once (zarr-python's default concurrency; s3fs's ranged GETs alike)
+# the requests of an open (HEAD, the metadata's first ranges), how many requests a reader
+# keeps in flight at once (zarr-python's default concurrency; s3fs's ranged GETs alike), and
+# the bytes a response brings per second through the relay (bench/README.md, Object storage:
+# a slice of the paged 4x4x256 file, 1.8 GB in 355 requests, 12.3 s at 20 ms)
 SECONDS_PER_REQUEST = 0.002
 OPEN_REQUESTS = 3
 REQUESTS_IN_FLIGHT = 10
+S3_BYTES_PER_S = 400 * MB
+# fsspec's file caches that keep the blocks they fetched (a block serves every piece inside
+# it); the others keep one span at most, which HDF5's index lookups between its chunk reads
+# move away, so every piece is a request of a block of its own
+KEEPS_BLOCKS = ("blockcache", "all", "mmap", "parts", "background")
 
 
 def _runs(shape: tuple[int, ...], size: tuple[int, ...]) -> int:
@@ -188,43 +195,65 @@ def _runs(shape: tuple[int, ...], size: tuple[int, ...]) -> int:
 
 def request_seconds(sweep, store) -> float:
     """A query job's requests on an object store (:func:`read_requests`) priced at the
-    filesystem's latency plus :data:`SECONDS_PER_REQUEST` each (0 on a filesystem)."""
+    filesystem's latency plus :data:`SECONDS_PER_REQUEST` each, and the bytes they bring
+    (:func:`read_bytes`) at :data:`S3_BYTES_PER_S` (0 on a filesystem)."""
     fs = store.filesystem
     if fs.s3 is None:
         return 0.0
-    return read_requests(sweep, store) * (fs.s3.latency_ms / 1e3 + SECONDS_PER_REQUEST)
+    requests, received = _remote_reads(sweep, store)
+    return requests * (fs.s3.latency_ms / 1e3 + SECONDS_PER_REQUEST) + received / S3_BYTES_PER_S
 
 
 def read_requests(sweep, store) -> float:
     """A query job's requests on an object store, waited for one after another (0 on a
     filesystem), a rough model: per read, an open, then for a store read as one file through
-    blocks (HDF5) the chunks or runs its selection touches but at most the blocks their span
-    covers, for a store of objects (Zarr) its chunks touched and for raw its runs, each
-    :data:`REQUESTS_IN_FLIGHT` at a time; every case, read option and cold mode."""
+    blocks (HDF5) the chunks or runs its selection touches, at most the blocks their span
+    covers where the file object keeps its blocks (:data:`KEEPS_BLOCKS`), for a store of
+    objects (Zarr) its chunks touched and for raw its runs, each :data:`REQUESTS_IN_FLIGHT`
+    at a time; every case, read option and cold mode."""
+    return _remote_reads(sweep, store)[0]
+
+
+def read_bytes(sweep, store) -> float:
+    """The bytes a query job's requests on an object store bring (0 on a filesystem): a block
+    per request where the file object fetches blocks, else the pieces' own bytes."""
+    return _remote_reads(sweep, store)[1]
+
+
+def _remote_reads(sweep, store) -> tuple[float, float]:
     fs = store.filesystem
     if fs.s3 is None:
-        return 0.0
-    options = sweep.read_options(store.backend.name, fs)
-    blocks = [getattr(getattr(option, "read", None), "block_size", 0) for option in options]
+        return 0.0, 0.0
+    reads = [getattr(option, "read", None) for option in sweep.read_options(store.backend.name, fs)]
     itemsize, layout, shape = sweep.dtype.itemsize, store.layout, sweep.shape
     row_bytes = math.prod(shape[1:]) * itemsize  # one index of the first axis, stored
-    total = 0.0
+    requests_total = bytes_total = 0.0
     for case in sweep.read_cases:
         size = case.size(shape)
         if layout.chunk_shape is None:
             pieces, rows = _runs(shape, size), size[0]
+            piece_bytes = math.prod(size) * itemsize / pieces
         else:
             pieces = layout.chunks_touched(tuple(0 for _ in size), size)
             rows = min(shape[0], (math.ceil(size[0] / layout.chunk_shape[0]) + 1) * layout.chunk_shape[0])
-        requests = 0.0
-        for block in blocks:  # each read option
-            if block:  # one file through blocks: a block serves every piece inside it
-                requests += min(pieces, math.ceil(rows * row_bytes / block))
+            piece_bytes = layout.chunk_bytes(itemsize)
+        requests = received = 0.0
+        for read in reads:  # each read option
+            if read is None or read.cache_type == "none":
+                n = pieces if read is not None else pieces / REQUESTS_IN_FLIGHT
+                requests += n
+                received += pieces * piece_bytes
+            elif read.cache_type in KEEPS_BLOCKS:
+                n = min(pieces, math.ceil(rows * row_bytes / read.block_size))
+                requests += n
+                received += n * read.block_size
             else:
-                requests += pieces / REQUESTS_IN_FLIGHT
+                requests += pieces
+                received += pieces * max(read.block_size, piece_bytes)
         n = len(sweep.policies) * case.repeats * len(case.cold_modes)
-        total += n * (len(blocks) * OPEN_REQUESTS + requests)
-    return total
+        requests_total += n * (len(reads) * OPEN_REQUESTS + requests)
+        bytes_total += n * received
+    return requests_total, bytes_total
 
 
 def query_seconds(sweep, layout, compression, from_device: bool = True, backend: str | None = None) -> float:

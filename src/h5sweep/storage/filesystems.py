@@ -103,6 +103,7 @@ class Filesystem:
     stripe: dict | None  # Lustre striping of the directory: {count, size} (lfs setstripe)
     s3: objectstore.S3Location | None = None  # an object store the stores go to (path: their staging)
     s3_reads: tuple = ()  # on an object store: how a store read as one file is fetched (FileRead each)
+    s3_zarr_stores: tuple = ()  # on an object store: the stores zarr-python reads through
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -149,6 +150,7 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
         if locations[0] is not None and entry["stripe"] is not None:
             raise ConfigError(f"{key}.stripe", entry["stripe"], "stripes a Lustre directory, not an object store")
         reads = () if entry["s3"] is None else _file_reads(entry["s3"], f"{key}.s3.reads")
+        zarr_stores = () if entry["s3"] is None else _zarr_stores(entry["s3"], f"{key}.s3.zarr_stores")
         for s3 in locations:
             # several latencies: a filesystem each, with its own staging directory
             named = name if s3 is None or len(locations) == 1 else f"{name}_{s3.latency_ms:g}ms"
@@ -162,6 +164,7 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
                 stripe_from_config(entry["stripe"], f"{key}.stripe"),
                 s3,
                 reads,
+                zarr_stores,
             )
             _add_usable(fs, key, probe, found, seen)
     if not found:
@@ -171,6 +174,10 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
 
 def _file_reads(entry: dict, key: str) -> tuple:
     return objectstore.file_reads_from_config(objectstore.SETTINGS.filled(entry)["reads"], key)
+
+
+def _zarr_stores(entry: dict, key: str) -> tuple:
+    return objectstore.zarr_stores_from_config(objectstore.SETTINGS.filled(entry)["zarr_stores"], key)
 
 
 def _add_usable(fs: Filesystem, key: str, probe: bool, found: list, seen: dict) -> None:

@@ -6,7 +6,9 @@ bytes, so a read's evidence is its requests: how many, how many bytes they asked
 received, and which of them fetched metadata rather than the selection's data.
 :class:`RequestLog` counts them at the client, from the S3 client's own events (each request
 as it is sent, each response as it is parsed), whatever library reads through it (zarr-python
-through fsspec, h5py through an fsspec file, ranged GETs of a raw file).
+through fsspec, h5py through an fsspec file, ranged GETs of a raw file); :class:`RelayLog`
+counts those of libraries that send their own (obstore, tensorstore) from the log of the relay
+every request to an http:// endpoint passes (:mod:`h5sweep.storage.latency`).
 
 Credentials come from where every S3 client finds them (``AWS_ACCESS_KEY_ID`` and
 ``AWS_SECRET_ACCESS_KEY``, ``AWS_PROFILE`` and the shared credentials file), never from the
@@ -15,6 +17,8 @@ client is made."""
 
 from __future__ import annotations
 
+import bisect
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -38,7 +42,8 @@ group(
     (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED),
     (
         "Reads of a store on an object store: the requests the read's client sent during the timed "
-        "read (counted at the client, from the S3 client's own events), those that fetched bytes of the "
+        "read (counted at the client, from the S3 client's own events; obstore's and tensorstore's, which "
+        "send their own, by the relay on the loopback that every request passes), those that fetched bytes of the "
         "selection's chunks and those that fetched anything else (the library's metadata, a listing, a "
         "HEAD), the bytes their ranges asked for and the bytes of the responses. Empty for stores on a "
         "filesystem."
@@ -157,6 +162,19 @@ def file_reads_from_config(entries: list, key: str) -> tuple[FileRead, ...]:
     return tuple(dict.fromkeys(found))
 
 
+# the stores zarr-python reads an object store's Zarr store through
+FSSPEC, OBSTORE = "fsspec", "obstore"
+ZARR_STORES = (FSSPEC, OBSTORE)
+
+
+def zarr_stores_from_config(entries: list, key: str) -> tuple[str, ...]:
+    """``filesystems.<name>.s3.zarr_stores``, checked, in order, without repeats."""
+    for i, entry in enumerate(entries):
+        if entry not in ZARR_STORES:
+            raise ConfigError(f"{key}[{i}]", entry, f"is not one of {', '.join(ZARR_STORES)}")
+    return tuple(dict.fromkeys(entries))
+
+
 SETTINGS = Block(
     "s3",
     "An S3-compatible object store instead of a directory: the test stores are objects under "
@@ -171,10 +189,21 @@ SETTINGS = Block(
             "array",
             [0],
             "Emulated first-byte latency: each request held this many milliseconds on its way to the "
-            "server (a relay on the loopback; http endpoints only), each value a filesystem of its own "
+            "server (by the relay on the loopback every request to an http:// endpoint passes, at 0 ms "
+            "too; http endpoints only), each value a filesystem of its own "
             "named <name>_<ms>ms, its stores under <prefix>/<ms>ms (e.g. [0, 20, 50]; one value keeps "
             "the name and the prefix). Rows say it (latency_ms).",
             {"items": {"type": "number", "minimum": 0}, "minItems": 1},
+        ),
+        Setting(
+            "zarr_stores",
+            "array",
+            ["fsspec"],
+            "The stores zarr-python reads a Zarr store through, each a read option of its own (column "
+            "zarr_store): fsspec (s3fs, its requests counted by the S3 client's events) or obstore (its "
+            "requests counted by the relay, on http:// endpoints only). tensorstore reads through its own "
+            "s3 key-value store, also counted by the relay.",
+            {"items": {"enum": list(ZARR_STORES)}, "minItems": 1},
         ),
         Setting(
             "reads",
@@ -218,7 +247,9 @@ def locations_from_config(entry: dict, key: str) -> list[S3Location]:
     """``filesystems.<name>.s3``: checked, each refusal naming its key; one location per
     emulated latency."""
     entry = SETTINGS.filled(entry)
-    base = location_from_config({k: v for k, v in entry.items() if k not in ("latency_ms", "reads")}, key)
+    base = location_from_config(
+        {k: v for k, v in entry.items() if k not in ("latency_ms", "reads", "zarr_stores")}, key
+    )
     latencies = list(dict.fromkeys(float(ms) for ms in entry["latency_ms"]))
     if any(ms > 0 for ms in latencies) and not base.endpoint.startswith("http://"):
         raise ConfigError(f"{key}.latency_ms", entry["latency_ms"], "is emulated on http:// endpoints only")
@@ -312,16 +343,21 @@ class RequestLog:
         client.meta.events.register("after-call.s3.GetObject", self._got)
 
     def _sent(self, request, **_) -> None:
-        parts = urlsplit(request.url)
+        self._add(request.method, request.url, request.headers.get("Range"))
+
+    def _add(self, method: str, url: str, range_header) -> Request:
+        parts = urlsplit(url)
         path = unquote(parts.path).lstrip("/")
         key = path.split("/", 1)[1] if "/" in path else ""  # path-style: /bucket/key
-        start, stop = parse_range(request.headers.get("Range"))
-        if request.method not in ("GET", "PUT") or parts.query and not key:
+        start, stop = parse_range(range_header)
+        if method not in ("GET", "PUT") or parts.query and not key:
             kind = METADATA  # a HEAD, a listing, a bucket's location
         else:
-            kind = self.classify(request.method, key, start, stop)
+            kind = self.classify(method, key, start, stop)
+        request = Request(method, key, start, stop, kind)
         with self._lock:
-            self.requests.append(Request(request.method, key, start, stop, kind))
+            self.requests.append(request)
+        return request
 
     def _got(self, http_response=None, parsed=None, **_) -> None:
         size = (parsed or {}).get("ContentLength")
@@ -330,14 +366,19 @@ class RequestLog:
                 self.received += int(size)
 
     def mark(self) -> tuple[int, int]:
-        """Where the log stands now: pass it to :meth:`since`."""
+        """Where the log stands now (cheap enough to take inside a clock): pass it to
+        :meth:`since` or :meth:`between`."""
         with self._lock:
             return len(self.requests), self.received
 
     def since(self, mark: tuple[int, int]) -> dict:
         """The counts of the requests sent after ``mark``: a read row's request columns."""
+        return self.between(mark, self.mark())
+
+    def between(self, first: tuple[int, int], last: tuple[int, int]) -> dict:
+        """The counts of the requests sent between two marks."""
         with self._lock:
-            new, received = self.requests[mark[0] :], self.received - mark[1]
+            new, received = self.requests[first[0] : last[0]], last[1] - first[1]
         data = [r for r in new if r.kind == DATA]
         return {
             REQUESTS: len(new),
@@ -346,6 +387,46 @@ class RequestLog:
             BYTES_REQUESTED: sum(r.asked or 0 for r in new if r.method == "GET"),
             BYTES_RECEIVED: received,
         }
+
+
+class RelayLog(RequestLog):
+    """The requests a relay (:mod:`h5sweep.storage.latency`) passed on, read from its log: for
+    a library that sends its own requests, without an S3 client whose events can be counted
+    (obstore, tensorstore). A mark is where the log file ends (one ``fstat``); the lines after
+    it are read when the counts are asked for. Every request through the relay is counted, so
+    one reader at a time may use it (the sweep reads one store at a time)."""
+
+    def __init__(self, path: str, classify: Callable[[str, str, int | None, int | None], str] = _default_kind):
+        super().__init__(classify)
+        self.path, self._fd = path, os.open(path, os.O_RDONLY)
+        self._start = self.mark()  # the lines before it are other readers'
+        self._ends: list[int] = []  # where each line read ends in the file
+        self._received: list[int] = []  # the bytes received through each line read
+
+    def mark(self) -> int:
+        return os.fstat(self._fd).st_size
+
+    def _at(self, offset: int) -> tuple[int, int]:
+        """The log read up to ``offset``; (requests, bytes received) there, as RequestLog's mark."""
+        read = self._ends[-1] if self._ends else self._start
+        if offset > read:
+            for line in os.pread(self._fd, offset - read, read).splitlines(keepends=True):
+                read += len(line)
+                method, target, asked, status, length = line.decode("latin-1").rstrip("\n").split("\t")
+                request = self._add(method, target, asked or None)
+                if method == "GET" and request.key and length and 200 <= int(status) < 300:
+                    self.received += int(length)
+                self._ends.append(read)
+                self._received.append(self.received)
+        n = bisect.bisect_right(self._ends, offset)
+        return n, self._received[n - 1] if n else 0
+
+    def between(self, first: int, last: int) -> dict:
+        last_mark = self._at(last)
+        return super().between(self._at(first), last_mark)
+
+    def close(self) -> None:
+        os.close(self._fd)
 
 
 def cache_state(counts: dict) -> str:
@@ -377,20 +458,37 @@ def client(location: S3Location, log: RequestLog | None = None, asynchronous: bo
 _RELAYS: dict[tuple[str, float], object] = {}  # this process's relays, by (endpoint, delay)
 
 
-def relay_endpoint(location: S3Location) -> str:
-    """Where a client of ``location`` connects: the server, or the relay that delays its
-    requests (started once per process and delay, stopped when the process ends)."""
-    if not location.latency_ms:
-        return location.endpoint
+def relay(location: S3Location):
+    """The relay every client of ``location`` connects through (an http:// endpoint's; started
+    once per process and delay, stopped when the process ends): it holds each request for the
+    emulated latency (none at 0 ms) and logs it. None for an https:// endpoint, reached
+    directly."""
+    if not location.endpoint.startswith("http://"):
+        return None
     key = (location.endpoint, location.latency_ms)
     if key not in _RELAYS:
         import atexit
 
         from h5sweep.storage.latency import Relay
 
-        relay = _RELAYS[key] = Relay(location.endpoint, location.latency_ms)
-        atexit.register(relay.__exit__)
-    return _RELAYS[key].endpoint
+        found = _RELAYS[key] = Relay(location.endpoint, location.latency_ms)
+        atexit.register(found.__exit__)
+    return _RELAYS[key]
+
+
+def relay_endpoint(location: S3Location) -> str:
+    """Where a client of ``location`` connects: its relay, or the server itself (https://)."""
+    found = relay(location)
+    return location.endpoint if found is None else found.endpoint
+
+
+def relay_log(location: S3Location, classify=_default_kind) -> RelayLog:
+    """A count of the requests the relay of ``location`` passes on from now (for a library
+    without an S3 client of botocore's: obstore, tensorstore)."""
+    found = relay(location)
+    if found is None:
+        raise ValueError(f"requests to {location.endpoint} pass no relay to count them (http:// endpoints only)")
+    return RelayLog(found.log_path, classify)
 
 
 def _connected(fs):

@@ -58,12 +58,18 @@ def _check_object_stores(filesystems: list, optional: dict, read_options: dict) 
             raise ConfigError(
                 f"cases.{name}", "set", f"is not measured on an object store (filesystems.{remote.name}.s3) yet"
             )
-    for backend, options in read_options.items():
-        for option in options:
-            found = refusal(backend, option)
-            if found is not None:
-                key, value, why = found
-                raise ConfigError(key, value, f"{why} (filesystems.{remote.name}.s3)")
+    from h5sweep.backends.remote import remote_options
+
+    for fs in filesystems:
+        if fs.s3 is None:
+            continue
+        for backend, options in read_options.items():
+            for option in remote_options(backend, options, fs.s3_reads, fs.s3_zarr_stores):
+                found = refusal(backend, option, fs.s3)
+                if found is not None:
+                    key, value, why = found
+                    key = f"filesystems.{fs.name}.{key}" if key.startswith("s3.") else key
+                    raise ConfigError(key, value, f"{why} (filesystems.{fs.name}.s3: {fs.s3.endpoint})")
 
 
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
@@ -260,13 +266,14 @@ class Sweep:
     def read_options(self, backend: str, filesystem=None) -> list:
         """A backend's read options, each measured separately: HDF5's chunk caches, Zarr's
         readers; on an object store (``filesystem``), a store read as one file in each of the
-        filesystem's reads (``filesystems.<name>.s3.reads``)."""
+        filesystem's reads (``filesystems.<name>.s3.reads``), zarr-python through each of its
+        Zarr stores (``zarr_stores``)."""
         options = self.options_by_backend[backend]
         if filesystem is None or filesystem.s3 is None:
             return options
         from h5sweep.backends.remote import remote_options
 
-        return remote_options(backend, options, filesystem.s3_reads)
+        return remote_options(backend, options, filesystem.s3_reads, filesystem.s3_zarr_stores)
 
     def layout(self, layout_id: str) -> Layout:
         """The configured layout with this id (carrying its name, if it was given one)."""
