@@ -18,7 +18,7 @@ define install_pinned
 		&& $(1)/bin/python -m pip install --quiet --no-index --find-links $(WHEELS) --no-deps $(foreach f,$(2),-r $(f)); }
 endef
 
-.PHONY: install install-mpi bytecode sweep sweep-held s3-start s3-stop test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio plan studies-plan docs
+.PHONY: install install-mpi bytecode sweep sweep-held s3-start s3-stop test test-fast lint format dry-run report bench bench-findings bench-plan bench-calibration bench-mpiio bench-s3readers plan studies-plan docs
 
 install: $(STAMP)
 
@@ -136,6 +136,10 @@ bench-calibration: install
 # the parallel passes' goal: a collective read pass against bare MPI-IO on the same bytes
 bench-mpiio: install-mpi
 	mpirun $$( [ "$$(id -u)" = 0 ] && echo --allow-run-as-root ) --oversubscribe -n 2 $(MPI_VENV)/bin/python bench/mpiio.py results/scratch/bench-mpiio
+
+# Zarr's readers on the local object store (make s3-start first), side by side
+bench-s3readers: install
+	cd bench && ../$(BIN)/python s3readers.py
 
 # the plan alone, without starting Snakemake (python -m h5sweep.sweep; a dry run prints the same)
 plan: install bytecode

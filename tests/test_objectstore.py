@@ -104,6 +104,25 @@ def test_a_read_of_each_backend_counts_the_requests_the_server_served(tmp_path, 
         assert counts["bytes_received"] == 8 * 5 * 5 * 100 * 2  # uncompressed chunks
 
 
+@pytest.mark.parametrize("reader", ["fsspec", "obstore", "tensorstore"])
+def test_a_sharded_zarr_stores_index_reads_are_counted_as_metadata(tmp_path, s3, reader):
+    """A shard's chunks are ranges of its object: a reader fetches the shard's index (a range
+    at its end) before the chunks it needs. Every reader's requests equal the server's; the
+    index ranges are metadata requests, the chunk ranges data requests, one per chunk."""
+    layout = Layout((5, 5, 100), shard_shape=(10, 10, 500))
+    location, name, classify = _store(tmp_path, s3, "zarr", layout)
+    start, size = (8, 4, 120), (4, 2, 150)  # 2 x 2 x 2 chunks of 5 x 5 x 100, in 2 shards
+    got, counts, served = _read(s3, "zarr", location, name, classify, start, size, None, ZARR_READERS[reader])
+    box = tuple(slice(a, a + n) for a, n in zip(start, size, strict=True))
+    assert np.array_equal(got, _values()[box])
+    assert counts["requests"] == len(served)
+    shards = Layout(layout.shard_shape).chunks_touched(start, size)
+    assert counts["data_requests"] == layout.chunks_touched(start, size) == 8
+    # each shard touched: its index, a range at its end, fetched once
+    assert counts["metadata_requests"] == shards == 2
+    assert all(s.range for s in served if "/c/" in s.path)  # no shard fetched whole
+
+
 def test_hdf5s_page_buffer_on_a_paged_file_needs_fewer_requests_than_an_unpaged_file(tmp_path, s3):
     """Small chunks of a file read through a small fsspec block: every chunk's index and data
     a request of its own; a file written with paged aggregation and read with a page buffer
@@ -535,3 +554,13 @@ def test_an_object_stores_reads_are_read_options_of_the_stores_read_as_one_file(
     ]:
         with pytest.raises(ConfigError, match=key):
             filesystems_from_config({"cloud": {"path": "staging", "s3": {**s3, "reads": [entry]}}}, probe=False)
+    # a page buffer holds whole pages: one smaller than a page of layouts.pages holds none
+    paged = {**config, "layouts": {**config["layouts"], "pages": ["64 KiB"]}}
+    small = [{}, {"block_size": 4096, "cache_type": "none", "page_buffer": "16 KiB"}]
+    paged["filesystems"] = {"cloud": {"path": "staging", "s3": {**s3, "reads": small}}}
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.reads\[1\]\.page_buffer='16 KiB'.*64 KiB"):
+        load_sweep(paged, probe=False)
+    paged["filesystems"]["cloud"]["s3"]["reads"][1]["page_buffer"] = "64 KiB"
+    assert load_sweep(paged, probe=False).filesystem("cloud").s3_reads[1].page_buffer == 65536
+    # a range from an offset to the end, and a suffix range (the last n bytes)
+    assert parse_range("bytes=10-") == (10, None) and parse_range("bytes=-16") == (-16, None)

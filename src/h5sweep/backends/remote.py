@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import io
+import math
 import os
 import time
 from collections.abc import Callable
@@ -134,14 +135,49 @@ def classifier(backend: str, local_path: str, dataset_name: str) -> Callable[[st
     """What a request for the store uploaded from ``local_path`` fetches: a function of
     (method, key, start, stop) for :class:`h5sweep.storage.objectstore.RequestLog`."""
     if backend == ZARR:
-        return lambda method, key, start, stop: METADATA if key.endswith(("zarr.json", ".zmetadata")) else DATA
+        return _zarr_classifier(local_path)
     if backend == RAW:
         with open(local_path, "rb") as f:
             header = read_header(f)[0]
         return lambda method, key, start, stop: METADATA if stop is not None and stop <= header else DATA
     if backend == HDF5:
-        return _hdf5_classifier(_hdf5_extents(local_path, dataset_name))
+        return _hdf5_classifier(_hdf5_extents(local_path, dataset_name), os.path.getsize(local_path))
     raise ValueError(f"no remote reads for the {backend} backend")
+
+
+def _zarr_classifier(path: str):
+    """A Zarr store's requests: its metadata objects, and in a sharded store the ranges inside
+    a shard's index (zarr-python reads it apart, a range of its own, before the chunks it
+    needs), are metadata; the rest fetches chunks."""
+    import json
+
+    with open(os.path.join(path, "zarr.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    ndim = len(meta["shape"])
+    sharding = next((c["configuration"] for c in meta.get("codecs", []) if c["name"] == "sharding_indexed"), None)
+    index_bytes, at_end, sizes = 0, True, {}
+    if sharding is not None:
+        shard = meta["chunk_grid"]["configuration"]["chunk_shape"]
+        per_shard = math.prod(s // c for s, c in zip(shard, sharding["chunk_shape"], strict=True))
+        checksum = any(c["name"] == "crc32c" for c in sharding.get("index_codecs", []))
+        index_bytes = 16 * per_shard + (4 if checksum else 0)  # an offset and a length per chunk
+        at_end = sharding.get("index_location", "end") == "end"
+        sizes = {key: os.path.getsize(local) for local, key in objects(path)}
+
+    def classify(method: str, key: str, start: int | None, stop: int | None) -> str:
+        if key.endswith(("zarr.json", ".zmetadata")):
+            return METADATA
+        if not index_bytes or start is None:
+            return DATA
+        size = sizes.get("/".join(key.split("/")[-(ndim + 1) :]))
+        if size is None:
+            return DATA
+        first = size + start if start < 0 else start
+        last = size if stop is None else stop
+        inside = first >= size - index_bytes if at_end else last <= index_bytes
+        return METADATA if inside else DATA
+
+    return classify
 
 
 def _hdf5_extents(path: str, dataset_name: str) -> list[tuple[int, int]]:
@@ -161,12 +197,15 @@ def _hdf5_extents(path: str, dataset_name: str) -> list[tuple[int, int]]:
     return sorted(extents)
 
 
-def _hdf5_classifier(extents: list[tuple[int, int]]):
+def _hdf5_classifier(extents: list[tuple[int, int]], size: int):
     starts = [a for a, _ in extents]
 
     def classify(method: str, key: str, start: int | None, stop: int | None) -> str:
         if start is None:
             return DATA if extents else METADATA  # the whole file
+        if start < 0:  # the file's last -start bytes
+            start = max(0, size + start)
+        stop = size if stop is None else stop
         i = bisect.bisect_right(starts, stop - 1) - 1  # the last extent starting inside or before the range
         return DATA if i >= 0 and extents[i][1] > start else METADATA
 

@@ -301,23 +301,32 @@ class Request:
 
     method: str
     key: str
-    start: int | None
-    stop: int | None  # exclusive
+    start: int | None  # negative: the object's last -start bytes (a suffix range)
+    stop: int | None  # exclusive; None: to the object's end
     kind: str
 
     @property
     def asked(self) -> int | None:
-        return None if self.start is None else self.stop - self.start
+        if self.start is None:
+            return None
+        if self.stop is None:
+            return -self.start if self.start < 0 else None
+        return self.stop - self.start
 
 
 def parse_range(header: str | bytes | None) -> tuple[int | None, int | None]:
-    """``bytes=a-b`` as [a, b + 1); None, None without a Range (or one not of that form)."""
+    """``bytes=a-b`` as [a, b + 1), ``bytes=a-`` as [a, None), the suffix ``bytes=-n`` as
+    (-n, None); None, None without a Range (or one not of these forms)."""
     if not header:
         return None, None
     if isinstance(header, bytes):
         header = header.decode("ascii", "replace")
-    found = re.fullmatch(r"bytes=(\d+)-(\d+)", header.strip())
-    return (int(found[1]), int(found[2]) + 1) if found else (None, None)
+    found = re.fullmatch(r"bytes=(\d*)-(\d*)", header.strip())
+    if not found or not (found[1] or found[2]):
+        return None, None
+    if not found[1]:
+        return -int(found[2]), None
+    return int(found[1]), (int(found[2]) + 1 if found[2] else None)
 
 
 def _default_kind(method: str, key: str, start: int | None, stop: int | None) -> str:
