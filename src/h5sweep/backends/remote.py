@@ -291,8 +291,11 @@ class RemoteZarr(OpenedStore):
 
         return read
 
+    close_client = None  # an asynchronous client's session, closed on zarr-python's loop
+
     def close(self) -> None:
-        pass
+        if self.close_client is not None:
+            self.close_client()
 
 
 def _region() -> str:
@@ -387,15 +390,18 @@ def remote_opener(
         def opener() -> OpenedStore:
             return RemoteZarr(store)
     elif backend == ZARR:
-        from zarr.core.sync import sync
+        from zarr.core.sync import _get_loop, sync
 
-        fs = objectstore.client(location, asynchronous=True)
+        # on zarr-python's loop, where its store awaits it (and where it is closed)
+        fs = objectstore.client(location, asynchronous=True, loop=_get_loop())
         sync(objectstore.attach_async(fs, log))
 
         def opener() -> OpenedStore:
             from zarr.storage import FsspecStore
 
-            return RemoteZarr(FsspecStore(fs, path=path, read_only=True))
+            store = RemoteZarr(FsspecStore(fs, path=path, read_only=True))
+            store.close_client = lambda: sync(objectstore.close_async(fs))
+            return store
     elif backend == RAW:
         fs = objectstore.client(location, log)
 

@@ -512,6 +512,15 @@ async def attach_async(fs, log: RequestLog) -> None:
     log.attach(fs.s3)
 
 
+async def close_async(fs) -> None:
+    """Close an asynchronous s3fs filesystem's client (its connections) on the loop it runs on:
+    left to the garbage collector, it is closed from no loop, with warnings."""
+    creator = getattr(fs, "_s3creator", None)
+    if creator is not None:
+        await creator.__aexit__(None, None, None)
+        fs._s3creator = fs._s3 = None
+
+
 def unreachable(location: S3Location) -> str | None:
     """None where this environment's credentials can list ``location``'s bucket on its
     server, else why not (before any job runs)."""
