@@ -256,6 +256,42 @@ def test_the_read_engine_reads_a_remote_store_cold_each_time_and_records_its_req
     assert not objectstore.client(where).exists(where.path(f"store.{backend}"))
 
 
+def test_under_cold_first_a_case_opens_one_client_and_its_later_reads_use_what_it_fetched(tmp_path, s3):
+    """``cold: first`` on an object store: one new client per case, opened by its first read
+    (inside its clock); the later reads go through the same client, and with s3fs's default
+    5 MiB readahead block, which held this small file whole after the open, they send no
+    request (``cache_state`` warm)."""
+    from conftest import read_cases
+
+    from h5sweep.backends.remote import RemoteBackend
+    from h5sweep.cases import read_cases_from_config
+    from h5sweep.storage import columns as C
+    from h5sweep.storage.datasources import SyntheticSource
+
+    record, location = s3
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    where = S3Location(location.endpoint, location.bucket, "engine-first")
+    remote = RemoteBackend(backends.load("hdf5"), where, staging, FileRead())
+    layout = Layout((5, 5, 100))
+    source = SyntheticSource(SMALL, np.uint16, seed=5)
+    path = str(staging / "store.hdf5")
+    remote.write_fast(path, source.materialize(), layout, parse_compression("none"), "data", 1)
+    cases = read_cases_from_config({"slice": {"repeats": 3, "cold": "first"}}, SMALL)
+    mark = record.mark()
+    rows = read_cases(remote, path, cases, SMALL, 7, source, layout)  # values checked by the engine
+    served = record.since(mark)
+    first, later = rows[0], rows[1:]
+    assert len(rows) == 3 and first[C.CACHE_STATE] == "cold" and first["open_requests"] >= 1
+    assert first["requests"] == len(served)  # the open's and the read's, nothing after
+    assert all(r["requests"] == 0 and r[C.CACHE_STATE] == "warm" and pd_isna(r["open_requests"]) for r in later)
+    remote.remove(path)
+
+
+def pd_isna(value) -> bool:
+    return value is None or value != value
+
+
 def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_reads_requests(
     workflow, tmp_path, s3, seaweed, monkeypatch
 ):

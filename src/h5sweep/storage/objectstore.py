@@ -116,7 +116,8 @@ READS = Block(
             None,
             0,
             "The library's page buffer for a file written with paged aggregation (layouts.pages), in "
-            "bytes or a size; 0 sets none. Files written without pages ignore it.",
+            "bytes or a size, at least the largest page (it holds whole pages); 0 sets none. Files "
+            "written without pages ignore it.",
             {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]},
         ),
     ),
