@@ -261,6 +261,7 @@ def test_under_cold_first_a_case_opens_one_client_and_its_later_reads_use_what_i
     (inside its clock); the later reads go through the same client, and with s3fs's default
     5 MiB readahead block, which held this small file whole after the open, they send no
     request (``cache_state`` warm)."""
+    import pandas as pd
     from conftest import read_cases
 
     from h5sweep.backends.remote import RemoteBackend
@@ -284,12 +285,8 @@ def test_under_cold_first_a_case_opens_one_client_and_its_later_reads_use_what_i
     first, later = rows[0], rows[1:]
     assert len(rows) == 3 and first[C.CACHE_STATE] == "cold" and first["open_requests"] >= 1
     assert first["requests"] == len(served)  # the open's and the read's, nothing after
-    assert all(r["requests"] == 0 and r[C.CACHE_STATE] == "warm" and pd_isna(r["open_requests"]) for r in later)
+    assert all(r["requests"] == 0 and r[C.CACHE_STATE] == "warm" and pd.isna(r["open_requests"]) for r in later)
     remote.remove(path)
-
-
-def pd_isna(value) -> bool:
-    return value is None or value != value
 
 
 def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_reads_requests(

@@ -127,9 +127,11 @@ class Filesystem:
         return None
 
 
-def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesystem]:
+def filesystems_from_config(entries: dict, probe: bool = True, largest_page: int = 0) -> list[Filesystem]:
     """Parse ``filesystems:``; drop optional ones that are not usable, refuse required ones
-    (``probe=False``: take them as they are, for a process that re-reads a checked sweep)."""
+    (``probe=False``: take them as they are, for a process that re-reads a checked sweep).
+    ``largest_page``: the largest of ``layouts.pages``, which an object store's page buffers
+    must hold."""
     found: list[Filesystem] = []
     seen: dict[str, str] = {}
     for name, entry in entries.items():
@@ -149,7 +151,7 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
             raise ConfigError(f"{key}.read_copies", copies, "is 1 on an object store (a cold read is a new client)")
         if locations[0] is not None and entry["stripe"] is not None:
             raise ConfigError(f"{key}.stripe", entry["stripe"], "stripes a Lustre directory, not an object store")
-        reads = () if entry["s3"] is None else _file_reads(entry["s3"], f"{key}.s3.reads")
+        reads = () if entry["s3"] is None else _file_reads(entry["s3"], f"{key}.s3.reads", largest_page)
         zarr_stores = () if entry["s3"] is None else _zarr_stores(entry["s3"], f"{key}.s3.zarr_stores")
         for s3 in locations:
             # several latencies: a filesystem each, with its own staging directory
@@ -172,8 +174,8 @@ def filesystems_from_config(entries: dict, probe: bool = True) -> list[Filesyste
     return found
 
 
-def _file_reads(entry: dict, key: str) -> tuple:
-    return objectstore.file_reads_from_config(objectstore.SETTINGS.filled(entry)["reads"], key)
+def _file_reads(entry: dict, key: str, largest_page: int) -> tuple:
+    return objectstore.file_reads_from_config(objectstore.SETTINGS.filled(entry)["reads"], key, largest_page)
 
 
 def _zarr_stores(entry: dict, key: str) -> tuple:

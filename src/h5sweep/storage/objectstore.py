@@ -148,15 +148,23 @@ class FileRead:
         return {"block_size": self.block_size, "cache_type": self.cache_type, "page_buffer": self.page_buffer}
 
 
-def file_reads_from_config(entries: list, key: str) -> tuple[FileRead, ...]:
+def file_reads_from_config(entries: list, key: str, largest_page: int = 0) -> tuple[FileRead, ...]:
     """``filesystems.<name>.s3.reads``: each entry checked (a refusal names its key), in order,
-    without repeats."""
+    without repeats. A page buffer holds whole pages: one smaller than ``largest_page`` (the
+    largest of ``layouts.pages``) would hold none of that file's pages."""
     found = []
     for i, entry in enumerate(entries):
         entry = READS.filled(entry)
         block = parse_size(f"{key}[{i}].block_size", entry["block_size"])
         page = entry["page_buffer"]
         page = 0 if page == 0 else parse_size(f"{key}[{i}].page_buffer", page)
+        if 0 < page < largest_page:
+            raise ConfigError(
+                f"{key}[{i}].page_buffer",
+                entry["page_buffer"],
+                f"holds no {binary_size(largest_page)} page of layouts.pages (a page buffer holds whole pages: "
+                "make it at least one page, or 0 for none)",
+            )
         if entry["cache_type"] not in CACHE_TYPES:
             raise ConfigError(f"{key}[{i}].cache_type", entry["cache_type"], f"is not one of {', '.join(CACHE_TYPES)}")
         found.append(FileRead(block, str(entry["cache_type"]), page))

@@ -72,31 +72,6 @@ def _check_object_stores(filesystems: list, optional: dict, read_options: dict) 
                     raise ConfigError(key, value, f"{why} (filesystems.{fs.name}.s3: {fs.s3.endpoint})")
 
 
-def _check_page_buffers(entries: dict, layouts: list) -> None:
-    """A page buffer (``filesystems.<name>.s3.reads[].page_buffer``) holds whole pages: one
-    smaller than a page of ``layouts.pages`` would hold none of that file's pages."""
-    from h5sweep.storage import objectstore
-    from h5sweep.storage.sizes import binary_size, parse_size
-
-    pages = sorted({layout.page_size for layout in layouts if layout.page_size})
-    if not pages or not isinstance(entries, dict):
-        return
-    for name, entry in entries.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("s3"), dict):
-            continue
-        key = f"filesystems.{name}.s3.reads"
-        for i, read in enumerate(objectstore.SETTINGS.filled(entry["s3"])["reads"]):
-            value = objectstore.READS.filled(read)["page_buffer"]
-            buffer = parse_size(f"{key}[{i}].page_buffer", value) if value else 0
-            if 0 < buffer < pages[-1]:
-                raise ConfigError(
-                    f"{key}[{i}].page_buffer",
-                    value,
-                    f"holds no {binary_size(pages[-1])} page of layouts.pages (a page buffer holds whole "
-                    "pages: make it at least one page, or 0 for none)",
-                )
-
-
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     """The ``recommend:`` settings (their defaults filled in by the schema) checked against the
     read cases: the weights name read cases of the sweep and one is positive; ``sustained``
@@ -231,8 +206,8 @@ class Sweep:
         for spec in CASE_SPECS:  # each case's refusals that need the grid
             if optional.get(spec.name) is not None and spec.check_grid is not None:
                 spec.check_grid(optional[spec.name], grid)
-        _check_page_buffers(config["filesystems"], layouts)
-        filesystems = filesystems_from_config(config["filesystems"], probe)
+        largest_page = max((layout.page_size or 0 for layout in layouts), default=0)
+        filesystems = filesystems_from_config(config["filesystems"], probe, largest_page)
         _check_object_stores(filesystems, optional, read_options)
         return cls(
             name=config["sweep"],
