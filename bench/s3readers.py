@@ -24,13 +24,13 @@ import time
 import numpy as np
 from common import SAMPLES, spread
 
-from h5sweep.backends.remote import classifier, counted_by_relay, remote_opener, upload
+from h5sweep.backends.remote import classifier, remote_opener, request_log, upload
 from h5sweep.backends.zarr import write_fast
 from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.layouts import Layout
-from h5sweep.storage.objectstore import REQUESTS, RequestLog, S3Location
+from h5sweep.storage.objectstore import REQUESTS, S3Location
 
 SHAPE = (100, 100, 4096)  # the default cube, uint16
 CHUNKS = ((8, 8, 512), (16, 16, 2048))
@@ -53,12 +53,7 @@ def selections(seed: int = 7) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
 
 def one_read(location: S3Location, name: str, local: str, reader: ZarrReader, start, size, values) -> tuple[float, int]:
     """A new client's open and read of one selection, timed together; (seconds, requests)."""
-    classify = classifier("zarr", local, "data")
-    log = objectstore.relay_log(location, classify) if counted_by_relay("zarr", reader) else RequestLog(classify)
-    if reader.reader == "zarr-python":
-        import zarr
-
-        zarr.config.set({"async.concurrency": reader.concurrency})
+    log = request_log("zarr", reader, location, classifier("zarr", local, "data"))
     opener = remote_opener("zarr", location, name, "data", log, reader=reader)  # the client, before the clock
     buffer = np.empty(size, values.dtype)
     mark = log.mark()

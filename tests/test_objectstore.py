@@ -48,11 +48,10 @@ def _store(tmp_path, s3, backend: str, layout: Layout, compression: str = "none"
 def _read(s3, backend, location, name, classify, start, size, read=None, reader=None):
     """One read of a box through a new client: its values and the client's and the server's
     counts (obstore's and tensorstore's counted by the relay every request passes)."""
-    from h5sweep.backends.remote import counted_by_relay
+    from h5sweep.backends.remote import request_log
 
     record, _ = s3
-    relayed = reader is not None and counted_by_relay(backend, reader)
-    log = objectstore.relay_log(location, classify) if relayed else RequestLog(classify)
+    log = request_log(backend, reader, location, classify)
     opened = open_remote(backend, location, name, "data", log, read, None, reader)
     buffer = np.empty(size, np.uint16)
     do = opened.prepare(start, buffer)

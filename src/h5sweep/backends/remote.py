@@ -100,6 +100,14 @@ def counted_by_relay(backend: str, option) -> bool:
     return backend == ZARR and (option.reader == "tensorstore" or option.store == objectstore.OBSTORE)
 
 
+def request_log(backend: str, option, location: S3Location, classify) -> RequestLog:
+    """Where a read option's requests on ``location`` are counted: the relay's log for
+    obstore and tensorstore, the S3 client's events for the others."""
+    if option is not None and counted_by_relay(backend, option):
+        return objectstore.relay_log(location, classify)
+    return RequestLog(classify)
+
+
 def option_from_settings(entry: dict, decode) -> object:
     """A read option from a job's settings: ``decode`` (the backend's) of its own part, wrapped
     with how its file is fetched where the settings carry it."""
@@ -385,12 +393,19 @@ def remote_opener(
         def opener() -> OpenedStore:
             return RemoteTensorstore(location, name, context)
     elif backend == ZARR and reader is not None and reader.store == objectstore.OBSTORE:
+        import zarr
+
+        zarr.config.set({"async.concurrency": reader.concurrency})  # its chunk reads in flight
         store = _obstore(location, name)
 
         def opener() -> OpenedStore:
             return RemoteZarr(store)
     elif backend == ZARR:
+        import zarr
         from zarr.core.sync import _get_loop, sync
+
+        if reader is not None:  # its chunk reads in flight
+            zarr.config.set({"async.concurrency": reader.concurrency})
 
         # on zarr-python's loop, where its store awaits it (and where it is closed)
         fs = objectstore.client(location, asynchronous=True, loop=_get_loop())
@@ -541,13 +556,7 @@ class RemoteBackend(Backend):
         refused = refusal(self.name, option, self.location)
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
-        if self.name == ZARR:
-            import zarr
-
-            zarr.config.set({"async.concurrency": option.concurrency})
-        classify = classifier(self.name, path, dataset_name)
-        relayed = counted_by_relay(self.name, option)
-        log = objectstore.relay_log(self.location, classify) if relayed else RequestLog(classify)
+        log = request_log(self.name, option, self.location, classifier(self.name, path, dataset_name))
         kwargs = option.open_kwargs() if hasattr(option, "open_kwargs") else None
         reader = option if self.name == ZARR else None
         opener = remote_opener(self.name, self.location, self.key(path), dataset_name, log, read, kwargs, reader)
