@@ -4,6 +4,8 @@ to those the server served, split into data and metadata requests."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -386,6 +388,16 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
     chunked = small_reads[small_reads["chunk_shape"] == "2x2x50"]
     per_case = chunked.groupby(["case", "page_size"])["requests"].sum().unstack()
     assert (per_case[4096] < per_case[0]).all(), per_case
+    # the summary carries each store's request counts and read settings; the finding of the
+    # paged file is judged from them: 4 KiB blocks hold a 4 KiB page, the buffer 16 of them
+    summary = pd.read_csv(results / "summary.csv")
+    mine = summary[(summary["filesystem"] == "moto_20ms") & summary["policy"].notna()]
+    assert mine["requests_median"].notna().all() and (mine["latency_ms"] == 20).all()
+    assert set(mine.loc[mine["backend"] == "hdf5", "s3_block_size"]) == {4096, 5 * 2**20}
+    assert summary.loc[summary["filesystem"] == "disk", "requests_median"].isna().all()
+    found = pd.read_csv(results / "findings.csv").set_index(["filesystem", "finding"])["verdict"]
+    assert found["moto_20ms", "paged-file-fewer-requests"] == "holds"
+    assert found["disk", "paged-file-fewer-requests"] == "not measured"
     writes = rows[(rows["case"] == "write") & (rows["filesystem"] != "disk")]
     assert len(writes) >= 3 * 6 and (writes["fs_type"] == "s3").all()
     drawn = {p.name for p in (results / "plots").glob("*.png")}
@@ -393,6 +405,24 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
         assert any(fs in name for name in drawn), (fs, sorted(drawn))
     said = (results / "recommendation.md").read_text()
     assert "The latency on moto_20ms (20 ms) is emulated" in said
+    assert re.search(r"in \d+ requests \(\d+ for chunks\) that brought", said)  # why, per read
+    # each ranked store's requests per unit of work: its cases' mean requests per read, by the mix
+    ranked = pd.read_csv(results / "recommendation.csv")
+    assert ranked.loc[ranked["filesystem"] == "disk", "requests_per_unit"].isna().all()
+    remote = ranked[ranked["filesystem"] != "disk"]
+    assert remote["requests_per_unit"].notna().all()
+    for _, store in remote.iterrows():
+        mix = {case: float(n) for case, n in (part.split() for part in store["weights"].split(", "))}
+        mine = reads[
+            (reads["filesystem"] == store["filesystem"])
+            & (reads["backend"] == store["backend"])
+            & (reads["layout_id"] == store["layout_id"])
+            & (reads["read_option"] == store["read_option"])
+        ]
+        expected = sum(mine.loc[mine["case"] == case, "requests"].mean() * n for case, n in mix.items())
+        assert store["requests_per_unit"] == pytest.approx(expected), store["layout_id"]
+    decision = (results / "decision.md").read_text()
+    assert decision.count("- **Requests:** ") == 3  # moto_0ms, moto_20ms, weed; none for the disk
     # the page-reporting caveat names the disk at most: an object store's reads come from its server
     caveat = next((line for line in said.splitlines() if line.startswith("Caveat: cold reads")), "")
     assert not any(f"{fs} on " in caveat for fs in ("moto_0ms", "moto_20ms", "weed"))
@@ -433,8 +463,8 @@ def _compare_s3_with_posix(results, tmp_path):
     hdf5 = table[table["backend"] == "hdf5"]
     assert (hdf5["compared_option"] == "each system's best option").all() and len(hdf5) == 2 * 4
     on_s3 = hdf5.loc[hdf5["filesystem"] == "moto_20ms", "read_option"]
-    assert on_s3.str.contains("blocks").all()  # each store's own S3 read, by name
-    assert not hdf5.loc[hdf5["filesystem"] == "disk", "read_option"].str.contains("blocks").any()
+    assert on_s3.str.contains("blocks|no fsspec cache").all()  # each store's own S3 read, by name
+    assert not hdf5.loc[hdf5["filesystem"] == "disk", "read_option"].str.contains("blocks|fsspec").any()
     # Zarr's options differ too: on S3 they say the store a reader fetches through
     zarr_rows = table[table["backend"] == "zarr"]
     assert (zarr_rows["compared_option"] == "each system's best option").all()
@@ -535,7 +565,8 @@ def test_the_shipped_cloud_config_measures_each_latency_as_a_filesystem_of_its_o
     paged = [tf for tf in sweep.test_files() if tf.layout.page_size == 8 * 2**20]
     assert paged and {tf.backend.name for tf in paged} == {"hdf5"}
     for fs in sweep.filesystems:  # HDF5 in both of the filesystem's reads; Zarr as it is
-        assert [o.read.block_size for o in sweep.read_options("hdf5", fs)] == [5 * 2**20, 2**20]
+        reads = [(o.read.cache_type, o.read.page_buffer) for o in sweep.read_options("hdf5", fs)]
+        assert reads == [("readahead", 0), ("none", 16 * 2**20)]  # s3fs's default; ROS3-like
 
 
 def test_an_object_stores_reads_are_read_options_of_the_stores_read_as_one_file():
@@ -563,7 +594,7 @@ def test_an_object_stores_reads_are_read_options_of_the_stores_read_as_one_file(
     options = sweep.read_options("hdf5", cloud)
     assert len(options) == 4 and all(isinstance(o, RemoteOption) for o in options)
     assert [o.label for o in options[:2]] == [
-        "cache 1 MiB/521/0.75, 64 KiB none blocks, page buffer 1 MiB",
+        "cache 1 MiB/521/0.75, no fsspec cache, page buffer 1 MiB",
         "cache 1 MiB/521/0.75, 5 MiB readahead blocks",
     ]
     assert "block_size=65536, cache_type='none'" in options[0].setting and "page_buf_size=1048576" in options[0].setting

@@ -24,7 +24,7 @@ from h5sweep.backends import (
 from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
 from h5sweep.measure.records import read_tables, write_table
 from h5sweep.measure.stats import median_ci, median_ci_over_copies, percentile
-from h5sweep.storage import columns
+from h5sweep.storage import columns, objectstore
 from h5sweep.storage import columns as C
 
 FILE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT, C.CHUNK_SHAPE, C.SHARD_SHAPE, C.PAGE_SIZE, C.ORDER, C.COMPRESSION]
@@ -206,6 +206,12 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         chunks_touched_mean=(C.CHUNKS_TOUCHED, "mean"),
         **{f"{c}_median": (c, "median") for c in COUNT_COLUMNS if c in ordered},
         **{f"{c}_median": (c, "median") for c in SPLIT_COLUMNS if c in ordered and ordered[c].notna().any()},
+        **{
+            f"{c}_median": (c, "median")
+            for c in objectstore.REQUEST_COUNTS
+            if c in ordered and ordered[c].notna().any()
+        },
+        **{c: (c, "first") for c in objectstore.CARRIED if c in ordered and ordered[c].notna().any()},
         **{c: (c, "first") for c in VARIANT_COLUMNS if c in ordered},
         **({C.CACHE_HOLDS_CHUNK: (C.CACHE_HOLDS_CHUNK, "first")} if C.CACHE_HOLDS_CHUNK in ordered else {}),
         **{c: (c, "max") for c in (C.RACED_OUT_ROUND, C.RACED_OUT_AT_LEAST) if c in ordered},

@@ -16,6 +16,7 @@ from h5sweep.analyze.wording import label, several_options
 from h5sweep.measure import objective as objectives
 from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
+from h5sweep.storage.objectstore import REQUESTS_PER_UNIT
 from h5sweep.storage.sizes import duration, duration_range, factor, rate, size
 
 # a difference of write times is called sure only with at least this many writes per store
@@ -169,6 +170,18 @@ def _costs(pick, group: pd.DataFrame, summary: pd.DataFrame, target: float) -> s
     return "; ".join(parts) + "." if parts else "no file size or write time was measured."
 
 
+def _requests(pick, group: pd.DataFrame) -> str | None:
+    """On an object store: the requests a unit of work sends, against the store that sends fewest."""
+    counted = group.dropna(subset=[REQUESTS_PER_UNIT]) if REQUESTS_PER_UNIT in group else group.iloc[0:0]
+    if counted.empty or pd.isna(pick[REQUESTS_PER_UNIT]):
+        return None
+    fewest = counted.loc[counted[REQUESTS_PER_UNIT].idxmin()]
+    said = f"{pick[REQUESTS_PER_UNIT]:.3g} per unit of work (each case's mean per read, by the mix)"
+    if fewest.name == pick.name:
+        return said + ", the fewest of the ranked stores."
+    return said + f"; the fewest: {_name(fewest, group)}, {fewest[REQUESTS_PER_UNIT]:.3g}."
+
+
 def _compressed(pick, group: pd.DataFrame, target: float) -> str:
     if pick[C.COMPRESSION] != "none":
         return f"the choice is compressed ({pick[C.COMPRESSION]}, {factor(pick[C.FILE_RATIO])} the raw data)."
@@ -286,6 +299,9 @@ def sheet(
         tied = _tied(pick, group)
         if tied:
             section.points.append(("Tied:", tied))
+        requests = _requests(pick, group)
+        if requests:
+            section.points.append(("Requests:", requests))
         section.points += [
             ("Costs:", _costs(pick, group, summary, target)),
             ("Best compressed:", _compressed(pick, group, target)),

@@ -18,6 +18,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from h5sweep.analyze.objectstore_findings import FINDINGS as OBJECT_STORE_FINDINGS
 from h5sweep.backends import RATIO_TO_REFERENCE, RATIO_TO_REFERENCE_CI_HIGH, RATIO_TO_REFERENCE_CI_LOW, REFERENCE
 from h5sweep.cases import CASE_SPECS
 from h5sweep.cases.claims import (
@@ -55,6 +56,7 @@ COLUMNS = [
     C.SECTION,
     C.DOCUMENT,
     C.QUOTE,
+    C.CLAIM,
     C.STATEMENT,
     C.VERDICT,
     C.EVIDENCE,
@@ -661,6 +663,8 @@ FINDINGS: list[Finding] = [
         _random_worst,
     ),
 ]
+# the publications' on object storage, not among the seeds
+FINDINGS += OBJECT_STORE_FINDINGS
 # and each case's own, declared in its package (its spec's ``findings``)
 FINDINGS += [finding for spec in CASE_SPECS for finding in (spec.hook("findings") or ())]
 
@@ -681,6 +685,7 @@ def evaluate(summary: pd.DataFrame, shape: tuple) -> pd.DataFrame:
                     C.SECTION: finding.section,
                     C.DOCUMENT: finding.document,
                     C.QUOTE: finding.quote,
+                    C.CLAIM: finding.claim,
                     C.STATEMENT: finding.statement,
                     C.VERDICT: verdict,
                     C.EVIDENCE: evidence,
@@ -726,11 +731,20 @@ def markdown(table: pd.DataFrame, title: str = "Findings of the studies, checked
         ]
         for _, r in group.iterrows():
             lines.append(
-                f"| {r[C.STUDY]} | {r[C.SECTION]} | \u201c{r[C.QUOTE]}\u201d | {r[C.STATEMENT]} | {r[C.VERDICT]} "
-                f"| {r[C.EVIDENCE]} |"
+                f"| {r[C.STUDY]} | {r[C.SECTION]} | {_says(r)} | {r[C.STATEMENT]} | {r[C.VERDICT]} | {r[C.EVIDENCE]} |"
             )
         lines.append("")
     return "\n".join(lines)
+
+
+def _says(row) -> str:
+    """What the study says: the seed's sentence in quotes, or a publication's claim in h5sweep's
+    words with its address."""
+    quote = row[C.QUOTE]
+    if isinstance(quote, str) and quote:
+        return f"\u201c{quote}\u201d"
+    claim = row[C.CLAIM] if C.CLAIM in row and isinstance(row[C.CLAIM], str) else ""
+    return f"{claim} (in h5sweep's words; {row[C.DOCUMENT]})"
 
 
 def write(summary_path: str, shape: tuple, csv_out: str, md_out: str) -> pd.DataFrame:

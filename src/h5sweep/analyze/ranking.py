@@ -26,6 +26,7 @@ from h5sweep.backends import OPTION_COLUMNS, REFERENCE
 from h5sweep.measure import objective as objectives
 from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
+from h5sweep.storage import objectstore
 
 
 def reference_of(settings: dict | None) -> dict:
@@ -239,6 +240,9 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
             reference_store=reference_name(reference),
         )
         table[C.IS_REFERENCE] = is_reference(table, reference)
+        per_unit = _requests_per_unit(group, keys, weights, cases)
+        if per_unit is not None:
+            table[objectstore.REQUESTS_PER_UNIT] = per_unit.reindex(about.index).to_numpy(float)
         table = _with_limits(_with_costs(table, summary), settings["recommend"])
         paired = objectives.to_best(samples, table[C.SCORE].to_numpy(float), table[C.MEETS_LIMITS].to_numpy(bool))
         frames.append(pd.concat([table, paired], axis=1))
@@ -247,6 +251,15 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return _ranked(pd.concat(frames, ignore_index=True))
+
+
+def _requests_per_unit(reads: pd.DataFrame, keys: list[str], weights: dict, cases: list[str]) -> pd.Series | None:
+    """On an object store, the requests one unit of work sends per store: each case's mean
+    requests per read times its reads per unit (None where the reads counted none)."""
+    if objectstore.REQUESTS not in reads or reads[objectstore.REQUESTS].isna().all():
+        return None
+    per_case = reads.groupby([*keys, C.CASE])[objectstore.REQUESTS].mean().unstack(C.CASE)
+    return sum(per_case[case] * weights[case] for case in cases)
 
 
 def _raced_out(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict, like: pd.Series) -> pd.DataFrame:
@@ -342,5 +355,5 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
             group.loc[chosen, C.RECOMMENDED] = True
         out.append(group)
     ranked = pd.concat(out, ignore_index=True)
-    extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_"))]
+    extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_")) or c == objectstore.REQUESTS_PER_UNIT]
     return ranked.reindex(columns=[*COLUMNS, *extra])

@@ -14,6 +14,7 @@ from h5sweep.measure import objective as objectives
 from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.measure.provenance import measured_caveat
 from h5sweep.storage import columns as C
+from h5sweep.storage import objectstore
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 from h5sweep.storage.objectstore import LATENCY_MS
 from h5sweep.storage.sizes import duration, duration_range, factor
@@ -135,6 +136,11 @@ def _per_read(reads: pd.DataFrame, row, from_device: bool, name_of=label) -> str
         )
     if from_device:
         words += f", the device delivered {mine[C.DEVICE_READ_BYTES].median() / 1e6:.3g} MB"
+    if objectstore.REQUESTS in mine and mine[objectstore.REQUESTS].notna().any():  # on an object store
+        words += (
+            f", in {mine[objectstore.REQUESTS].median():.3g} requests ({mine[objectstore.DATA_REQUESTS].median():.3g}"
+            f" for chunks) that brought {mine[objectstore.BYTES_RECEIVED].median() / 1e6:.3g} MB"
+        )
     return words
 
 

@@ -77,6 +77,7 @@ REGISTRY: dict[str, BackendSpec] = {
             filter_family=lambda compression: "none" if compression.is_none else "zarr",
             encodes_chunks=lambda compression: True,
             option_columns=zarr_columns.OPTIONS,
+            carried_columns=zarr_columns.REMOTE_OPTIONS,
             version_columns=zarr_columns.VERSIONS,
         ),
         BackendSpec(

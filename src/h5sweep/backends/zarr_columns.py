@@ -30,3 +30,4 @@ C.group(
 )
 C.group(C.MEASUREMENTS, VERSIONS, "Provenance of Zarr rows: zarr-python, numcodecs and tensorstore.")
 C.group(C.SUMMARY, OPTIONS, "Zarr stores read by zarr-python: the variant's `async.concurrency`.")
+C.group(C.SUMMARY, REMOTE_OPTIONS, "Zarr stores on an object store: the variant's store (`fsspec`, `obstore`, `s3`).")

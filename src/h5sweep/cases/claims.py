@@ -3,7 +3,9 @@
 its spec's ``findings``).
 
 A :class:`Finding` quotes one sentence of a study (its document and section), states what is
-tested with the sentence's conditions, and checks it on one filesystem's summary. A check
+tested with the sentence's conditions, and checks it on one filesystem's summary. A finding of a
+publication that is not among the seeds (its document an address) has no quote: its ``claim``
+says what the publication reports, in h5sweep's own words. A check
 returns None where the sweep did not measure what the sentence needs under its conditions,
 else the verdict with the numbers it rests on: ``holds`` only where the intervals lie wholly on
 the sentence's side, ``does not hold`` where they lie wholly on the other, ``inconclusive``
@@ -38,13 +40,14 @@ Result = tuple[bool | None, str] | None
 class Finding:
     key: str
     study: str
-    document: str  # the seed the quote is from
+    document: str  # the seed the quote is from (or the address of a publication not among them)
     section: str
-    quote: str  # the seed's own sentence, verbatim
+    quote: str  # the seed's own sentence, verbatim ("" for a publication not among the seeds)
     statement: str  # what is tested: the sentence with its conditions
     needs: str  # the config keys that would measure it
     config: str  # the study config built to measure it
     check: Callable[[pd.DataFrame, tuple], Result]
+    claim: str = ""  # a publication not among the seeds: what it reports, in h5sweep's words
 
 
 def shape_of(text) -> tuple[int, ...]:

@@ -240,6 +240,7 @@ SECTION = column("section", STRING, "")
 STATEMENT = column("statement", STRING, "")
 DOCUMENT = column("document", STRING, "")
 QUOTE = column("quote", STRING, "")
+CLAIM = column("claim", STRING, "")
 STUDY_CONFIG = column("study_config", STRING, "")
 VERDICT = column("verdict", STRING, "")
 EVIDENCE = column("evidence", STRING, "")
@@ -875,12 +876,14 @@ group(
         SECTION,
         DOCUMENT,
         QUOTE,
+        CLAIM,
         STATEMENT,
     ),
     (
         "The finding's id in `h5sweep.analyze.findings.FINDINGS`, the study, its section, the seed "
         "document, the seed's own sentence (verbatim) and what is tested: the sentence with its "
-        "conditions and thresholds."
+        "conditions and thresholds. A publication that is not among the seeds has its address as "
+        "`document`, no `quote`, and a `claim`: what it reports, in h5sweep's words."
     ),
 )
 group(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, STRING, column, group
+from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, RECOMMENDATION, STRING, SUMMARY, column, group
 from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.sizes import binary_size, parse_size
 
@@ -58,6 +58,43 @@ group(
         "latency_ms`); 0 where none was added. Empty for stores on a filesystem."
     ),
 )
+# The counts a summary row gives the median of, and the settings it carries
+REQUEST_COUNTS = (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED)
+REQUESTS_MEDIAN = column("requests_median", FLOAT, "")
+DATA_REQUESTS_MEDIAN = column("data_requests_median", FLOAT, "")
+METADATA_REQUESTS_MEDIAN = column("metadata_requests_median", FLOAT, "")
+BYTES_REQUESTED_MEDIAN = column("bytes_requested_median", FLOAT, "bytes")
+BYTES_RECEIVED_MEDIAN = column("bytes_received_median", FLOAT, "bytes")
+REQUEST_MEDIANS = (
+    REQUESTS_MEDIAN,
+    DATA_REQUESTS_MEDIAN,
+    METADATA_REQUESTS_MEDIAN,
+    BYTES_REQUESTED_MEDIAN,
+    BYTES_RECEIVED_MEDIAN,
+)
+group(
+    SUMMARY,
+    REQUEST_MEDIANS,
+    (
+        "Reads of a store on an object store: the medians of the read's `requests`, `data_requests`, "
+        "`metadata_requests`, `bytes_requested` and `bytes_received` (counted, not timed). Empty for "
+        "stores on a filesystem; absent from a sweep without an object store."
+    ),
+)
+REQUESTS_PER_UNIT = column("requests_per_unit", FLOAT, "")
+group(
+    RECOMMENDATION,
+    (REQUESTS_PER_UNIT,),
+    (
+        "Stores on an object store: the requests one unit of work of the mix sends (each case's mean "
+        "`requests` per read times its reads per unit). Absent from a sweep without an object store."
+    ),
+)
+group(
+    SUMMARY,
+    (LATENCY_MS,),
+    "Stores on an object store: the latency emulated on each of the row's requests (ms; 0: none added).",
+)
 group(
     MEASUREMENTS,
     (OPEN_REQUESTS,),
@@ -87,6 +124,13 @@ group(
         "Empty for the others."
     ),
 )
+group(
+    SUMMARY,
+    FILE_READ_COLUMNS,
+    "Stores read as one file on an object store: the variant's block size, cache type and page buffer.",
+)
+# Carried into the summary (each the same in all of a row's reads: part of its variant)
+CARRIED = (*FILE_READ_COLUMNS, LATENCY_MS)
 
 # fsspec's cache types of a file object (fsspec.caching.caches)
 CACHE_TYPES = ("none", "readahead", "bytes", "mmap", "blockcache", "first", "all", "parts", "background", "adaptive")
@@ -138,7 +182,12 @@ class FileRead:
 
     @property
     def label(self) -> str:
-        words = f"{binary_size(self.block_size)} {self.cache_type} blocks"
+        # without a cache each of the library's reads is one request: the block size is unused
+        words = (
+            "no fsspec cache"
+            if self.cache_type == "none"
+            else f"{binary_size(self.block_size)} {self.cache_type} blocks"
+        )
         return words + (f", page buffer {binary_size(self.page_buffer)}" if self.page_buffer else "")
 
     def columns(self) -> dict:
