@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import h5py
 import numpy as np
 import pytest
 
@@ -494,6 +495,16 @@ def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp
     with pytest.raises(ConfigError, match=r"zarr\.readers='tensorstore'.*filesystems\.cloud\.s3"):
         load_sweep(faraway, probe=False)
     load_sweep({**faraway, "zarr": {"readers": ["zarr-python"]}}, probe=False)
+    # HDF5's ROS3 driver: where this h5py has none (the wheels'), refused naming the key; its
+    # requests are counted by the relay too, so not on https:// either
+    ros3 = {**cloud, "reads": [{"driver": "ros3", "page_buffer": "1 MiB"}]}
+    with_ros3 = {**config, "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": ros3}}}
+    if not h5py.get_config().ros3:
+        with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.reads=.*ros3.*h5py\.get_config\(\)\.ros3"):
+            load_sweep(with_ros3, probe=False)
+    unsure = {**cloud, "reads": [{"driver": "ros3", "cache_type": "none"}]}
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.reads\[0\]=.*leave them out"):
+        load_sweep({**config, "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": unsure}}}, probe=False)
     bad = {**far, "zarr_stores": ["fsspec", "boto"]}
     with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.zarr_stores"):
         load_sweep({**config, "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": bad}}}, probe=False)
@@ -531,6 +542,49 @@ def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
     with pytest.raises(ConfigError, match="no S3 credentials"):
         load_sweep(config)
+
+
+def test_hdf5s_ros3_driver_sends_the_requests_of_a_file_object_without_a_cache(tmp_path, s3):
+    """Where h5py has HDF5's ROS3 driver (the MPI environment's, built against Debian's HDF5
+    1.10.8), h5sweep reads a store with it: every value right, its requests counted by the
+    relay and equal to what the server served, each read of HDF5 one ranged GET, so the same
+    chunk requests and bytes as an fsspec file object without a cache (config/cloud.yaml's
+    stand-in for ROS3 where h5py lacks it), for a paged and an unpaged file."""
+    import json
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from h5sweep.cases.parallel.core import mpi_python
+
+    if not mpi_python().exists():
+        pytest.skip("no MPI environment (make install-mpi), whose h5py has the ROS3 driver")
+    record, location = s3
+    script = str(Path(__file__).with_name("ros3_reads.py"))
+
+    # this checkout's h5sweep, whichever the environment was installed from
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+
+    def run(step: str) -> subprocess.CompletedProcess:
+        where = [record.endpoint, location.bucket, "ros3", str(tmp_path)]
+        return subprocess.run([str(mpi_python()), script, step, *where], capture_output=True, text=True, env=env)
+
+    written = run("write")
+    if written.returncode == 3:
+        pytest.skip(f"{mpi_python()}'s h5py has no ROS3 driver")
+    assert written.returncode == 0, written.stderr
+    mark = record.mark()
+    done = run("read")
+    assert done.returncode == 0, done.stderr
+    served = record.since(mark)
+    rows = {(r["file"], r["read"], tuple(r["start"])): r for r in json.loads(done.stdout)}
+    assert len(rows) == 2 * 2 * 2 and sum(r["requests"] for r in rows.values()) == len(served)
+    assert all(r["requests"] == r["data_requests"] + r["metadata_requests"] for r in rows.values())
+    for (file, how, start), ros3 in rows.items():
+        if how != "ros3":
+            continue
+        assert ros3 | {"read": "fsspec"} == rows[file, "fsspec", start], (file, start)  # request for request
+        assert ros3["data_requests"] >= 1 and ros3["bytes_received"] == ros3["bytes_requested"]
 
 
 def test_the_latency_relay_delays_every_request_the_client_sends_once(s3):

@@ -51,10 +51,15 @@ class RemoteOption:
 
     @property
     def setting(self) -> str:
+        # the page buffer, and ROS3's URL and keys (bytes), among h5py.File's arguments
+        more = f", page_buf_size={self.read.page_buffer}" if self.read.page_buffer else ""
+        opened = self.inner.setting
+        if self.read.driver == objectstore.ROS3:
+            more = ", driver='ros3', aws_region=region, secret_id=key_id, secret_key=secret" + more
+            return _with_arguments(opened.replace("(path,", "(url,", 1), more)
         fetch = f"s3fs.S3FileSystem().open(key, 'rb', block_size={self.read.block_size}, "
         fetch += f"cache_type={self.read.cache_type!r})"
-        page = f", page_buf_size={self.read.page_buffer}" if self.read.page_buffer else ""
-        return f"{fetch}; {self.inner.setting}{page}"
+        return f"{fetch}; {_with_arguments(opened, more)}"
 
     def columns(self) -> dict:
         return {**self.inner.columns(), **self.read.columns()}
@@ -69,6 +74,11 @@ class RemoteOption:
         if name in ("inner", "read"):
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+def _with_arguments(call: str, more: str) -> str:
+    """A call's text with more arguments before its closing parenthesis."""
+    return call[:-1] + more + ")" if call.endswith(")") else call + more
 
 
 READ_KEY = "s3_read"  # where an option's settings carry how its file is fetched
@@ -95,9 +105,24 @@ TENSORSTORE_S3 = "s3"  # tensorstore's own S3 key-value store
 
 
 def counted_by_relay(backend: str, option) -> bool:
-    """Whether a read option's requests are counted by the relay (obstore's and tensorstore's:
-    they send their own, without an S3 client whose events can be counted)."""
+    """Whether a read option's requests are counted by the relay (obstore's, tensorstore's and
+    HDF5's ROS3 driver's: they send their own, without an S3 client whose events can be
+    counted)."""
+    if backend == HDF5:
+        return _ros3(option)
     return backend == ZARR and (option.reader == "tensorstore" or option.store == objectstore.OBSTORE)
+
+
+def _ros3(option) -> bool:
+    read = getattr(option, "read", None) if isinstance(option, RemoteOption) else None
+    return read is not None and read.driver == objectstore.ROS3
+
+
+def h5py_has_ros3() -> bool:
+    """Whether this process's h5py was built with HDF5's read-only S3 driver."""
+    import h5py
+
+    return bool(h5py.get_config().ros3)
 
 
 def request_log(backend: str, option, location: S3Location, classify) -> RequestLog:
@@ -277,6 +302,45 @@ class RemoteHdf5(OpenedStore):
         self.handle.close()
 
 
+def ros3_url(location: S3Location, name: str) -> str:
+    """The URL HDF5's ROS3 driver opens the store uploaded as ``name`` by (path-style, through
+    the location's relay)."""
+    return f"{objectstore.relay_endpoint(location)}/{location.bucket}/{location.key(name)}"
+
+
+def ros3_keys() -> dict:
+    """The ROS3 driver's region and keys (bytes), from the environment or the profile, as an
+    S3 client finds them; a session token is not passed (HDF5 1.10 takes none)."""
+    import botocore.session
+
+    found = botocore.session.Session().get_credentials()
+    if found is None:
+        return {}
+    return {
+        "aws_region": _region().encode(),
+        "secret_id": found.access_key.encode(),
+        "secret_key": found.secret_key.encode(),
+    }
+
+
+class RemoteHdf5Ros3(RemoteHdf5):
+    """An HDF5 object opened by HDF5's read-only S3 driver: each of HDF5's reads one ranged
+    GET, no cache but HDF5's own (its chunk cache, and a paged file's page buffer)."""
+
+    def __init__(self, url: str, keys: dict, dataset_name: str, read: FileRead, open_kwargs: dict | None = None):
+        import h5py
+
+        t0 = time.perf_counter_ns()
+        self.handle = None
+        kwargs = {**(open_kwargs or {}), **({"page_buf_size": read.page_buffer} if read.page_buffer else {})}
+        self.file = h5py.File(url, "r", driver="ros3", **keys, **kwargs)
+        self.dataset = self.file[dataset_name]
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+
+    def close(self) -> None:
+        self.file.close()
+
+
 class RemoteZarr(OpenedStore):
     """A Zarr array opened by zarr-python through a store of an object store's (fsspec's or
     obstore's)."""
@@ -422,6 +486,11 @@ def remote_opener(
 
         def opener() -> OpenedStore:
             return RemoteNpy(fs, path)
+    elif backend == HDF5 and read.driver == objectstore.ROS3:
+        url, keys = ros3_url(location, name), ros3_keys()
+
+        def opener() -> OpenedStore:
+            return RemoteHdf5Ros3(url, keys, dataset_name, read, open_kwargs)
     elif backend == HDF5:
         fs = objectstore.client(location, log)
 
@@ -480,9 +549,22 @@ def refusal(backend: str, option, location: S3Location) -> tuple[str, object, st
     """Why a read option cannot read a store on ``location``, as (key, value, reason), or
     None: obstore's and tensorstore's requests are counted by the relay, which an https://
     endpoint does not pass."""
+    if backend == HDF5 and _ros3(option) and not h5py_has_ros3():
+        import h5py
+
+        return (
+            "s3.reads",
+            "{driver: ros3}",
+            f"needs an h5py built with HDF5's ROS3 driver; this one (h5py {h5py.__version__}, HDF5 "
+            f"{h5py.version.hdf5_version}) has none (h5py.get_config().ros3 is False): h5py built against an "
+            "HDF5 with it (conda-forge's; Debian's libhdf5-dev, pip install --no-binary h5py) has it",
+        )
     if counted_by_relay(backend, option) and not location.endpoint.startswith("http://"):
-        key = "zarr.readers" if option.reader == "tensorstore" else "s3.zarr_stores"
-        value = option.reader if option.reader == "tensorstore" else option.store
+        if backend == HDF5:
+            key, value = "s3.reads", "{driver: ros3}"
+        else:
+            key = "zarr.readers" if option.reader == "tensorstore" else "s3.zarr_stores"
+            value = option.reader if option.reader == "tensorstore" else option.store
         return key, value, "is counted by the relay, on http:// endpoints only, so far"
     return None
 
@@ -553,10 +635,12 @@ class RemoteBackend(Backend):
         read = self.read
         if isinstance(option, RemoteOption):
             option, read = option.inner, option.read
-        refused = refusal(self.name, option, self.location)
+        # what fetches a file (fsspec or ROS3) decides where its requests are counted
+        asked = RemoteOption(option, read) if self.name in FILE_OBJECT_BACKENDS and read is not None else option
+        refused = refusal(self.name, asked, self.location)
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
-        log = request_log(self.name, option, self.location, classifier(self.name, path, dataset_name))
+        log = request_log(self.name, asked, self.location, classifier(self.name, path, dataset_name))
         kwargs = option.open_kwargs() if hasattr(option, "open_kwargs") else None
         reader = option if self.name == ZARR else None
         opener = remote_opener(self.name, self.location, self.key(path), dataset_name, log, read, kwargs, reader)

@@ -111,23 +111,25 @@ group(
 # each end
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 
+S3_DRIVER = column("s3_driver", STRING, "")
 S3_BLOCK_SIZE = column("s3_block_size", INTEGER, "bytes")
 S3_CACHE_TYPE = column("s3_cache_type", STRING, "")
 PAGE_BUFFER_BYTES = column("page_buffer_bytes", INTEGER, "bytes")
-FILE_READ_COLUMNS = (S3_BLOCK_SIZE, S3_CACHE_TYPE, PAGE_BUFFER_BYTES)
+FILE_READ_COLUMNS = (S3_DRIVER, S3_BLOCK_SIZE, S3_CACHE_TYPE, PAGE_BUFFER_BYTES)
 group(
     MEASUREMENTS,
     FILE_READ_COLUMNS,
     (
-        "Stores read as one file on an object store (`filesystems.<name>.s3.reads`): the file object's "
-        "block size and cache type (fsspec's) and the library's page buffer for a paged file (0: none). "
-        "Empty for the others."
+        "Stores read as one file on an object store (`filesystems.<name>.s3.reads`): what fetches the "
+        "file (`fsspec`: a file object; `ros3`: HDF5's read-only S3 driver), the file object's block size "
+        "and cache type (fsspec's; ROS3: 0 and `none`, it fetches each of HDF5's reads as it is) and the "
+        "library's page buffer for a paged file (0: none). Empty for the others."
     ),
 )
 group(
     SUMMARY,
     FILE_READ_COLUMNS,
-    "Stores read as one file on an object store: the variant's block size, cache type and page buffer.",
+    "Stores read as one file on an object store: the variant's driver, block size, cache type and page buffer.",
 )
 # Carried into the summary (each the same in all of a row's reads: part of its variant)
 CARRIED = (*FILE_READ_COLUMNS, LATENCY_MS)
@@ -135,10 +137,23 @@ CARRIED = (*FILE_READ_COLUMNS, LATENCY_MS)
 # fsspec's cache types of a file object (fsspec.caching.caches)
 CACHE_TYPES = ("none", "readahead", "bytes", "mmap", "blockcache", "first", "all", "parts", "background", "adaptive")
 
+# what fetches a store read as one file: an fsspec file object, or HDF5's read-only S3 driver
+FSSPEC_FILE, ROS3 = "fsspec", "ros3"
+DRIVERS = (FSSPEC_FILE, ROS3)
+
 READS = Block(
     "reads",
     "How a store read as one file (through a file object) is fetched, each a read option of its own.",
     (
+        Setting(
+            "driver",
+            "string",
+            FSSPEC_FILE,
+            "What fetches the file: fsspec (an s3fs file object, of block_size and cache_type) or ros3 "
+            "(HDF5's read-only S3 driver: each of HDF5's reads one ranged GET, no cache; HDF5 only, "
+            "where h5py was built with it, h5py.get_config().ros3; not with block_size or cache_type).",
+            {"enum": list(DRIVERS)},
+        ),
         Setting(
             "block_size",
             None,
@@ -179,22 +194,34 @@ class FileRead:
     block_size: int = READS.setting("block_size").default
     cache_type: str = READS.setting("cache_type").default
     page_buffer: int = READS.setting("page_buffer").default
+    driver: str = READS.setting("driver").default
 
     @property
     def label(self) -> str:
         # without a cache each of the library's reads is one request: the block size is unused
-        words = (
-            "no fsspec cache"
-            if self.cache_type == "none"
-            else f"{binary_size(self.block_size)} {self.cache_type} blocks"
-        )
+        if self.driver == ROS3:
+            words = "ROS3"
+        elif self.cache_type == "none":
+            words = "no fsspec cache"
+        else:
+            words = f"{binary_size(self.block_size)} {self.cache_type} blocks"
         return words + (f", page buffer {binary_size(self.page_buffer)}" if self.page_buffer else "")
 
     def columns(self) -> dict:
-        return {S3_BLOCK_SIZE: self.block_size, S3_CACHE_TYPE: self.cache_type, PAGE_BUFFER_BYTES: self.page_buffer}
+        return {
+            S3_DRIVER: self.driver,
+            S3_BLOCK_SIZE: self.block_size,
+            S3_CACHE_TYPE: self.cache_type,
+            PAGE_BUFFER_BYTES: self.page_buffer,
+        }
 
     def settings(self) -> dict:
-        return {"block_size": self.block_size, "cache_type": self.cache_type, "page_buffer": self.page_buffer}
+        return {
+            "block_size": self.block_size,
+            "cache_type": self.cache_type,
+            "page_buffer": self.page_buffer,
+            "driver": self.driver,
+        }
 
 
 def file_reads_from_config(entries: list, key: str, largest_page: int = 0) -> tuple[FileRead, ...]:
@@ -203,8 +230,19 @@ def file_reads_from_config(entries: list, key: str, largest_page: int = 0) -> tu
     largest of ``layouts.pages``) would hold none of that file's pages."""
     found = []
     for i, entry in enumerate(entries):
+        if entry.get("driver") == ROS3 and {"block_size", "cache_type"} & set(entry):
+            raise ConfigError(
+                f"{key}[{i}]",
+                entry,
+                "sets block_size or cache_type for the ros3 driver, which has neither (it fetches each of "
+                "HDF5's reads as it is): leave them out",
+            )
+        if entry.get("driver", FSSPEC_FILE) not in DRIVERS:
+            raise ConfigError(f"{key}[{i}].driver", entry["driver"], f"is not one of {', '.join(DRIVERS)}")
+        if entry.get("driver") == ROS3:
+            entry = {**entry, "block_size": 0, "cache_type": "none"}
         entry = READS.filled(entry)
-        block = parse_size(f"{key}[{i}].block_size", entry["block_size"])
+        block = entry["block_size"] and parse_size(f"{key}[{i}].block_size", entry["block_size"])
         page = entry["page_buffer"]
         page = 0 if page == 0 else parse_size(f"{key}[{i}].page_buffer", page)
         if 0 < page < largest_page:
@@ -216,7 +254,7 @@ def file_reads_from_config(entries: list, key: str, largest_page: int = 0) -> tu
             )
         if entry["cache_type"] not in CACHE_TYPES:
             raise ConfigError(f"{key}[{i}].cache_type", entry["cache_type"], f"is not one of {', '.join(CACHE_TYPES)}")
-        found.append(FileRead(block, str(entry["cache_type"]), page))
+        found.append(FileRead(block, str(entry["cache_type"]), page, str(entry["driver"])))
     return tuple(dict.fromkeys(found))
 
 
