@@ -9,7 +9,7 @@ from test_recommend import MEASURED, settings, summary_of
 from h5sweep.analyze.decision import sheet
 from h5sweep.analyze.ranking import rank_layouts
 from h5sweep.errors import ConfigError
-from h5sweep.storage.sizes import duration, duration_range, factor, parse_size, rate, size
+from h5sweep.storage.sizes import count, duration, duration_range, factor, parse_size, rate, size
 from h5sweep.sweep.config import filled_section
 from h5sweep.sweep.model import recommend_from_config
 
@@ -60,6 +60,7 @@ def test_sizes_and_times_read_in_their_unit():
     assert duration_range(0.00351, 0.00358) == "3.51-3.58 ms"
     assert [factor(x) for x in (0.001, 1.149, 5.83e6)] == ["<0.01x", "1.15x", "5,830,000x"]
     assert rate(52e6, 1.0) == "52 MB/s" and rate(3e9, 1.0) == "3 GB/s" and rate(1e6, 0) == ""
+    assert [count(x) for x in (7.0, 27.8, 10009.0, float("nan"))] == ["7", "27.8", "10,009", ""]
 
 
 def test_a_target_size_that_is_not_a_size_is_refused_naming_the_key():

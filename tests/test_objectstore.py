@@ -407,6 +407,7 @@ def test_a_sweep_on_moto_and_seaweedfs_runs_with_snakemake_and_counts_every_read
     said = (results / "recommendation.md").read_text()
     assert "The latency on moto_20ms (20 ms) is emulated" in said
     assert re.search(r"in \d+ requests \(\d+ for chunks\) that brought", said)  # why, per read
+    assert said.count("| spread | requests / unit | file / raw |") == 3  # the object stores' tables
     # each ranked store's requests per unit of work: its cases' mean requests per read, by the mix
     ranked = pd.read_csv(results / "recommendation.csv")
     assert ranked.loc[ranked["filesystem"] == "disk", "requests_per_unit"].isna().all()

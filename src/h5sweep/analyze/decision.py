@@ -17,7 +17,7 @@ from h5sweep.measure import objective as objectives
 from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 from h5sweep.storage.objectstore import REQUESTS_PER_UNIT
-from h5sweep.storage.sizes import duration, duration_range, factor, rate, size
+from h5sweep.storage.sizes import count, duration, duration_range, factor, rate, size
 
 # a difference of write times is called sure only with at least this many writes per store
 SURE_WRITES = 2
@@ -90,11 +90,11 @@ def _bytes_per_unit(summary: pd.DataFrame, weights: dict[str, float]) -> float:
     if C.BYTES_SELECTED not in summary:
         return float("nan")
     total = 0.0
-    for case, count in weights.items():
+    for case, reads in weights.items():
         of_case = summary.loc[summary[C.CASE] == case, C.BYTES_SELECTED].dropna()
         if of_case.empty:
             return float("nan")
-        total += count * float(of_case.median())
+        total += reads * float(of_case.median())
     return total
 
 
@@ -176,10 +176,10 @@ def _requests(pick, group: pd.DataFrame) -> str | None:
     if counted.empty or pd.isna(pick[REQUESTS_PER_UNIT]):
         return None
     fewest = counted.loc[counted[REQUESTS_PER_UNIT].idxmin()]
-    said = f"{pick[REQUESTS_PER_UNIT]:.3g} per unit of work (each case's mean per read, by the mix)"
+    said = f"{count(pick[REQUESTS_PER_UNIT])} per unit of work (each case's mean per read, by the mix)"
     if fewest.name == pick.name:
         return said + ", the fewest of the ranked stores."
-    return said + f"; the fewest: {_name(fewest, group)}, {fewest[REQUESTS_PER_UNIT]:.3g}."
+    return said + f"; the fewest: {_name(fewest, group)}, {count(fewest[REQUESTS_PER_UNIT])}."
 
 
 def _compressed(pick, group: pd.DataFrame, target: float) -> str:

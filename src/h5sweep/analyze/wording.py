@@ -17,7 +17,7 @@ from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore
 from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
 from h5sweep.storage.objectstore import LATENCY_MS
-from h5sweep.storage.sizes import duration, duration_range, factor
+from h5sweep.storage.sizes import count, duration, duration_range, factor
 
 
 def label(row, with_backend: bool = False, with_option: bool = False) -> str:
@@ -134,13 +134,14 @@ def _per_read(reads: pd.DataFrame, row, from_device: bool, name_of=label) -> str
             f"{name_of(row)} touches {int(mine[C.CHUNKS_TOUCHED].median())} chunks holding "
             f"{mine[C.STORED_BYTES_TOUCHED].median() / 1e6:.3g} MB"
         )
-    if from_device:
-        words += f", the device delivered {mine[C.DEVICE_READ_BYTES].median() / 1e6:.3g} MB"
     if objectstore.REQUESTS in mine and mine[objectstore.REQUESTS].notna().any():  # on an object store
         words += (
-            f", in {mine[objectstore.REQUESTS].median():.3g} requests ({mine[objectstore.DATA_REQUESTS].median():.3g}"
-            f" for chunks) that brought {mine[objectstore.BYTES_RECEIVED].median() / 1e6:.3g} MB"
+            f", in {count(mine[objectstore.REQUESTS].median())} requests "
+            f"({count(mine[objectstore.DATA_REQUESTS].median())} for chunks) that brought "
+            f"{mine[objectstore.BYTES_RECEIVED].median() / 1e6:.3g} MB"
         )
+    elif from_device:
+        words += f", the device delivered {mine[C.DEVICE_READ_BYTES].median() / 1e6:.3g} MB"
     return words
 
 
@@ -323,8 +324,15 @@ def _explained(settings: dict) -> str:
 def _ranking_head(group: pd.DataFrame) -> tuple[list[str], list[str]]:
     cases = [c.removeprefix("seconds_") for c in group.columns if c.startswith("seconds_") and group[c].notna().any()]
     head = [C.RANK, C.LAYOUT, C.SCORE, "95% interval", "mix time", "mix 95% interval"]
-    head += [f"{c} [ms]" for c in cases] + ["worst case", "spread", "file / raw", "write [s]", ""]
-    return head, cases
+    head += [f"{c} [ms]" for c in cases] + ["worst case", "spread"]
+    head += ["requests / unit"] if _counts_requests(group) else []
+    return head + ["file / raw", "write [s]", ""], cases
+
+
+def _counts_requests(group: pd.DataFrame) -> bool:
+    """Whether a filesystem's ranking counts requests (an object store's)."""
+    per_unit = objectstore.REQUESTS_PER_UNIT
+    return per_unit in group and bool(group[per_unit].notna().any())
 
 
 def markdown(
@@ -352,8 +360,9 @@ def markdown(
         head, cases = _ranking_head(group)
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         name_of = namer(group)
+        requests = _counts_requests(group)
         for _, row in group.iterrows():
-            lines.append("| " + " | ".join(_cells(row, cases, name_of)) + " |")
+            lines.append("| " + " | ".join(_cells(row, cases, name_of, requests)) + " |")
         lines.append("")
     return "\n".join(lines) + sections
 
@@ -368,12 +377,15 @@ def _pair(low: float, high: float, digits: str = ".2f", scale: float = 1.0) -> s
     return f"{low * scale:{digits}}-{high * scale:{digits}}"
 
 
-def _cells(row, cases: list[str], name_of=label) -> list[str]:
+def _cells(row, cases: list[str], name_of=label, requests: bool = False) -> list[str]:
     """A ranking row as the tables show it: rank, layout, score and its interval, the mix's
-    time and its interval, each case's time, the worst case, the spread, file / raw, write
-    time, and whether it is recommended, tied or beyond a limit."""
+    time and its interval, each case's time, the worst case, the spread, (on an object store,
+    ``requests``) the requests of a unit of work, file / raw, write time, and whether it is
+    recommended, tied or beyond a limit."""
     mark = C.RECOMMENDED if row[C.RECOMMENDED] else ("tied" if row[C.TIED_WITH_BEST] else row[C.EXCLUDED_BY])
     worst = f"{row[C.WORST_CASE]} {row[C.WORST_SLOWDOWN]:.2f}x" if pd.notna(row[C.WORST_SLOWDOWN]) else ""
+    per_unit = row.get(objectstore.REQUESTS_PER_UNIT)
+    counted = [count(per_unit) if pd.notna(per_unit) else ""] if requests else []
     if pd.notna(row.get(C.RACED_OUT_ROUND)):  # not measured to the end: what is known, and nothing more
         return [
             str(int(row[C.RANK])),
@@ -381,6 +393,7 @@ def _cells(row, cases: list[str], name_of=label) -> list[str]:
             f">{factor(row[C.RACED_OUT_AT_LEAST])} best",
             f"raced out at round {int(row[C.RACED_OUT_ROUND])}",
             *[""] * (2 + len(cases) + 2),
+            *counted,
             f"{row[C.FILE_RATIO]:.2f}" if pd.notna(row[C.FILE_RATIO]) else "",
             _write_cell(row),
             mark,
@@ -397,6 +410,7 @@ def _cells(row, cases: list[str], name_of=label) -> list[str]:
         *[f"{row[f'seconds_{c}'] * 1e3:.3g}" if pd.notna(row.get(f"seconds_{c}")) else "" for c in cases],
         worst,
         f"{row[C.CASE_SPREAD]:.3g}x" if pd.notna(row[C.CASE_SPREAD]) else "",
+        *counted,
         f"{row[C.FILE_RATIO]:.2f}" if pd.notna(row[C.FILE_RATIO]) else "",
         _write_cell(row),
         mark,
@@ -433,8 +447,9 @@ def restructured(
         head, cases = _ranking_head(group)
         lines += ["   * - " + head[0], *[f"     - {h}" for h in head[1:]]]
         name_of = namer(group)
+        requests = _counts_requests(group)
         for _, row in group.iterrows():
-            cells = [c or " " for c in _cells(row, cases, name_of)]
+            cells = [c or " " for c in _cells(row, cases, name_of, requests)]
             lines += ["   * - " + cells[0], *[f"     - {c}" for c in cells[1:]]]
         lines.append("")
     return "\n".join(lines) + sections

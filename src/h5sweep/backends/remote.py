@@ -127,7 +127,7 @@ def h5py_has_ros3() -> bool:
 
 def request_log(backend: str, option, location: S3Location, classify) -> RequestLog:
     """Where a read option's requests on ``location`` are counted: the relay's log for
-    obstore and tensorstore, the S3 client's events for the others."""
+    obstore, tensorstore and ROS3, the S3 client's events for the others."""
     if option is not None and counted_by_relay(backend, option):
         return objectstore.relay_log(location, classify)
     return RequestLog(classify)
@@ -547,8 +547,8 @@ class OpenedOnFirstRead(OpenedStore):
 
 def refusal(backend: str, option, location: S3Location) -> tuple[str, object, str] | None:
     """Why a read option cannot read a store on ``location``, as (key, value, reason), or
-    None: obstore's and tensorstore's requests are counted by the relay, which an https://
-    endpoint does not pass."""
+    None: HDF5's ROS3 driver where this h5py lacks it; obstore's, tensorstore's and ROS3's
+    requests are counted by the relay, which an https:// endpoint does not pass."""
     if backend == HDF5 and _ros3(option) and not h5py_has_ros3():
         import h5py
 

@@ -58,7 +58,7 @@ group(
         "latency_ms`); 0 where none was added. Empty for stores on a filesystem."
     ),
 )
-# The counts a summary row gives the median of, and the settings it carries
+# The counts a summary row gives the median of
 REQUEST_COUNTS = (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED)
 REQUESTS_MEDIAN = column("requests_median", FLOAT, "")
 DATA_REQUESTS_MEDIAN = column("data_requests_median", FLOAT, "")

@@ -104,3 +104,10 @@ def factor(x: float) -> str:
     if 0 < abs(x) < 0.01:
         return "<0.01x"
     return f"{x:,.0f}x" if abs(x) >= 1000 else f"{x:.3g}x"
+
+
+def count(x: float) -> str:
+    """A counted amount as a reader says it: ``7``, ``27.8``, ``10,009`` (never ``1e+04``)."""
+    if x is None or not math.isfinite(x):
+        return ""
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
