@@ -17,7 +17,7 @@ import pandas as pd
 from h5sweep.cases.claims import Finding, Result, above, counts, majority, shape_of
 from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore as O
-from h5sweep.storage.sizes import binary_size
+from h5sweep.storage.sizes import binary_size, count
 
 # The HDF Group's poster on cloud-optimized HDF5 (Jelenak and Robinson, AGU 2023, IN31B-0653)
 HDF_GROUP_AGU_2023 = (
@@ -29,8 +29,6 @@ NSIDC_ICESAT2 = "https://nsidc.github.io/cloud-optimized-icesat2"
 CLOUD_CONFIG = "config/cloud.yaml"
 # "at 20 ms and more": the latency (emulated or not) under which the chunk-size claim is tested
 LATENCY_FROM_MS = 20.0
-# the file objects' cache type that sends each of HDF5's reads as one request
-UNCACHED = "none"
 # a chunk k times smaller than the fastest is weighed against one between k/2 and 2k times larger
 SYMMETRY = 2.0
 # the columns that make two summary rows the same reads of two stores
@@ -52,7 +50,7 @@ def _paged_fewer_requests(s, shape) -> Result:
     # without a cache, as the ROS3 driver sends them; a file object's blocks would gather the
     # unpaged file's small reads too, and split a page into several), through a page buffer
     # that holds a page
-    reads = reads[reads[O.S3_CACHE_TYPE] == UNCACHED]
+    reads = reads[reads[O.S3_CACHE_TYPE] == O.NO_CACHE]
     pages = reads[C.PAGE_SIZE].fillna(0)
     paged = reads[(pages > 0) & (reads[O.PAGE_BUFFER_BYTES].fillna(0) >= pages)]
     unpaged = reads[pages == 0]
@@ -65,7 +63,7 @@ def _paged_fewer_requests(s, shape) -> Result:
     said = [
         f"{r[C.CASE]} {r[C.CHUNK_SHAPE] or 'contiguous'} ({binary_size(r[C.PAGE_SIZE])} pages, "
         f"{binary_size(r[O.PAGE_BUFFER_BYTES])} buffer): "
-        f"{r[O.REQUESTS_MEDIAN]:.0f} against {r[f'{O.REQUESTS_MEDIAN}_unpaged']:.0f}"
+        f"{count(r[O.REQUESTS_MEDIAN])} against {count(r[f'{O.REQUESTS_MEDIAN}_unpaged'])}"
         for _, r in both.head(4).iterrows()
     ]
     return majority(fewer), (

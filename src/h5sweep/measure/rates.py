@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from h5sweep.measure import settle
+from h5sweep.storage import objectstore
 
 MB = 1_000_000
 STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
@@ -239,7 +240,7 @@ def _remote_reads(sweep, store) -> tuple[float, float]:
             piece_bytes = layout.chunk_bytes(itemsize)
         requests = received = 0.0
         for read in reads:  # each read option
-            if read is None or read.cache_type == "none":
+            if read is None or read.cache_type == objectstore.NO_CACHE:
                 n = pieces if read is not None else pieces / REQUESTS_IN_FLIGHT
                 requests += n
                 received += pieces * piece_bytes

@@ -134,8 +134,10 @@ group(
 # Carried into the summary (each the same in all of a row's reads: part of its variant)
 CARRIED = (*FILE_READ_COLUMNS, LATENCY_MS)
 
-# fsspec's cache types of a file object (fsspec.caching.caches)
-CACHE_TYPES = ("none", "readahead", "bytes", "mmap", "blockcache", "first", "all", "parts", "background", "adaptive")
+# fsspec's cache types of a file object (fsspec.caching.caches); without a cache, each of the
+# library's reads is one request (as HDF5's ROS3 driver sends them)
+NO_CACHE = "none"
+CACHE_TYPES = (NO_CACHE, "readahead", "bytes", "mmap", "blockcache", "first", "all", "parts", "background", "adaptive")
 
 # what fetches a store read as one file: an fsspec file object, or HDF5's read-only S3 driver
 FSSPEC_FILE, ROS3 = "fsspec", "ros3"
@@ -201,7 +203,7 @@ class FileRead:
         # without a cache each of the library's reads is one request: the block size is unused
         if self.driver == ROS3:
             words = "ROS3"
-        elif self.cache_type == "none":
+        elif self.cache_type == NO_CACHE:
             words = "no fsspec cache"
         else:
             words = f"{binary_size(self.block_size)} {self.cache_type} blocks"
@@ -240,7 +242,7 @@ def file_reads_from_config(entries: list, key: str, largest_page: int = 0) -> tu
         if entry.get("driver", FSSPEC_FILE) not in DRIVERS:
             raise ConfigError(f"{key}[{i}].driver", entry["driver"], f"is not one of {', '.join(DRIVERS)}")
         if entry.get("driver") == ROS3:
-            entry = {**entry, "block_size": 0, "cache_type": "none"}
+            entry = {**entry, "block_size": 0, "cache_type": NO_CACHE}
         entry = READS.filled(entry)
         block = entry["block_size"] and parse_size(f"{key}[{i}].block_size", entry["block_size"])
         page = entry["page_buffer"]
