@@ -205,10 +205,9 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         std_s=(C.SECONDS, "std"),
         chunks_touched_mean=(C.CHUNKS_TOUCHED, "mean"),
         **{f"{c}_median": (c, "median") for c in COUNT_COLUMNS if c in ordered},
-        **{f"{c}_median": (c, "median") for c in SPLIT_COLUMNS if c in ordered and ordered[c].notna().any()},
         **{
             f"{c}_median": (c, "median")
-            for c in objectstore.REQUEST_COUNTS
+            for c in (*SPLIT_COLUMNS, *objectstore.REQUEST_COUNTS)
             if c in ordered and ordered[c].notna().any()
         },
         **{c: (c, "first") for c in objectstore.CARRIED if c in ordered and ordered[c].notna().any()},

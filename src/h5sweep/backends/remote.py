@@ -279,12 +279,17 @@ class RemoteHdf5(OpenedStore):
     """An HDF5 object opened through an fsspec file object."""
 
     def __init__(self, fs, path: str, dataset_name: str, read: FileRead, open_kwargs: dict | None = None):
-        import h5py
-
         t0 = time.perf_counter_ns()
         self.handle = fs.open(path, "rb", block_size=read.block_size, cache_type=read.cache_type)
-        kwargs = {**(open_kwargs or {}), **({"page_buf_size": read.page_buffer} if read.page_buffer else {})}
-        self.file = h5py.File(self.handle, "r", **kwargs)
+        self._open(self.handle, dataset_name, read, open_kwargs, t0)
+
+    def _open(self, target, dataset_name: str, read: FileRead, open_kwargs: dict | None, t0: int, **driver) -> None:
+        """h5py.File on ``target`` (a file object, or ROS3's URL with its ``driver`` arguments),
+        with the chunk cache and the page buffer; ``open_s`` counted from ``t0``."""
+        import h5py
+
+        page = {"page_buf_size": read.page_buffer} if read.page_buffer else {}
+        self.file = h5py.File(target, "r", **driver, **(open_kwargs or {}), **page)
         self.dataset = self.file[dataset_name]
         self.open_s = (time.perf_counter_ns() - t0) / 1e9
 
@@ -299,7 +304,8 @@ class RemoteHdf5(OpenedStore):
 
     def close(self) -> None:
         self.file.close()
-        self.handle.close()
+        if self.handle is not None:
+            self.handle.close()
 
 
 def ros3_url(location: S3Location, name: str) -> str:
@@ -328,17 +334,9 @@ class RemoteHdf5Ros3(RemoteHdf5):
     GET, no cache but HDF5's own (its chunk cache, and a paged file's page buffer)."""
 
     def __init__(self, url: str, keys: dict, dataset_name: str, read: FileRead, open_kwargs: dict | None = None):
-        import h5py
-
         t0 = time.perf_counter_ns()
         self.handle = None
-        kwargs = {**(open_kwargs or {}), **({"page_buf_size": read.page_buffer} if read.page_buffer else {})}
-        self.file = h5py.File(url, "r", driver="ros3", **keys, **kwargs)
-        self.dataset = self.file[dataset_name]
-        self.open_s = (time.perf_counter_ns() - t0) / 1e9
-
-    def close(self) -> None:
-        self.file.close()
+        self._open(url, dataset_name, read, open_kwargs, t0, driver="ros3", **keys)
 
 
 class RemoteZarr(OpenedStore):
