@@ -187,10 +187,52 @@ def test_the_experiments_run_end_to_end_at_a_tiny_size_with_their_figures(tmp_pa
     ranked = len(pd.read_csv(results / "recommendation.csv")) > 0  # none where no read case runs
     assert ("window.vegaEmbed" in (results / "index.html").read_text()) == ranked
     found = pd.read_csv(results / "findings.csv")
+    kept = REPO / "results" / "scratch" / "study-findings"  # for a reader of a failed run
+    kept.mkdir(parents=True, exist_ok=True)
+    found.to_csv(kept / f"{name.replace('/', '__')}.csv", index=False)
     verdict = dict(zip(found["finding"], found["verdict"], strict=True))
     mine = [f.key for f in findings.FINDINGS if f.config == f"config/studies/{name}"]
-    # every finding the config was built for gets a verdict at this size
-    assert all(verdict[key] != findings.UNMEASURED for key in mine), {key: verdict[key] for key in mine}
+    # every finding the config was built for reaches the verdict it should at this size
+    evidence = dict(zip(found["finding"], found["evidence"], strict=True))
+    wrong = {key: (verdict[key], evidence[key]) for key in mine if not _as_expected(key, verdict[key])}
+    assert not wrong, wrong
+
+
+# The verdict each finding reaches on its study config's tiny run, and why it should: MEASURED
+# only asks for a verdict (any but `not measured`).
+MEASURED = "measured"
+EXPECTED = {
+    "gzip4-ratio": MEASURED,
+    "edge-padding": MEASURED,
+    "one-by-one-metadata": MEASURED,
+    "contiguous-best-spectra": MEASURED,
+    "best-slice-chunks": MEASURED,
+    "slices-slower-than-spectra": MEASURED,
+    "chunking-helps-subcubes": MEASURED,
+    "gzip-levels-size": MEASURED,
+    "gzip-levels-write": MEASURED,
+    "contiguous-fastest-write": MEASURED,
+    "spectrum-writes-slow-with-m": MEASURED,
+    "compression-slows-reads": MEASURED,
+    "chunking-helps-slow-axis": MEASURED,
+    "chunking-hurts-fast-axis": MEASURED,
+    "cache-thrashing": MEASURED,
+    "zarr-slower": MEASURED,
+    "hdf5-io-operations": MEASURED,
+    "same-size-same-time": MEASURED,
+    "random-worst": MEASURED,
+    "local-scaling": MEASURED,
+    "many-datasets": MEASURED,
+    "hdf5-as-raw": MEASURED,
+    "request-size": MEASURED,
+}
+
+
+def _as_expected(key: str, verdict: str) -> bool:
+    expected = EXPECTED.get(key, MEASURED)
+    if expected == MEASURED:
+        return verdict != findings.UNMEASURED
+    return verdict in (expected if isinstance(expected, tuple) else (expected,))
 
 
 def _paper_scale_summary() -> pd.DataFrame:
