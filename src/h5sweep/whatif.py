@@ -1,6 +1,9 @@
-"""``python -m h5sweep.whatif RUN --weights slice=10,spectra=1000``: a finished sweep
-(``RUN``: its results directory, ``results/<sweep>``) ranked again for other read mixes from
-the reads it made, in seconds; nothing is read again (:mod:`h5sweep.analyze.whatif`).
+"""``h5sweep whatif RUN --weights slice=10,spectra=1000``: a finished sweep (``RUN``: its
+results directory, ``results/<sweep>``) ranked again for other read mixes from the reads it
+made, in seconds; nothing is read again (:mod:`h5sweep.analyze.whatif`). Per mix and
+filesystem: its choice in words, then every store in a table (rank, mix time with its 95%
+interval, ratio to the choice, tied, file size, write time, worst case).
+``python -m h5sweep.whatif`` is the same command.
 
 With ``--resume``, the stores the race dropped that one of the mixes could favour are read to
 the end, and nothing else: they are added to ``RUN/resume.json`` (:mod:`h5sweep.sweep.resume`)
@@ -53,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"h5sweep.whatif: {args.run} is not a finished sweep: no {', '.join(missing)}", file=sys.stderr)
         return 2
-    from h5sweep.analyze.whatif import check_mix, decide, rank_for
+    from h5sweep.analyze.whatif import TABLE_LEGEND, check_mix, decide, rank_for
     from h5sweep.measure.records import read_tables
     from h5sweep.storage import columns as C
 
@@ -68,11 +71,14 @@ def main(argv: list[str] | None = None) -> int:
     chosen = own[own[C.RECOMMENDED]] if not own.empty else own
     favoured = []
     for i, weights in enumerate(mixes, 1):
-        lines, stores = decide(measurements, summary, settings, f"mix {i}", weights, chosen, with_stores=True)
+        lines, stores = decide(
+            measurements, summary, settings, f"mix {i}", weights, chosen, with_stores=True, with_table=True
+        )
         favoured += stores
         for line in lines:
             if not (args.resume and "--resume`" in line):  # the command the user just ran
                 print(line)
+    print(TABLE_LEGEND)
     if not args.resume:
         return 0
     return resume(args, settings[C.SWEEP], favoured, extra)

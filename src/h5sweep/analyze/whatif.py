@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from h5sweep.analyze.ranking import CANDIDATE_KEYS, rank_selected_reads, rows_of, selected_reads
-from h5sweep.analyze.wording import label, several_options
+from h5sweep.analyze.ranking import CANDIDATE_KEYS, SAME_SIZE, rank_selected_reads, rows_of, selected_reads
+from h5sweep.analyze.wording import label, namer, several_options
 from h5sweep.storage import columns as C
-from h5sweep.storage.sizes import duration, duration_range, factor
+from h5sweep.storage.sizes import duration, duration_range, factor, size
 from h5sweep.sweep.resume import KEYS as RESUME_KEYS
 
 STORE = [*CANDIDATE_KEYS, C.READ_OPTION]  # a candidate is a store in one read option
@@ -89,6 +89,34 @@ def favoured_stores(favoured: list[dict]) -> list[dict]:
     return [{key: str(store["row"][key]) for key in RESUME_KEYS} for store in favoured]
 
 
+def _sweeps_choice_words(pick, other, group: pd.DataFrame) -> str:
+    """Where the sweep's own choice (``other``, a row of this mix's ranking) stands against
+    this mix's choice (``pick``), naming it: tied with the fastest (and then why ``pick`` was
+    chosen of the tied), or how far behind the fastest it ranks."""
+    name = namer(group)(other)
+    if pd.notna(other.get(C.RACED_OUT_ROUND)):
+        return f"; the sweep's choice, {name}, was raced out under its own mix"
+    if not other[C.TIED_WITH_BEST]:
+        interval = (
+            f", 95% interval {factor(other[C.TO_BEST_CI_LOW])}-{factor(other[C.TO_BEST_CI_HIGH])}"
+            if pd.notna(other.get(C.TO_BEST_CI_LOW))
+            else ""
+        )
+        place = f"ranks {int(other[C.RANK])}: {factor(other[C.TO_BEST])} the fastest's score"
+        return f"; the sweep's choice, {name}, {place}{interval}"
+    smaller = pick[C.FILE_BYTES] * SAME_SIZE < other[C.FILE_BYTES]
+    why = (
+        f"its smaller file ({size(pick[C.FILE_BYTES])} against {size(other[C.FILE_BYTES])})"
+        if smaller
+        else "its better score among files of about the same size"
+    )
+    place = "is the fastest" if int(other[C.RANK]) == 1 else f"ranks {int(other[C.RANK])}, tied with the fastest too"
+    return (
+        f"; the sweep's choice, {name}, {place}: the measurements cannot tell the tied stores apart for this mix, "
+        f"and of them this one is chosen for {why}"
+    )
+
+
 def mix_lines(
     name: str, weights: dict, table: pd.DataFrame, chosen: pd.DataFrame, favoured: list[dict], sweep: str
 ) -> list:
@@ -109,18 +137,13 @@ def mix_lines(
         )
         if pd.notna(pick.get(C.MIX_SECONDS_CI_LOW)):
             text += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
+        if int(pick[C.RANK]) > 1:
+            text += f", rank {int(pick[C.RANK])}, tied with the fastest"
         mine = chosen[chosen[C.FILESYSTEM] == filesystem]
         if not mine.empty:
             same = rows_of(group, mine.iloc[0], STORE)
             if not same.empty and same.iloc[0].name != pick.name:
-                other = same.iloc[0]
-                if pd.notna(other.get(C.RACED_OUT_ROUND)):
-                    text += "; the sweep's choice was raced out under its own mix"
-                else:
-                    text += (
-                        f"; the sweep's choice ranks {int(other[C.RANK])}, "
-                        f"{factor(other[C.TO_BEST])} the best's score" + (" (tied)" if other[C.TIED_WITH_BEST] else "")
-                    )
+                text += _sweeps_choice_words(pick, same.iloc[0], group)
             elif not same.empty:
                 text += "; the same as the sweep's choice"
         lines.append(text + ".")
@@ -139,6 +162,101 @@ def mix_lines(
     return lines
 
 
+TABLE_HEAD = (
+    "rank",
+    "store",
+    "mix time (95% interval)",
+    "to the choice",
+    "tied",
+    "file",
+    "write",
+    "worst case",
+    "note",
+)
+TABLE_LEGEND = (
+    "mix time: the mean time of one unit of work (the mix's reads of each case) and its 95% interval; to the "
+    "choice: that time over the choice's; tied: the fastest store, and those whose score over the fastest's has "
+    "a paired 95% interval reaching 1 (the measurements cannot tell them apart; the choice is the smallest file "
+    "of them); file: the store's size; write: the median time of one write of the whole dataset; worst case: the "
+    "case it serves slowest against that case's fastest store, and by how much."
+)
+
+
+def _row_cells(row, pick, name_of, sweeps_choice: bool, favoured: dict) -> list[str]:
+    """One store's cells in the table of a mix (:data:`TABLE_HEAD`)."""
+    write = (
+        ""
+        if pd.isna(row[C.WRITE_MEDIAN_S])
+        else (">" if row[C.WRITE_STOPPED] else "") + duration(row[C.WRITE_MEDIAN_S])
+    )
+    notes = ["choice"] if row.name == pick.name else []
+    notes += ["sweep's choice"] if sweeps_choice else []
+    common = [size(row[C.FILE_BYTES]) if pd.notna(row[C.FILE_BYTES]) else "", write]
+    if pd.notna(row.get(C.RACED_OUT_ROUND)):
+        ratio = favoured.get(row.name)
+        notes.append(
+            f"raced out at round {int(row[C.RACED_OUT_ROUND])}"
+            + (f"; on its {ratio[1]} reads {factor(ratio[0])} this mix's fastest: could be favoured" if ratio else "")
+        )
+        return [str(int(row[C.RANK])), name_of(row), "not measured to the end", "", "", *common, "", "; ".join(notes)]
+    if row[C.EXCLUDED_BY]:
+        notes.append(f"beyond a limit: {row[C.EXCLUDED_BY]}")
+    mix = duration(row[C.MIX_SECONDS])
+    if pd.notna(row.get(C.MIX_SECONDS_CI_LOW)):
+        mix += f" ({duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])})"
+    else:
+        mix += " (one read: no interval)"
+    worst = f"{row[C.WORST_CASE]} {factor(row[C.WORST_SLOWDOWN])}" if pd.notna(row.get(C.WORST_SLOWDOWN)) else ""
+    to_choice = (
+        f"{row[C.MIX_SECONDS] / pick[C.MIX_SECONDS]:.2f}x" if pick is not None and pick[C.MIX_SECONDS] > 0 else ""
+    )
+    return [
+        str(int(row[C.RANK])),
+        name_of(row),
+        mix,
+        to_choice,
+        ("fastest" if int(row[C.RANK]) == 1 else "tied") if row[C.TIED_WITH_BEST] else "",
+        *common,
+        worst,
+        "; ".join(notes),
+    ]
+
+
+def mix_table(table: pd.DataFrame, chosen: pd.DataFrame, favoured: list[dict] | None = None) -> list[str]:
+    """A mix's ranking as a table per filesystem (:data:`TABLE_HEAD`, aligned columns in
+    Markdown's pipes): every store ranked for the mix, its mix time with its interval, its
+    ratio to the mix's choice, whether it is tied with the fastest, its file size, its write
+    time and its worst case; the mix's choice and the sweep's own choice (``chosen``) marked;
+    the stores raced out listed after, with what the reads they made say of this mix
+    (``favoured``, :func:`could_favour`)."""
+    lines = []
+    for filesystem, group in table.groupby(C.FILESYSTEM, sort=True):
+        group = group.sort_values(C.RANK)
+        picked = group[group[C.RECOMMENDED]]
+        pick = picked.iloc[0] if not picked.empty else None
+        mine = chosen[chosen[C.FILESYSTEM] == filesystem]
+        own = rows_of(group, mine.iloc[0], STORE) if not mine.empty else group.iloc[0:0]
+        own_index = own.index[0] if not own.empty else None
+        seen = {s["row"].name: (s["ratio"], s["reads"]) for s in (favoured or []) if s["filesystem"] == filesystem}
+        name_of = namer(group)
+        rows = [TABLE_HEAD] + [
+            _row_cells(row, pick if pick is not None else row, name_of, index == own_index, seen)
+            for index, row in group.iterrows()
+        ]
+        lines += [f"{filesystem}:", *_aligned(rows), ""]
+    return lines
+
+
+def _aligned(rows: list) -> list[str]:
+    """Rows of cells as a Markdown table whose columns line up (the first row its head)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+
+    def line(cells) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    return [line(rows[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *[line(r) for r in rows[1:]]]
+
+
 def decide(
     measurements: pd.DataFrame,
     summary: pd.DataFrame,
@@ -147,11 +265,15 @@ def decide(
     weights: dict,
     chosen: pd.DataFrame,
     with_stores: bool = False,
+    with_table: bool = False,
 ):
     """What one mix decides, in words (:func:`mix_lines`): the sweep ranked for ``weights``
     and the raced-out stores the mix could favour; ``chosen``: the sweep's own choice's rows.
+    ``with_table``: the words followed by the mix's ranking as a table (:func:`mix_table`);
     ``with_stores``: also those stores, as a resume request's entries."""
     table, reads = rank_for(measurements, summary, settings, weights)
     favoured = could_favour(reads, table, weights, settings.get("race_margin"))
     lines = mix_lines(name, weights, table, chosen, favoured, settings[C.SWEEP])
+    if with_table:
+        lines += ["", *mix_table(table, chosen, favoured)]
     return (lines, favoured_stores(favoured)) if with_stores else lines
