@@ -12,7 +12,7 @@ import importlib
 import os
 import re
 
-from h5sweep.backends import hdf5_columns, hdf5_filters, zarr_columns
+from h5sweep.backends import hdf5_columns, hdf5_filters, recipes, zarr_columns
 from h5sweep.backends.base import BackendSpec, Capabilities
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
 from h5sweep.backends.chunk_cache import SETTINGS as CHUNK_CACHE_SETTINGS
@@ -54,6 +54,7 @@ REGISTRY: dict[str, BackendSpec] = {
             option_columns=(C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0),
             carried_columns=hdf5_columns.CARRIED,
             version_columns=hdf5_columns.VERSIONS,
+            recipe=recipes.hdf5_recipe,
         ),
         BackendSpec(
             ZARR,
@@ -79,6 +80,7 @@ REGISTRY: dict[str, BackendSpec] = {
             option_columns=zarr_columns.OPTIONS,
             carried_columns=zarr_columns.REMOTE_OPTIONS,
             version_columns=zarr_columns.VERSIONS,
+            recipe=recipes.zarr_recipe,
         ),
         BackendSpec(
             RAW,
@@ -86,6 +88,7 @@ REGISTRY: dict[str, BackendSpec] = {
             "h5sweep.backends.raw",
             "the array as a plain .npy file, read with one pread per contiguous run (no library)",
             Capabilities(contiguous=True, chunks=False, codec_families=("none",)),
+            recipe=recipes.raw,
         ),
     )
 }

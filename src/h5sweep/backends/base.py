@@ -163,6 +163,8 @@ class BackendSpec:
     # its top-level config block (h5sweep.storage.declared.Block, e.g. ``zarr:``), declared
     # beside it; the schema takes it from here
     settings: object = None
+    # how a user writes and reads the store it chose (h5sweep.backends.recipes.Store -> Recipe)
+    recipe: Callable | None = field(default=None, repr=False)
 
     def stores(self, layout: Layout, compression: Compression) -> bool:
         return self.capabilities.stores(layout, compression)
