@@ -520,3 +520,24 @@ def test_on_real_stores_no_race_drops_the_store_a_full_pass_chooses_under_each_o
     # mean the reference (the cubes' slices are 3x faster, their spectra 5x slower)
     assert len(set(picks.values())) > 1, picks
     assert any(dropped)  # the races did drop stores (the thin chunks' spectra are 35x slower)
+
+
+def test_the_best_store_of_a_kept_group_stays_in_the_race_and_the_rest_of_the_group_goes():
+    """The compressed stores are a group: the best of them is read to the end (its intervals
+    full), the others drop as any store does."""
+    speed = [1.0, 3.0, 5.0, 6.0]  # the reference; three stores far slower, 1 and 2 in the group
+
+    def run(groups):
+        race = Race(RULE, 4, ["spectra"], rounds=12, protected={0}, kept_best=groups)
+        rng = np.random.default_rng(1)
+        for r in range(12):
+            for k in range(4):
+                if race.reads(0, k):
+                    race.record(0, k, r, speed[k] * (1 + 0.05 * rng.standard_normal()))
+            if race.due(r + 1):
+                race.look(r + 1)
+        return set(race.out)
+
+    assert run([]) == {1, 2, 3}
+    assert run([{1, 2}]) == {2, 3}  # 1, the group's best, read to the end
+    assert run([{2, 3}]) == {1, 3}

@@ -280,6 +280,7 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
         stores = [_store_under_test(job, job.backend_io(), path) for job, path in zip(jobs, store_paths, strict=True)]
         for store, each in zip(stores, settings["stores"], strict=True):
             store.protected = bool(each.get("protected", False))
+            store.kept_best_of = str(each.get("kept_best_of", ""))
         with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
             for store, paths in zip(stores, copies, strict=True):
                 store.copies = paths

@@ -126,6 +126,7 @@ class StoreUnderTest:
     stored: StoredChunks | None = None  # found by the engine
     call_overhead_s: float = math.nan
     protected: bool = False  # never raced out (the reference store every ratio is to)
+    kept_best_of: str = ""  # a group whose best store the race keeps to the end ("compressed")
     rows: list[dict] = field(default_factory=list)
     # byte-identical copies read in turn by reads that each start cold (h5sweep.cases.copies);
     # empty: the store alone

@@ -76,7 +76,12 @@ def interleave_variants(stores, variants: list[Variant], options, policy, plan: 
     race = None
     if plan.race is not None and every and len(stores) > 1:
         protected = {k for k, store in enumerate(stores) if store.protected}
-        race = Race(plan.race, len(stores), [v.case.name for v in variants], len(schedule), protected)
+        groups: dict[str, set[int]] = {}
+        for k, store in enumerate(stores):
+            if store.kept_best_of:
+                groups.setdefault(store.kept_best_of, set()).add(k)
+        cases = [v.case.name for v in variants]
+        race = Race(plan.race, len(stores), cases, len(schedule), protected, list(groups.values()))
     mine_before = [len(store.rows) for store in stores]
     opened: dict[tuple[int, int], OpenedForReads] = {}
     try:

@@ -11,7 +11,10 @@ whose bound lies above ``margin`` is out: it is not read in later rounds, and it
 which round it stopped and the bound then (``raced_out_round``, ``raced_out_at_least``). A
 protected store (the reference every paired ratio is to) is read to the end; the objectives
 that are ratios to it (``time``, ``geometric``) take it as their reference, or, in a pass it
-does not read (another backend's read option), the first store of the pass.
+does not read (another backend's read option), the first store of the pass. In each group of
+``kept_best`` (the compressed stores), the store of the lowest score at a look is not raced out
+at that look: the best compressed store is read to the end, so that what compression costs in
+reads rests on full intervals, not on the rounds before a drop.
 
 The chance that racing drops a store whose full pass would have been within the margin of the
 best is at most about ``alpha`` over the whole pass: each look's test has level
@@ -104,8 +107,17 @@ class RacedOut:
 class Race:
     """One pass's race over ``stores`` stores reading ``cases`` (each variant's case name)."""
 
-    def __init__(self, rule: RaceRule, stores: int, cases: list[str], rounds: int, protected: set[int]):
+    def __init__(
+        self,
+        rule: RaceRule,
+        stores: int,
+        cases: list[str],
+        rounds: int,
+        protected: set[int],
+        kept_best: list[set[int]] | None = None,
+    ):
         self.rule, self.cases, self.rounds, self.protected = rule, cases, rounds, protected
+        self.kept_best = kept_best or []
         self.out: dict[int, RacedOut] = {}
         self.seconds: list[list[dict[int, float]]] = [[{} for _ in range(stores)] for _ in cases]
         self.level = rule.alpha / max(1, rule.looks(rounds))
@@ -151,6 +163,10 @@ class Race:
         best = best_of(score, ~np.isnan(score))
         low = bound_to_best(samples, best, self.level)
         kept = {active[i] for i in anchors(reads, weights, self.rule.objective)} | self.protected
+        for group in self.kept_best:  # each group's best store so far stays in
+            members = [i for i, k in enumerate(active) if k in group and not np.isnan(score[i])]
+            if members:
+                kept.add(active[min(members, key=lambda i: score[i])])
         dropped = []
         for i, k in enumerate(active):
             if k != active[best] and k not in kept and low[i] > self.rule.margin:
