@@ -35,5 +35,6 @@ rule aggregate:
         thresholds=SWEEP.score,
         reference=SWEEP.reference,
         shape=list(SWEEP.shape),
+        dataset=SWEEP.dataset,
     script:
         "../workflow/scripts/aggregate.py"

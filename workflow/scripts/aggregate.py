@@ -17,4 +17,4 @@ with logged(snakemake.log[0]):
         list(snakemake.input), out.measurements, out.summary, out.summary_csv, params.thresholds, params.reference
     )
     remove_values_cache(os.path.dirname(out.measurements))  # every write is made
-    findings.write(out.summary, tuple(params.shape), out.findings_table, out.findings_text)
+    findings.write(out.summary, tuple(params.shape), out.findings_table, out.findings_text, params.dataset)

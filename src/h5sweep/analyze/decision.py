@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from h5sweep.analyze.data_words import data_sentence
 from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of, rows_of
 from h5sweep.analyze.wording import label, several_options
 from h5sweep.measure import objective as objectives
@@ -282,6 +283,7 @@ def sheet(
         f"unit of work: {first[C.WEIGHTS]} (recommend.weights); {statistic}. Lower is better; every interval "
         "is 95%."
     ]
+    lead += [said for said in [data_sentence(settings.get("dataset") or {}, summary)] if said]
     raw = settings.get("dataset", {}).get("raw_bytes") or 0
     target = recommend.get("target_bytes") or raw
     sections = []

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from h5sweep.analyze.data_words import data_sentence
 from h5sweep.analyze.objectstore_findings import FINDINGS as OBJECT_STORE_FINDINGS
 from h5sweep.analyze.studies import guide, iolab, kang, openmsi
 from h5sweep.cases import CASE_SPECS
@@ -86,10 +87,10 @@ def judge(finding: Finding, summary: pd.DataFrame, shape: tuple) -> tuple[str, s
     return (HOLDS if holds else FAILS if holds is False else INCONCLUSIVE), evidence
 
 
-def markdown(table: pd.DataFrame, title: str = "Findings of the studies, checked on this sweep") -> str:
+def markdown(table: pd.DataFrame, title: str = "Findings of the studies, checked on this sweep", data: str = "") -> str:
     """``findings.md``: a count of verdicts, then one table per filesystem, each finding with the
-    seed's sentence it tests."""
-    lines = [f"# {title}", ""]
+    seed's sentence it tests; ``data``: the values measured, in words (:mod:`.data_words`)."""
+    lines = [f"# {title}", "", *([data, ""] if data else [])]
     counts = table[C.VERDICT].value_counts()
     lines += [
         f"{len(FINDINGS)} findings of the studies h5sweep reproduces, each checked on every filesystem: "
@@ -125,10 +126,12 @@ def _says(row) -> str:
     return f"{claim} (in h5sweep's words; {row[C.DOCUMENT]})"
 
 
-def write(summary_path: str, shape: tuple, csv_out: str, md_out: str) -> pd.DataFrame:
-    """The findings (checked in the aggregate job): ``findings.csv`` and ``findings.md`` from the typed summary."""
-    table = evaluate(pd.read_parquet(summary_path), shape)
+def write(summary_path: str, shape: tuple, csv_out: str, md_out: str, dataset: dict | None = None) -> pd.DataFrame:
+    """The findings (checked in the aggregate job): ``findings.csv`` and ``findings.md`` from the
+    typed summary; ``dataset``: the config's block, which names the values measured."""
+    summary = pd.read_parquet(summary_path)
+    table = evaluate(summary, shape)
     table.to_csv(csv_out, index=False)
     with open(md_out, "w") as out:
-        out.write(markdown(table))
+        out.write(markdown(table, data=data_sentence(dataset or {}, summary)))
     return table

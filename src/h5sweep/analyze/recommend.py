@@ -8,6 +8,7 @@ import json
 
 import pandas as pd
 
+from h5sweep.analyze.data_words import data_sentence
 from h5sweep.analyze.decision import Sheet, sheet
 from h5sweep.analyze.ranking import rank_selected_reads, selected_reads
 from h5sweep.analyze.whatif import decide
@@ -48,9 +49,10 @@ def recommend(
     caveats = (machine_caveat(reads), unverified_caveat(reads), latency_caveat(reads))
     caveat = " ".join(c for c in caveats if c) or None
     write_table(table, csv_out)
+    dataset = settings.get("dataset") or {}
     sections = case_sections(summary, measurements)
     with open(md_out, "w") as out:
-        out.write(markdown(table, settings, why, caveat, "\n\n".join(sections)))
+        out.write(markdown(table, settings, why, caveat, "\n\n".join(sections), data_sentence(dataset, summary)))
     chosen = table[table[C.RECOMMENDED]] if not table.empty else table
     what_if = [
         line

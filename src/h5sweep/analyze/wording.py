@@ -336,10 +336,16 @@ def _counts_requests(group: pd.DataFrame) -> bool:
 
 
 def markdown(
-    table: pd.DataFrame, settings: dict, why: dict | None = None, caveat: str | None = None, sections: str = ""
+    table: pd.DataFrame,
+    settings: dict,
+    why: dict | None = None,
+    caveat: str | None = None,
+    sections: str = "",
+    data: str = "",
 ) -> str:
-    """``recommendation.md``: the verdicts first (and a ``caveat`` on the machine, where there
-    is one), then each filesystem's ranking, then the cases' own ``sections`` (where they have any)."""
+    """``recommendation.md``: the verdicts first (then ``data``: the values measured, in words,
+    and a ``caveat`` on the machine, where there is one), then each filesystem's ranking, then
+    the cases' own ``sections`` (where they have any)."""
     lines = ["# Recommendation", ""]
     if table.empty:
         return "\n".join([*lines, *([] if sections else [nothing_to_rank(settings)]), ""]) + sections
@@ -352,6 +358,7 @@ def markdown(
     groups = list(table.groupby(C.FILESYSTEM, sort=True))
     for keys, group in groups:
         lines += [verdict(group) + (f" {why[keys]}" if why and keys in why else ""), ""]
+    lines += [data, ""] if data else []
     lines += [caveat, ""] if caveat else []
     lines += [c + "\n" for c in _calibration_caveats(table)]
     lines += [_explained(settings) + (f" Limits: {', '.join(stated)}." if stated else ""), ""]

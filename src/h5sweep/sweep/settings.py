@@ -217,6 +217,8 @@ def recommend_settings(sweep) -> dict:
             "shape": [int(n) for n in sweep.shape],
             "dtype": str(sweep.dtype),
             "raw_bytes": int(sweep.raw_bytes),
+            "fill": sweep.dataset["fill"],  # the outputs say which values were measured
+            "seed": sweep.dataset.get("seed"),
         },
     }
 
