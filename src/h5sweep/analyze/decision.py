@@ -1,12 +1,16 @@
 """The decision sheet (``decision.md``, and the report's first section): one page per sweep
 that says, per filesystem, which store to choose and how to read it, what that choice costs
 in space and write time against the smallest store and the fastest writer, the best
-compressed choice and what it costs in reads, the evidence the verdict rests on, and the size
-the sweep ran at against the size the user stores. Built from the ranking
-(:mod:`.ranking`) and the summary; nothing here imports an I/O library."""
+compressed choice and what it costs in reads, what the choice gains against the reference
+store and the case it hurts most, the evidence the verdict rests on, the size the sweep ran
+at against the size the user stores, and the code that writes and reads the chosen store
+(its backend's recipe, :mod:`h5sweep.backends.recipes`). Built from the ranking
+(:mod:`.ranking`) and the summary; nothing here imports an I/O library (a Zarr recipe asks
+zarr-python for its codec's JSON form)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -14,14 +18,20 @@ import pandas as pd
 from h5sweep.analyze.data_words import data_sentence
 from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of, rows_of
 from h5sweep.analyze.wording import label, several_options
+from h5sweep.backends import REGISTRY, spec
+from h5sweep.backends.recipes import Store
 from h5sweep.measure import objective as objectives
 from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
+from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import REQUESTS_PER_UNIT
 from h5sweep.storage.sizes import count, duration, duration_range, factor, rate, size
 
-# a difference of write times is called sure only with at least this many writes per store
-SURE_WRITES = 2
+# a difference of two stores' median write times is called sure only where each has at least
+# this many writes: the fewest whose lowest and highest hold the median with 95% (the chance
+# that all n fall on one side of it is 2 * 0.5**n, under 5% from n = 6)
+SURE_WRITES = 6
 
 
 @dataclass
@@ -30,6 +40,7 @@ class Section:
 
     heading: str
     points: list[tuple[str, str]] = field(default_factory=list)
+    code: list[tuple[str, str]] = field(default_factory=list)  # (what it does, Python)
 
 
 @dataclass
@@ -45,6 +56,8 @@ class Sheet:
             lines += [f"## {section.heading}", ""]
             lines += [f"- **{name}** {text}" if name else f"- {text}" for name, text in section.points]
             lines.append("")
+            for caption, code in section.code:
+                lines += [f"{caption}", "", "```python", code, "```", ""]
         lines += [n + "\n" for n in self.notes]
         return "\n".join(lines).rstrip() + "\n"
 
@@ -61,12 +74,19 @@ class Sheet:
             lines += [section.heading, sub * len(section.heading), ""]
             lines += [f"- **{name}** {rst(text)}" if name else f"- {rst(text)}" for name, text in section.points]
             lines.append("")
+            for caption, code in section.code:
+                lines += [rst(caption), "", ".. code-block:: python", ""]
+                lines += [f"   {line}" for line in code.splitlines()] + [""]
         lines += [rst(n) + "\n" for n in self.notes]
         return "\n".join(lines).rstrip() + "\n"
 
 
 def _name(row, group: pd.DataFrame) -> str:
     return label(row, with_backend=True, with_option=row[C.BACKEND] in several_options(group))
+
+
+def _n(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _is_raced(row) -> bool:
@@ -153,20 +173,25 @@ def _costs(pick, group: pd.DataFrame, summary: pd.DataFrame, target: float) -> s
     if not written.empty and pd.notna(pick[C.WRITE_MEDIAN_S]):
         fastest = written.loc[written[C.WRITE_MEDIAN_S].idxmin()]
         mine, theirs = _writes(summary, pick), _writes(summary, fastest)
-        count = f"{mine[0]} write{'s' if mine[0] != 1 else ''} of it"
         if fastest.name == pick.name:
-            parts.append(f"write: {duration(pick[C.WRITE_MEDIAN_S])}, the fastest writer ({count})")
-        else:
+            said = _n(mine[0], "write")
+            parts.append(f"write: {duration(pick[C.WRITE_MEDIAN_S])}, the fastest writer ({said} of it)")
+        elif min(mine[0], theirs[0]) >= SURE_WRITES and mine[1] > theirs[2]:
             ratio = pick[C.WRITE_MEDIAN_S] / fastest[C.WRITE_MEDIAN_S]
-            if min(mine[0], theirs[0]) < SURE_WRITES:
-                sure = "one write each at most: not a sure difference"
-            elif mine[1] > theirs[2]:
-                sure = "surely slower: the median intervals are apart"
-            else:
-                sure = "the median intervals overlap: not a sure difference"
             parts.append(
-                f"write: {duration(pick[C.WRITE_MEDIAN_S])}, {factor(ratio)} the fastest writer's "
-                f"({_name(fastest, group)}: {duration(fastest[C.WRITE_MEDIAN_S])}; {sure})"
+                f"write: {duration(pick[C.WRITE_MEDIAN_S])}, {factor(ratio)} "
+                f"the fastest writer's ({_name(fastest, group)}: {duration(fastest[C.WRITE_MEDIAN_S])}; surely slower: "
+                f"{mine[0]} and {theirs[0]} writes, the median intervals apart)"
+            )
+        else:
+            why = (
+                f"too few writes to tell them apart (a sure difference takes {SURE_WRITES} each)"
+                if min(mine[0], theirs[0]) < SURE_WRITES
+                else "the median intervals overlap: not a sure difference"
+            )
+            parts.append(
+                f"write: {duration(pick[C.WRITE_MEDIAN_S])} ({_n(mine[0], 'write')} of it); the fastest measured, "
+                f"{_name(fastest, group)}: {duration(fastest[C.WRITE_MEDIAN_S])} ({_n(theirs[0], 'write')}); {why}"
             )
     return "; ".join(parts) + "." if parts else "no file size or write time was measured."
 
@@ -213,24 +238,146 @@ def _compressed(pick, group: pd.DataFrame, target: float) -> str:
     return "no compressed store was measured within the limits."
 
 
+def _case_rows(summary: pd.DataFrame, row, case: str) -> pd.DataFrame:
+    """A ranked store's summary rows of one read case, in the read option and cache state it
+    was ranked by (its primary variant where the summary cannot tell options apart)."""
+    mine = rows_of(summary, row)
+    mine = mine[mine[C.CASE] == case]
+    option = row.get(C.READ_OPTION)
+    if option and C.VARIANT in mine:
+        named = mine[mine[C.VARIANT].fillna("").str.contains(str(option), regex=False)]
+        mine = named if not named.empty else mine
+    several = C.VARIANT in mine and mine[C.VARIANT].nunique() > 1
+    if several and C.PRIMARY in mine and mine[C.PRIMARY].fillna(False).astype(bool).any():
+        mine = mine[mine[C.PRIMARY].fillna(False).astype(bool)]
+    if C.CACHE_STATE in mine and len(mine) > 1:
+        cold = mine[C.CACHE_STATE] == "cold"
+        first = row.get(C.STATISTIC) == "first-access"
+        mine = mine[cold] if first and cold.any() else mine[~cold] if (~cold).any() else mine
+    return mine
+
+
+def _reads_per_case(summary: pd.DataFrame, row, cases: list[str]) -> tuple[int, ...]:
+    return tuple(int(_case_rows(summary, row, case)[C.REPEATS].sum()) for case in cases)
+
+
+def _reads_words(reads: tuple[int, ...], cases: list[str]) -> str:
+    return ", ".join(f"{case} {n}" for case, n in zip(cases, reads, strict=True))
+
+
 def _evidence(group: pd.DataFrame, summary: pd.DataFrame) -> str:
+    """What the verdict rests on, true of every store it describes: the reads of each case the
+    ranked stores and the raced-out ones read (apart), and the timed writes per store."""
+    cases = list(mix_of(group.iloc[0][C.WEIGHTS]))
     raced = group[group.apply(_is_raced, axis=1)]
     ranked = group.drop(raced.index)
-    reads = ranked[C.SELECTIONS].dropna().astype(int) if C.SELECTIONS in ranked else pd.Series(dtype=int)
-    writes = [n for n in (_writes(summary, row)[0] for _, row in ranked.iterrows()) if n]
-    text = f"{len(ranked)} store{'s' if len(ranked) != 1 else ''} ranked"
-    if not raced.empty:
-        text += (
-            f", {len(raced)} raced out (from round {int(raced[C.RACED_OUT_ROUND].min())}, each at least "
-            f"{factor(raced[C.RACED_OUT_AT_LEAST].min())} slower than the best)"
-        )
-    if not reads.empty:
-        span = f"{reads.min()}" if reads.min() == reads.max() else f"{reads.min()}-{reads.max()}"
-        text += f"; {span} reads per store"
+    parts = []
+    for stores, words in ((ranked, "ranked"), (raced, "raced out")):
+        if stores.empty:
+            continue
+        reads = Counter(_reads_per_case(summary, row, cases) for _, row in stores.iterrows())
+        text = f"{_n(len(stores), 'store')} {words}"
+        if words == "raced out":
+            text += (
+                f" (from round {int(stores[C.RACED_OUT_ROUND].min())}, each at least "
+                f"{factor(stores[C.RACED_OUT_AT_LEAST].min())} slower than the best, a one-sided 95% bound)"
+            )
+        each = [
+            f"{'each' if n == len(stores) else f'{n} of them'} read {_reads_words(r, cases)} times"
+            for r, n in reads.most_common()
+        ]
+        parts.append(f"{text}: {'; '.join(each)}")
+    writes = Counter(_writes(summary, row)[0] for _, row in group.iterrows())
+    writes.pop(0, None)
     if writes:
-        span = f"{min(writes)}" if min(writes) == max(writes) else f"{min(writes)}-{max(writes)}"
-        text += f", {span} timed write{'s' if max(writes) != 1 else ''} per store"
-    return text + "."
+        said = ", ".join(
+            f"{_n(k, 'timed write')} for {_n(n, 'store')}" for k, n in sorted(writes.items(), reverse=True)
+        )
+        if len(writes) > 1:
+            said += " (the write race stopped the slowest writers)"
+        parts.append(said)
+    return ". ".join(parts) + "."
+
+
+def _gains(pick, group: pd.DataFrame) -> str | None:
+    """The choice against the reference store, for the whole mix, with its interval."""
+    name = pick.get(C.REFERENCE_STORE) or "the reference store"
+    if bool(pick.get(C.IS_REFERENCE)):
+        return f"the choice is the reference store ({name}) every ratio is to."
+    reference = group[group[C.IS_REFERENCE].fillna(False).astype(bool)] if C.IS_REFERENCE in group else group.iloc[0:0]
+    if reference.empty or pd.isna(pick.get(C.MIX_RATIO)):
+        return None
+    ref = reference.iloc[0]
+    ratio, low, high = pick[C.MIX_RATIO], pick[C.MIX_RATIO_CI_LOW], pick[C.MIX_RATIO_CI_HIGH]
+    if pd.isna(low):
+        sure = "no interval: one read per case"
+    elif high < 1:
+        sure = "surely faster"
+    elif low > 1:
+        sure = "surely slower"
+    else:
+        sure = "not surely faster: the interval holds 1"
+    interval = "" if pd.isna(low) else f"; 95% interval {low:.2f}-{high:.2f}x"
+    return (
+        f"{factor(ratio)} {name}'s time for the mix ({duration(pick[C.MIX_SECONDS])} against "
+        f"{duration(ref[C.MIX_SECONDS])} per unit of work{interval}): {sure}."
+    )
+
+
+def _hurts(pick, group: pd.DataFrame, summary: pd.DataFrame) -> str | None:
+    """The read case the choice slows most against the reference store: its paired ratio per
+    read (the median of the per-selection ratios) with its interval."""
+    if bool(pick.get(C.IS_REFERENCE)) or C.RATIO_TO_CONTIGUOUS not in summary:
+        return None
+    name = pick.get(C.REFERENCE_STORE) or "the reference store"
+    reference = group[group[C.IS_REFERENCE].fillna(False).astype(bool)] if C.IS_REFERENCE in group else group.iloc[0:0]
+    worst = None
+    for case in mix_of(pick[C.WEIGHTS]):
+        mine = _case_rows(summary, pick, case).dropna(subset=[C.RATIO_TO_CONTIGUOUS])
+        if mine.empty:
+            continue
+        row = mine.iloc[0]
+        if worst is None or row[C.RATIO_TO_CONTIGUOUS] > worst[1][C.RATIO_TO_CONTIGUOUS]:
+            worst = (case, row)
+    if worst is None:
+        return None
+    case, row = worst
+    ratio, low, high = row[C.RATIO_TO_CONTIGUOUS], row[C.RATIO_CI_LOW], row[C.RATIO_CI_HIGH]
+    if ratio <= 1:
+        return (
+            f"no case: every case reads faster per read than {name} (the slowest against it: {case}, {factor(ratio)})."
+        )
+    theirs = _case_rows(summary, reference.iloc[0], case) if not reference.empty else summary.iloc[0:0]
+    against = f" against {duration(theirs.iloc[0][C.MEDIAN_S])}" if not theirs.empty else ""
+    sure = "surely slower" if low > 1 else "not surely slower: the interval holds 1"
+    return (
+        f"{case}, {factor(ratio)} {name}'s time per read (median {duration(row[C.MEDIAN_S])}{against}; paired "
+        f"ratio's 95% interval {low:.2f}-{high:.2f}x, {_n(int(row[C.REPEATS]), 'read')}): {sure}."
+    )
+
+
+def _recipe(pick, settings: dict) -> list[tuple[str, str]]:
+    """The code that writes the chosen store and opens it as the sweep read it."""
+    made = spec(pick[C.BACKEND]).recipe if pick[C.BACKEND] in REGISTRY else None
+    data = settings.get("dataset", {})
+    if made is None or not data.get("shape"):
+        return []
+    store = Store(
+        Layout.from_id(pick[C.LAYOUT_ID]),
+        parse_compression(pick[C.COMPRESSION]),
+        tuple(data["shape"]),
+        str(data.get("dtype", "uint16")),
+        str(pick.get(C.READ_OPTION_SETTING) or ""),
+    )
+    recipe = made(store)
+
+    def noted(notes: tuple[str, ...]) -> str:
+        return "".join(f" {note[0].upper()}{note[1:]}." for note in notes)
+
+    return [
+        (f"Write it (your array `data` to the file or directory `path`).{noted(recipe.write_notes)}", recipe.write),
+        (f"Read it as it was measured.{noted(recipe.read_notes)}", recipe.read),
+    ]
 
 
 def _measured_at(group: pd.DataFrame, summary: pd.DataFrame, settings: dict, memory_bytes: int | None) -> str:
@@ -298,6 +445,9 @@ def sheet(
             continue
         pick = chosen.iloc[0]
         section = Section(heading, [("Choose", _choice(pick, group, summary))])
+        for name, said in (("Gains:", _gains(pick, group)), ("Hurts:", _hurts(pick, group, summary))):
+            if said:
+                section.points.append((name, said))
         tied = _tied(pick, group)
         if tied:
             section.points.append(("Tied:", tied))
@@ -310,6 +460,7 @@ def sheet(
             ("Evidence:", _evidence(group, summary)),
             ("Measured at", _measured_at(group, summary, settings, memory_bytes)),
         ]
+        section.code = _recipe(pick, settings)
         sections.append(section)
     if what_if:
         sections.append(Section("What if", [("", line) for line in what_if]))

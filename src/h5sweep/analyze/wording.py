@@ -15,7 +15,7 @@ from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.measure.provenance import measured_caveat
 from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore
-from h5sweep.storage.layouts import AUTO_LAYOUT_NAME
+from h5sweep.storage.layouts import AUTO_LAYOUT_NAME, Layout
 from h5sweep.storage.objectstore import LATENCY_MS
 from h5sweep.storage.sizes import count, duration, duration_range, factor
 
@@ -27,6 +27,9 @@ def label(row, with_backend: bool = False, with_option: bool = False) -> str:
     name = row[C.LAYOUT_ID] if not row[C.LAYOUT_NAME] else f"{row[C.LAYOUT_NAME]} ({row[C.CHUNK_SHAPE]})"
     if row[C.LAYOUT_NAME] and "-zxy" in str(row[C.LAYOUT_ID]):  # the transposed store of a named shape
         name += " zxy"
+    page = _page_words(row[C.LAYOUT_ID])
+    if page and row[C.LAYOUT_NAME]:  # a named shape's id is not shown: say it is paged
+        name += f" paged ({page} pages)"
     name = name if row[C.COMPRESSION] == "none" else f"{name} with {row[C.COMPRESSION]}"
     if with_backend:
         name = f"{_backend_label(row[C.BACKEND])} {name}"
@@ -37,6 +40,14 @@ def label(row, with_backend: bool = False, with_option: bool = False) -> str:
 
 def _several_backends(group: pd.DataFrame) -> bool:
     return C.BACKEND in group and group[C.BACKEND].nunique() > 1
+
+
+def _page_words(layout_id) -> str:
+    """A layout id's page size in words (``8 MiB``), or "" where it has no paged aggregation."""
+    try:
+        return Layout.from_id(str(layout_id)).page_label
+    except ValueError:
+        return ""
 
 
 def several_options(group: pd.DataFrame) -> set[str]:

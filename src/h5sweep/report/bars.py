@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 from h5sweep.cases.style import CACHE_STATE_COLOURS, OKABE_ITO, interval_errors  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
@@ -87,19 +88,19 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
     reads = _reads_of(measurements, case, filesystem, rows)
     states = [s for s in CACHE_STATE_COLOURS if s in set(rows[C.CACHE_STATE].fillna(""))]
     reference = _reference_of(rows)
+    counts = reads_per_store(rows)
     for (title, names), (ax_time, ax_ratio) in zip(panels, groups, strict=True):
         mine = rows[rows["_candidate"].isin(names)]
         theirs = None if reads is None else reads[reads["_candidate"].isin(names)]
-        _bars_panel(ax_time, ax_ratio, mine, names, theirs, states, reference)
+        _bars_panel(ax_time, ax_ratio, mine, names, theirs, states, reference, counts)
         if title:
             ax_time.set_title(title, fontsize=9, loc="left")
     if not states:
         _not_measured(groups[0][0], f"{case} on {filesystem}")
     if not rows.empty:
         first = rows.iloc[0]
-        n = int(rows[C.REPEATS].max())
         fig.suptitle(
-            f"{case} on {filesystem}: {_selection_words(first, reads)}; n = {n} reads per layout and cache state",
+            f"{case} on {filesystem}: {_selection_words(first, reads)}; {n_words(counts, 'layout and cache state')}",
             fontsize=9,
         )
     _save(fig, out)
@@ -117,7 +118,29 @@ def _order(rows: pd.DataFrame) -> list[str]:
     return ranked
 
 
-def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference) -> None:
+def reads_per_store(rows: pd.DataFrame) -> dict[str, int]:
+    """Each store's reads in one figure (its most in a cache state): stores raced out read fewer."""
+    if rows.empty:
+        return {}
+    return {name: int(n) for name, n in rows.groupby("_candidate")[C.REPEATS].max().items()}
+
+
+def n_words(counts: dict[str, int], per: str) -> str:
+    """The n of a figure's title: one n where every store read as many, else the range (each
+    store's own beside its name)."""
+    values = sorted(set(counts.values()))
+    if len(values) <= 1:
+        return f"n = {values[0] if values else 0} reads per {per}"
+    return f"n = {values[0]}-{values[-1]} reads per {per} (a store's n beside its name where it read fewer)"
+
+
+def with_n(names: list[str], counts: dict[str, int]) -> list[str]:
+    """Names with ``(n=k)`` where a store read fewer than the most of the figure."""
+    most = max(counts.values(), default=0)
+    return [f"{name} (n={counts[name]})" if counts.get(name, most) < most else name for name in names]
+
+
+def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference, counts=None) -> None:
     y = {name: i for i, name in enumerate(order)}
     offsets = {state: (k - (len(states) - 1) / 2) * 0.25 for k, state in enumerate(states)}
     rng = np.random.default_rng(0)
@@ -156,19 +179,20 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference) -> Non
             0.5, 0.5, f"{reference} alone: no ratio", ha="center", va="center", fontsize=8, transform=ax_ratio.transAxes
         )
         ax_ratio.set_axis_off()
-        return _time_axis(ax_time, order, states)
+        return _time_axis(ax_time, order, states, counts)
     ax_ratio.axvline(1.0, color="black", linewidth=1)
     ax_ratio.text(1.0, len(order) - 0.4, f" {reference}", fontsize=8, va="bottom")
     ax_ratio.set_xscale("log", base=2)
     ax_ratio.set_xlabel(f"ratio to {reference}\npaired by selection (median, 95% CI)")
     ax_ratio.tick_params(labelleft=False)
-    _time_axis(ax_time, order, states)
+    _time_axis(ax_time, order, states, counts)
 
 
-def _time_axis(ax_time, order, states) -> None:
+def _time_axis(ax_time, order, states, counts=None) -> None:
     ax_time.set_xscale("log")
+    ax_time.xaxis.set_minor_formatter(NullFormatter())  # a decade's minor labels overlap
     ax_time.set_xlabel("seconds per read")
-    ax_time.set_yticks(range(len(order)), order, fontsize=7)
+    ax_time.set_yticks(range(len(order)), with_n(order, counts or {}), fontsize=7)
     ax_time.set_ylim(-0.7, len(order) - 0.3)
     if states:
         ax_time.legend(fontsize=7, loc="lower right")
@@ -203,6 +227,7 @@ def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> N
     panels = facets(rows, order)
     fig, groups = _panel_axes(panels, [4], max(len(names) for _, names in panels))
     height = 0.8 / len(STATISTICS)
+    counts = reads_per_store(rows)
     for (title, names), (ax,) in zip(panels, groups, strict=True):
         mine = rows[rows["_candidate"].isin(names)].drop_duplicates("_candidate").set_index("_candidate")
         y = np.arange(len(names))
@@ -212,7 +237,7 @@ def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> N
         cold = first.drop_duplicates("_candidate").set_index("_candidate").reindex(names)[C.MEDIAN_S]
         if cold.notna().any():
             ax.scatter(cold, y, marker="x", color="black", s=14, label="first access (cold)")
-        ax.set_yticks(y, names, fontsize=7)
+        ax.set_yticks(y, with_n(names, counts), fontsize=7)
         ax.set_ylim(len(names) - 0.5, -0.5)  # fastest on top
         ax.set_xscale("log")
         ax.set_xlabel("seconds per read")
@@ -222,8 +247,8 @@ def plot_stats(summary: pd.DataFrame, case: str, filesystem: str, out: str) -> N
     if rows.empty:
         _not_measured(groups[0][0], f"{case} on {filesystem}")
     else:
-        n = int(rows[C.REPEATS].max())
         fig.suptitle(
-            f"{case} on {filesystem}: min, median, mean and max of n = {n} {state} reads per layout", fontsize=9
+            f"{case} on {filesystem}: min, median, mean and max of the {state} reads, {n_words(counts, 'layout')}",
+            fontsize=9,
         )
     _save(fig, out)

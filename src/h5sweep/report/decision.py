@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import NullFormatter, PercentFormatter  # noqa: E402
 
 from h5sweep.analyze.ranking import mix_of  # noqa: E402
 from h5sweep.analyze.wording import several_options  # noqa: E402
@@ -32,33 +33,47 @@ def store_name(row, with_option: bool = False) -> str:
 
 
 def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
-    """Each store's time for one unit of the read mix, stacked by case (reads of the case per
-    unit times its mean read time), with the mix's 95% interval, in the ranking's order."""
+    """Each store's time for one unit of the read mix with its 95% interval (left, a raced-out
+    store at the bound it was behind by), and what share of that time each case takes (right:
+    reads of the case per unit times its mean read time, over the store's total), in the
+    ranking's order. Shares are drawn on their own linear axis: stacked on a log axis the
+    largest part of a store would look the smallest."""
     rows = recommendation[recommendation[C.FILESYSTEM] == filesystem].sort_values(C.RANK)
-    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.28 * max(len(rows), 1)))
+    fig, (ax, share_ax) = plt.subplots(
+        1, 2, figsize=(12, 1.2 + 0.28 * max(len(rows), 1)), sharey=True, gridspec_kw={"width_ratios": [3, 2]}
+    )
     if rows.empty:
         _not_measured(ax, "no store ranked")
+        _not_measured(share_ax, "no store ranked")
         _save(fig, out)
         return
     mix = mix_of(rows[C.WEIGHTS].iloc[0])
     y = np.arange(len(rows))[::-1]
-    left = np.zeros(len(rows))
-    for k, (case, count) in enumerate(mix.items()):
-        part = count * rows[f"seconds_{case}"].fillna(0).to_numpy(float) * 1e3
-        ax.barh(y, part, left=left, color=OKABE_ITO[k % len(OKABE_ITO)], label=f"{case} x {count:g}")
-        left += part
     mix_ms = rows[C.MIX_SECONDS].to_numpy(float) * 1e3
     errors = [
         np.clip(mix_ms - rows[C.MIX_SECONDS_CI_LOW].to_numpy(float) * 1e3, 0, None),
         np.clip(rows[C.MIX_SECONDS_CI_HIGH].to_numpy(float) * 1e3 - mix_ms, 0, None),
     ]
-    ax.errorbar(mix_ms, y, xerr=np.nan_to_num(errors), fmt="none", ecolor="black", capsize=2, linewidth=0.8)
+    ax.errorbar(
+        mix_ms,
+        y,
+        xerr=np.nan_to_num(errors),
+        fmt="o",
+        color="black",
+        markersize=4,
+        capsize=2,
+        linewidth=0.8,
+        label="time of one unit (95% interval)",
+    )
     # a store raced out of the pass: at the bound it was known to be behind by (at least x times the best)
     raced = rows[C.RACED_OUT_ROUND].notna().to_numpy() if C.RACED_OUT_ROUND in rows else np.zeros(len(rows), bool)
     best_ms = np.nanmin(mix_ms) if np.isfinite(mix_ms).any() else np.nan
     bound_ms = best_ms * rows[C.RACED_OUT_AT_LEAST].to_numpy(float) if raced.any() else np.full(len(rows), np.nan)
     if raced.any() and np.isfinite(best_ms):
         ax.plot(bound_ms[raced], y[raced], ">", color="grey", markersize=5, label="raced out: at least")
+    reference = _reference_rows(rows).to_numpy()
+    if reference.any() and np.isfinite(mix_ms[reference]).any():
+        ax.axvline(mix_ms[reference][0], color="black", linestyle=":", linewidth=0.8, label="the reference store")
     several = several_options(rows)
     names = []
     for (_, r), out_early in zip(rows.iterrows(), raced, strict=True):
@@ -69,15 +84,29 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
             name += " (recommended)" if r[C.RECOMMENDED] else " (tied)" if r[C.TIED_WITH_BEST] else ""
         names.append(name)
     ax.set_yticks(y, names, fontsize=7)
-    # leaders would be slivers on a linear axis (their intervals' ends count)
     log_if_wide(ax, "x", mix_ms, bound_ms[raced], mix_ms - errors[0], mix_ms + errors[1])
-    ax.set_xlabel("time of one unit of work [ms] (reads per unit x mean read time; 95% interval)")
+    ax.set_xlabel("time of one unit of work [ms] (reads per unit x mean read time)")
+    ax.legend(fontsize=7, loc="lower right")
+    # each case's share of a store's unit of work, on a linear axis of its own
+    parts = np.array([count * rows[f"seconds_{case}"].to_numpy(float) for case, count in mix.items()])
+    total = parts.sum(axis=0)
+    left = np.zeros(len(rows))
+    for k, (case, count) in enumerate(mix.items()):
+        share = np.where(total > 0, parts[k] / np.where(total > 0, total, 1), np.nan)
+        share_ax.barh(
+            y, np.nan_to_num(share), left=left, color=OKABE_ITO[k % len(OKABE_ITO)], label=f"{case} x {count:g}"
+        )
+        left += np.nan_to_num(share)
+    share_ax.set_xlim(0, 1)
+    share_ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    share_ax.set_xlabel("share of the unit's time, per case")
+    share_ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else DEFAULT_OBJECTIVE
-    ax.set_title(
-        f"read mix on {filesystem}: {rows[C.WEIGHTS].iloc[0]} reads per unit (ranked by objective {objective})",
+    fig.suptitle(
+        f"read mix on {filesystem}: {rows[C.WEIGHTS].iloc[0]} reads per unit (ranked by objective {objective}); "
+        "raced-out stores have no measured share",
         fontsize=9,
     )
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     _save(fig, out)
 
 
@@ -105,6 +134,8 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
     rows = recommendation[recommendation[C.FILESYSTEM] == filesystem].copy()
     several = several_options(rows)
     rows["_name"] = [store_name(r, r[C.BACKEND] in several) for _, r in rows.iterrows()]
+    rows = rows.sort_values(C.RANK)
+    rows["_key"] = range(1, len(rows) + 1)
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharey=True)
     for ax, (x, words) in zip(
         axes, [(C.FILE_RATIO, "file size / raw data"), (C.WRITE_MEDIAN_S, "write time [s]")], strict=True
@@ -150,7 +181,14 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         ax.step(front[x], front[C.SCORE], where="post", color="black", linestyle="--", label="Pareto front")
         chosen = rows[rows[C.RECOMMENDED].astype(bool)]
         ax.scatter(chosen[x], chosen[C.SCORE], marker="*", s=260, color=OKABE_ITO[5], zorder=5, label=C.RECOMMENDED)
-        for _, r in pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name").iterrows():
+        named = pd.concat([front, chosen, rows[_reference_rows(rows)]]).drop_duplicates("_name")
+        # every other point by its number in the key beside the figure
+        numbered = rows[~rows["_name"].isin(named["_name"])] if len(rows) <= KEYED_STORES else rows.iloc[0:0]
+        for _, r in numbered.iterrows():
+            at_y = r[C.SCORE] if pd.notna(r[C.SCORE]) else best * float(r.get(C.RACED_OUT_AT_LEAST, np.nan))
+            if pd.notna(r[x]) and pd.notna(at_y):
+                ax.annotate(str(r["_key"]), (r[x], at_y), fontsize=6, xytext=(3, -8), textcoords="offset points")
+        for _, r in named.iterrows():
             # names of the right half's points to their left, so that none runs past the figure
             right = pd.notna(r[x]) and r[x] > np.nanmedian(pd.to_numeric(rows[x], errors="coerce"))
             ax.annotate(
@@ -169,6 +207,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         positive = positive[positive > 0]
         if x == C.WRITE_MEDIAN_S and len(positive):
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # a decade's minor labels overlap
             if positive.nunique() == 1:  # one value: a decade around it (a log axis has no span of its own)
                 ax.set_xlim(positive.iloc[0] / 3, positive.iloc[0] * 3)
         if rows.empty:
@@ -181,4 +220,22 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         fig.suptitle(
             f"trade-off on {filesystem}: read mix {rows[C.WEIGHTS].iloc[0]} ({rows[C.STATISTIC].iloc[0]})", fontsize=9
         )
+    key = _key(rows)
+    if key:
+        axes[1].text(1.03, 1.0, key, transform=axes[1].transAxes, fontsize=6, va="top", ha="left", family="monospace")
     _save(fig, out)
+
+
+# stores whose points are numbered, their names in a key beside the figure (more: only the
+# front, the choice and the reference are named; recommendation.csv lists every store)
+KEYED_STORES = 40
+
+
+def _key(rows: pd.DataFrame) -> str:
+    if rows.empty:
+        return ""
+    if len(rows) > KEYED_STORES:
+        return f"{len(rows)} stores: the front, the choice\nand the reference named;\nall in recommendation.csv"
+    return "\n".join(
+        f"{k:>2} {textwrap.shorten(name, 40)}" for k, name in zip(rows["_key"], rows["_name"], strict=True)
+    )

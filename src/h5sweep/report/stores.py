@@ -36,6 +36,10 @@ def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None
     rows = rows.dropna(subset=[C.DEVICE_READ_BYTES_MEDIAN])
     rows = rows.assign(_model=model_bytes(rows) if not rows.empty else [])
     rows = rows[rows["_model"] > 0]
+    # every point numbered, the numbers' stores in a key beside the figure
+    rows = rows.assign(_name=rows.apply(_candidate, axis=1) if not rows.empty else [])
+    names = list(dict.fromkeys(rows["_name"]))
+    number = {name: k for k, name in enumerate(names, start=1)}
     cases = list(dict.fromkeys(rows[C.CASE]))
     fig, axes = plt.subplots(1, max(1, len(cases)), figsize=(4.6 * max(1, len(cases)), 4.4), squeeze=False)
     if not cases:
@@ -61,6 +65,15 @@ def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None
                 marker="o" if backend == REFERENCE else "s",
                 label=comp if backend == REFERENCE else f"{backend_label(backend)} {comp}",
             )
+        if len(names) <= KEYED_STORES:
+            for _, r in part.iterrows():
+                ax.annotate(
+                    str(number[r["_name"]]),
+                    (r[C.STORED_BYTES_TOUCHED_MEDIAN] / 1e6, r[C.DEVICE_READ_BYTES_MEDIAN] / 1e6),
+                    fontsize=6,
+                    xytext=(3, 3),
+                    textcoords="offset points",
+                )
         values = np.concatenate([part[C.STORED_BYTES_TOUCHED_MEDIAN], part[C.DEVICE_READ_BYTES_MEDIAN]]) / 1e6
         values = values[values > 0]
         if values.size:
@@ -71,7 +84,19 @@ def plot_amplification(summary: pd.DataFrame, filesystem: str, out: str) -> None
         ax.set_ylabel("measured: device bytes read [MB]")
         ax.set_title(f"{case} on {filesystem} (medians of cold reads)", fontsize=9)
         ax.legend(fontsize=7)
+    if names:
+        key = (
+            "\n".join(f"{number[name]:>2} {name}" for name in names)
+            if len(names) <= KEYED_STORES
+            else f"{len(names)} stores: summary.csv\nnames each point"
+        )
+        last = axes[0][len(cases) - 1]
+        last.text(1.04, 1.0, key, transform=last.transAxes, fontsize=6, va="top", ha="left", family="monospace")
     _save(fig, out)
+
+
+# stores whose points are numbered (more: the key says where each is named)
+KEYED_STORES = 40
 
 
 def plot_backends(summary: pd.DataFrame, filesystem: str, out: str) -> None:

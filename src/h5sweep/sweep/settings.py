@@ -109,14 +109,16 @@ def query_settings(sweep, filesystem, backend: str, layout_id: str, compression:
 
 def interleaved_query_settings(sweep, filesystem) -> dict:
     """The interleaved query job of a filesystem: every store's query settings, in the
-    order of its input stores (the reference store marked ``protected``: never raced out),
-    and the race's rule (None: every store read to the end)."""
+    order of its input stores (the reference store marked ``protected``: never raced out; a
+    compressed store ``kept_best_of`` its group: the best of them is read to the end), and the
+    race's rule (None: every store read to the end)."""
     stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
     return {
         "stores": [
             {
                 **query_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name),
                 "protected": _is_reference(sweep, tf),
+                "kept_best_of": "" if tf.compression.is_none else "compressed",
             }
             for tf in stores
         ],
