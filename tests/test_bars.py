@@ -7,6 +7,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
 
 from h5sweep.report import bars  # noqa: E402
 
@@ -71,3 +72,16 @@ def test_stores_that_read_fewer_carry_their_own_n_and_the_title_the_range(monkey
         labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
         assert "4x4x256 (n=3)" in labels and "16x16x256" in labels and "contiguous" in labels
         plt.close(fig)
+
+
+def test_the_ratio_panel_shows_the_ratio_of_means_the_ranking_scores_beside_the_median_of_pairs(monkeypatch):
+    """A skewed case (a trace's boxes of many sizes): the median of the paired ratios and the
+    ratio of mean times can differ tenfold; both are drawn, so the figure and the ranking agree."""
+    table = summary({"contiguous": 15, "chunked-4x4x256": 15})
+    table.loc[0, ["ratio_ci_low", "ratio_ci_high"]] = 1.0  # the reference, as the summary has it
+    table.loc[1, "mean_s"] = table.loc[0, "mean_s"] * 9.8  # the median ratio is 2 (k + 1)
+    fig = drawn(monkeypatch, bars.plot_case_bars, table)
+    ratio_ax = fig.axes[1]
+    [means] = [line for line in ratio_ax.get_lines() if line.get_label().startswith("ratio of mean times")]
+    assert sorted(means.get_xdata()) == [1.0, pytest.approx(9.8)]
+    assert "ratio of means" in ratio_ax.get_xlabel()

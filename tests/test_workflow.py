@@ -341,7 +341,14 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
     for point in ("Choose", "Costs:", "Best compressed:", "Evidence:", "Measured at"):
         assert decision.count(f"- **{point}** ") == len(config["filesystems"]), point
     for filesystem, group in table.groupby("filesystem"):
-        assert f"- **Evidence:** {len(group)} stores ranked" in decision, filesystem
+        assert f"- **Evidence:** {len(group)} stores ranked: each read " in decision, filesystem
+    # what the choice gains against contiguous, the case it hurts most, and the code to write and read it
+    assert decision.count("- **Gains:** ") == len(config["filesystems"])
+    picks = table[table["recommended"]]
+    assert decision.count("- **Hurts:** ") == (~picks["is_reference"].astype(bool)).sum()
+    assert decision.count("Write it (your array `data`") == decision.count("Read it as it was measured.")
+    assert decision.count("Write it (your array `data`") == len(config["filesystems"])
+    assert "```python\nimport h5py\nwith h5py.File(path, 'w') as f:\n    f.create_dataset('data', data=data" in decision
     assert "20 x 20 x 3000 uint16 (2.4 MB)." in decision
     front = (results / "recommendation.rst").read_text()
     assert front.startswith("Decision: tiny\n") and "\nRecommendation\n" in front

@@ -89,10 +89,11 @@ def plot_case_bars(summary: pd.DataFrame, case: str, filesystem: str, out: str, 
     states = [s for s in CACHE_STATE_COLOURS if s in set(rows[C.CACHE_STATE].fillna(""))]
     reference = _reference_of(rows)
     counts = reads_per_store(rows)
+    means = reference_means(rows)
     for (title, names), (ax_time, ax_ratio) in zip(panels, groups, strict=True):
         mine = rows[rows["_candidate"].isin(names)]
         theirs = None if reads is None else reads[reads["_candidate"].isin(names)]
-        _bars_panel(ax_time, ax_ratio, mine, names, theirs, states, reference, counts)
+        _bars_panel(ax_time, ax_ratio, mine, names, theirs, states, reference, counts, means)
         if title:
             ax_time.set_title(title, fontsize=9, loc="left")
     if not states:
@@ -140,7 +141,16 @@ def with_n(names: list[str], counts: dict[str, int]) -> list[str]:
     return [f"{name} (n={counts[name]})" if counts.get(name, most) < most else name for name in names]
 
 
-def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference, counts=None) -> None:
+def reference_means(rows: pd.DataFrame) -> dict[str, float]:
+    """The reference store's mean read time per cache state: its rows are those whose paired
+    ratio is 1 exactly, interval and all."""
+    if rows.empty or C.MEAN_S not in rows:
+        return {}
+    mine = rows[(rows[C.RATIO_TO_CONTIGUOUS] == 1) & (rows[C.RATIO_CI_LOW] == 1) & (rows[C.RATIO_CI_HIGH] == 1)]
+    return {str(state): float(t) for state, t in mine.groupby(mine[C.CACHE_STATE].fillna(""))[C.MEAN_S].first().items()}
+
+
+def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference, counts=None, means=None) -> None:
     y = {name: i for i, name in enumerate(order)}
     offsets = {state: (k - (len(states) - 1) / 2) * 0.25 for k, state in enumerate(states)}
     rng = np.random.default_rng(0)
@@ -174,6 +184,16 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference, counts
             capsize=3,
             markersize=4,
         )
+        # the ranking scores a read mix by mean times: their ratio beside the median of the pairs
+        if (means or {}).get(state) and C.MEAN_S in part:
+            ax_ratio.plot(
+                part[C.MEAN_S] / means[state],
+                part["_candidate"].map(y).astype(float) + offsets[state],
+                "x",
+                color=colour,
+                markersize=5,
+                label="ratio of mean times (as the ranking scores)",
+            )
     if not any(len(line.get_xdata()) for line in ax_ratio.get_lines()):  # the reference store alone
         ax_ratio.text(
             0.5, 0.5, f"{reference} alone: no ratio", ha="center", va="center", fontsize=8, transform=ax_ratio.transAxes
@@ -183,7 +203,9 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference, counts
     ax_ratio.axvline(1.0, color="black", linewidth=1)
     ax_ratio.text(1.0, len(order) - 0.4, f" {reference}", fontsize=8, va="bottom")
     ax_ratio.set_xscale("log", base=2)
-    ax_ratio.set_xlabel(f"ratio to {reference}\npaired by selection (median, 95% CI)")
+    ax_ratio.set_xlabel(
+        f"ratio to {reference}: paired by selection (median, 95% CI);\nx: ratio of means, as the ranking"
+    )
     ax_ratio.tick_params(labelleft=False)
     _time_axis(ax_time, order, states, counts)
 
