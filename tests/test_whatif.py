@@ -119,3 +119,16 @@ def test_the_command_prints_each_mix_then_its_table_and_what_the_columns_mean(tm
     # the columns line up: every line of a table is as long as its head
     table_lines = [line for line in out if line.startswith("|")]
     assert len({len(line) for line in table_lines[: len(first) + 1]}) == 1
+
+
+def test_where_no_store_meets_the_limits_the_table_lists_every_store_and_why_none_is_chosen():
+    settings = decision_settings(max_file_ratio=0.1)  # every file is at least 0.35x raw
+    weights = {"slice": 1.0}
+    lines = decide(MEASURED, summary(), settings, "slices", weights, summary().iloc[0:0], with_table=True)
+    assert lines[0] == "slices (slice 1) on disk: no store meets the limits."
+    rows = tables(lines)["disk"][1:]
+    assert len(rows) == 4
+    for cells in rows:
+        cell = dict(zip(TABLE_HEAD, cells, strict=True))
+        assert cell["to the choice"] == "" and cell["tied"] == "" and "choice" not in cell["note"]
+        assert cell["note"].startswith("beyond a limit: file ") and cell["note"].endswith("x raw > 0.1")

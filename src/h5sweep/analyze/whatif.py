@@ -183,13 +183,14 @@ TABLE_LEGEND = (
 
 
 def _row_cells(row, pick, name_of, sweeps_choice: bool, favoured: dict) -> list[str]:
-    """One store's cells in the table of a mix (:data:`TABLE_HEAD`)."""
+    """One store's cells in the table of a mix (:data:`TABLE_HEAD`); ``pick``: the mix's choice
+    (None where no store meets the limits)."""
     write = (
         ""
         if pd.isna(row[C.WRITE_MEDIAN_S])
         else (">" if row[C.WRITE_STOPPED] else "") + duration(row[C.WRITE_MEDIAN_S])
     )
-    notes = ["choice"] if row.name == pick.name else []
+    notes = ["choice"] if pick is not None and row.name == pick.name else []
     notes += ["sweep's choice"] if sweeps_choice else []
     common = [size(row[C.FILE_BYTES]) if pd.notna(row[C.FILE_BYTES]) else "", write]
     if pd.notna(row.get(C.RACED_OUT_ROUND)):
@@ -240,8 +241,7 @@ def mix_table(table: pd.DataFrame, chosen: pd.DataFrame, favoured: list[dict] | 
         seen = {s["row"].name: (s["ratio"], s["reads"]) for s in (favoured or []) if s["filesystem"] == filesystem}
         name_of = namer(group)
         rows = [TABLE_HEAD] + [
-            _row_cells(row, pick if pick is not None else row, name_of, index == own_index, seen)
-            for index, row in group.iterrows()
+            _row_cells(row, pick, name_of, index == own_index, seen) for index, row in group.iterrows()
         ]
         lines += [f"{filesystem}:", *_aligned(rows), ""]
     return lines
