@@ -221,7 +221,9 @@ EXPECTED = {
     "hdf5-io-operations": MEASURED,
     "same-size-same-time": MEASURED,
     "random-worst": MEASURED,
-    "local-scaling": MEASURED,
+    # the tiny run has 1 and 2 processes (and this machine 2 cores): the sentence needs 8 processes
+    # on a node of at least 8 cores
+    "local-scaling": findings.UNMEASURED,
     "many-datasets": MEASURED,
     "hdf5-as-raw": MEASURED,
     "request-size": MEASURED,

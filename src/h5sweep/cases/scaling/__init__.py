@@ -16,6 +16,7 @@ what it read after its clock stops.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 import zlib
 
@@ -142,7 +143,8 @@ SPEC = CaseSpec(
     name="scaling",
     scope="store",
     stage="scaling",
-    variant_columns=(SC.PROCESSES, SC.SCALING_SLICES, SC.Z_SLICES),
+    # and the cores the job ran on, carried into the summary for the local-scaling finding
+    variant_columns=(SC.PROCESSES, SC.SCALING_SLICES, SC.Z_SLICES, SC.CORES),
     enabled=lambda sweep: sweep.scaling is not None,
     figures=lambda sweep: [FIGURE.name()],
     job_cost=rates.store_job(timed_seconds),
@@ -214,6 +216,7 @@ def run_scaling(
     window. Every worker's values are checked (CRC-32 of what it read against the data
     source) after the window, and the variance against the data source's."""
     rows = []
+    cores = len(os.sched_getaffinity(0))  # the CPUs the workers may run on
     context = multiprocessing.get_context("fork")
     itemsize = source.dtype.itemsize
     paths = backends.load(backend).paths_to_evict(path)
@@ -257,6 +260,7 @@ def run_scaling(
                             SC.SCALING_SLICES: case.label(slices),
                             SC.VARIANCE: variance,
                             SC.VERIFIED: True,
+                            SC.CORES: cores,
                             C.RESIDENT_FRACTION_BEFORE_EVICT: resident_before,
                             **cache.columns(),
                             C.VARIANT: f"{case.label(slices)}, {processes} processes",

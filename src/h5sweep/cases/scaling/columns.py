@@ -10,6 +10,7 @@ Z_SLICES = columns.column("z_slices", columns.INTEGER, "")
 SCALING_SLICES = columns.column("scaling_slices", columns.STRING, "")
 VARIANCE = columns.column("variance", columns.FLOAT, "")
 VERIFIED = columns.column("verified", columns.BOOLEAN, "")
+CORES = columns.column("cores", columns.INTEGER, "")
 columns.group(
     columns.MEASUREMENTS,
     (
@@ -18,9 +19,11 @@ columns.group(
         SCALING_SLICES,
         VARIANCE,
         VERIFIED,
+        CORES,
     ),
     (
         "Scaling case: worker processes, slices per block, the block as configured, the variance "
-        "computed, whether it was checked (always, with a CRC-32 of every worker's values)."
+        "computed, whether it was checked (always, with a CRC-32 of every worker's values), and the "
+        "cores the job could run on (its CPU affinity: under SLURM the allocation's on its node)."
     ),
 )
