@@ -19,6 +19,8 @@ from h5sweep.errors import ConfigError
 from h5sweep.storage import objectstore
 from h5sweep.storage.declared import Block, Setting
 
+MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
+
 STRIPE_UNIT = 65536  # Lustre stripe sizes are multiples of 64 KiB
 
 STRIPE = Block(

@@ -15,14 +15,13 @@ from h5sweep import backends, host
 from h5sweep.cases import CASE_SPECS, plot_jobs
 from h5sweep.measure import rates, settle
 from h5sweep.storage.datasources import values_shared
-from h5sweep.storage.filesystems import device_of, device_reads_counted, free_bytes, mount_info
+from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS, device_of, device_reads_counted, free_bytes, mount_info
 from h5sweep.storage.layouts import Layout
 
 CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
 FS_BLOCK_BYTES = 4096  # a file takes whole blocks of this size (ext4, xfs, tmpfs pages)
 ZARR_FILE_OVERHEAD_BYTES = 64  # a codec's frame, a shard's index per file, about
 RECORD_BYTES = 600  # one measurement row in Parquet, about
-MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
 
 
 def file_bytes_bound(sweep, layout, backend: str = backends.REFERENCE) -> int:

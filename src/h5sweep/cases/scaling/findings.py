@@ -9,7 +9,7 @@ from h5sweep.backends import HDF5
 from h5sweep.cases.claims import OPENMSI, STUDIES, Finding, Result, above, counts, every
 from h5sweep.cases.scaling import columns as SC
 from h5sweep.storage import columns as C
-from h5sweep.sweep.plan import MEMORY_FILESYSTEMS
+from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS
 
 # "Using hopper we observe a linear speed-up for up to 8 processes": on one login node of hopper
 # (16 or 32 cores), numpy.var over 20,000 of the 100,000 z-slices (20% of the cube)
