@@ -90,41 +90,57 @@ def test_a_folder_that_is_not_a_finished_sweep_is_refused_naming_what_it_lacks(t
 
 
 def test_parallel_sweeps_of_two_sizes_give_the_size_ratio_per_mode_and_processes():
-    def run(shape, rates):
+    def run(name, filesystem, shape, rates):
         rows = [
             {
                 "case": "parallel",
-                "filesystem": "disk",
+                "filesystem": filesystem,
                 "operation": "read",
                 "mode": mode,
                 "processes": p,
                 "chunk_shape": "",
+                "units_per_access": 525,
                 "bytes_per_s_median": rate,
+                "bytes_per_s_ci_low": rate * 0.9,
+                "bytes_per_s_ci_high": rate * 1.1,
             }
             for (mode, p), rate in rates.items()
         ]
-        measurements = pd.DataFrame({"dataset_shape": ["x".join(map(str, shape))]})
-        return Run(REPO, measurements, pd.DataFrame(rows), None)
+        measurements = pd.DataFrame({"sweep": [name], "dataset_shape": ["x".join(map(str, shape))]})
+        return Run(REPO / name, measurements, pd.DataFrame(rows), None)
 
-    small = run((4800, 5000), {("independent", 2): 100e6, ("collective", 2): 120e6})
-    large = run((16000, 32000), {("independent", 2): 300e6, ("collective", 2): 60e6})
+    # the shipped pair's filesystems, named differently: one each, so they correspond
+    small = run("orig", "disk", (4800, 5000), {("independent", 2): 100e6, ("collective", 2): 120e6})
+    large = run("big", "shared", (16000, 32000), {("independent", 2): 300e6, ("collective", 2): 60e6})
     sizes = parallel_sizes([small, large]).set_index("mode")
     assert sizes.loc["independent", "large_over_small"] == pytest.approx(3.0)
     assert sizes.loc["collective", "large_over_small"] == pytest.approx(0.5)
+    # the ratio's interval: the larger's lower end over the smaller's upper end, and the reverse
+    assert sizes.loc["independent", "large_over_small_ci_low"] == pytest.approx(3.0 * 0.9 / 1.1)
+    assert sizes.loc["independent", "large_over_small_ci_high"] == pytest.approx(3.0 * 1.1 / 0.9)
+    assert set(sizes["small"]) == {"orig:disk"} and set(sizes["large"]) == {"big:shared"}
     assert parallel_sizes([small, small]).empty  # one size: nothing to divide
+    # two filesystems at one size and none named alike: the user names the pair
+    two = pd.concat([small.summary, small.summary.assign(filesystem="tmpfs")])
+    both = Run(REPO / "orig", small.measurements, two, None)
+    assert parallel_sizes([both, large]).empty
+    named = parallel_sizes([both, large], {"orig": "orig:tmpfs", "big": "shared"})
+    assert set(named["small"]) == {"orig:tmpfs"} and len(named) == 2
 
 
 def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
-    """ORIGDOQ-like sweeps at two sizes with no read case: compare gives the size ratios (Fig.
-    7, Tables 8 and 11), Table 8's sentence judged on them, and the findings of each."""
+    """ORIGDOQ-like sweeps at two sizes with no read case, on filesystems named as the shipped
+    configs name them (`disk`, `shared`): compare gives the size ratios with their intervals
+    (Fig. 7, Tables 8 and 11), Table 8's sentence judged on them, the findings of each and the
+    comparative findings."""
     from h5sweep.compare import main
 
-    def sweep(name, shape, rate):
+    def sweep(name, filesystem, shape, rate):
         folder = tmp_path / name
         folder.mkdir()
         rows = [
             {
-                "filesystem": "disk",
+                "filesystem": filesystem,
                 "backend": "hdf5",
                 "case": "parallel",
                 "operation": "read",
@@ -151,14 +167,17 @@ def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
         )
         return str(folder)
 
-    small, large = sweep("orig", (7639, 6308), 100e6), sweep("big", (16000, 6308), 110e6)
+    small, large = sweep("orig", "disk", (7639, 6308), 100e6), sweep("big", "shared", (160419, 6308), 110e6)
     out = tmp_path / "out"
     assert main([small, large, "--out", str(out)]) == 0
     text = (out / "comparison.md").read_text()
-    assert "No read case to rank stores by" in text and "| disk | read | independent | 2 | contiguous | 1.10 |" in text
+    assert "No read case to rank stores by" in text
+    assert "| orig:disk | big:shared | read | independent | 2 | contiguous | 525 | 1.10 | 1.00-1.22 |" in text
     assert "Neither type of parallel access was affected appreciably by the size of the file." in text
-    assert "Here: **holds** (larger over smaller 1.10-1.10x" in text
+    assert "orig:disk against big:shared: **holds** (big:shared over orig:disk" in text
     sizes = pd.read_csv(out / "parallel-sizes.csv")
     assert len(sizes) == 8 and (sizes["large_over_small"].round(2) == 1.1).all()
     assert (out / "parallel-sizes.png").stat().st_size > 5_000
     assert (out / "findings.md").read_text().count("## ") == 2
+    compared = pd.read_csv(out / "comparative-findings.csv").set_index("finding")
+    assert compared.loc["size-parallel", "verdict"] == "holds"

@@ -120,3 +120,78 @@ def counts(states: list[bool | None]) -> str:
         f"{sum(s is True for s in states)} surely so, {sum(s is False for s in states)} surely not, "
         f"{sum(s is None for s in states)} undecided of {len(states)}"
     )
+
+
+@dataclass(frozen=True, eq=False)
+class Party:
+    """One filesystem of one finished sweep, as a finding across sweeps sees it (``python -m
+    h5sweep.compare``): named ``<results folder>:<filesystem>``, with that filesystem's summary
+    rows and the sweep's dataset shape. A comparative finding's check takes its *cast*, a dict
+    of the roles its sentence names (``orig``, ``big``; ``scratch``, ``project``) to parties."""
+
+    name: str
+    sweep: str
+    filesystem: str
+    shape: tuple[int, ...]
+    summary: pd.DataFrame
+    aliases: tuple[str, ...] = ()  # other names the user may give it (``--role ROLE=NAME``)
+
+
+def parties(runs) -> list[Party]:
+    """The parties of finished sweeps (each with ``.path``, ``.sweep``, ``.shape``, ``.summary``):
+    one per filesystem of each sweep's summary."""
+    out = []
+    for run in runs:
+        s = run.summary
+        names = sorted(set(s[C.FILESYSTEM].astype(str))) if C.FILESYSTEM in s and len(s) else []
+        for filesystem in names:
+            alone = (run.path.name, run.sweep) if len(names) == 1 else ()
+            out.append(
+                Party(
+                    f"{run.path.name}:{filesystem}",
+                    run.sweep,
+                    filesystem,
+                    tuple(run.shape),
+                    s[s[C.FILESYSTEM].astype(str) == filesystem],
+                    (f"{run.sweep}:{filesystem}", filesystem, *alone),
+                )
+            )
+    return out
+
+
+def find_party(found: list[Party], name: str) -> Party | None:
+    """The one party called ``name`` (its own name, else a unique alias), or None."""
+    exact = [p for p in found if p.name == name]
+    if exact:
+        return exact[0]
+    named = [p for p in found if name in p.aliases]
+    return named[0] if len(named) == 1 else None
+
+
+Cast = dict[str, Party]  # a comparative finding's roles, each played by a party
+
+
+@dataclass(frozen=True)
+class Comparative(Finding):
+    """A finding across sweeps (``python -m h5sweep.compare``): its ``check`` takes a cast (the
+    roles its sentence names, ``roles``, to parties) instead of one summary. ``cast`` finds the
+    casts among the parties where the user named no role: function(parties, given) -> (casts,
+    words: what is missing where there are none); None: a party plays a role where its
+    filesystem, sweep or results folder is called as the role. Besides :data:`Result`, a check
+    may answer (UNMEASURED, words) where the parties were measured but not under the sentence's
+    conditions (its I/O-bound system is not the slower one, say)."""
+
+    roles: tuple[str, ...] = ()
+    cast: Callable | None = None
+
+
+def within(low: float, high: float, least: float, most: float) -> bool | None:
+    """Whether an interval lies wholly within [least, most] (True), wholly outside it (False),
+    or admits both (None)."""
+    if pd.isna(low) or pd.isna(high):
+        return None
+    if least <= low and high <= most:
+        return True
+    if high < least or low > most:
+        return False
+    return None

@@ -151,20 +151,23 @@ class CaseSpec:
     #   then text; "" where it has nothing to say);
     # - summary: function(rows, keys) -> its summary columns, one row per group of ``keys``
     #   (merged into summary.parquet; None where its rows are not in ``rows``);
-    # - compare: function(runs, out) -> its section of ``python -m h5sweep.compare``'s
+    # - compare: function(runs, out, roles) -> its section of ``python -m h5sweep.compare``'s
     #   comparison.md (lines; [] where the sweeps hold nothing of it to compare), its own tables
-    #   and figures written to ``out`` (each run: ``.summary``, ``.shape``, ``.sweep``, ``.path``).
+    #   and figures written to ``out`` (each run: ``.summary``, ``.shape``, ``.sweep``, ``.path``),
+    #   given the roles the user named (``--role``: role -> party name);
+    # - compared_findings: a tuple of h5sweep.cases.claims.Comparative, judged across sweeps.
     findings: str | None = None
     verdict: str | None = None
     summary: str | None = None
     compare: str | None = None
+    compared_findings: str | None = None
     # What stops a run of a sweep that has it (not a dry run) before any job starts, in words
     # (the MPI environment its jobs need), or None
     run_check: Callable[[object], str | None] | None = field(default=None, repr=False)
 
     def hook(self, name: str):
-        """The object one of its hooks names (``findings``, ``verdict``, ``summary``, ``compare``),
-        or None."""
+        """The object one of its hooks names (``findings``, ``verdict``, ``summary``, ``compare``,
+        ``compared_findings``), or None."""
         import importlib
 
         target = getattr(self, name)

@@ -12,7 +12,9 @@ regret (minimax regret), with a 95% interval from the systems' bootstraps drawn 
 (the systems are measured independently). Sweeps whose layouts, codecs, cases or selections
 differ are refused, naming what differs; ``--intersect`` compares what they share and says
 what it left out. For parallel sweeps of two dataset sizes, the bandwidth of the larger over
-the smaller per operation, mode and P (Folk & Choi's Fig. 7, Tables 8 and 11).
+the smaller per operation, mode and P (Folk & Choi's Fig. 7, Tables 8 and 11). The studies'
+comparative findings (:mod:`h5sweep.compare.comparative`) are judged on the sweeps' filesystems,
+each cast in the role its sentence names (``--role ROLE=NAME``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from h5sweep.analyze.wording import several_options
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
 from h5sweep.cases import CASE_SPECS
+from h5sweep.compare import comparative as compared
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, factor
@@ -281,8 +284,8 @@ def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, li
 
 def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame, list[str], list[System]]:
     """:func:`compare` of loaded runs."""
-    if len(runs) < 2:
-        raise CompareError("compare needs two or more finished sweeps")
+    if not runs:
+        raise CompareError("compare needs finished sweeps")
     systems = systems_of(runs)
     if len(systems) < 2:
         raise CompareError("the sweeps hold fewer than two systems with read cases to compare")
@@ -426,6 +429,7 @@ def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> s
     if left_out:
         lines += ["## Left out (--intersect)", "", *[f"- {w}" for w in left_out], ""]
     lines += sections
+    lines += ["The studies' comparative findings, judged across these systems: `comparative-findings.md`.", ""]
     lines.append(
         "Regret: a store's expected time for the read mix over the best store's on the same system (paired "
         "bootstrap over the system's selections and store copies). The largest regret's interval draws every "
@@ -491,25 +495,49 @@ def sections_only_markdown(runs: list[Run], sections: list[str]) -> str:
         f"No read case to rank stores by ({names}): the sweeps are compared by what their cases measure across sweeps.",
         "",
         *sections,
+        "The studies' comparative findings, judged across these sweeps: `comparative-findings.md`.",
     ]
     return "\n".join(lines) + "\n"
 
 
-def case_sections(runs: list[Run], out: Path) -> list[str]:
+def case_sections(runs: list[Run], out: Path, roles: dict[str, str] | None = None) -> list[str]:
     """What each registered case compares across sweeps (its ``compare`` hook: its tables and
-    figures written to ``out``, its section of comparison.md returned)."""
+    figures written to ``out``, its section of comparison.md returned), with the roles the user
+    named."""
     lines: list[str] = []
     for spec in CASE_SPECS:
         compare = spec.hook("compare")
         if compare is not None:
-            lines += compare(runs, out)
+            lines += compare(runs, out, roles or {})
     return lines
 
 
-def _findings(runs: list[Run], out: Path) -> None:
+def _findings(runs: list[Run], out: Path, roles: dict[str, str]) -> pd.DataFrame:
+    """Each sweep's own findings (``findings.csv``, ``findings.md``) and the comparative
+    findings across them (``comparative-findings.csv``, ``comparative-findings.md``), which it
+    returns."""
     found = pd.concat([findings.evaluate(r.summary, r.shape).assign(run=str(r.path)) for r in runs], ignore_index=True)
     found.to_csv(out / "findings.csv", index=False)
     (out / "findings.md").write_text(findings.markdown(found, "Findings of the studies, checked on each sweep"))
+    across = compared.evaluate(runs, roles)
+    across.to_csv(out / "comparative-findings.csv", index=False)
+    (out / "comparative-findings.md").write_text(compared.markdown(across))
+    return across
+
+
+def _roles(given: list[str], runs: list[Run]) -> dict[str, str]:
+    """``--role ROLE=NAME`` pairs, each checked (:func:`h5sweep.compare.comparative.resolve`)."""
+    roles = {}
+    for text in given:
+        role, sep, name = text.partition("=")
+        if not sep or not role or not name:
+            raise CompareError(f"--role {text}: give a role and a system as ROLE=NAME")
+        roles[role] = name
+    try:
+        compared.resolve(runs, roles)
+    except ValueError as err:
+        raise CompareError(str(err)) from None
+    return roles
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -517,16 +545,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", help="finished sweeps' results folders (results/<sweep>/)")
     parser.add_argument("--out", required=True, help="folder for comparison.md, comparison.csv and the figures")
     parser.add_argument("--intersect", action="store_true", help="compare what the sweeps share; say what is left out")
+    parser.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="ROLE=NAME",
+        help="the system (results-folder:filesystem, or a filesystem or sweep name that is unique) that plays a "
+        "comparative finding's role: scratch, project, portal, hopper, pc, workstation, cluster, orig, big",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     try:
         runs = [load_run(p) for p in args.runs]
-        if len(runs) >= 2 and not systems_of(runs):  # no read case: only what the cases compare
+        roles = _roles(args.role, runs)
+        if not systems_of(runs):  # no read case: what the cases compare, and the comparative findings
             out.mkdir(parents=True, exist_ok=True)
-            sections = case_sections(runs, out)
-            if sections:
+            sections = case_sections(runs, out, roles)
+            across = compared.evaluate(runs, roles)
+            if sections or (across[C.VERDICT] != findings.UNMEASURED).any():
                 (out / "comparison.md").write_text(sections_only_markdown(runs, sections))
-                _findings(runs, out)
+                _findings(runs, out, roles)
                 print(f"h5sweep.compare: {len(runs)} sweeps compared by their cases; {out / 'comparison.md'}")
                 return 0
         table, left_out, systems = compare_runs(runs, args.intersect)
@@ -535,9 +573,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "comparison.csv", index=False)
-    (out / "comparison.md").write_text(markdown(table, left_out, case_sections(runs, out)))
+    (out / "comparison.md").write_text(markdown(table, left_out, case_sections(runs, out, roles)))
     (out / "decision.md").write_text(decision_markdown(table, runs))
-    _findings(runs, out)
+    _findings(runs, out, roles)
     from h5sweep.report import comparison
 
     comparison.plot_reference(systems, out / "reference-across-systems.png")

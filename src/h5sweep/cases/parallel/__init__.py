@@ -146,6 +146,7 @@ SPEC = CaseSpec(
     run_check=lambda sweep: missing_mpi_environment(),
     verdict="h5sweep.cases.parallel.verdict:parallel_markdown",
     compare="h5sweep.cases.parallel.compare:compare_sizes",
+    compared_findings="h5sweep.cases.parallel.compare_findings:FINDINGS",
     summary="h5sweep.cases.parallel.verdict:bandwidths",
     check_grid=lambda case, grid: case.check_stores(grid.shape, [s for s in grid.stores if SPEC.runs_on(s)]),
     scratch_bytes=lambda sweep: sweep.largest_file_bytes(),  # a write pass's store

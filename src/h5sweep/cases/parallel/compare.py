@@ -1,92 +1,95 @@
 """The parallel passes across sweeps of two dataset sizes, for ``python -m h5sweep.compare``
-(Folk & Choi's Fig. 7, Tables 8 and 11): the case's ``compare`` hook."""
+(Folk & Choi's Fig. 7, Tables 8 and 11): the case's ``compare`` hook (the casting and the
+ratios: :mod:`.sizes`; the comparative findings: :mod:`.compare_findings`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from h5sweep.cases import claims
+from h5sweep.cases.claims import Party
 from h5sweep.cases.parallel import columns as PC
-from h5sweep.storage import columns as C
+from h5sweep.cases.parallel.compare_findings import FINDINGS, interval_words
+from h5sweep.cases.parallel.sizes import KIND, RATIO, RATIO_HIGH, RATIO_LOW, ROLES, cast_sizes, passes, ratios, size_of
 
 
-def compare_sizes(runs: list, out: Path) -> list[str]:
+def parallel_sizes(runs: list, roles: dict[str, str] | None = None) -> pd.DataFrame:
+    """Every cast of the two sizes (see :func:`cast_sizes`): the ratios of :func:`ratios`, with
+    the parties and the two sizes in elements."""
+    found = claims.parties(runs)
+    given = _given(found, roles or {})
+    frames = []
+    for cast in cast_sizes(found, given)[0]:
+        table = ratios(cast)
+        frames.append(
+            table.assign(
+                small=cast["orig"].name,
+                large=cast["big"].name,
+                small_elements=size_of(cast["orig"]),
+                large_elements=size_of(cast["big"]),
+            )
+        )
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _given(found: list[Party], roles: dict[str, str]) -> dict[str, Party]:
+    out = {}
+    for role in ROLES:
+        if role in roles:
+            party = claims.find_party(found, roles[role])
+            if party is not None:
+                out[role] = party
+    return out
+
+
+def compare_sizes(runs: list, out: Path, roles: dict[str, str] | None = None) -> list[str]:
     """Sweeps of two dataset sizes with parallel passes: ``parallel-sizes.csv`` and
     ``parallel-sizes.png`` in ``out``, and the section of comparison.md ([] where the sweeps
     hold no parallel passes at two sizes)."""
-    sizes = parallel_sizes(runs)
-    if sizes.empty:
-        return []
+    found = claims.parties(runs)
+    casts, missing = cast_sizes(found, _given(found, roles or {}))
+    if not casts:
+        sizes = {size_of(p) for p in found if passes(p) is not None}
+        if len(sizes) < 2:
+            return []
+        return ["## Parallel passes of two dataset sizes (Folk & Choi Fig. 7, Tables 8 and 11)", "", missing, ""]
+    sizes = parallel_sizes(runs, roles)
     sizes.to_csv(out / "parallel-sizes.csv", index=False)
     from h5sweep.cases.parallel.compare_figures import plot_parallel_sizes
 
     plot_parallel_sizes(runs, out / "parallel-sizes.png")
-    return parallel_markdown(sizes)
+    return parallel_markdown(sizes, casts)
 
 
-def parallel_sizes(runs: list) -> pd.DataFrame:
-    """Parallel sweeps of two dataset sizes: the larger's median bandwidth over the smaller's
-    per filesystem, operation, mode, P and layout kind (Folk & Choi's Fig. 7, Tables 8, 11)."""
-    rows = []
-    for run in runs:
-        s = run.summary
-        if C.CASE not in s or not (s[C.CASE] == "parallel").any():
-            continue
-        p = s[s[C.CASE] == "parallel"].assign(
-            size=int(np.prod(run.shape)) if run.shape else 0,
-            kind=lambda f: np.where(f[C.CHUNK_SHAPE].fillna("") == "", "contiguous", "chunked"),
-        )
-        rows.append(p)
-    if len(rows) < 2 or len({int(r["size"].iloc[0]) for r in rows}) < 2:
-        return pd.DataFrame()
-    both = pd.concat(rows)
-    keys = [C.FILESYSTEM, PC.OPERATION, PC.MODE, PC.PROCESSES, "kind"]
-    small, large = both["size"].min(), both["size"].max()
-    a = both[both["size"] == small].groupby(keys)[PC.BYTES_PER_S_MEDIAN].max()
-    b = both[both["size"] == large].groupby(keys)[PC.BYTES_PER_S_MEDIAN].max()
-    ratio = (b / a).dropna().rename("large_over_small").reset_index()
-    return ratio.assign(small_elements=small, large_elements=large)
-
-
-def parallel_markdown(sizes: pd.DataFrame) -> list[str]:
-    """The parallel passes of two dataset sizes (Folk & Choi's Fig. 7, Tables 8 and 11): the
-    larger's bandwidth over the smaller's, and Table 8's sentence judged on them."""
+def parallel_markdown(sizes: pd.DataFrame, casts: list[dict[str, Party]]) -> list[str]:
+    """The parallel passes of two dataset sizes: the larger's bandwidth over the smaller's with
+    its interval, and Table 8's sentence judged on them."""
     lines = [
         "## Parallel passes: the larger dataset over the smaller (Folk & Choi Fig. 7, Tables 8 and 11)",
         "",
-        "| filesystem | operation | mode | P | layout | bandwidth ratio |",
-        "|---|---|---|---|---|---|",
+        "| smaller | larger | operation | mode | P | layout | units per access | bandwidth ratio | 95% interval |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for _, r in sizes.iterrows():
         lines.append(
-            f"| {r[C.FILESYSTEM]} | {r[PC.OPERATION]} | {r[PC.MODE]} | {int(r[PC.PROCESSES])} | {r['kind']} "
-            f"| {r['large_over_small']:.2f} |"
+            f"| {r['small']} | {r['large']} | {r[PC.OPERATION]} | {r[PC.MODE]} | {int(r[PC.PROCESSES])} | {r[KIND]} "
+            f"| {int(r[PC.UNITS_PER_ACCESS])} | {r[RATIO]:.2f} | {interval_words(r[RATIO_LOW], r[RATIO_HIGH])} |"
         )
-    verdict, evidence = size_finding(sizes)
-    lines += [
-        "",
-        f"Folk & Choi, Table 8 (contiguous storage): \u201c{SIZE_QUOTE}\u201d Here: **{verdict}** ({evidence}).",
-        "",
-    ]
+    table8 = next(f for f in FINDINGS if f.key == "size-parallel")
+    for cast in casts:
+        result = table8.check(cast) or (claims.UNMEASURED, "no contiguous independent or collective pass on both")
+        verdict = claims.UNMEASURED if result[0] == claims.UNMEASURED else _verdict(result[0])
+        evidence = result[1]
+        lines += [
+            "",
+            f"Folk & Choi, Table 8 (contiguous storage): \u201c{table8.quote}\u201d {cast['orig'].name} against "
+            f"{cast['big'].name}: **{verdict}** ({evidence}).",
+        ]
+    lines.append("")
     return lines
 
 
-SIZE_QUOTE = "Neither type of parallel access was affected appreciably by the size of the file."
-
-
-def size_finding(sizes: pd.DataFrame) -> tuple[str, str]:
-    """Table 8's sentence on the contiguous parallel passes: every mode's bandwidth ratio of the
-    two sizes within 25% either way (holds), one beyond 1.5x either way (does not hold)."""
-    rows = sizes[(sizes["kind"] == "contiguous") & sizes[PC.MODE].isin(["independent", "collective"])]
-    if rows.empty:
-        return claims.UNMEASURED, "no contiguous independent or collective pass in both sweeps"
-    ratios = rows["large_over_small"]
-    evidence = f"larger over smaller {ratios.min():.2f}-{ratios.max():.2f}x over {len(rows)} (operation, mode, P)"
-    if ratios.between(0.8, 1.25).all():
-        return claims.HOLDS, evidence
-    if ((ratios < 1 / 1.5) | (ratios > 1.5)).any():
-        return claims.FAILS, evidence
-    return claims.INCONCLUSIVE, evidence
+def _verdict(holds: bool | None) -> str:
+    return claims.HOLDS if holds else claims.FAILS if holds is False else claims.INCONCLUSIVE
