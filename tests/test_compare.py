@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, Workflow, tiny_config
 
 from h5sweep.cases.parallel.compare import parallel_sizes
-from h5sweep.compare import Run
+from h5sweep.compare import Run, comparative
 
 
 def _sweep(tmp_path, name, directory):
@@ -65,6 +65,10 @@ def test_two_real_sweeps_on_disk_and_in_memory_give_one_minimax_layout(tmp_path)
     ]
     assert decision.count("\n### ") >= 2  # the sweeps' filesystem sections, a level down
     assert (tmp_path / "out" / "findings.md").read_text().count("## ") == 2
+    # the comparative findings: the filesystems named alike (`fs`), no role is cast, each says how to name them
+    across = pd.read_csv(tmp_path / "out" / "comparative-findings.csv")
+    assert len(across) == len(comparative.FINDINGS) and set(across["verdict"]) == {"not measured"}
+    assert "--role scratch=NAME" in across.set_index("finding").loc["scratch-faster-selections", "evidence"]
     for figure in ("reference-across-systems.png", "regret-per-system.png"):
         assert (tmp_path / "out" / figure).stat().st_size > 10_000
 
