@@ -217,9 +217,16 @@ EXPECTED = {
     "chunking-helps-slow-axis": MEASURED,
     "chunking-hurts-fast-axis": MEASURED,
     "cache-thrashing": MEASURED,
-    "zarr-slower": MEASURED,
-    "hdf5-io-operations": MEASURED,
-    "same-size-same-time": MEASURED,
+    # Zarr opens 8 to 512 chunk files per whole read, HDF5 one file: surely slower where it opens
+    # many; the pairs of 8 files may lie within the noise of the tiny run's 2 whole reads
+    "zarr-slower": (findings.HOLDS, findings.INCONCLUSIVE),
+    # counted, not timed: zarr-python reads a chunk file in two calls (the file, then its end), as
+    # many as HDF5's chunk and index reads (1.06x at 4096x1; 0.6x where a column's chunks share
+    # an index node), not twice
+    "hdf5-io-operations": findings.FAILS,
+    # 2 whole reads of 4 MB per store at the tiny size, their range the interval: noise decides
+    # whether two shapes of one size lie within 25% (the shipped config reads 285 MB 10 times)
+    "same-size-same-time": (findings.INCONCLUSIVE, findings.HOLDS, findings.FAILS),
     "random-worst": MEASURED,
     # the tiny run has 1 and 2 processes (and this machine 2 cores): the sentence needs 8 processes
     # on a node of at least 8 cores

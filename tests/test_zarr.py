@@ -363,6 +363,10 @@ def test_a_split_read_times_its_storage_part_alone_from_the_same_cache_state(sto
         assert min(r["device_read_bytes"] for r in every) >= min(r["stored_bytes_touched"] for r in every)
     unsplit = read_cases(ZARR, stores[("zarr", LAYOUT.id)], cases, SHAPE, 3, source, LAYOUT, options=READERS[:1])
     assert all(np.isnan(r["storage_s"]) for r in unsplit)
+    split = read_cases(
+        ZARR, stores[("zarr", LAYOUT.id)], cases, SHAPE, 3, source, LAYOUT, options=READERS[:1], split=True
+    )
+    assert [r["read_calls"] for r in split] == [r["read_calls"] for r in unsplit]  # the fetch is not the read's
 
 
 @pytest.mark.parametrize("layout", [Layout((1, 1, 64)), LAYOUT, SHARDED], ids=["tiny-chunks", "chunks", "shards"])

@@ -67,6 +67,12 @@ def _median_interval(seconds: pd.Series) -> pd.Series:
     return pd.Series({C.MEDIAN_CI_LOW_S: low, C.MEDIAN_CI_HIGH_S: high})
 
 
+def _storage_interval(seconds: pd.Series) -> pd.Series:
+    """The interval of ``storage_s_median`` (a split read's storage part), as the median's."""
+    median, low, high = median_ci(seconds.to_numpy())
+    return pd.Series({C.STORAGE_S_CI_LOW: low, C.STORAGE_S_CI_HIGH: high})
+
+
 # The backend every other backend is compared with, layout by layout (the only one with a
 # contiguous layout: its contiguous file is every backend's baseline).
 BASELINE_BACKEND = REFERENCE
@@ -222,6 +228,9 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
     ).reset_index()
     intervals = grouped[C.SECONDS].apply(_median_interval).unstack().reset_index()
     summary = summary.merge(intervals, on=GROUP_KEYS, how="left")
+    if C.STORAGE_S in ordered and ordered[C.STORAGE_S].notna().any():
+        storage = grouped[C.STORAGE_S].apply(_storage_interval).unstack().reset_index()
+        summary = summary.merge(storage, on=GROUP_KEYS, how="left")
     for spec in CASE_SPECS:  # the columns a case adds to its groups (its spec's summary hook)
         added = spec.hook("summary")(ordered, GROUP_KEYS) if spec.summary else None
         if added is not None:

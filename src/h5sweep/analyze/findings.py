@@ -84,6 +84,8 @@ def judge(finding: Finding, summary: pd.DataFrame, shape: tuple) -> tuple[str, s
     if result is None:
         return UNMEASURED, f"measure it with {finding.needs} (as {finding.config} does)"
     holds, evidence = result
+    if isinstance(holds, str):  # measured, not under the sentence's conditions: the check says why
+        return UNMEASURED, f"{evidence}; measure it with {finding.needs} (as {finding.config} does)"
     return (HOLDS if holds else FAILS if holds is False else INCONCLUSIVE), evidence
 
 

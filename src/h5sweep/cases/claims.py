@@ -32,8 +32,9 @@ FOLK_CHOI = SEEDS + "folk-choi-2005-hdf5-parallel-io-teragrid.md"
 IO_LAB = SEEDS + "nbody-course-hdf5-io-lab.md"
 
 # A check's answer: None (not measured), or (True: holds, False: does not hold, None:
-# inconclusive; the evidence in words).
-Result = tuple[bool | None, str] | None
+# inconclusive, UNMEASURED: measured, but not under the sentence's conditions; the evidence in
+# words, for UNMEASURED why not).
+Result = tuple[bool | None | str, str] | None
 
 
 @dataclass(frozen=True)

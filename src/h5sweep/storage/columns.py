@@ -280,6 +280,8 @@ LIBRARY_WRITE_BYTES_MEDIAN = column("library_write_bytes_median", FLOAT, "bytes"
 WRITE_CALLS_MEDIAN = column("write_calls_median", FLOAT, "")
 CHUNK_BYTES_TOUCHED_MEDIAN = column("chunk_bytes_touched_median", FLOAT, "bytes")
 STORED_BYTES_TOUCHED_MEDIAN = column("stored_bytes_touched_median", FLOAT, "bytes")
+STORAGE_S_CI_LOW = column("storage_s_ci_low", FLOAT, "s")
+STORAGE_S_CI_HIGH = column("storage_s_ci_high", FLOAT, "s")
 READ_AMPLIFICATION = column("read_amplification", FLOAT, "ratio")
 COMPRESSION_RATIO = column("compression_ratio", FLOAT, "ratio")
 WRITES_STOPPED = column("writes_stopped", INTEGER, "")
@@ -1077,6 +1079,18 @@ group(
     (
         "Medians of the counted evidence: what the device and the library read, and what the model "
         "says a read needs (the uncompressed and the stored bytes of the chunks it touches)."
+    ),
+)
+group(
+    SUMMARY,
+    (
+        STORAGE_S_CI_LOW,
+        STORAGE_S_CI_HIGH,
+    ),
+    (
+        "Read cases with `split_read_time`: the 95% confidence interval of `storage_s_median` (the "
+        "storage part's median), from order statistics as `median_ci_low_s`; empty where the reads "
+        "were not split."
     ),
 )
 group(

@@ -145,13 +145,12 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     faults = minor_faults() - faults
     requests = opened.requests.since(mark) if mark is not None else None
     after = pagecache.io_counters()
+    io = after - counters  # the read's own: the storage part timed after it is not counted
     values = buffer.copy() if result is None else np.asarray(result)
     storage_ns = None
     if opened.split:
         storage_ns, after = timed_storage_read(opened, selection, buffer.shape, after)
-    record = TimedRead(
-        repeat, selection, elapsed, after - counters, opened, opened.reads, values, storage_ns, faults, requests
-    )
+    record = TimedRead(repeat, selection, elapsed, io, opened, opened.reads, values, storage_ns, faults, requests)
     opened.reads += 1
     return record, after
 
