@@ -205,3 +205,85 @@ def test_a_directory_removed_during_a_job_turns_its_error_into_one_naming_the_ke
     # where the directory stands, the job's own error is kept
     with pytest.raises(FileNotFoundError), in_its_directory(job, record):
         (tmp_path / "missing" / "file").read_bytes()
+
+
+class _Listener:
+    """A TCP server on the loopback that counts the connections it accepts and then closes
+    each (``close=False``: keeps each open, silent, until it stops)."""
+
+    def __init__(self, close: bool):
+        import socket
+        import threading
+
+        self.close, self.accepted, self.held = close, 0, []
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.endpoint = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:  # stopped
+                return
+            self.accepted += 1
+            if self.close:
+                connection.close()
+            else:
+                self.held.append(connection)
+
+    def stop(self) -> None:
+        self.socket.close()
+        for connection in self.held:
+            connection.close()
+
+
+def _cloud_config(tmp_path: Path, endpoint: str) -> dict:
+    config = tiny_config(tmp_path)
+    s3 = {"endpoint": endpoint, "bucket": "h5sweep", "latency_ms": [0, 20]}  # two filesystems, one endpoint
+    config["filesystems"] = {"cloud": {"path": str(tmp_path / "staging"), "s3": s3}}
+    return config
+
+
+@pytest.mark.parametrize("close", [True, False], ids=["closes-at-once", "never-answers"])
+def test_the_plan_refuses_an_endpoint_that_does_not_answer_after_one_connection(tmp_path, close):
+    """A server that accepts a connection and closes it, or keeps it and never answers: the
+    plan command refuses the config naming the key, the endpoint and the error, after one
+    connection (an S3 client would retry it for most of a minute), for the two filesystems
+    the config's two latencies make of the one endpoint."""
+    import sys
+
+    import yaml
+
+    server = _Listener(close)
+    try:
+        config = tmp_path / "cloud.yaml"
+        config.write_text(yaml.safe_dump(_cloud_config(tmp_path, server.endpoint)))
+        env = {**os.environ, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+        plan = [sys.executable, "-m", "h5sweep.sweep", "--configfile", str(config), "--cores", "2", "-q"]
+        refused = subprocess.run(plan, capture_output=True, text=True, env=env, timeout=120)
+    finally:
+        server.stop()
+    said = refused.stdout + refused.stderr
+    assert refused.returncode != 0
+    assert f"filesystems.cloud.s3.endpoint='{server.endpoint}'" in said
+    assert f"no S3 server answers at {server.endpoint} (one connection, 2 s to answer)" in said
+    assert ("Remote end closed connection" if close else "timed out") in said
+    assert server.accepted == 1
+
+
+def test_a_closed_port_is_refused_naming_the_key_and_an_optional_filesystem_is_left_out(tmp_path):
+    import socket
+
+    from h5sweep.errors import ConfigError
+    from h5sweep.sweep.model import load_sweep
+
+    with socket.socket() as unused:  # a port bound and closed: nothing listens there
+        unused.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{unused.getsockname()[1]}"
+    config = _cloud_config(tmp_path, endpoint)
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.endpoint=.*at http://127\.0\.0\.1:\d+.*refused"):
+        load_sweep(config)
+    config["filesystems"]["cloud"]["required"] = False
+    config["filesystems"]["disk"] = str(tmp_path / "disk")
+    assert [fs.name for fs in load_sweep(config).filesystems] == ["disk"]

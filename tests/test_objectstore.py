@@ -535,7 +535,7 @@ def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp
         **config,
         "filesystems": {"cloud": {"path": str(tmp_path / "s"), "s3": {**cloud, "endpoint": "http://127.0.0.1:9"}}},
     }
-    with pytest.raises(ConfigError, match=r"filesystems\.cloud=.*no S3 server answers at http://127\.0\.0\.1:9"):
+    with pytest.raises(ConfigError, match=r"cloud\.s3\.endpoint=.*no S3 server answers at http://127\.0\.0\.1:9"):
         load_sweep(nobody)
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)

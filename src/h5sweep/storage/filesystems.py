@@ -189,7 +189,10 @@ def _add_usable(fs: Filesystem, key: str, probe: bool, found: list, seen: dict) 
     a required one refused (``probe=False``: taken as it is)."""
     reason = fs.usable() if probe else None
     if reason is None and probe and fs.s3 is not None:
-        reason = objectstore.unreachable(fs.s3)
+        silent = objectstore.endpoint_silent(fs.s3.endpoint)
+        if silent is not None and fs.required:
+            raise ConfigError(f"{key}.s3.endpoint", fs.s3.endpoint, silent)
+        reason = silent or objectstore.unreachable(fs.s3)
     if reason is None and probe and fs.stripe is not None:
         check_stripe(fs.directory, fs.stripe, f"{key}.stripe")
     if reason is not None:

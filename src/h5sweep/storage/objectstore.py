@@ -18,6 +18,7 @@ client is made."""
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import re
 import threading
@@ -619,11 +620,49 @@ async def close_async(fs) -> None:
         fs._s3creator = fs._s3 = None
 
 
+# how long the check before any job runs waits for a server to accept a connection and answer
+ENDPOINT_TIMEOUT_S = 2.0
+
+
+@functools.cache
+def endpoint_silent(endpoint: str, timeout: float = ENDPOINT_TIMEOUT_S) -> str | None:
+    """None where an HTTP server at ``endpoint`` answers a request (any status: the question
+    is only whether one answers) within ``timeout`` seconds, else why not. One connection and
+    one request, never retried: an S3 client would retry a refused or closed connection for
+    most of a minute before it gave up. The answer is kept for the process (the filesystems of
+    several latencies share an endpoint, and are checked once)."""
+    import http.client
+    import ssl
+
+    parts = urlsplit(endpoint)
+    try:
+        if parts.scheme == "https":
+            # whether the certificate is trusted is for the S3 client to say: this asks only
+            # whether a server answers
+            context = ssl.create_default_context()
+            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+            connection = http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout, context=context)
+        else:
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+        try:
+            connection.request("HEAD", "/")
+            connection.getresponse()
+        finally:
+            connection.close()
+    except (OSError, http.client.HTTPException) as err:
+        said = str(err) or type(err).__name__
+        return f"no S3 server answers at {endpoint} (one connection, {timeout:g} s to answer): {said}"
+    return None
+
+
 def unreachable(location: S3Location) -> str | None:
     """None where this environment's credentials can list ``location``'s bucket on its
     server, else why not (before any job runs)."""
     from botocore.exceptions import BotoCoreError
 
+    silent = endpoint_silent(location.endpoint)
+    if silent:
+        return silent
     missing = credentials_missing()
     if missing:
         return missing
