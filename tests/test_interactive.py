@@ -45,8 +45,8 @@ def test_the_page_holds_the_sheet_then_every_store_and_needs_nothing_from_outsid
     assert len(chosen) == 1 and "95% interval" in chosen[0]["mix_time"] and chosen[0]["mix_time"].endswith("ms)")
     assert [p["name"] for p in spec["params"]] == ["fs", "codec", "option"]
     assert sorted(spec["params"][1]["bind"]["options"][1:]) == ["gzip", "none"]
-    hovered = {t["field"] for t in spec["vconcat"][0]["layer"][1]["encoding"]["tooltip"]}
-    assert {"store", "mix_time", "file_size", "write_time"} <= hovered
+    hovered = {t["field"] for t in spec["vconcat"][0]["spec"]["layer"][2]["encoding"]["tooltip"]}
+    assert {"store", "mix_time", "file_size", "write_time", "case_times"} <= hovered
 
 
 def test_a_sweep_with_nothing_ranked_gets_the_sheet_without_charts():

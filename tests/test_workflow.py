@@ -208,6 +208,51 @@ def test_the_decision_page_opens_offline_and_hovering_a_store_names_it(finished)
         assert page.errors == []
 
 
+def test_the_decision_page_ranks_again_for_another_mix_as_whatif_does(finished):
+    """index.html in a real browser: weights typed into the page rank the stores again, and
+    the choice per filesystem is the one ``h5sweep whatif`` makes for that mix; the page links
+    the sheet and the findings and says where it was measured."""
+    from browser import Page
+
+    from h5sweep.analyze import whatif
+    from h5sweep.analyze.wording import label, several_options
+    from h5sweep.measure.records import read_tables
+
+    wf, _, _ = finished
+    results = wf.root / "results" / "tiny"
+    settings = json.loads((results / "recommend.json").read_text())
+    measurements = read_tables([str(results / "measurements.parquet")])
+    summary = read_tables([str(results / "summary.parquet")])
+    page_text = (results / "index.html").read_text()
+    for href in ('href="decision.md"', 'href="findings.md"', 'href="plots/"'):
+        assert href in page_text
+    assert "Where and with what it was measured" in page_text and "<strong>commit:</strong>" in page_text
+    with Page((results / "index.html").as_uri()) as page:
+        page.wait_for("document.querySelectorAll('.whatif-result .choice').length > 0", 60)
+        for weights in ({"slice": 1, "spectra": 100}, {"slice": 100, "subcube": 1}, {"spectra": 1}):
+            table, _ = whatif.rank_for(measurements, summary, settings, weights)
+            expected = {}
+            for filesystem, group in table.groupby("filesystem"):
+                chosen = group[group["recommended"].astype(bool)].iloc[0]
+                expected[filesystem] = label(
+                    chosen, with_backend=True, with_option=chosen["backend"] in several_options(group)
+                )
+            typed = json.dumps({case: weights.get(case, 0) for case in settings["read_cases"]})
+            page.evaluate(
+                f"(() => {{ const w = {typed}; document.querySelectorAll('#whatif input').forEach(e => {{"
+                " e.value = w[e.name]; e.dispatchEvent(new Event('input')); }); })()"
+            )
+            shown = page.evaluate(
+                "Object.fromEntries([...document.querySelectorAll('.whatif-result')].map("
+                "d => [d.id.slice('whatif-'.length), d.querySelector('.choice').dataset.store]))"
+            )
+            assert shown == expected, weights
+            # each row's time per case on hover
+            title = page.evaluate("document.querySelector('.whatif-result tr[title]').title")
+            assert title.startswith("mean per read: slice ")
+        assert page.errors == []
+
+
 def test_the_report_opens_on_the_recommendation(finished):
     """Built with the sweep's results, the report opens on the verdict and the ranking (not
     the rule graph); figures and the summary table follow."""

@@ -17,4 +17,11 @@ with logged(snakemake.log[0]):
         snakemake.output.decision,
         snakemake.output.settings,
     )
-    write_page(sheet, table, snakemake.params.settings["recommend"]["objective"], snakemake.output.page)
+    write_page(
+        sheet,
+        table,
+        snakemake.params.settings["recommend"]["objective"],
+        snakemake.output.page,
+        snakemake.input.measurements,
+        snakemake.params.settings,
+    )

@@ -1,7 +1,12 @@
 """``results/<sweep>/index.html``: the decision on one page that opens offline from the file
-alone: the decision sheet, then the read mix's time of every store and the trade-offs (file
-size, write time) as Vega-Lite charts. Hovering a mark names the store, its interval and what
-it costs; menus filter by filesystem, codec and read option.
+alone: the decision sheet (with the code that writes and reads the choice); weights of the
+read mix to try, each change ranking the stores again in the page as ``h5sweep whatif`` does
+(:mod:`h5sweep.report.rerank`); the read mix's time of every store, a panel per filesystem
+with the reference store's line, the recommended, tied, ranked and raced-out stores drawn
+apart, and the trade-offs (file size, write time) as Vega-Lite charts. Hovering a mark names
+the store, its interval, its time per case and what it costs; menus filter by filesystem,
+codec and read option. Links lead to the sheet, the findings and the figures; the page ends
+with where, when and with what the sweep measured.
 
 The charts are Vega-Lite specifications rendered in the browser by Vega-Embed, whose
 JavaScript (with Vega and Vega-Lite) is written into the page: vl-convert's bundle, kept in
@@ -100,9 +105,23 @@ def chart_rows(table: pd.DataFrame) -> list[dict]:
                     if pd.notna(r[C.FILE_BYTES])
                     else "not measured",
                     "write_time": duration(r[C.WRITE_MEDIAN_S]) if pd.notna(r[C.WRITE_MEDIAN_S]) else "not measured",
+                    "reference": bool(r.get(C.IS_REFERENCE, False)),
+                    "case_times": _case_times(r, raced),
                 }
             )
     return rows
+
+
+def _case_times(row, raced: bool) -> str:
+    """A store's mean time per read of each case of the mix (the ranking's)."""
+    if raced:
+        return "raced out: its partial reads are not ranked"
+    times = [
+        f"{column.removeprefix('seconds_')} {duration(row[column])}"
+        for column in row.index
+        if column.startswith("seconds_") and pd.notna(row[column])
+    ]
+    return ", ".join(times) or "not measured"
 
 
 def _finite(value) -> float | None:
@@ -136,10 +155,12 @@ TOOLTIP = [
     {"field": "file_size", "title": "file size"},
     {"field": "write_time", "title": "write (median)"},
     {"field": "read_option", "title": "read option"},
+    {"field": "case_times", "title": "mean time per read"},
 ]
 CODEC = {"field": "codec", "type": "nominal", "title": "codec"}
 STATUS_ORDER = ["recommended", "tied with the best", "ranked", "raced out"]
-STATUS_SHAPES = ["diamond", "circle", "circle", "triangle-right"]
+STATUS_SHAPES = ["diamond", "square", "circle", "triangle-right"]
+STATUS_OPACITY = [1.0, 0.9, 0.6, 0.35]
 
 
 def spec(rows: list[dict], objective: str) -> dict:
@@ -158,26 +179,38 @@ def spec(rows: list[dict], objective: str) -> dict:
         "scale": _scale([r["mix_ms"] for r in rows] + [r["low_ms"] for r in rows] + [r["high_ms"] for r in rows]),
         "title": "time of one unit of work [ms] (95% interval; raced out: at least)",
     }
+    opacity = {"field": "status", "type": "nominal", "scale": {"domain": STATUS_ORDER, "range": STATUS_OPACITY}}
     mix = {
-        "title": "The read mix's time per store",
-        "width": 520,
-        "height": {"step": 18},
-        "layer": [
-            {
-                "mark": {"type": "rule", "color": "#555"},
-                "encoding": {"y": y, "x": {**x_mix, "field": "low_ms"}, "x2": {"field": "high_ms"}},
-            },
-            {
-                "mark": {"type": "point", "filled": True, "size": 80},
-                "encoding": {
-                    "y": y,
-                    "x": x_mix,
-                    "shape": shape,
-                    "color": CODEC,
-                    "tooltip": TOOLTIP,
+        "title": "The read mix's time per store, a panel per filesystem (dashed: the reference store)",
+        "facet": {"row": {"field": C.FILESYSTEM, "type": "nominal", "title": None}},
+        "spec": {
+            "width": 520,
+            "height": {"step": 18},
+            "layer": [
+                # the reference store's line under the marks (a mark on it stays the one hovered)
+                {
+                    "transform": [{"filter": "datum.reference"}],
+                    "mark": {"type": "rule", "strokeDash": [4, 3], "color": "#000"},
+                    "encoding": {"x": {**x_mix, "field": "mix_ms"}},
                 },
-            },
-        ],
+                {
+                    "mark": {"type": "rule", "color": "#555"},
+                    "encoding": {"y": y, "x": {**x_mix, "field": "low_ms"}, "x2": {"field": "high_ms"}},
+                },
+                {
+                    "mark": {"type": "point", "filled": True, "size": 80},
+                    "encoding": {
+                        "y": y,
+                        "x": x_mix,
+                        "shape": shape,
+                        "opacity": opacity,
+                        "color": CODEC,
+                        "tooltip": TOOLTIP,
+                    },
+                },
+            ],
+        },
+        "resolve": {"scale": {"y": "independent"}},
     }
 
     def tradeoff(field: str, words: str) -> dict:
@@ -243,6 +276,8 @@ def sheet_html(sheet) -> str:
             for name, text in section.points
         ]
         parts.append("</ul>")
+        for caption, code in getattr(section, "code", []):
+            parts.append(f"<p>{_inline(caption)}</p>\n<pre><code>{html.escape(code)}</code></pre>")
     parts += [f'<p class="note">{_inline(n)}</p>' for n in sheet.notes]
     return "\n".join(parts)
 
@@ -252,14 +287,72 @@ body { font-family: sans-serif; max-width: 60rem; margin: 1.5rem auto; padding: 
 h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 1.4rem; }
 li { margin: 0.3rem 0; line-height: 1.35; } code { background: #f3f3f3; padding: 0 0.2rem; }
 .note { color: #555; font-size: 0.9rem; } .vega-bind { display: inline-block; margin-right: 1rem; }
+pre { background: #f3f3f3; padding: 0.5rem; overflow-x: auto; font-size: 0.85rem; }
+#whatif input { width: 4rem; margin-right: 1rem; } table { border-collapse: collapse; font-size: 0.85rem; }
+td, th { padding: 0.15rem 0.5rem; text-align: left; border-bottom: 1px solid #ddd; }
 #decision-charts.vega-embed { display: flex; flex-direction: column; }
 #decision-charts .vega-bindings { order: -1; margin-bottom: 0.8rem; }
 """
 
 
-def page(sheet, table: pd.DataFrame, objective: str) -> str:
-    """The whole page: the sheet, then the charts (when anything was ranked), with the
-    scripts that draw them inline."""
+def _weights_html(table: pd.DataFrame, objective: str, data: dict) -> str:
+    """The read mix's weights to try, and where the page writes each filesystem's ranking."""
+    from h5sweep.analyze.ranking import mix_of
+    from h5sweep.report.rerank import PAGE_SAMPLES, rerank_js
+
+    cases = list(dict.fromkeys(c for fs in data.values() for c in fs["cases"]))
+    if not cases:
+        return ""
+    if objective != "time":
+        return (
+            "<h2>Another read mix</h2>\n<p>This sweep ranks by the objective "
+            f"<code>{html.escape(objective)}</code>; the page ranks again by time only: use "
+            "<code>h5sweep whatif</code> for another mix.</p>"
+        )
+    weights = mix_of(table[C.WEIGHTS].iloc[0]) if C.WEIGHTS in table and not table.empty else {}
+    inputs = "".join(
+        f'<label>{html.escape(c)} <input type="number" min="0" step="any" name="{html.escape(c)}" '
+        f'value="{weights.get(c, 0):g}"></label>'
+        for c in cases
+    )
+    panels = "".join(f'<div id="whatif-{html.escape(fs)}" class="whatif-result"></div>' for fs in data)
+    shipped = json.dumps(data, allow_nan=False).replace("</", "<\\/")
+    return (
+        "<h2>Another read mix</h2>\n<p>Reads of each case per unit of work. Each change ranks the stores "
+        "measured to the end again, as <code>h5sweep whatif</code> does, by the time of the mix, from the "
+        f"reads already made ({PAGE_SAMPLES:,} paired resamplings, as many as <code>h5sweep whatif</code> draws; "
+        "its draws depend on the mix, so a store at the edge of a tie may fall on the other side there). "
+        "Hover a row for its time per "
+        f'case.</p>\n<form id="whatif">{inputs}</form>\n{panels}\n'
+        f"<script>const RERANK = {shipped};\n{rerank_js()}</script>"
+    )
+
+
+LINKS = (
+    ("decision.md", "the decision sheet"),
+    ("recommendation.md", "the full ranking"),
+    ("findings.md", "the studies' findings, checked"),
+    ("summary.csv", "every store's statistics"),
+    ("plots/", "the figures"),
+)
+
+
+def _links_html() -> str:
+    return "<p>" + " &middot; ".join(f'<a href="{href}">{words}</a>' for href, words in LINKS) + "</p>"
+
+
+def _provenance_html(lines: list[tuple[str, str]]) -> str:
+    if not lines:
+        return ""
+    items = "".join(f"<li><strong>{html.escape(k)}:</strong> {html.escape(v)}</li>" for k, v in lines)
+    return f'<h2>Where and with what it was measured</h2>\n<ul class="provenance">{items}</ul>'
+
+
+def page(sheet, table: pd.DataFrame, objective: str, extras: dict | None = None) -> str:
+    """The whole page: the sheet, links, another mix to try (``extras["rerank"]``), then the
+    charts (when anything was ranked), with the scripts that draw them inline, and the
+    provenance (``extras["provenance"]``)."""
+    extras = extras or {}
     rows = chart_rows(table) if not table.empty else []
     charts = ""
     if rows:
@@ -270,12 +363,30 @@ def page(sheet, table: pd.DataFrame, objective: str) -> str:
             f'<script>vegaEmbed("#{VIEW_ID}", {view}, {{renderer: "svg", actions: false}})'
             ".catch(function (error) { console.error(error); });</script>"
         )
+    whatif = _weights_html(table, objective, extras["rerank"]) if extras.get("rerank") and rows else ""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(sheet.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        f"{sheet_html(sheet)}\n{charts}\n</body>\n</html>\n"
+        f"{sheet_html(sheet)}\n{_links_html()}\n{whatif}\n{charts}\n"
+        f"{_provenance_html(extras.get('provenance') or [])}\n</body>\n</html>\n"
     )
 
 
-def write_page(sheet, table: pd.DataFrame, objective: str, out: str) -> None:
-    Path(out).write_text(page(sheet, table, objective), encoding="utf-8")
+def write_page(
+    sheet,
+    table: pd.DataFrame,
+    objective: str,
+    out: str,
+    measurements: str | None = None,
+    settings: dict | None = None,
+) -> None:
+    """``index.html``; with the sweep's ``measurements`` (a path) and the ranking's
+    ``settings``, the page ranks again for other mixes and says where it was measured."""
+    extras = {}
+    if measurements and settings:
+        from h5sweep.measure.records import read_tables
+        from h5sweep.report.rerank import provenance, rerank_data
+
+        frame = read_tables([measurements])
+        extras = {"rerank": rerank_data(frame, table, settings), "provenance": provenance(frame, settings)}
+    Path(out).write_text(page(sheet, table, objective, extras), encoding="utf-8")
