@@ -29,7 +29,7 @@ FIELD = "a smooth field and noise"
 
 def _shape(dataset: dict) -> str:
     shape = " x ".join(str(int(n)) for n in dataset.get("shape") or [])
-    return f"{shape} {dataset['dtype']}" if shape and dataset.get("dtype") else shape
+    return f"{shape} {dataset[C.DTYPE]}" if shape and dataset.get(C.DTYPE) else shape
 
 
 def measured_ratio(sizes: pd.DataFrame | None, compression: str = STUDY_CODEC) -> tuple[float, int] | None:
@@ -65,7 +65,7 @@ def data_sentence(dataset: dict, sizes: pd.DataFrame | None = None) -> str:
     ``dataset`` (``fill``, ``seed``, ``shape``, ``dtype``); ``sizes``: its summary or ranking,
     for how much its stores compressed them. Empty where ``dataset`` does not say (settings
     written before the fill was kept with them)."""
-    fill = dataset.get("fill")
+    fill = dataset.get(C.FILL)
     if fill is None:
         return ""
     shape = _shape(dataset)
@@ -86,7 +86,7 @@ def data_sentence(dataset: dict, sizes: pd.DataFrame | None = None) -> str:
         )
     rank = len(dataset.get("shape") or [])
     kind = GENERATED.get(rank, FIELD)
-    seed = f" from seed {dataset['seed']}" if dataset.get("seed") is not None else ""
+    seed = f" from seed {dataset[C.SEED]}" if dataset.get(C.SEED) is not None else ""
     text = (
         f"Data: synthetic values, not real data: {kind} generated{seed} (`dataset.fill: {fill}`){at}. File sizes "
         "with a codec and a codec's speed rest on these values, not on yours; "

@@ -360,13 +360,13 @@ def _recipe(pick, settings: dict) -> list[tuple[str, str]]:
     """The code that writes the chosen store and opens it as the sweep read it."""
     made = spec(pick[C.BACKEND]).recipe if pick[C.BACKEND] in REGISTRY else None
     data = settings.get("dataset", {})
-    if made is None or not data.get("shape") or not data.get("dtype"):
+    if made is None or not data.get("shape") or not data.get(C.DTYPE):
         return []
     store = Store(
         Layout.from_id(pick[C.LAYOUT_ID]),
         parse_compression(pick[C.COMPRESSION]),
         tuple(data["shape"]),
-        str(data["dtype"]),
+        str(data[C.DTYPE]),
         str(pick.get(C.READ_OPTION_SETTING) or ""),
     )
     recipe = made(store)
