@@ -47,6 +47,7 @@ def test_hdf5_the_printed_code_writes_the_chunks_and_codec_and_reads_with_the_me
         assert strategy != h5py.h5f.FSPACE_STRATEGY_PAGE
     assert "rdcc_nbytes=3145728, rdcc_nslots=1009, rdcc_w0=0.5" in recipe.read
     assert any("8 MiB in HDF5 2.0" in note for note in recipe.read_notes)
+    assert recipe.replaces == "read with a 3 MiB chunk cache, not HDF5's own default (8 MiB in HDF5 2.0, not measured)"
     assert any("h5repack -l data:CHUNK=4x5x100 -f data:SHUF -f data:GZIP=6" in n for n in recipe.write_notes)
 
 
@@ -65,7 +66,7 @@ def test_hdf5_paged_the_printed_code_writes_paged_aggregation_at_the_page_size(t
 
 def test_hdf5_contiguous_and_a_plugin_codec(tmp_path):
     values, recipe = run("hdf5", "contiguous", "none", tmp_path / "c.h5", CACHE.setting)
-    assert np.array_equal(values, data()) and not recipe.read_notes  # no chunk cache to speak of
+    assert np.array_equal(values, data()) and not recipe.read_notes and not recipe.replaces  # no chunk cache
     with h5py.File(tmp_path / "c.h5", "r") as f:
         assert f["data"].chunks is None
     values, recipe = run("hdf5", "chunked-4x5x100", "zstd-3", tmp_path / "z.h5")

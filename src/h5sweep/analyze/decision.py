@@ -119,10 +119,13 @@ def _bytes_per_unit(summary: pd.DataFrame, weights: dict[str, float]) -> float:
     return total
 
 
-def _choice(pick, group: pd.DataFrame, summary: pd.DataFrame) -> str:
+def _choice(pick, group: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> str:
     text = _name(pick, group)
     if pick.get(C.READ_OPTION_SETTING) and pick[C.BACKEND] in several_options(group):
         text += f" (`{pick[C.READ_OPTION_SETTING]}`)"
+    recipe = _recipe_of(pick, settings)
+    if recipe is not None and recipe.replaces:
+        text += f", {recipe.replaces}"
     words = [f"{duration(pick[C.MIX_SECONDS])} per unit of work"]
     if pd.notna(pick.get(C.MIX_SECONDS_CI_LOW)):
         words[0] += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
@@ -356,20 +359,29 @@ def _hurts(pick, group: pd.DataFrame, summary: pd.DataFrame) -> str | None:
     )
 
 
-def _recipe(pick, settings: dict) -> list[tuple[str, str]]:
-    """The code that writes the chosen store and opens it as the sweep read it."""
+def _recipe_of(pick, settings: dict):
+    """The chosen store's recipe (its backend's), or None where the backend or the dataset's
+    shape is not known."""
     made = spec(pick[C.BACKEND]).recipe if pick[C.BACKEND] in REGISTRY else None
     data = settings.get("dataset", {})
     if made is None or not data.get("shape") or not data.get(C.DTYPE):
-        return []
-    store = Store(
-        Layout.from_id(pick[C.LAYOUT_ID]),
-        parse_compression(pick[C.COMPRESSION]),
-        tuple(data["shape"]),
-        str(data[C.DTYPE]),
-        str(pick.get(C.READ_OPTION_SETTING) or ""),
+        return None
+    return made(
+        Store(
+            Layout.from_id(pick[C.LAYOUT_ID]),
+            parse_compression(pick[C.COMPRESSION]),
+            tuple(data["shape"]),
+            str(data[C.DTYPE]),
+            str(pick.get(C.READ_OPTION_SETTING) or ""),
+        )
     )
-    recipe = made(store)
+
+
+def _recipe(pick, settings: dict) -> list[tuple[str, str]]:
+    """The code that writes the chosen store and opens it as the sweep read it."""
+    recipe = _recipe_of(pick, settings)
+    if recipe is None:
+        return []
 
     def noted(notes: tuple[str, ...]) -> str:
         return "".join(f" {note[0].upper()}{note[1:]}." for note in notes)
@@ -444,7 +456,7 @@ def sheet(
             )
             continue
         pick = chosen.iloc[0]
-        section = Section(heading, [("Choose", _choice(pick, group, summary))])
+        section = Section(heading, [("Choose", _choice(pick, group, summary, settings))])
         for name, said in (("Gains:", _gains(pick, group)), ("Hurts:", _hurts(pick, group, summary))):
             if said:
                 section.points.append((name, said))

@@ -40,6 +40,7 @@ class Recipe:
     read: str  # Python that opens it as the sweep read it
     write_notes: tuple[str, ...] = ()  # what else to know to write it (a tool that does it, a file-space setting)
     read_notes: tuple[str, ...] = ()  # and to read it (a library default the measured setting replaces)
+    replaces: str = ""  # in a few words, the library default the measured read setting replaces
 
 
 # the modules a read option's open call names
@@ -85,9 +86,13 @@ def hdf5(store: Store, keywords: dict, plugin: bool) -> Recipe:
         [*imports, f"with h5py.File(path, 'w'{paged}) as f:", f"    f.create_dataset('data', {', '.join(args)})"]
     )
     read = _opened(store.read_setting or "h5py.File(path, 'r')", "f", plugin) + "\ndata = f['data']"
-    notes, read_notes = list(_order_note(store)), []
+    notes, read_notes, replaces = list(_order_note(store)), [], ""
     cache = re.search(r"rdcc_nbytes=(\d+)", store.read_setting)
     if cache and layout.chunk_shape is not None:
+        replaces = (
+            f"read with a {binary_size(int(cache[1]))} chunk cache, not HDF5's own default "
+            f"({binary_size(HDF5_DEFAULT_CACHE_BYTES['2.0'])} in HDF5 2.0, not measured)"
+        )
         read_notes.append(
             f"open it with the chunk cache measured ({binary_size(int(cache[1]))}): opened without one, HDF5 "
             f"uses its own default ({binary_size(HDF5_DEFAULT_CACHE_BYTES['2.0'])} in HDF5 2.0, "
@@ -101,7 +106,7 @@ def hdf5(store: Store, keywords: dict, plugin: bool) -> Recipe:
     repack = _h5repack(store)
     if repack:
         notes.append(f"an existing HDF5 file rewritten in this layout: `{repack}`")
-    return Recipe(write, read, tuple(notes), tuple(read_notes))
+    return Recipe(write, read, tuple(notes), tuple(read_notes), replaces)
 
 
 def _h5repack(store: Store) -> str | None:
