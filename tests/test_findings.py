@@ -146,21 +146,6 @@ def compressed_slices(low, high, plain_s=0.001):
     ]
 
 
-def cache_rows(small_s, small_ci=None, small_cache=480_000):
-    low, high = small_ci or (small_s * 0.95, small_s * 1.05)
-    common = {"case": "trace", "chunk_shape": "300x200", "cold_mode": "first", "cache_state": "warm"}
-    common["chunk_bytes_touched_median"] = 1_200_000
-    return [
-        timed(small_s, low, high, chunk_cache_bytes=small_cache, **common),
-        timed(1.0, 0.9, 1.1, chunk_cache_bytes=10_080_000, **common),
-    ]
-
-
-def metadata(many, counts=(1, 1000)):
-    sizes = (7000, many)
-    return [row(case="metadata", n_datasets=n, metadata_file_bytes=b) for n, b in zip(counts, sizes, strict=False)]
-
-
 def iosize(hdf5_s, hdf5_ci=None, apis=("hdf5", "posix")):
     low, high = hdf5_ci or (hdf5_s * 0.95, hdf5_s * 1.05)
     rows = []
@@ -214,7 +199,7 @@ def chunk_sizes(small, small_ci=None, latency=20.0):
     return [timed(*v, chunk_shape=chunk, page_size=0, **common) for chunk, v in values.items()]
 
 
-CUBE, IMAGE = (100, 100, 100_000), (2000, 1600)
+CUBE = (100, 100, 100_000)
 # per finding: (its summary rows and dataset shape) for holds, does not hold, inconclusive, not measured
 CASES = {
     "gzip4-ratio": [(gzip4(3.0, 3.5), CUBE), (gzip4(1.1), CUBE), (gzip4(2.75), CUBE), ([], CUBE)],
@@ -264,22 +249,6 @@ CASES = {
         (compressed_slices(0.45, 0.55), CUBE),
         (compressed_slices(0.9, 1.1, plain_s=0.01), CUBE),  # 50 MB/s: not the study's fast filesystem
     ],
-    "chunking-helps-slow-axis": [
-        (against_contiguous("rows", 0.2, 0.3), IMAGE),
-        (against_contiguous("rows", 0.8, 0.9), IMAGE),
-        (against_contiguous("rows", 0.4, 0.6), IMAGE),
-        (against_contiguous("rows", 0.2, 0.3, contiguous=False), IMAGE),
-    ],
-    "chunking-hurts-fast-axis": [
-        (against_contiguous("column", 3.0, 4.0), IMAGE),
-        (against_contiguous("column", 1.0, 1.5), IMAGE),
-        (against_contiguous("column", 1.8, 2.5), IMAGE),
-        (against_contiguous("column", 3.0, 4.0, contiguous=False), IMAGE),
-    ],
-    "cache-thrashing": [(cache_rows(10.0), (3000, 8400)), (cache_rows(1.2), (3000, 8400))]
-    + [(cache_rows(2.0, (1.6, 2.4)), (3000, 8400)), (cache_rows(10.0, small_cache=2_000_000), (3000, 8400))],
-    "many-datasets": [(metadata(900_000), CUBE), (metadata(7000), CUBE), (metadata(10_000), CUBE)]
-    + [(metadata(7000, counts=(1,)), CUBE)],
     "hdf5-as-raw": [(iosize(1.2), CUBE), (iosize(3.0), CUBE), (iosize(2.0, (1.8, 2.2)), CUBE)]
     + [(iosize(1.2, apis=("hdf5",)), CUBE)],
     "request-size": [(request_sizes(0.2), CUBE), (request_sizes(0.9), CUBE), (request_sizes(0.5, (0.4, 0.6)), CUBE)]
@@ -305,7 +274,8 @@ EXPECTED = [findings.HOLDS, findings.FAILS, findings.INCONCLUSIVE, findings.UNME
 def test_every_finding_has_its_four_verdict_cases():
     kang = {f.key for f in findings.FINDINGS if f.study == "Kang"}  # test_findings_kang.py
     parallel = {"collective-vs-independent", "chunking-improves-passes", "local-scaling"}  # test_findings_parallel.py
-    assert set(CASES) == {f.key for f in findings.FINDINGS} - parallel - kang
+    guide = {f.key for f in findings.FINDINGS if f.study == "User's Guide ch. 14"}  # test_findings_guide.py
+    assert set(CASES) == {f.key for f in findings.FINDINGS} - parallel - kang - guide
     assert all(len(cases) == 4 for cases in CASES.values())
 
 

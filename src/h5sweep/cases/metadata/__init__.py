@@ -1,8 +1,11 @@
 """Metadata overhead (HDF User's Guide, 14.2.1): the same values stored as one dataset or as
 N small ones, per filesystem: file size, and the time to write and to read them all back.
 
-The dataset's spectra are split into N consecutive groups; each group is one contiguous 2-D
-dataset ``(spectra, z)``. N = 1 is the consolidated layout.
+The dataset's values are split into N consecutive groups, each one contiguous dataset: groups
+of spectra (``split: spectra``), each dataset ``(spectra, z)``; or groups of values in storage
+order (``split: values``), each dataset ``1 x 1 x k``, as the chapter's 1,000 ``1 x 1 x 1``
+datasets of one 32-bit value each. N = 1 is the consolidated layout: with ``split: values`` the
+cube in its own shape, as the chapter's one ``10 x 10 x 10`` dataset.
 
 Its runner, :func:`run_metadata`, writes and reads the datasets on one filesystem in a job
 (h5py is imported there only).
@@ -27,6 +30,9 @@ from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Shape
 
+# What each of the N datasets holds: consecutive spectra, or consecutive values in storage order.
+SPLITS = ("spectra", "values")
+
 
 class MetadataCase:
     name = "metadata"
@@ -39,8 +45,18 @@ class MetadataCase:
                 "datasets",
                 "array",
                 [1, 100],
-                "Numbers of datasets N the spectra are split into (1 = one dataset).",
+                "Numbers of datasets N the values are split into (1 = one dataset).",
                 {"minItems": 1, "items": {"type": "integer", "minimum": 1}},
+            ),
+            Setting(
+                "split",
+                "string",
+                "spectra",
+                "What each dataset holds: consecutive spectra (spectra: each dataset spectra x z; N at "
+                "most the spectra) or consecutive values in storage order (values: each dataset 1 x 1 x k, "
+                "as the User's Guide's 1 x 1 x 1 datasets of one value each; N at most the values; N = 1 "
+                "the cube in its own shape).",
+                {"enum": list(SPLITS)},
             ),
             Setting("repeats", "integer", 3, "Repeats per N.", {"minimum": 1}),
         ),
@@ -50,14 +66,29 @@ class MetadataCase:
         self.settings = self.SETTINGS.filled(settings)
         self.datasets = [int(n) for n in self.settings["datasets"]]
         self.repeats = int(self.settings["repeats"])
+        self.split = self.settings["split"]
 
     def check(self, shape: Shape, itemsize: int = 1) -> None:
-        spectra = shape[0] * shape[1]
+        if self.split not in SPLITS:
+            raise ConfigError("cases.metadata.split", self.split, f"must be one of {', '.join(SPLITS)}")
+        groups = shape[0] * shape[1] * (shape[2] if self.split == "values" else 1)
         if self.repeats < 1:
             raise ConfigError("cases.metadata.repeats", self.repeats, "must be at least 1")
         for i, n in enumerate(self.datasets):
-            if not 1 <= n <= spectra:
-                raise ConfigError(f"cases.metadata.datasets[{i}]", n, f"must be 1 to the number of spectra ({spectra})")
+            if not 1 <= n <= groups:
+                raise ConfigError(
+                    f"cases.metadata.datasets[{i}]", n, f"must be 1 to the number of {self.split} ({groups})"
+                )
+
+    def parts(self, shape: Shape, n: int) -> list[tuple[int, int, tuple[int, ...]]]:
+        """The N datasets as (first, end, shape): ``first:end`` a range of rows of the values as
+        spectra x z (``split: spectra``) or of the values in storage order (``values``), and the
+        shape the dataset is written in."""
+        if self.split == "spectra":
+            return [(a, b, (b - a, shape[2])) for a, b in _groups(shape[0] * shape[1], n)]
+        if n == 1:
+            return [(0, shape[0] * shape[1] * shape[2], tuple(shape))]
+        return [(a, b, (1, 1, b - a)) for a, b in _groups(shape[0] * shape[1] * shape[2], n)]
 
 
 def timed_seconds(sweep) -> float:
@@ -88,8 +119,9 @@ SPEC = CaseSpec(
 )
 
 
-def _groups(spectra: int, n: int) -> list[tuple[int, int]]:
-    edges = np.linspace(0, spectra, n + 1).round().astype(int)
+def _groups(count: int, n: int) -> list[tuple[int, int]]:
+    """``count`` things (spectra or values) in ``n`` consecutive ranges of sizes within one."""
+    edges = np.linspace(0, count, n + 1).round().astype(int)
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 
@@ -99,27 +131,28 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray, settle_s:
     :mod:`h5sweep.measure.settle`) since the previous one was removed."""
     import h5py  # in jobs only
 
-    flat = data.reshape(-1, data.shape[2])  # spectra x z
+    # spectra x z, or the values in storage order: each dataset a range of its rows
+    flat = data.reshape(-1, data.shape[2]) if case.split == "spectra" else data.reshape(-1)
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"metadata-{os.getpid()}.h5")
     rows = []
     try:
         for n in case.datasets:
-            groups = _groups(flat.shape[0], n)
+            parts = case.parts(data.shape, n)
             for repeat in range(case.repeats):
                 settle.remove_and_mark([path], directory)
                 with timed_io(settle=lambda: settle.settle(directory, settle_s)) as written:
                     with h5py.File(path, "w") as f:
-                        for k, (a, b) in enumerate(groups):
-                            f.create_dataset(f"part{k:07d}", data=flat[a:b])
+                        for k, (a, b, shape) in enumerate(parts):
+                            f.create_dataset(f"part{k:07d}", data=flat[a:b].reshape(shape))
                     pagecache.fsync_path(path)
                 file_bytes = os.stat(path).st_size
                 out = np.empty_like(flat)
                 pagecache.evict(path)
                 evictable = pagecache.resident_fraction(path) < COLD_RESIDENT_FRACTION
                 with timed_io() as read, h5py.File(path, "r") as f:
-                    for k, (a, b) in enumerate(groups):
-                        f[f"part{k:07d}"].read_direct(out[a:b])
+                    for k, (a, b, shape) in enumerate(parts):
+                        f[f"part{k:07d}"].read_direct(out[a:b].reshape(shape))
                 with untimed_work():
                     if not np.array_equal(out, flat):
                         raise VerificationError(f"{path}: values read back from {n} datasets differ from those written")
