@@ -3,11 +3,10 @@ of the summary, each quoting its seed's sentence, with verdicts that rest on the
 a test reaching each of its four verdicts."""
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO, Workflow, tiny_config
+from conftest import REPO
 
 from h5sweep.analyze import findings
 
@@ -69,81 +68,9 @@ def ratio(low, high, **values) -> dict:
     return row(ratio_to_contiguous=(low + high) / 2, ratio_ci_low=low, ratio_ci_high=high, **values)
 
 
-def gzip4(*ratios):
-    return [
-        row(case="write", compression="gzip-4", chunk_shape=f"{i + 1}x{i + 1}x2048", compression_ratio=r)
-        for i, r in enumerate(ratios)
-    ]
-
-
-def padded(size):  # 32 x 32 chunks pad a 100 x 100 image to 128 x 128: 1.6384x
-    return [row(case="write", chunk_shape="32x32x1000", file_bytes=size * 1000, raw_bytes=1000)]
-
-
-def one_by_one(small, other=1000, n=128):
-    return [
-        row(case="write", chunk_shape=f"1x1x{n}", file_bytes=small, raw_bytes=1000),
-        row(case="write", chunk_shape="1x1x1024", file_bytes=other, raw_bytes=1000),
-    ]
-
-
 def against_contiguous(case, low, high, contiguous=True):
     rows = [row(case=case, ratio_to_contiguous=1.0)] if contiguous else []
     return rows + [ratio(low, high, case=case, chunk_shape=c) for c in ("4x4x256", "8x8x512")]
-
-
-def slice_chunks(fast_m, slow_m, gap=5.0):
-    return [
-        timed(1.0, case="slice", chunk_shape=f"{fast_m}x{fast_m}x128"),
-        timed(gap, case="slice", chunk_shape=f"{slow_m}x{slow_m}x128"),
-    ]
-
-
-def slices_and_spectra(slice_s, slice_bytes=500_000):
-    return [
-        r
-        for chunk in ("", "4x4x2048")
-        for r in (
-            timed(slice_s, case="slice", chunk_shape=chunk, bytes_selected=slice_bytes),
-            timed(1.0, case="spectra", chunk_shape=chunk, bytes_selected=5_000_000),
-        )
-    ]
-
-
-def level_rows(high, low_level=1, high_level=8, column="compression_ratio"):
-    """Two chunk shapes at a low and a high gzip level: the low level's value 3.0 (ratio) or
-    1.0 (write seconds), the high level's ``high``."""
-    low = 3.0 if column == "compression_ratio" else 1.0
-    rows = []
-    for chunk in ("4x4x2048", "8x8x2048"):
-        for level, value in ((low_level, low), (high_level, high)):
-            mine = {"case": "write", "chunk_shape": chunk, "compression": f"gzip-{level}"}
-            rows.append(timed(value, **mine) if column == "median_s" else row(**mine, **{column: value}))
-    return rows
-
-
-def writes(chunked, chunked_ci=None):
-    low, high = chunked_ci or (chunked * 0.95, chunked * 1.05)
-    return [timed(1.0, case="write"), timed(chunked, low, high, case="write", chunk_shape="4x4x2048")]
-
-
-def spectrum_writes(large, large_ci=None, ms=(1, 8)):
-    low, high = large_ci or (large * 0.95, large * 1.05)
-    return [
-        timed(1.0, case="write", write_strategy="spectrum", chunk_shape=f"{ms[0]}x{ms[0]}x2048"),
-        timed(large, low, high, case="write", write_strategy="spectrum", chunk_shape=f"{ms[-1]}x{ms[-1]}x2048"),
-    ]
-
-
-def compressed_slices(low, high, plain_s=0.001):
-    return [
-        {
-            **ratio(0.4, 0.5, case="slice", chunk_shape="4x4x2048"),
-            "median_s": plain_s,
-            "chunk_bytes_touched_median": 500_000,
-        },
-        ratio(low, high, case="slice", chunk_shape="4x4x2048", compression="gzip-4"),
-    ]
 
 
 def iosize(hdf5_s, hdf5_ci=None, apis=("hdf5", "posix")):
@@ -202,53 +129,6 @@ def chunk_sizes(small, small_ci=None, latency=20.0):
 CUBE = (100, 100, 100_000)
 # per finding: (its summary rows and dataset shape) for holds, does not hold, inconclusive, not measured
 CASES = {
-    "gzip4-ratio": [(gzip4(3.0, 3.5), CUBE), (gzip4(1.1), CUBE), (gzip4(2.75), CUBE), ([], CUBE)],
-    "edge-padding": [(padded(1.65), (100, 100, 1000)), (padded(1.0), (100, 100, 1000))]
-    + [(padded(1.55), (100, 100, 1000)), (padded(1.0), (128, 128, 1000))],
-    "one-by-one-metadata": [(one_by_one(1200), CUBE), (one_by_one(900), CUBE), (one_by_one(1030), CUBE)]
-    + [(one_by_one(1200, n=256), CUBE)],
-    "contiguous-best-spectra": [
-        (against_contiguous("spectra", 1.5, 2.0), CUBE),
-        (against_contiguous("spectra", 0.5, 0.8), CUBE),
-        (against_contiguous("spectra", 0.9, 1.1), CUBE),
-        (against_contiguous("spectra", 1.5, 2.0, contiguous=False), CUBE),
-    ],
-    "best-slice-chunks": [(slice_chunks(4, 1), CUBE), (slice_chunks(1, 4), CUBE), (slice_chunks(4, 1, 1.02), CUBE)]
-    + [(slice_chunks(4, 8), CUBE)],
-    "slices-slower-than-spectra": [
-        (slices_and_spectra(2.0), CUBE),
-        (slices_and_spectra(0.5), CUBE),
-        (slices_and_spectra(1.02), CUBE),
-        (slices_and_spectra(2.0, slice_bytes=9_000_000), CUBE),
-    ],
-    "chunking-helps-subcubes": [
-        (against_contiguous("subcube", 0.3, 0.5), CUBE),
-        (against_contiguous("subcube", 1.5, 2.0), CUBE),
-        (against_contiguous("subcube", 0.9, 1.1), CUBE),
-        (against_contiguous("subcube", 0.3, 0.5, contiguous=False), CUBE),
-    ],
-    "gzip-levels-size": [(level_rows(3.2), CUBE), (level_rows(4.5), CUBE), (level_rows(3.6), CUBE)]
-    + [(level_rows(3.2, low_level=4, high_level=4), CUBE)],
-    "gzip-levels-write": [
-        (level_rows(2.0, column="median_s"), CUBE),
-        (level_rows(1.1, column="median_s"), CUBE),
-        (level_rows(1.3, column="median_s"), CUBE),
-        (level_rows(2.0, high_level=5, column="median_s"), CUBE),
-    ],
-    "contiguous-fastest-write": [(writes(2.0), CUBE), (writes(0.5), CUBE), (writes(1.0, (0.9, 1.2)), CUBE)]
-    + [(writes(2.0)[:1], CUBE)],
-    "spectrum-writes-slow-with-m": [
-        (spectrum_writes(3.0), CUBE),
-        (spectrum_writes(0.5), CUBE),
-        (spectrum_writes(1.0, (0.9, 1.2)), CUBE),
-        (spectrum_writes(3.0, ms=(4, 4)), CUBE),
-    ],
-    "compression-slows-reads": [
-        (compressed_slices(0.9, 1.1), CUBE),
-        (compressed_slices(0.2, 0.3), CUBE),
-        (compressed_slices(0.45, 0.55), CUBE),
-        (compressed_slices(0.9, 1.1, plain_s=0.01), CUBE),  # 50 MB/s: not the study's fast filesystem
-    ],
     "hdf5-as-raw": [(iosize(1.2), CUBE), (iosize(3.0), CUBE), (iosize(2.0, (1.8, 2.2)), CUBE)]
     + [(iosize(1.2, apis=("hdf5",)), CUBE)],
     "request-size": [(request_sizes(0.2), CUBE), (request_sizes(0.9), CUBE), (request_sizes(0.5, (0.4, 0.6)), CUBE)]
@@ -275,7 +155,8 @@ def test_every_finding_has_its_four_verdict_cases():
     kang = {f.key for f in findings.FINDINGS if f.study == "Kang"}  # test_findings_kang.py
     parallel = {"collective-vs-independent", "chunking-improves-passes", "local-scaling"}  # test_findings_parallel.py
     guide = {f.key for f in findings.FINDINGS if f.study == "User's Guide ch. 14"}  # test_findings_guide.py
-    assert set(CASES) == {f.key for f in findings.FINDINGS} - parallel - kang - guide
+    openmsi = {f.key for f in findings.FINDINGS if f.study == "OpenMSI"} - {"local-scaling"}  # test_findings_openmsi.py
+    assert set(CASES) == {f.key for f in findings.FINDINGS} - parallel - kang - guide - openmsi
     assert all(len(cases) == 4 for cases in CASES.values())
 
 
@@ -287,27 +168,3 @@ def test_each_finding_reaches_each_verdict(key):
         assert verdict == expected, f"{key}: expected {expected}, got {verdict} ({evidence})"
         if expected == findings.UNMEASURED:
             assert finding.config in evidence and finding.needs in evidence
-
-
-@pytest.mark.workflow
-def test_a_real_sweep_writes_its_findings_with_both_verdicts(tmp_path):
-    """Float data barely compresses: gzip-4's 2.9-3.8x does not hold on it; a chunk shape that
-    does not divide the image allocates its edge chunks whole, and that holds."""
-    config = tiny_config(tmp_path, sweep="findings")
-    config["filesystems"] = {"disk": str(tmp_path / "disk")}
-    config["dataset"] = {**config["dataset"], "dtype": "float32"}
-    config["layouts"] = {"contiguous": True, "chunks": {"xy": [3], "z": [512]}}
-    config["compression"] = ["none", "gzip-4"]
-    config["cases"] = {"write": {"repeats": 1}}
-    wf = Workflow(tmp_path / "wf")
-    wf.run("--cores", "2", "--configfile", str(wf.write_config(config)), check=True)
-    results = wf.root / "results" / "findings"
-    table = pd.read_csv(results / "findings.csv")
-    assert len(table) == len(findings.FINDINGS)
-    verdict = dict(zip(table["finding"], table["verdict"], strict=True))
-    assert verdict["gzip4-ratio"] == findings.FAILS
-    assert verdict["edge-padding"] == findings.HOLDS
-    assert verdict["contiguous-best-spectra"] == findings.UNMEASURED
-    text = (results / "findings.md").read_text()
-    assert "| does not hold | gzip-4 ratio median 1.1" in text
-    assert Path(results / "findings.csv").stat().st_size > 0

@@ -628,7 +628,9 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     ``raced_out_round`` and ``raced_out_at_least`` in the measurements and the summary (the
     tiny sweep's writes race since a store's first write is the minimum); ``read_option``,
     ``read_option_index`` and ``read_option_setting`` in the measurements (every read option
-    is ranked as a choice of its own); ``page_size`` (HDF5's paged aggregation) to both."""
+    is ranked as a choice of its own); ``page_size`` (HDF5's paged aggregation) to both;
+    ``judge_synthetic_values`` (the config's opt-in for findings that depend on the values) to
+    both, and ``fill`` to the summary (those findings read where the values came from)."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

@@ -196,6 +196,8 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         C.SHUFFLE,
         C.BYTES_SELECTED,
         C.RAW_BYTES,
+        C.FILL,
+        C.JUDGE_SYNTHETIC_VALUES,
         C.FS_TYPE,
         *CARRIED_COLUMNS,
     ]

@@ -128,6 +128,7 @@ DATASET_SHAPE = column("dataset_shape", STRING, "")
 DTYPE = column("dtype", STRING, "")
 FILL = column("fill", STRING, "")
 SEED = column("seed", INTEGER, "")
+JUDGE_SYNTHETIC_VALUES = column("judge_synthetic_values", BOOLEAN, "")
 RAW_BYTES = column("raw_bytes", INTEGER, "bytes")
 N_CHUNKS = column("n_chunks", INTEGER, "")
 PADDING_BYTES = column("padding_bytes", INTEGER, "bytes")
@@ -336,11 +337,13 @@ group(
         DTYPE,
         FILL,
         SEED,
+        JUDGE_SYNTHETIC_VALUES,
         RAW_BYTES,
     ),
     (
         "The dataset: shape `x×y×z` (or `time×channels`), element type, where the values come from, "
-        "seed, bytes of the raw array."
+        "seed, whether the findings that depend on the values judge synthetic ones "
+        "(`dataset.judge_synthetic_values`), bytes of the raw array."
     ),
 )
 group(

@@ -382,6 +382,7 @@ class JobSettings:
             C.DTYPE: self.dtype.name,
             C.FILL: fill_name(self.dataset),
             C.SEED: self.seed,
+            C.JUDGE_SYNTHETIC_VALUES: bool(self.dataset["judge_synthetic_values"]),
             C.RAW_BYTES: self.raw_bytes,
             C.N_CHUNKS: layout.n_chunks(self.shape),
             C.PADDING_BYTES: layout.padding_bytes(self.shape, self.dtype.itemsize),
