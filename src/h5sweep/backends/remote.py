@@ -639,6 +639,10 @@ class RemoteBackend(Backend):
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
         log = request_log(self.name, asked, self.location, classifier(self.name, path, dataset_name))
+        # a 404 for one of the store's own keys fails the read, naming the key and the reader
+        relay = objectstore.relay(self.location)
+        held = {self.location.key(self.key(path), key) for _, key in objects(path)}
+        log.watch(relay and relay.log_path, held, f"{self.label} read with {asked.label}")
         kwargs = option.open_kwargs() if hasattr(option, "open_kwargs") else None
         reader = option if self.name == ZARR else None
         opener = remote_opener(self.name, self.location, self.key(path), dataset_name, log, read, kwargs, reader)

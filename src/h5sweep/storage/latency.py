@@ -9,8 +9,16 @@ requests it delayed (a request line sent after the last answer the client was gi
 so on its standard output when it stops. It also writes a line per request to its log as the
 answer's header arrives, before passing it on (so a client that has its answer finds its
 request in the log): the method, the target, the Range asked for, the status and the answer's
-length. A library that sends its requests without an S3 client whose events can be counted
-(obstore, tensorstore) is counted from there. Nothing here listens beyond 127.0.0.1."""
+length, and the fault it injected in the answer's place, if any. A library that sends its
+requests without an S3 client whose events can be counted (obstore, tensorstore) is counted
+from there. Nothing here listens beyond 127.0.0.1.
+
+Faults are injected the same way, seeded (:class:`Faults`): a share of the GETs the server
+answers with an object's bytes are answered "404 Not Found" instead, as a store that loses
+track of a key it holds does (the server's body is read and dropped, so the connection goes
+on). Whether a request meets a fault is drawn from the seed, the request's target and Range
+and how many times it was asked before, never from the order requests arrive in, so the same
+reads meet the same faults in every run."""
 
 from __future__ import annotations
 
@@ -18,12 +26,14 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import hashlib
 import os
 import re
 import signal
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 LOOPBACK = "127.0.0.1"
@@ -31,16 +41,83 @@ LOOPBACK = "127.0.0.1"
 METHODS = (b"GET ", b"HEAD ", b"PUT ", b"POST ", b"DELETE ", b"OPTIONS ")
 
 
+# the fault a log line names: a GET of an object the server holds answered 404 in its place
+NOT_FOUND = "not-found"
+
+
+@dataclass(frozen=True)
+class Faults:
+    """The faults a relay injects: ``not_found``, the share of GETs of objects the server
+    holds (its answer 200 or 206, with a length) answered 404 instead; ``seed``, what the
+    draws are made from."""
+
+    not_found: float = 0.0
+    seed: int = 0
+
+    def __bool__(self) -> bool:
+        return self.not_found > 0
+
+    def arguments(self) -> list[str]:
+        """The relay's command-line arguments that inject these faults."""
+        return ["--not-found", repr(self.not_found), "--seed", str(self.seed)] if self else []
+
+
+def draw(seed: int, target: str, asked: str, before: int) -> float:
+    """A number in [0, 1) of the seed, a request's target and Range and how many times the
+    same was asked before (0: never): the same request meets the same fault in every run."""
+    digest = hashlib.blake2b(f"{seed}\t{target}\t{asked}\t{before}".encode("latin-1"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64
+
+
+def holds_object(method: str, target: str, status: int, length: str) -> bool:
+    """Whether an answer gives the bytes of an object the server holds: a GET of a key (not a
+    listing, a bucket's or an upload's), answered 200 or 206 with a length."""
+    parts = urlsplit(target)
+    key = parts.path.strip("/").partition("/")[2]
+    listing = any(word in parts.query for word in ("list-type", "uploads", "uploadId", "location"))
+    return method == "GET" and status in (200, 206) and bool(length) and bool(key) and not listing
+
+
+_CONNECTION = re.compile(rb"^connection:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
+
+def not_found_answer(target: str, replaced: bytes) -> bytes:
+    """The 404 an S3 server sends for a key it does not hold (S3's NoSuchKey), in place of the
+    answer whose header is ``replaced`` (its Connection header kept: a server that closes the
+    connection after its answer closes it after this one too)."""
+    key = urlsplit(target).path.strip("/").partition("/")[2]
+    found = _CONNECTION.search(replaced.split(b"\r\n\r\n", 1)[0].replace(b"\r\n", b"\n"))
+    connection = f"Connection: {found[1].decode('latin-1')}\r\n" if found else ""
+    body = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code>'
+        f"<Message>The specified key does not exist.</Message><Key>{key}</Key></Error>"
+    ).encode("latin-1", "replace")
+    head = (
+        "HTTP/1.1 404 Not Found\r\nContent-Type: application/xml\r\n"
+        f"Content-Length: {len(body)}\r\n{connection}x-amz-request-id: h5sweep-relay-fault\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
 class Relay:
     """A running relay (a process): ``endpoint`` is where a client connects instead of the
-    server's."""
+    server's; ``faults``: those it injects (none unsaid)."""
 
-    def __init__(self, target: str, delay_ms: float):
-        self.target, self.delay_ms = target, float(delay_ms)
+    def __init__(self, target: str, delay_ms: float, faults: Faults = Faults()):
+        self.target, self.delay_ms, self.faults = target, float(delay_ms), faults
         fd, self.log_path = tempfile.mkstemp(prefix="h5sweep-relay-", suffix=".log")
         os.close(fd)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "h5sweep.storage.latency", target, str(delay_ms), "--log", self.log_path],
+            [
+                sys.executable,
+                "-m",
+                "h5sweep.storage.latency",
+                target,
+                str(delay_ms),
+                "--log",
+                self.log_path,
+                *faults.arguments(),
+            ],
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -66,8 +143,9 @@ class Relay:
 
 
 # a line of the relay's log: method, target, Range ("" without), status, the answer's length
-# ("" where it says none)
-LOG_FIELDS = ("method", "target", "range", "status", "length")
+# ("" where it says none), the fault injected in the server's answer's place ("" for none; the
+# status and length are then the fault's)
+LOG_FIELDS = ("method", "target", "range", "status", "length", "fault")
 _RANGE = re.compile(rb"^range:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _LENGTH = re.compile(rb"^content-length:[ \t]*(\d+)", re.IGNORECASE | re.MULTILINE)
 HEADER_LIMIT = 1 << 16  # a header longer than this is logged with what arrived of it
@@ -97,9 +175,21 @@ class _Exchange:
         self.answer = bytearray()  # an answer's header, until it is whole
 
 
-async def _relay(delay_s: float, host: str, port: int, counter: list[int], log_fd: int | None) -> None:
+async def _relay(
+    delay_s: float, host: str, port: int, counter: list[int], log_fd: int | None, faults: Faults = Faults()
+) -> None:
+    asked_before: collections.Counter = collections.Counter()  # per (target, Range): for the draws
+
     def header_done(buffer: bytearray) -> bool:
         return b"\r\n\r\n" in buffer or len(buffer) >= HEADER_LIMIT
+
+    def fault_of(method: str, target: str, asked: str, status: int, length: str) -> str:
+        """The fault injected in place of this answer ("" for none)."""
+        if not faults or not holds_object(method, target, status, length):
+            return ""
+        before = asked_before[(target, asked)]
+        asked_before[(target, asked)] += 1
+        return NOT_FOUND if draw(faults.seed, target, asked, before) < faults.not_found else ""
 
     async def pipe_delayed(reader, writer, answered: asyncio.Event, seen: _Exchange) -> None:
         while data := await reader.read(1 << 16):
@@ -121,18 +211,36 @@ async def _relay(delay_s: float, host: str, port: int, counter: list[int], log_f
         writer.close()
 
     async def pipe_back(reader, writer, answered: asyncio.Event, seen: _Exchange) -> None:
+        dropping = 0  # bytes of the server's body still to drop (its answer replaced by a fault)
         while data := await reader.read(1 << 16):
             answered.set()
-            if seen.asked and log_fd is not None:  # an answer's header (the body follows it)
+            if dropping:
+                dropped = min(dropping, len(data))
+                dropping, data = dropping - dropped, data[dropped:]
+            if data and seen.asked and (log_fd is not None or faults):  # an answer's header (the body follows)
                 seen.answer += data
-                if header_done(seen.answer):
-                    status, length = answer_of(bytes(seen.answer))
+                if not header_done(seen.answer):
+                    if faults:  # held back until it is whole: the answer may be replaced
+                        continue
+                else:
+                    whole = bytes(seen.answer)
                     seen.answer.clear()
+                    data = whole if faults else data  # with faults, nothing of it was passed on yet
+                    status, length = answer_of(whole)
                     if status >= 200:  # "100 Continue" is not the answer
                         method, target, asked = seen.asked.popleft()
-                        os.write(log_fd, f"{method}\t{target}\t{asked}\t{status}\t{length}\n".encode("latin-1"))
-            writer.write(data)
-            await writer.drain()
+                        fault = fault_of(method, target, asked, status, length) if b"\r\n\r\n" in whole else ""
+                        if fault:
+                            body = whole.index(b"\r\n\r\n") + 4
+                            dropping = max(0, int(length) - (len(whole) - body))
+                            data = not_found_answer(target, whole)
+                            status, length = answer_of(data)
+                        if log_fd is not None:
+                            line = f"{method}\t{target}\t{asked}\t{status}\t{length}\t{fault}\n"
+                            os.write(log_fd, line.encode("latin-1"))
+            if data:
+                writer.write(data)
+                await writer.drain()
         writer.close()
 
     async def handle(client_reader, client_writer) -> None:
@@ -162,12 +270,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m h5sweep.storage.latency", description=__doc__.split("\n\n")[0])
     parser.add_argument("target", help="the server's URL, http://host:port")
     parser.add_argument("delay_ms", type=float, help="milliseconds each request is held")
-    parser.add_argument("--log", help="append a line per request here (method, target, Range, status, length)")
+    parser.add_argument("--log", help="append a line per request here (method, target, Range, status, length, fault)")
+    parser.add_argument(
+        "--not-found", type=float, default=0.0, help="the share of GETs of held objects answered 404 instead"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="what the faults are drawn from")
     args = parser.parse_args(argv)
     parts = urlsplit(args.target)
     counter = [0]
     log_fd = os.open(args.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) if args.log else None
-    asyncio.run(_relay(args.delay_ms / 1000, parts.hostname, parts.port or 80, counter, log_fd))
+    faults = Faults(args.not_found, args.seed)
+    asyncio.run(_relay(args.delay_ms / 1000, parts.hostname, parts.port or 80, counter, log_fd, faults))
     print(f"delayed {counter[0]}", flush=True)
     os._exit(0)
 

@@ -29,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 from h5sweep.errors import ConfigError
 from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, RECOMMENDATION, STRING, SUMMARY, column, group
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.latency import Faults
 from h5sweep.storage.sizes import binary_size, parse_size
 
 REQUESTS = column("requests", INTEGER, "")
@@ -323,12 +324,18 @@ SETTINGS = Block(
 @dataclass(frozen=True)
 class S3Location:
     """Where test stores go on an object store (``latency_ms``: the delay emulated on each
-    request, :mod:`h5sweep.storage.latency`)."""
+    request, ``faults``: the faults injected in the server's answers, both by the relay,
+    :mod:`h5sweep.storage.latency`)."""
 
     endpoint: str
     bucket: str
     prefix: str
     latency_ms: float = 0.0
+    faults: Faults = Faults()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.faults, dict):  # as a job's settings carry it
+            object.__setattr__(self, "faults", Faults(**self.faults))
 
     def key(self, *parts: str) -> str:
         """The object key of ``parts`` under the prefix."""
@@ -444,6 +451,17 @@ class RequestLog:
     requests: list[Request] = field(default_factory=list)
     received: int = 0  # bytes of the GET responses' bodies
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # what the reads' answers are checked against (:meth:`watch`): the log of the relay every
+    # request passes, the keys of the store's objects and the reader's name
+    relay_path: str | None = None
+    held: frozenset[str] = frozenset()
+    reader: str = ""
+
+    def watch(self, relay_path: str | None, held, reader: str) -> None:
+        """Check the answers to the requests of a reader (named ``reader``) of a store whose
+        objects are ``held`` (keys under the bucket), in the log at ``relay_path``
+        (:meth:`not_found`)."""
+        self.relay_path, self.held, self.reader = relay_path, frozenset(held), reader
 
     def attach(self, client) -> None:
         """Count the requests of a botocore (or aiobotocore) S3 client."""
@@ -473,11 +491,49 @@ class RequestLog:
             with self._lock:
                 self.received += int(size)
 
-    def mark(self) -> tuple[int, int]:
+    def mark(self) -> tuple[int, ...]:
         """Where the log stands now (cheap enough to take inside a clock): pass it to
-        :meth:`since` or :meth:`between`."""
+        :meth:`since`, :meth:`between` or :meth:`not_found`."""
+        relayed = (os.stat(self.relay_path).st_size,) if self.relay_path else ()
         with self._lock:
-            return len(self.requests), self.received
+            return len(self.requests), self.received, *relayed
+
+    def relay_offset(self, mark) -> int | None:
+        """Where the relay's log stood at ``mark`` (None: no relay is watched)."""
+        return mark[2] if self.relay_path and len(mark) > 2 else None
+
+    def not_found(self, mark) -> list[str]:
+        """The keys of the store's objects (``held``) that were answered 404 Not Found since
+        ``mark``, in the relay's log (every reader's requests pass the relay, whatever counts
+        them): a reader that takes a missing key for an empty chunk fills its place with the
+        fill value and says nothing."""
+        start = self.relay_offset(mark)
+        if start is None or not self.held:
+            return []
+        with open(self.relay_path, "rb") as f:
+            f.seek(start)
+            lines = f.read().decode("latin-1").splitlines()
+        found = []
+        for line in lines:
+            fields = line.split("\t")
+            if len(fields) >= 4 and fields[3] == "404":
+                path = unquote(urlsplit(fields[1]).path).lstrip("/")
+                key = path.split("/", 1)[1] if "/" in path else ""
+                if key in self.held and key not in found:
+                    found.append(key)
+        return found
+
+    def not_found_said(self, mark) -> str:
+        """What :meth:`not_found` found since ``mark``, in words ("" for nothing)."""
+        keys = self.not_found(mark)
+        if not keys:
+            return ""
+        more = f" (and {len(keys) - 1} more of its keys)" if len(keys) > 1 else ""
+        return (
+            f"{self.reader or 'the reader'} asked for {keys[0]}{more}: the store answered not found for a key it "
+            "holds, so the read's values there are not the store's (a reader that takes a missing key for an "
+            "empty chunk returns fill values in their place)"
+        )
 
     def since(self, mark: tuple[int, int]) -> dict:
         """The counts of the requests sent after ``mark``: a read row's request columns."""
@@ -507,6 +563,7 @@ class RelayLog(RequestLog):
     def __init__(self, path: str, classify: Callable[[str, str, int | None, int | None], str] = _default_kind):
         super().__init__(classify)
         self.path, self._fd = path, os.open(path, os.O_RDONLY)
+        self.relay_path = path
         self._start = self.mark()  # the lines before it are other readers'
         self._ends: list[int] = []  # where each line read ends in the file
         self._received: list[int] = []  # the bytes received through each line read
@@ -514,13 +571,16 @@ class RelayLog(RequestLog):
     def mark(self) -> int:
         return os.fstat(self._fd).st_size
 
+    def relay_offset(self, mark) -> int:
+        return mark
+
     def _at(self, offset: int) -> tuple[int, int]:
         """The log read up to ``offset``; (requests, bytes received) there, as RequestLog's mark."""
         read = self._ends[-1] if self._ends else self._start
         if offset > read:
             for line in os.pread(self._fd, offset - read, read).splitlines(keepends=True):
                 read += len(line)
-                method, target, asked, status, length = line.decode("latin-1").rstrip("\n").split("\t")
+                method, target, asked, status, length = line.decode("latin-1").rstrip("\n").split("\t")[:5]
                 request = self._add(method, target, asked or None)
                 if method == "GET" and request.key and length and 200 <= int(status) < 300:
                     self.received += int(length)
@@ -563,23 +623,23 @@ def client(location: S3Location, log: RequestLog | None = None, asynchronous: bo
     return fs
 
 
-_RELAYS: dict[tuple[str, float], object] = {}  # this process's relays, by (endpoint, delay)
+_RELAYS: dict[tuple, object] = {}  # this process's relays, by (endpoint, delay, faults)
 
 
 def relay(location: S3Location):
     """The relay every client of ``location`` connects through (an http:// endpoint's; started
-    once per process and delay, stopped when the process ends): it holds each request for the
-    emulated latency (none at 0 ms) and logs it. None for an https:// endpoint, reached
-    directly."""
+    once per process, delay and faults, stopped when the process ends): it holds each request
+    for the emulated latency (none at 0 ms), injects the location's faults and logs it. None
+    for an https:// endpoint, reached directly."""
     if not location.endpoint.startswith("http://"):
         return None
-    key = (location.endpoint, location.latency_ms)
+    key = (location.endpoint, location.latency_ms, location.faults)
     if key not in _RELAYS:
         import atexit
 
         from h5sweep.storage.latency import Relay
 
-        found = _RELAYS[key] = Relay(location.endpoint, location.latency_ms)
+        found = _RELAYS[key] = Relay(location.endpoint, location.latency_ms, location.faults)
         atexit.register(found.__exit__)
     return _RELAYS[key]
 

@@ -137,15 +137,21 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     try:
         result = read()
     except Exception as err:  # e.g. a corrupt chunk: HDF5's "filter returned failure", a codec's error
+        lost = _not_found(opened, mark)
         raise VerificationError(
             f"{path} case {case.name} repeat {repeat} {selection.label}: {backend.label} could not "
-            f"read the selection: {err}"
+            f"read the selection: {err}" + (f"; {lost}" if lost else "")
         ) from err
     elapsed = time.perf_counter_ns() - start
     faults = minor_faults() - faults
     requests = opened.requests.since(mark) if mark is not None else None
     after = pagecache.io_counters()
     io = after - counters  # the read's own: the storage part timed after it is not counted
+    if mark is not None:  # a remote store's: a key it holds answered "not found" fails the read
+        lost = _not_found(opened, mark)
+        if lost:  # its values are fill values where the store's are, whatever they are
+            raise VerificationError(f"{path} case {case.name} repeat {repeat} {selection.label}: {lost}")
+        after = pagecache.io_counters()  # the relay's log read for it is not the next read's
     values = buffer.copy() if result is None else np.asarray(result)
     storage_ns = None
     if opened.split:
@@ -153,6 +159,13 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     record = TimedRead(repeat, selection, elapsed, io, opened, opened.reads, values, storage_ns, faults, requests)
     opened.reads += 1
     return record, after
+
+
+def _not_found(opened: OpenedForReads, mark) -> str:
+    """On an object store, the keys of the store answered "not found" during a read, in words
+    ("" for none, and off an object store)."""
+    said = getattr(opened.requests, "not_found_said", None)
+    return said(mark) if said is not None and mark is not None else ""
 
 
 def timed_storage_read(opened: OpenedForReads, selection: Selection, shape, counters) -> tuple[int | None, object]:
