@@ -73,34 +73,6 @@ def against_contiguous(case, low, high, contiguous=True):
     return rows + [ratio(low, high, case=case, chunk_shape=c) for c in ("4x4x256", "8x8x512")]
 
 
-def iosize(hdf5_s, hdf5_ci=None, apis=("hdf5", "posix")):
-    low, high = hdf5_ci or (hdf5_s * 0.95, hdf5_s * 1.05)
-    rows = []
-    for size in (4096, 1_000_000):
-        for api in apis:
-            values = (hdf5_s, low, high) if api == "hdf5" else (1.0, 0.95, 1.05)
-            rows.append(timed(*values, case="iosize", api=api, request_bytes=size, bytes_selected=10_000_000))
-    return rows
-
-
-def request_sizes(large_s, large_ci=None, sizes=(4096, 100_000_000)):
-    low, high = large_ci or (large_s * 0.95, large_s * 1.05)
-    values = {sizes[0]: (1.0, 0.9, 1.1), sizes[-1]: (large_s, low, high)}
-    return [
-        timed(*values[size], case="iosize", api="hdf5", request_bytes=size, bytes_selected=10_000_000)
-        for size in dict.fromkeys(sizes)
-    ]
-
-
-def visiting(random_s, random_ci=None, policies=("random", "aligned")):
-    low, high = random_ci or (random_s * 0.95, random_s * 1.05)
-    values = {"random": (random_s, low, high), "aligned": (1.0, 0.95, 1.05)}
-    return [
-        timed(*values[p], case="spectra", chunk_shape="16x16x256", policy=p, chunk_cache_bytes=1048576)
-        for p in policies
-    ]
-
-
 # reads of stores on an object store at 20 ms, as the summary gives them
 REMOTE = {"policy": "random", "variant": "random, blocks", "cache_state": "cold", "order": "xyz", "shard_shape": ""}
 
@@ -129,10 +101,6 @@ def chunk_sizes(small, small_ci=None, latency=20.0):
 CUBE = (100, 100, 100_000)
 # per finding: (its summary rows and dataset shape) for holds, does not hold, inconclusive, not measured
 CASES = {
-    "hdf5-as-raw": [(iosize(1.2), CUBE), (iosize(3.0), CUBE), (iosize(2.0, (1.8, 2.2)), CUBE)]
-    + [(iosize(1.2, apis=("hdf5",)), CUBE)],
-    "request-size": [(request_sizes(0.2), CUBE), (request_sizes(0.9), CUBE), (request_sizes(0.5, (0.4, 0.6)), CUBE)]
-    + [(request_sizes(0.2, sizes=(4096,)), CUBE)],
     "paged-file-fewer-requests": [
         (paged_requests((22, 18)), CUBE),
         (paged_requests((40, 80)), CUBE),
@@ -145,8 +113,6 @@ CASES = {
         (chunk_sizes(2.0, (1.8, 2.3)), CUBE),
         (chunk_sizes(4.0, latency=0.0), CUBE),
     ],
-    "random-worst": [(visiting(3.0), CUBE), (visiting(0.5), CUBE), (visiting(1.0, (0.9, 1.2)), CUBE)]
-    + [(visiting(3.0, policies=("random",)), CUBE)],
 }
 EXPECTED = [findings.HOLDS, findings.FAILS, findings.INCONCLUSIVE, findings.UNMEASURED]
 
@@ -156,7 +122,8 @@ def test_every_finding_has_its_four_verdict_cases():
     parallel = {"collective-vs-independent", "chunking-improves-passes", "local-scaling"}  # test_findings_parallel.py
     guide = {f.key for f in findings.FINDINGS if f.study == "User's Guide ch. 14"}  # test_findings_guide.py
     openmsi = {f.key for f in findings.FINDINGS if f.study == "OpenMSI"} - {"local-scaling"}  # test_findings_openmsi.py
-    assert set(CASES) == {f.key for f in findings.FINDINGS} - parallel - kang - guide - openmsi
+    iolab = {"hdf5-as-raw", "request-size", "random-worst"}  # test_findings_iolab.py
+    assert set(CASES) == {f.key for f in findings.FINDINGS} - parallel - kang - guide - openmsi - iolab
     assert all(len(cases) == 4 for cases in CASES.values())
 
 

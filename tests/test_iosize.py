@@ -36,6 +36,27 @@ def test_every_size_api_and_operation_is_timed_and_checked(tmp_path):
         IOSizeCase({"sizes": [3]}).check(itemsize=2)
 
 
+def test_amounts_of_data_are_each_written_and_read_in_one_request_as_the_lab_s_figure_1(tmp_path):
+    data = SyntheticSource((8, 8, 4096), np.uint16, seed=5).materialize()  # 512 KiB
+    amounts = [4096, 65536, data.nbytes]
+    case = IOSizeCase({"data_sizes": amounts, "sizes": [data.nbytes], "repeats": 2})
+    case.check(data.shape, data.itemsize)
+    rows = run_iosize(str(tmp_path), case, data)
+    assert len(rows) == len(amounts) * 2 * 2 * 3  # amounts x repeats x APIs x (write, cold, warm)
+    # each amount is the data's first bytes, in one request of all of it; its own group (variant)
+    assert {(r["bytes_selected"], r["request_bytes"]) for r in rows} == {(n, n) for n in amounts}
+    assert len({r["variant"] for r in rows}) == len(amounts) * 2 * 3
+    calls = {
+        r["bytes_selected"] for r in rows if r["api"] == "raw" and r["cache_state"] == "warm" and r["read_calls"] == 1
+    }
+    assert calls == set(amounts)
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(ConfigError, match=r"cases.iosize.data_sizes\[1\]=1048576: is more than the dataset's"):
+        IOSizeCase({"data_sizes": [4096, 1 << 20]}).check(data.shape, data.itemsize)
+    with pytest.raises(ConfigError, match=r"cases.iosize.data_sizes\[0\]=4097"):
+        IOSizeCase({"data_sizes": [4097]}).check(data.shape, data.itemsize)
+
+
 @pytest.mark.workflow
 def test_the_iosize_case_runs_once_per_filesystem_with_a_figure(tmp_path):
     _, results, summary = run_test_config(tmp_path, "iosize.yaml", report=True, figures=["iosize"])

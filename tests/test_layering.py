@@ -218,6 +218,7 @@ BEHAVIOUR_TESTS = {
     "degenerate",
     "examples",
     "faults",
+    "findings_iolab",  # the HDF5 I/O lab's findings (h5sweep.analyze.studies.iolab, cases.iosize.findings)
     "fuse",
     "generated_configs",
     "layering",

@@ -1,7 +1,10 @@
-"""Throughput against I/O size (the HDF5 I/O lab): the dataset's bytes written and read
-sequentially in requests of each size, through HDF5 (a contiguous 1-D dataset, one hyperslab
-per request) and as raw binary (``write``/``pread`` on a plain file), on the same filesystem;
-reads from an evicted file (cold) and again (warm).
+"""Throughput against I/O size (the HDF5 I/O lab): an amount of data (the dataset's first
+bytes, by default all of them) written and read sequentially in requests of each size, through
+HDF5 (a contiguous 1-D dataset of that many elements, one hyperslab per request) and as raw
+binary (``write``/``pread`` on a plain file), on the same filesystem; reads from an evicted
+file (cold) and again (warm). The lab's Figure 1 varies the amount, each written and read in
+one request (``data_sizes``, with one request size at least the largest); ``sizes`` alone
+varies the request size over the whole dataset.
 
 Its runner, :func:`run_iosize`, measures one filesystem in a job (h5py is imported there
 only).
@@ -29,11 +32,12 @@ from h5sweep.storage.filesystems import device_reads_counted
 
 class IOSizeCase:
     name = "iosize"
-    description = "sequential throughput against request size, HDF5 and raw binary"
+    description = "sequential throughput against the amount of data and request size, HDF5 and raw binary"
+    ranks = (2, 3)  # the data is written and read flat, whatever the dataset's shape
     SETTINGS = Block(
         "iosize",
         "Throughput against I/O size (HDF5 lab): sequential write and cold/warm read of the dataset's bytes "
-        "in requests of each size, HDF5 and raw binary, per filesystem.",
+        "(or of each of data_sizes) in requests of each size, HDF5 and raw binary, per filesystem.",
         (
             Setting(
                 "sizes",
@@ -42,6 +46,16 @@ class IOSizeCase:
                 "Request sizes in bytes (multiples of the element size); larger than the data means one request.",
                 {"minItems": 1, "items": {"type": "integer", "minimum": 1}},
             ),
+            Setting(
+                "data_sizes",
+                "array",
+                [],
+                "Amounts of data in bytes, each the dataset's first that many bytes written to a new file and read "
+                "back in requests of each of sizes (the lab's Figure 1: one request each, a size at least the "
+                "largest amount); multiples of the element size, at most the dataset's bytes. Empty: the whole "
+                "dataset.",
+                {"items": {"type": "integer", "minimum": 1}},
+            ),
             Setting("repeats", "integer", 1, "Repeats per size.", {"minimum": 1}),
         ),
     )
@@ -49,32 +63,60 @@ class IOSizeCase:
     def __init__(self, settings: dict):
         self.settings = self.SETTINGS.filled(settings)
         self.sizes = [int(s) for s in self.settings["sizes"]]
+        self.data_sizes = [int(s) for s in self.settings["data_sizes"]]
         self.repeats = int(self.settings["repeats"])
+
+    def amounts(self, raw_bytes: int) -> list[int]:
+        """The amounts of data written and read: ``data_sizes``, or the whole dataset."""
+        return list(dict.fromkeys(self.data_sizes)) or [int(raw_bytes)]
+
+    def requests(self, amount: int) -> list[int]:
+        """The request sizes of an amount: each of ``sizes``, one request of all of it where larger."""
+        return list(dict.fromkeys(min(size, amount) for size in self.sizes))
 
     def check(self, shape: tuple = (), itemsize: int = 1) -> None:
         if self.repeats < 1:
             raise ConfigError("cases.iosize.repeats", self.repeats, "must be at least 1")
-        for i, size in enumerate(self.sizes):
-            if size < itemsize or size % itemsize:
+        for key in ("sizes", "data_sizes"):
+            for i, size in enumerate(getattr(self, key)):
+                if size < itemsize or size % itemsize:
+                    raise ConfigError(
+                        f"cases.iosize.{key}[{i}]",
+                        size,
+                        f"must be a positive multiple of the element size ({itemsize} bytes)",
+                    )
+        dataset_bytes = math.prod(shape) * itemsize if shape else None
+        for i, size in enumerate(self.data_sizes):
+            if dataset_bytes is not None and size > dataset_bytes:
                 raise ConfigError(
-                    f"cases.iosize.sizes[{i}]",
+                    f"cases.iosize.data_sizes[{i}]",
                     size,
-                    f"must be a positive multiple of the element size ({itemsize} bytes)",
+                    f"is more than the dataset's {dataset_bytes} bytes (dataset.shape and dtype)",
                 )
 
 
 def timed_seconds(sweep) -> float:
-    """Per request size, API and repeat: a write and two reads (cold, warm) of the dataset's
-    bytes; all timed."""
+    """Per amount, request size, API and repeat: a write and two reads (cold, warm) of the
+    amount; all timed."""
     case = sweep.iosize
-    raw = sweep.raw_bytes
-    per_api = (
-        raw / rates.STANDARD_WRITE_BYTES_PER_S["none"]
-        + raw / rates.DEVICE_READ_BYTES_PER_S
-        + raw / rates.READ_BYTES_PER_S["none"]
-    )
-    calls = sum(3 * math.ceil(raw / min(size, raw)) for size in case.sizes)
-    return case.repeats * (2 * len(case.sizes) * per_api + 2 * calls * rates.SECONDS_PER_WRITTEN_CHUNK)
+    seconds = 0.0
+    for amount in case.amounts(sweep.raw_bytes):
+        per_api = (
+            amount / rates.STANDARD_WRITE_BYTES_PER_S["none"]
+            + amount / rates.DEVICE_READ_BYTES_PER_S
+            + amount / rates.READ_BYTES_PER_S["none"]
+        )
+        for request in case.requests(amount):
+            calls = 3 * math.ceil(amount / request)
+            seconds += 2 * per_api + 2 * calls * rates.SECONDS_PER_WRITTEN_CHUNK
+    return case.repeats * seconds
+
+
+def timed_writes(sweep) -> int:
+    """The case's timed writes (each after the filesystem's rest): per amount, request size,
+    repeat and API."""
+    case = sweep.iosize
+    return 2 * case.repeats * sum(len(case.requests(amount)) for amount in case.amounts(sweep.raw_bytes))
 
 
 FIGURE = Figure("iosize", "iosize-{filesystem}", "Throughput vs I/O size", module="h5sweep.cases.iosize.figures")
@@ -86,10 +128,10 @@ SPEC = CaseSpec(
     variant_columns=(IC.API, IC.DIRECTION, IC.REQUEST_BYTES),
     enabled=lambda sweep: sweep.iosize is not None,
     figures=lambda sweep: [FIGURE.name()],
-    job_cost=rates.filesystem_job(timed_seconds, lambda sweep: 2 * len(sweep.iosize.sizes) * sweep.iosize.repeats),
+    job_cost=rates.filesystem_job(timed_seconds, timed_writes),
     runner="h5sweep.cases.iosize:run_iosize",
     mem_mb=rates.cube_and_copy_mb,
-    scratch_bytes=lambda sweep: 2 * sweep.raw_bytes,  # its HDF5 and raw files
+    scratch_bytes=lambda sweep: 2 * max(sweep.iosize.amounts(sweep.raw_bytes)),  # its HDF5 and raw files
     plots=(FIGURE,),
     findings="h5sweep.cases.iosize.findings:FINDINGS",
     settings_type=IOSizeCase,
@@ -148,20 +190,19 @@ def _hdf5_read(path: str, out: np.ndarray, per_request: int) -> None:
 
 
 def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray, settle_s: float = 0.0) -> list[dict]:
-    """Write and read the data in requests of each size, raw and HDF5; one row per timed
-    operation. Each write goes to a new file, after the filesystem's rest (``settle_s``,
-    :mod:`h5sweep.measure.settle`) since the previous one was removed."""
-    flat = np.ascontiguousarray(data).reshape(-1)
-    raw = memoryview(flat).cast("B")
+    """Write and read each amount of the data in requests of each size, raw and HDF5; one row
+    per timed operation. Each write goes to a new file, after the filesystem's rest
+    (``settle_s``, :mod:`h5sweep.measure.settle`) since the previous one was removed."""
+    whole = np.ascontiguousarray(data).reshape(-1)
     os.makedirs(directory, exist_ok=True)
     paths = {
         RAW: os.path.join(directory, f"iosize-{os.getpid()}.bin"),
         HDF5: os.path.join(directory, f"iosize-{os.getpid()}.h5"),
     }
-    out = np.empty_like(flat)
     rows = []
 
-    def record(api, direction, state, request, seconds, repeat, window, resident=float("nan"), read_calls=-1, **extra):
+    def record(api, direction, state, flat, request, seconds, repeat, window, **extra):
+        state_words = f" {state}" if state else ""
         rows.append(
             {
                 C.CASE: "iosize",
@@ -172,45 +213,68 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray, settle_s: flo
                 C.CACHE_STATE: state,
                 IC.REQUEST_BYTES: request,
                 C.BYTES_SELECTED: flat.nbytes,
-                C.RESIDENT_FRACTION_AT_OPEN: resident,
-                C.READ_CALLS: read_calls,
-                C.VARIANT: f"{api} {direction}{' ' + state if state else ''}, {request} B",
+                C.RESIDENT_FRACTION_AT_OPEN: extra.pop("resident", float("nan")),
+                C.READ_CALLS: extra.pop("read_calls", -1),
+                C.VARIANT: f"{api} {direction}{state_words}, {flat.nbytes} B in {request} B requests",
                 **extra,
                 **window.columns(),
             }
         )
 
     try:
-        for request in case.sizes:
-            request = min(request, flat.nbytes)
-            per_request = request // flat.itemsize
-            for repeat in range(case.repeats):
-                for api in (RAW, HDF5):
-                    path = paths[api]
-                    settle.remove_and_mark([path], directory)
-                    with timed_io(settle=lambda: settle.settle(directory, settle_s)) as written:
-                        _raw_write(path, raw, request) if api == RAW else _hdf5_write(path, flat, per_request)
-                    waited = written.settle_wait_s
-                    record(api, "write", "", request, written.seconds, repeat, written.window, settle_wait_s=waited)
-                    pagecache.evict(path)
-                    for attempt in ("first", "again"):
-                        resident = pagecache.resident_fraction(path)
-                        out.fill(0)
-                        with timed_io() as read:
-                            if api == RAW:
-                                _raw_read(path, memoryview(out).cast("B"), request)
-                            else:
-                                _hdf5_read(path, out, per_request)
-                        evictable = attempt == "again" or resident < COLD_RESIDENT_FRACTION
-                        state = cache_state(read.io.device_read, evictable, device_reads_counted(directory))
+        for amount in case.amounts(whole.nbytes):
+            flat = whole[: amount // whole.itemsize]
+            raw = memoryview(flat).cast("B")
+            out = np.empty_like(flat)
+            for request in case.requests(flat.nbytes):
+                per_request = request // flat.itemsize
+                for repeat in range(case.repeats):
+                    for api in (RAW, HDF5):
+                        path = paths[api]
+                        settle.remove_and_mark([path], directory)
+                        with timed_io(settle=lambda: settle.settle(directory, settle_s)) as written:
+                            _raw_write(path, raw, request) if api == RAW else _hdf5_write(path, flat, per_request)
+                        waited = written.settle_wait_s
                         record(
-                            api, "read", state, request, read.seconds, repeat, read.window, resident, read.io.read_calls
+                            api,
+                            "write",
+                            "",
+                            flat,
+                            request,
+                            written.seconds,
+                            repeat,
+                            written.window,
+                            settle_wait_s=waited,
                         )
-                        with untimed_work():
-                            if not np.array_equal(out, flat):
-                                raise VerificationError(
-                                    f"{path}: {api} read in {request}-byte requests differs from what was written"
-                                )
+                        pagecache.evict(path)
+                        for attempt in ("first", "again"):
+                            resident = pagecache.resident_fraction(path)
+                            out.fill(0)
+                            with timed_io() as read:
+                                if api == RAW:
+                                    _raw_read(path, memoryview(out).cast("B"), request)
+                                else:
+                                    _hdf5_read(path, out, per_request)
+                            evictable = attempt == "again" or resident < COLD_RESIDENT_FRACTION
+                            state = cache_state(read.io.device_read, evictable, device_reads_counted(directory))
+                            record(
+                                api,
+                                "read",
+                                state,
+                                flat,
+                                request,
+                                read.seconds,
+                                repeat,
+                                read.window,
+                                resident=resident,
+                                read_calls=read.io.read_calls,
+                            )
+                            with untimed_work():
+                                if not np.array_equal(out, flat):
+                                    raise VerificationError(
+                                        f"{path}: {api} read of {flat.nbytes} bytes in {request}-byte requests "
+                                        "differs from what was written"
+                                    )
     finally:
         for path in paths.values():
             if os.path.exists(path):
