@@ -3,6 +3,7 @@ plan, and the experiments the studies ran on one machine run end to end at a tin
 every figure they plan."""
 
 import copy
+import fnmatch
 import re
 import shutil
 import subprocess
@@ -151,6 +152,40 @@ def test_each_headers_plan_is_the_plan_within_15_percent(path):
     for key, value in computed.items():
         said = _amount(found[key]) / (60 if key == "slurm" else 1)
         assert abs(said - value) <= 0.15 * value, f"{path.name}: header {key} {found[key]}, plan {value:.4g}"
+
+
+# A header names the figures that show what the config reproduces in its `# Figures:` entry,
+# from that line to the first line ending in a full stop: each figure by its file name under
+# results/<sweep>/plots/, in backticks, `*` standing for the rest of a name (`stats-*`). A name
+# like `bars-*` anywhere else in the header is held to the same rule.
+NAME_PATTERN = re.compile(r"(?<![\w/.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\*")
+
+
+def _figures_entry(header: str) -> str:
+    lines = header.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("# Figures:")]
+    if not starts:
+        return ""
+    entry = []
+    for line in lines[starts[0] :]:
+        entry.append(line.lstrip("#").strip())
+        if line.rstrip().endswith("."):
+            break
+    return " ".join(entry)
+
+
+@pytest.mark.parametrize("path", STUDIES + EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_each_header_names_its_figures_as_the_plan_draws_them(path):
+    """Every figure name (or name pattern) a header gives, in its `# Figures:` entry or
+    elsewhere, is one the config's plan draws."""
+    header = path.read_text().split("\nsweep:")[0]
+    entry = _figures_entry(header)
+    assert entry, f"{_name(path)}: no '# Figures: `name-*`, ...' entry in the header"
+    named = re.findall(r"`([^`]+)`", entry)
+    assert named, f"{_name(path)}: its '# Figures:' entry names no figure in backticks"
+    drawn = figure_names(load_sweep(yaml.safe_load(path.read_text()), probe=False))
+    wrong = sorted(name for name in {*named, *NAME_PATTERN.findall(header)} if not fnmatch.filter(drawn, name))
+    assert not wrong, f"{_name(path)}: the header names {wrong}, not drawn (the plan draws {sorted(drawn)})"
 
 
 @pytest.mark.workflow
