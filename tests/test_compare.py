@@ -136,12 +136,12 @@ def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
     """ORIGDOQ-like sweeps at two sizes with no read case, on filesystems named as the shipped
     configs name them (`disk`, `shared`): compare gives the size ratios with their intervals
     (Fig. 7, Tables 8 and 11), Table 8's sentence judged on them, the findings of each and the
-    comparative findings."""
+    comparative findings; measured on two hosts, the same passes are compared but not judged."""
     from h5sweep.compare import main
 
-    def sweep(name, filesystem, shape, rate):
-        folder = tmp_path / name
-        folder.mkdir()
+    def sweep(name, filesystem, shape, rate, host="node"):
+        folder = tmp_path / host / name
+        folder.mkdir(parents=True)
         rows = [
             {
                 "filesystem": filesystem,
@@ -159,6 +159,8 @@ def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
                 "bytes_per_s_max": rate * p * 1.1,
                 "bytes_per_s_ci_low": rate * p * 0.95,
                 "bytes_per_s_ci_high": rate * p * 1.05,
+                "repeats": 6,
+                "fs_type": "ext4",
             }
             for mode in ("independent", "collective")
             for p in (1, 2)
@@ -166,9 +168,15 @@ def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
         ]
         pd.DataFrame(rows).to_parquet(folder / "summary.parquet")
         shape_text = "x".join(map(str, shape))
-        pd.DataFrame({"sweep": [name], "dataset_shape": [shape_text], "case": ["parallel"]}).to_parquet(
-            folder / "measurements.parquet"
-        )
+        pd.DataFrame(
+            {
+                "sweep": [name],
+                "dataset_shape": [shape_text],
+                "case": ["parallel"],
+                "host": [host],
+                "filesystem": [filesystem],
+            }
+        ).to_parquet(folder / "measurements.parquet")
         return str(folder)
 
     small, large = sweep("orig", "disk", (7639, 6308), 100e6), sweep("big", "shared", (160419, 6308), 110e6)
@@ -185,3 +193,13 @@ def test_two_sweeps_of_parallel_passes_only_compare_by_their_sizes(tmp_path):
     assert (out / "findings.md").read_text().count("## ") == 2
     compared = pd.read_csv(out / "comparative-findings.csv").set_index("finding")
     assert compared.loc["size-parallel", "verdict"] == "holds"
+    # BIGDOQ measured on another host: the ratios are written, the sentences not judged, saying why
+    apart = sweep("big", "shared", (160419, 6308), 110e6, host="cluster")
+    assert main([small, apart, "--out", str(tmp_path / "apart")]) == 0
+    text = (tmp_path / "apart" / "comparison.md").read_text()
+    assert "| orig:disk | big:shared | read | independent | 2 | contiguous | 525 | 1.10 | 1.00-1.22 |" in text
+    assert "measured on different machines or filesystems (orig:disk was measured on host node, big:shared on " in text
+    compared = pd.read_csv(tmp_path / "apart" / "comparative-findings.csv").set_index("finding")
+    folk = compared[compared["study"] == "Folk & Choi"]
+    assert (folk["verdict"] == "not measured").all()
+    assert folk["evidence"].str.contains("different machines or filesystems").all()

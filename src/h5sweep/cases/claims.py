@@ -14,7 +14,7 @@ where they admit both. Nothing here imports an I/O library."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -126,9 +126,13 @@ def counts(states: list[bool | None]) -> str:
 @dataclass(frozen=True, eq=False)
 class Party:
     """One filesystem of one finished sweep, as a finding across sweeps sees it (``python -m
-    h5sweep.compare``): named ``<results folder>:<filesystem>``, with that filesystem's summary
-    rows and the sweep's dataset shape. A comparative finding's check takes its *cast*, a dict
-    of the roles its sentence names (``orig``, ``big``; ``scratch``, ``project``) to parties."""
+    h5sweep.compare``): named ``<results folder>:<filesystem>`` (the folder's parent folder
+    before it, ``<parent>/<results folder>:<filesystem>``, where two results folders have one
+    name, and its host before that where they still do), with that filesystem's summary rows,
+    the sweep's dataset shape, and the host(s) and filesystem type it was measured on (the
+    measurements' ``host`` and ``fs_type``; "" where they were not recorded). A comparative
+    finding's check takes its *cast*, a dict of the roles its sentence names (``orig``,
+    ``big``; ``scratch``, ``project``) to parties."""
 
     name: str
     sweep: str
@@ -136,37 +140,103 @@ class Party:
     shape: tuple[int, ...]
     summary: pd.DataFrame
     aliases: tuple[str, ...] = ()  # other names the user may give it (``--role ROLE=NAME``)
+    host: str = ""
+    fs_type: str = ""
+
+
+def _recorded(run, filesystem: str, column: str) -> str:
+    """What a run recorded in ``column`` for one filesystem (its summary's, else its
+    measurements'), the distinct values joined by ``+``; "" where it recorded none."""
+    for frame in (run.summary, getattr(run, "measurements", None)):
+        if frame is None or column not in frame:
+            continue
+        rows = frame[frame[C.FILESYSTEM].astype(str) == filesystem] if C.FILESYSTEM in frame else frame
+        values = sorted({str(v) for v in rows[column].dropna() if str(v)})
+        if values:
+            return "+".join(values)
+    return ""
 
 
 def parties(runs) -> list[Party]:
-    """The parties of finished sweeps (each with ``.path``, ``.sweep``, ``.shape``, ``.summary``):
-    one per filesystem of each sweep's summary."""
+    """The parties of finished sweeps (each with ``.path``, ``.sweep``, ``.shape``, ``.summary``
+    and, where it has them, ``.measurements``): one per filesystem of each sweep's summary, each
+    under a name no other party has."""
     out = []
     for run in runs:
         s = run.summary
         names = sorted(set(s[C.FILESYSTEM].astype(str))) if C.FILESYSTEM in s and len(s) else []
         for filesystem in names:
             alone = (run.path.name, run.sweep) if len(names) == 1 else ()
+            host = _recorded(run, filesystem, C.HOST)
             out.append(
-                Party(
-                    f"{run.path.name}:{filesystem}",
-                    run.sweep,
-                    filesystem,
-                    tuple(run.shape),
-                    s[s[C.FILESYSTEM].astype(str) == filesystem],
-                    (f"{run.sweep}:{filesystem}", filesystem, *alone),
+                (
+                    run,
+                    Party(
+                        f"{run.path.name}:{filesystem}",
+                        run.sweep,
+                        filesystem,
+                        tuple(run.shape),
+                        s[s[C.FILESYSTEM].astype(str) == filesystem],
+                        (f"{run.sweep}:{filesystem}", filesystem, *alone),
+                        host,
+                        _recorded(run, filesystem, C.FS_TYPE),
+                    ),
                 )
             )
-    return out
+    named = [p.name for _, p in out]
+    if len(set(named)) == len(named):
+        return [p for _, p in out]
+    unique = []
+    for run, party in out:
+        name = party.name
+        if named.count(name) > 1:  # two results folders of one name: their parent folders tell them apart
+            name = f"{run.path.parent.name}/{name}"
+            if [f"{r.path.parent.name}/{p.name}" for r, p in out].count(name) > 1 and party.host:
+                name = f"{party.host}/{name}"
+        unique.append((name, party))
+    final = [n for n, _ in unique]
+    return [
+        replace(p, name=n if final.count(n) == 1 else f"{n}#{final[: i + 1].count(n)}")
+        for i, (n, p) in enumerate(unique)
+    ]
+
+
+def matching(found: list[Party], name: str) -> list[Party]:
+    """The parties called ``name``: the one of that name, else every one with it as an alias."""
+    exact = [p for p in found if p.name == name]
+    return exact or [p for p in found if name in p.aliases]
 
 
 def find_party(found: list[Party], name: str) -> Party | None:
     """The one party called ``name`` (its own name, else a unique alias), or None."""
-    exact = [p for p in found if p.name == name]
-    if exact:
-        return exact[0]
-    named = [p for p in found if name in p.aliases]
+    named = matching(found, name)
     return named[0] if len(named) == 1 else None
+
+
+# A median's 95% interval from order statistics needs 6 or more values: with 5 or fewer it is
+# the whole range, covering less than 95% (config/README.md, `median_ci_low_s`).
+MIN_REPEATS = 6
+FEW_REPEATS = f"needs {MIN_REPEATS} or more repeats for a 95% interval of a median"
+
+
+def short_of_repeats(rows: pd.DataFrame) -> pd.Series:
+    """Which summary rows have fewer than :data:`MIN_REPEATS` timed operations (``repeats``;
+    a row that does not say how many counts as short)."""
+    if C.REPEATS not in rows:
+        return pd.Series(True, index=rows.index)
+    return ~(pd.to_numeric(rows[C.REPEATS], errors="coerce") >= MIN_REPEATS)
+
+
+def same_machine(a: Party, b: Party) -> str:
+    """Where two parties were not measured on one host and one filesystem type, why ("" where
+    they were)."""
+    if not a.host or not b.host or not a.fs_type or not b.fs_type:
+        return f"{a.name} or {b.name} does not record its host and filesystem type"
+    if a.host != b.host:
+        return f"{a.name} was measured on host {a.host}, {b.name} on {b.host}"
+    if a.fs_type != b.fs_type:
+        return f"{a.name} is on {a.fs_type}, {b.name} on {b.fs_type}"
+    return ""
 
 
 Cast = dict[str, Party]  # a comparative finding's roles, each played by a party

@@ -11,8 +11,20 @@ import pandas as pd
 from h5sweep.cases import claims
 from h5sweep.cases.claims import Party
 from h5sweep.cases.parallel import columns as PC
-from h5sweep.cases.parallel.compare_findings import FINDINGS, interval_words
-from h5sweep.cases.parallel.sizes import KIND, RATIO, RATIO_HIGH, RATIO_LOW, ROLES, cast_sizes, passes, ratios, size_of
+from h5sweep.cases.parallel.compare_findings import FINDINGS
+from h5sweep.cases.parallel.sizes import (
+    KIND,
+    RATIO,
+    RATIO_HIGH,
+    RATIO_LOW,
+    ROLES,
+    cast_sizes,
+    interval_words,
+    machines,
+    passes,
+    ratios,
+    size_of,
+)
 
 
 def parallel_sizes(runs: list, roles: dict[str, str] | None = None) -> pd.DataFrame:
@@ -79,6 +91,9 @@ def parallel_markdown(sizes: pd.DataFrame, casts: list[dict[str, Party]]) -> lis
         )
     table8 = next(f for f in FINDINGS if f.key == "size-parallel")
     for cast in casts:
+        apart = machines(cast)
+        if apart:
+            lines += ["", f"{cast['orig'].name} against {cast['big'].name}: {apart}."]
         result = table8.check(cast) or (claims.UNMEASURED, "no contiguous independent or collective pass on both")
         verdict = claims.UNMEASURED if result[0] == claims.UNMEASURED else _verdict(result[0])
         evidence = result[1]
