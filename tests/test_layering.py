@@ -218,7 +218,11 @@ BEHAVIOUR_TESTS = {
     "degenerate",
     "examples",
     "faults",
+    "findings_guide",  # the User's Guide ch. 14 findings (h5sweep.analyze.studies.guide, cases.metadata.findings)
     "findings_iolab",  # the HDF5 I/O lab's findings (h5sweep.analyze.studies.iolab, cases.iosize.findings)
+    "findings_kang",  # Kang et al.'s findings (h5sweep.analyze.studies.kang)
+    "findings_openmsi",  # the OpenMSI study's findings (h5sweep.analyze.studies.openmsi)
+    "findings_parallel",  # Folk & Choi's and the local-scaling findings (cases.parallel and cases.scaling findings)
     "fuse",
     "generated_configs",
     "layering",
