@@ -386,3 +386,101 @@ def test_every_404_for_a_key_the_store_holds_fails_its_read_naming_the_key_and_t
         assert any(f"asked for {key}" in said for key in keys), said
     if backend == "zarr":  # a missing chunk read as fill values: caught after the read, by its check
         assert any("could not read the selection" not in said for said, _ in met)
+
+
+def test_faults_are_variants_of_a_filesystem_and_a_malformed_entry_is_refused_naming_its_key(tmp_path):
+    from h5sweep.errors import ConfigError
+    from h5sweep.storage.latency import Faults
+    from h5sweep.sweep.model import load_sweep
+
+    config = _cloud_config(tmp_path, "http://127.0.0.1:8333")
+    config["filesystems"]["cloud"]["s3"]["faults"] = [{}, {"slowdown": 0.05, "seed": 2}]
+    sweep = load_sweep(config, probe=False)
+    found = {fs.name: (fs.s3.prefix, fs.s3.latency_ms, fs.s3.faults) for fs in sweep.filesystems}
+    assert found == {
+        "cloud_0ms_f0": ("0ms/f0", 0.0, Faults()),
+        "cloud_0ms_f1": ("0ms/f1", 0.0, Faults(slowdown=0.05, seed=2)),
+        "cloud_20ms_f0": ("20ms/f0", 20.0, Faults()),
+        "cloud_20ms_f1": ("20ms/f1", 20.0, Faults(slowdown=0.05, seed=2)),
+    }
+    assert Faults(slowdown=0.05, seed=2).label == "slowdown 0.05 (seed 2)" and Faults().label == "none"
+    refused = [
+        ([{"slowdown": 1.5}], r"s3\.faults\[0\]\.slowdown=1\.5.*share of requests, from 0 to 1"),
+        ([{}, {"throttle": 0.1}], r"s3\.faults\[1\]\.throttle=0\.1.*not a fault setting: one of slowdown"),
+        ([{"stall": 0.1}], r"s3\.faults\[0\]=.*stall without stall_s"),
+        ([{"rate": -1}], r"s3\.faults\[0\]\.rate=-1.*a number, 0 or more"),
+        ([{"seed": 1.5}], r"s3\.faults\[0\]\.seed=1\.5.*a whole number"),
+        (["slowdown"], r"s3\.faults\[0\]='slowdown'.*must be a mapping"),
+        ([{"reset": 0.1}, {"reset": 0.1}], r"s3\.faults\[1\]=.*repeats filesystems\.cloud\.s3\.faults\[0\]"),
+    ]
+    for faults, said in refused:
+        config["filesystems"]["cloud"]["s3"]["faults"] = faults
+        with pytest.raises(ConfigError, match=r"filesystems\.cloud\." + said):
+            load_sweep(config, probe=False)
+    config["filesystems"]["cloud"]["s3"].update(endpoint="https://s3.example.org", latency_ms=[0])
+    config["filesystems"]["cloud"]["s3"]["faults"] = [{"slowdown": 0.1}]
+    with pytest.raises(ConfigError, match=r"filesystems\.cloud\.s3\.faults=.*http:// endpoints only"):
+        load_sweep(config, probe=False)
+
+
+FAULTS = {
+    "slowdown": {"slowdown": 0.2},
+    "reset": {"reset": 0.2},
+    "stall": {"stall": 0.2, "stall_s": 0.2},
+    "rate": {"rate": 20},
+}
+
+
+@pytest.mark.parametrize("store", ["fsspec", "obstore"])
+@pytest.mark.parametrize("kind", list(FAULTS))
+def test_every_fault_the_relay_injects_is_counted_in_its_reads_row_and_disturbs_it(tmp_path, s3, kind, store):
+    """Each kind of fault injected in a Zarr store's reads (zarr-python through fsspec, its
+    requests counted by the S3 client, and through obstore, counted by the relay): the
+    clients retry them and read every value right; the faults the rows count are the faults
+    the relay's log holds, each read that met one is disturbed, and a read that met none,
+    no failed answer and no retry is not."""
+    import numpy as np
+    from conftest import read_cases
+
+    from h5sweep import backends
+    from h5sweep.backends.remote import RemoteBackend
+    from h5sweep.backends.zarr_readers import ZarrReader
+    from h5sweep.cases import read_cases_from_config
+    from h5sweep.storage import objectstore
+    from h5sweep.storage.codecs import parse_compression
+    from h5sweep.storage.datasources import SyntheticSource
+    from h5sweep.storage.latency import Faults
+    from h5sweep.storage.layouts import Layout
+
+    shape, layout = (10, 10, 200), Layout((5, 5, 100))
+    clean = objectstore.S3Location(s3.endpoint, s3.bucket, f"counted-{kind}-{store}")
+    faulty = objectstore.S3Location(clean.endpoint, clean.bucket, clean.prefix, 0.0, Faults(**FAULTS[kind]))
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    source = SyntheticSource(shape, np.uint16, seed=5)
+    path = str(staging / "store.zarr")
+    RemoteBackend(backends.load("zarr"), clean, staging).write_fast(
+        path, source.materialize(), layout, parse_compression("none"), "data", 1
+    )
+    remote = RemoteBackend(backends.load("zarr"), faulty, staging)
+    log = objectstore.relay(faulty).log_path
+    mark = os.path.getsize(log)
+    cases = read_cases_from_config({"slice": {"repeats": 6}, "spectra": {"repeats": 6, "size": 2}}, shape)
+    option = ZarrReader("zarr-python", 10, store)
+    rows = read_cases(remote, path, cases, shape, 7, source, layout, [option])  # every value checked
+    with open(log, encoding="latin-1") as f:
+        f.seek(mark)
+        lines = [line.rstrip("\n").split("\t") for line in f]
+    injected = [line for line in lines if line[5]]
+    assert injected and {line[5] for line in injected} == {kind}
+    assert sum(r["faults"] for r in rows) == len(injected)
+    assert sum(r["requests_failed"] for r in rows) == len(
+        [line for line in lines if line[5] == "reset" or line[3] == "429" or int(line[3]) >= 500]
+    )
+    for row in rows:
+        assert row["disturbed"] == bool(row["faults"] or row["requests_failed"] or row["requests_retried"])
+    assert any(row["disturbed"] for row in rows)
+    if kind != "stall":  # a failed answer is sent again
+        assert sum(r["requests_retried"] for r in rows) >= 1
+    if kind != "rate":  # drawn per request: some reads meet none
+        assert not all(row["disturbed"] for row in rows)

@@ -50,6 +50,7 @@ def _shared_columns(job: JobSettings, backend) -> dict:
     if job.s3 is not None:
         where.update({C.FS_TYPE: "s3", C.FS_PATH: job.s3.url(), C.FS_DEVICE: job.s3.endpoint})
         where[objectstore.LATENCY_MS] = job.s3.latency_ms
+        where[objectstore.FAULTS_EMULATED] = job.s3.faults.label
         where.update({C.FS_MOUNT_OPTIONS: "", C.FS_BLOCK_BYTES: None, C.READ_AHEAD_KB: None})
     return {**job.store_columns(), **where, C.FS_STRIPE: stripe_words(job.stripe)}
 

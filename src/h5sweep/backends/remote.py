@@ -127,10 +127,13 @@ def h5py_has_ros3() -> bool:
 
 def request_log(backend: str, option, location: S3Location, classify) -> RequestLog:
     """Where a read option's requests on ``location`` are counted: the relay's log for
-    obstore, tensorstore and ROS3, the S3 client's events for the others."""
+    obstore, tensorstore and ROS3, the S3 client's events for the others (and what went wrong
+    with them, in the relay's log for every one)."""
     if option is not None and counted_by_relay(backend, option):
         return objectstore.relay_log(location, classify)
-    return RequestLog(classify)
+    log, relay = RequestLog(classify), objectstore.relay(location)
+    log.relay_path = relay and relay.log_path  # what went wrong is counted by the relay for all
+    return log
 
 
 def option_from_settings(entry: dict, decode) -> object:

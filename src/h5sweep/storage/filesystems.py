@@ -148,17 +148,18 @@ def filesystems_from_config(entries: dict, probe: bool = True, largest_page: int
         copies = entry["read_copies"]
         if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
             raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
-        locations = [None] if entry["s3"] is None else objectstore.locations_from_config(entry["s3"], f"{key}.s3")
+        variants = [("", None)] if entry["s3"] is None else objectstore.variants_from_config(entry["s3"], f"{key}.s3")
+        locations = [s3 for _, s3 in variants]
         if locations[0] is not None and copies != 1:
             raise ConfigError(f"{key}.read_copies", copies, "is 1 on an object store (a cold read is a new client)")
         if locations[0] is not None and entry["stripe"] is not None:
             raise ConfigError(f"{key}.stripe", entry["stripe"], "stripes a Lustre directory, not an object store")
         reads = () if entry["s3"] is None else _file_reads(entry["s3"], f"{key}.s3.reads", largest_page)
         zarr_stores = () if entry["s3"] is None else _zarr_stores(entry["s3"], f"{key}.s3.zarr_stores")
-        for s3 in locations:
-            # several latencies: a filesystem each, with its own staging directory
-            named = name if s3 is None or len(locations) == 1 else f"{name}_{s3.latency_ms:g}ms"
-            directory = entry["path"] if named == name else os.path.join(entry["path"], f"{s3.latency_ms:g}ms")
+        for suffix, s3 in variants:
+            # several latencies or faults: a filesystem each, with its own staging directory
+            named = f"{name}_{suffix}" if suffix else name
+            directory = os.path.join(entry["path"], *suffix.split("_")) if suffix else entry["path"]
             fs = Filesystem(
                 named,
                 directory,

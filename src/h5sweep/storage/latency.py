@@ -13,12 +13,16 @@ length, and the fault it injected in the answer's place, if any. A library that 
 requests without an S3 client whose events can be counted (obstore, tensorstore) is counted
 from there. Nothing here listens beyond 127.0.0.1.
 
-Faults are injected the same way, seeded (:class:`Faults`): a share of the GETs the server
-answers with an object's bytes are answered "404 Not Found" instead, as a store that loses
-track of a key it holds does (the server's body is read and dropped, so the connection goes
-on). Whether a request meets a fault is drawn from the seed, the request's target and Range
-and how many times it was asked before, never from the order requests arrive in, so the same
-reads meet the same faults in every run."""
+Faults are injected the same way, seeded (:class:`Faults`), each logged with its request: a
+share of requests answered "503 SlowDown" in place of the server's answer, and every request
+beyond a rate limit too, as a throttling server answers; a share of the GETs the server
+answers with an object's bytes answered "404 Not Found" instead, as a store that loses track
+of a key it holds does (in both, the server's body is read and dropped, so the connection
+goes on); a share of such GETs whose connection is reset after half of the body; a share
+whose body is held back a while after the header. Whether a request meets a fault is drawn
+from the seed, the request's target and Range and how many times it was asked before, never
+from the order requests arrive in, so the same reads meet the same faults in every run (the
+rate limit alone depends on when requests arrive)."""
 
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
@@ -41,25 +46,63 @@ LOOPBACK = "127.0.0.1"
 METHODS = (b"GET ", b"HEAD ", b"PUT ", b"POST ", b"DELETE ", b"OPTIONS ")
 
 
-# the fault a log line names: a GET of an object the server holds answered 404 in its place
-NOT_FOUND = "not-found"
+# the faults a log line names
+SLOWDOWN = "slowdown"  # a request answered 503 SlowDown in place of the server's answer
+RATE = "rate"  # the same, for a request beyond the rate limit
+NOT_FOUND = "not-found"  # a GET of an object the server holds answered 404 in its place
+RESET = "reset"  # a GET of an object whose connection was reset after half of its body
+STALL = "stall"  # a GET of an object whose body was held back ``stall_s`` after its header
+FAULT_KINDS = (SLOWDOWN, RATE, NOT_FOUND, RESET, STALL)
 
 
 @dataclass(frozen=True)
 class Faults:
-    """The faults a relay injects: ``not_found``, the share of GETs of objects the server
-    holds (its answer 200 or 206, with a length) answered 404 instead; ``seed``, what the
-    draws are made from."""
+    """The faults a relay injects, each drawn per request from ``seed``: ``slowdown``, the
+    share of requests answered 503 SlowDown instead of the server's answer; ``not_found``,
+    the share of GETs of objects the server holds (its answer 200 or 206, with a length)
+    answered 404 instead; ``reset``, the share of such GETs whose connection is reset after
+    half of the body; ``stall``, the share of such GETs whose body is held back ``stall_s``
+    seconds after the header; ``rate``, requests per second above which a request is
+    answered 503 SlowDown (0: no limit)."""
 
+    slowdown: float = 0.0
     not_found: float = 0.0
+    reset: float = 0.0
+    stall: float = 0.0
+    stall_s: float = 0.0
+    rate: float = 0.0
     seed: int = 0
 
     def __bool__(self) -> bool:
-        return self.not_found > 0
+        return any((self.slowdown, self.not_found, self.reset, self.stall and self.stall_s, self.rate))
+
+    @property
+    def label(self) -> str:
+        """The faults in words ("none" for none), as rows and the decision say them."""
+        shares = [(SLOWDOWN, self.slowdown), (NOT_FOUND, self.not_found), (RESET, self.reset)]
+        words = [f"{name} {share:.3g}" for name, share in shares if share]
+        if self.stall and self.stall_s:
+            words.append(f"stall {self.stall:.3g} of {self.stall_s:g} s")
+        if self.rate:
+            words.append(f"rate above {self.rate:g}/s")
+        return ", ".join(words) + f" (seed {self.seed})" if words else "none"
 
     def arguments(self) -> list[str]:
         """The relay's command-line arguments that inject these faults."""
-        return ["--not-found", repr(self.not_found), "--seed", str(self.seed)] if self else []
+        if not self:
+            return []
+        named = {
+            "--slowdown": self.slowdown,
+            "--not-found": self.not_found,
+            "--reset": self.reset,
+            "--stall": self.stall,
+            "--stall-s": self.stall_s,
+            "--rate": self.rate,
+        }
+        return [word for name, value in named.items() if value for word in (name, repr(value))] + [
+            "--seed",
+            str(self.seed),
+        ]
 
 
 def draw(seed: int, target: str, asked: str, before: int) -> float:
@@ -86,14 +129,23 @@ def not_found_answer(target: str, replaced: bytes) -> bytes:
     answer whose header is ``replaced`` (its Connection header kept: a server that closes the
     connection after its answer closes it after this one too)."""
     key = urlsplit(target).path.strip("/").partition("/")[2]
+    message = f"<Message>The specified key does not exist.</Message><Key>{key}</Key>"
+    return _error_answer("404 Not Found", "NoSuchKey", message, replaced)
+
+
+def slowdown_answer(replaced: bytes) -> bytes:
+    """The 503 an S3 server sends when it throttles a client (S3's SlowDown), in place of the
+    answer whose header is ``replaced``."""
+    return _error_answer("503 Slow Down", "SlowDown", "<Message>Please reduce your request rate.</Message>", replaced)
+
+
+def _error_answer(status: str, code: str, message: str, replaced: bytes) -> bytes:
     found = _CONNECTION.search(replaced.split(b"\r\n\r\n", 1)[0].replace(b"\r\n", b"\n"))
     connection = f"Connection: {found[1].decode('latin-1')}\r\n" if found else ""
-    body = (
-        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code>'
-        f"<Message>The specified key does not exist.</Message><Key>{key}</Key></Error>"
-    ).encode("latin-1", "replace")
+    body = f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{code}</Code>{message}</Error>'
+    body = body.encode("latin-1", "replace")
     head = (
-        "HTTP/1.1 404 Not Found\r\nContent-Type: application/xml\r\n"
+        f"HTTP/1.1 {status}\r\nContent-Type: application/xml\r\n"
         f"Content-Length: {len(body)}\r\n{connection}x-amz-request-id: h5sweep-relay-fault\r\n\r\n"
     )
     return head.encode("latin-1") + body
@@ -171,6 +223,7 @@ class _Exchange:
 
     def __init__(self):
         self.asked: collections.deque = collections.deque()  # (method, target, range) per request
+        self.beyond: collections.deque = collections.deque()  # per request: beyond the rate limit
         self.request = bytearray()  # a request's header, until it is whole
         self.answer = bytearray()  # an answer's header, until it is whole
 
@@ -178,24 +231,54 @@ class _Exchange:
 async def _relay(
     delay_s: float, host: str, port: int, counter: list[int], log_fd: int | None, faults: Faults = Faults()
 ) -> None:
-    asked_before: collections.Counter = collections.Counter()  # per (target, Range): for the draws
+    asked_before: collections.Counter = collections.Counter()  # per (kind, target, Range): for the draws
+    arrivals: collections.deque = collections.deque()  # the times of the last second's requests
 
     def header_done(buffer: bytearray) -> bool:
         return b"\r\n\r\n" in buffer or len(buffer) >= HEADER_LIMIT
 
-    def fault_of(method: str, target: str, asked: str, status: int, length: str) -> str:
-        """The fault injected in place of this answer ("" for none)."""
-        if not faults or not holds_object(method, target, status, length):
+    def drawn(kind: str, share: float, target: str, asked: str) -> bool:
+        if not share:
+            return False
+        before = asked_before[(kind, target, asked)]
+        asked_before[(kind, target, asked)] += 1
+        # a 404's draws are made of the target alone (the others' of the kind too)
+        return draw(faults.seed, target if kind == NOT_FOUND else f"{kind}\t{target}", asked, before) < share
+
+    def throttled() -> bool:
+        """Whether a request arriving now is beyond the rate limit."""
+        if not faults.rate:
+            return False
+        now = time.monotonic()
+        arrivals.append(now)
+        while arrivals and arrivals[0] <= now - 1.0:
+            arrivals.popleft()
+        return len(arrivals) > faults.rate
+
+    def fault_of(method: str, target: str, asked: str, status: int, length: str, beyond: bool) -> str:
+        """The fault injected in place of this answer, or on its way ("" for none)."""
+        if not faults or not (length or method == "HEAD"):  # an answer of unknown length is passed on
             return ""
-        before = asked_before[(target, asked)]
-        asked_before[(target, asked)] += 1
-        return NOT_FOUND if draw(faults.seed, target, asked, before) < faults.not_found else ""
+        if beyond:
+            return RATE
+        if drawn(SLOWDOWN, faults.slowdown, target, asked):
+            return SLOWDOWN
+        if not holds_object(method, target, status, length):
+            return ""
+        if drawn(NOT_FOUND, faults.not_found, target, asked):
+            return NOT_FOUND
+        if drawn(RESET, faults.reset, target, asked):
+            return RESET
+        if faults.stall_s and drawn(STALL, faults.stall, target, asked):
+            return STALL
+        return ""
 
     async def pipe_delayed(reader, writer, answered: asyncio.Event, seen: _Exchange) -> None:
         while data := await reader.read(1 << 16):
             if answered.is_set() and data.startswith(METHODS):  # a new request: one delay each
                 answered.clear()
                 counter[0] += 1
+                seen.beyond.append(throttled())
                 seen.request = bytearray(data)
                 if header_done(seen.request):
                     seen.asked.append(request_of(bytes(seen.request)))
@@ -212,11 +295,20 @@ async def _relay(
 
     async def pipe_back(reader, writer, answered: asyncio.Event, seen: _Exchange) -> None:
         dropping = 0  # bytes of the server's body still to drop (its answer replaced by a fault)
+        passing = None  # bytes of a body still to pass before its connection is reset (None: no reset)
         while data := await reader.read(1 << 16):
             answered.set()
             if dropping:
                 dropped = min(dropping, len(data))
                 dropping, data = dropping - dropped, data[dropped:]
+            if passing is not None:  # a body cut part way: the client's connection reset
+                writer.write(data[:passing])
+                await writer.drain()
+                passing -= min(passing, len(data))
+                if passing == 0:
+                    writer.transport.abort()
+                    return
+                continue
             if data and seen.asked and (log_fd is not None or faults):  # an answer's header (the body follows)
                 seen.answer += data
                 if not header_done(seen.answer):
@@ -229,15 +321,32 @@ async def _relay(
                     status, length = answer_of(whole)
                     if status >= 200:  # "100 Continue" is not the answer
                         method, target, asked = seen.asked.popleft()
-                        fault = fault_of(method, target, asked, status, length) if b"\r\n\r\n" in whole else ""
-                        if fault:
-                            body = whole.index(b"\r\n\r\n") + 4
-                            dropping = max(0, int(length) - (len(whole) - body))
-                            data = not_found_answer(target, whole)
+                        beyond = seen.beyond.popleft() if seen.beyond else False
+                        whole_header = b"\r\n\r\n" in whole
+                        fault = fault_of(method, target, asked, status, length, beyond) if whole_header else ""
+                        body = whole.index(b"\r\n\r\n") + 4 if whole_header else len(whole)
+                        if fault in (SLOWDOWN, RATE, NOT_FOUND):  # the server's answer replaced
+                            has_body = method != "HEAD" and length
+                            dropping = max(0, int(length) - (len(whole) - body)) if has_body else 0
+                            data = slowdown_answer(whole) if fault != NOT_FOUND else not_found_answer(target, whole)
                             status, length = answer_of(data)
                         if log_fd is not None:
                             line = f"{method}\t{target}\t{asked}\t{status}\t{length}\t{fault}\n"
                             os.write(log_fd, line.encode("latin-1"))
+                        if fault == STALL:
+                            writer.write(whole[:body])
+                            await writer.drain()
+                            await asyncio.sleep(faults.stall_s)
+                            data = whole[body:]
+                        elif fault == RESET:
+                            passing = int(length) // 2 + len(whole[:body])
+                            writer.write(data[:passing])
+                            await writer.drain()
+                            passing -= min(passing, len(data))
+                            if passing == 0:
+                                writer.transport.abort()
+                                return
+                            continue
             if data:
                 writer.write(data)
                 await writer.drain()
@@ -256,6 +365,7 @@ async def _relay(
                 pipe_delayed(client_reader, server_writer, answered, seen),
                 pipe_back(server_reader, client_writer, answered, seen),
             )
+        server_writer.close()  # gone with the client's (a reset one's too)
 
     server = await asyncio.start_server(handle, LOOPBACK, 0)
     print(f"listening on {server.sockets[0].getsockname()[1]}", flush=True)
@@ -271,15 +381,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("target", help="the server's URL, http://host:port")
     parser.add_argument("delay_ms", type=float, help="milliseconds each request is held")
     parser.add_argument("--log", help="append a line per request here (method, target, Range, status, length, fault)")
+    parser.add_argument("--slowdown", type=float, default=0.0, help="the share of requests answered 503 SlowDown")
     parser.add_argument(
         "--not-found", type=float, default=0.0, help="the share of GETs of held objects answered 404 instead"
     )
+    parser.add_argument("--reset", type=float, default=0.0, help="the share of GETs of objects reset part way")
+    parser.add_argument("--stall", type=float, default=0.0, help="the share of GETs of objects whose body stalls")
+    parser.add_argument("--stall-s", type=float, default=0.0, help="how long a stalled body is held (seconds)")
+    parser.add_argument("--rate", type=float, default=0.0, help="requests per second above which 503 SlowDown")
     parser.add_argument("--seed", type=int, default=0, help="what the faults are drawn from")
     args = parser.parse_args(argv)
     parts = urlsplit(args.target)
     counter = [0]
     log_fd = os.open(args.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) if args.log else None
-    faults = Faults(args.not_found, args.seed)
+    faults = Faults(args.slowdown, args.not_found, args.reset, args.stall, args.stall_s, args.rate, args.seed)
     asyncio.run(_relay(args.delay_ms / 1000, parts.hostname, parts.port or 80, counter, log_fd, faults))
     print(f"delayed {counter[0]}", flush=True)
     os._exit(0)

@@ -23,13 +23,23 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from urllib.parse import unquote, urlsplit
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage.columns import FLOAT, INTEGER, MEASUREMENTS, RECOMMENDATION, STRING, SUMMARY, column, group
+from h5sweep.storage.columns import (
+    BOOLEAN,
+    FLOAT,
+    INTEGER,
+    MEASUREMENTS,
+    RECOMMENDATION,
+    STRING,
+    SUMMARY,
+    column,
+    group,
+)
 from h5sweep.storage.declared import Block, Setting
-from h5sweep.storage.latency import Faults
+from h5sweep.storage.latency import RESET, Faults
 from h5sweep.storage.sizes import binary_size, parse_size
 
 REQUESTS = column("requests", INTEGER, "")
@@ -59,6 +69,39 @@ group(
         "this long by a relay on the loopback before it went on to the server, `filesystems.<name>.s3."
         "latency_ms`); 0 where none was added. Empty for stores on a filesystem."
     ),
+)
+REQUESTS_RETRIED = column("requests_retried", INTEGER, "")
+REQUESTS_FAILED = column("requests_failed", INTEGER, "")
+FAULTS_MET = column("faults", INTEGER, "")
+DISTURBED = column("disturbed", BOOLEAN, "")
+FAULTS_EMULATED = column("faults_emulated", STRING, "")
+FAULT_COUNTS = (REQUESTS_RETRIED, REQUESTS_FAILED, FAULTS_MET, DISTURBED)
+group(
+    MEASUREMENTS,
+    FAULT_COUNTS,
+    (
+        "Reads of a store on an object store, from the log of the relay on the loopback that every request "
+        "passes: the requests sent again after a failed answer to the same request (the same method, key and "
+        "Range) in the same read, the answers that failed (a status of 429 or 500 and above, or a body cut "
+        "short by a reset connection), the faults the relay injected in the read's answers "
+        "(`filesystems.<name>.s3.faults`), and whether the read was disturbed: it met a fault, a failed "
+        "answer or a retry, so its time is not the layout's alone. Empty for stores on a filesystem and on "
+        "an https:// endpoint (no relay)."
+    ),
+)
+group(
+    MEASUREMENTS,
+    (FAULTS_EMULATED,),
+    (
+        "Stores on an object store: the faults the relay emulated on the row's job's requests "
+        "(`filesystems.<name>.s3.faults`: the shares of 503 SlowDown, 404 for a held key, reset bodies and "
+        "stalled bodies, a rate limit, and the seed), `none` where none. Empty for stores on a filesystem."
+    ),
+)
+group(
+    SUMMARY,
+    (FAULTS_EMULATED,),
+    "Stores on an object store: the faults emulated on the row's requests (`none`: none).",
 )
 # The counts a summary row gives the median of
 REQUEST_COUNTS = (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED)
@@ -134,7 +177,7 @@ group(
     "Stores read as one file on an object store: the variant's driver, block size, cache type and page buffer.",
 )
 # Carried into the summary (each the same in all of a row's reads: part of its variant)
-CARRIED = (*FILE_READ_COLUMNS, LATENCY_MS)
+CARRIED = (*FILE_READ_COLUMNS, LATENCY_MS, FAULTS_EMULATED)
 
 # fsspec's cache types of a file object (fsspec.caching.caches); without a cache, each of the
 # library's reads is one request (as HDF5's ROS3 driver sends them)
@@ -296,6 +339,22 @@ SETTINGS = Block(
             {"items": {"type": "number", "minimum": 0}, "minItems": 1},
         ),
         Setting(
+            "faults",
+            "array",
+            [{}],
+            "Emulated faults, injected by the same relay (http endpoints only), each entry a variant "
+            "of its own as latency_ms values are (with several, a filesystem each, named <name>_f<i> by its "
+            "place in the list, its stores under <prefix>/f<i>): slowdown, the share of requests answered "
+            "503 SlowDown; not_found, the share of GETs of objects the server holds answered 404 (a read "
+            "that meets one fails its value check, naming the key); reset, the share of such GETs whose "
+            "connection is reset after half of the body; stall, the share of such GETs whose body is held "
+            "back stall_s seconds after the header; rate, requests per second above which a request is "
+            "answered 503 SlowDown (0: none); seed, what they are drawn from (0). Shares from 0 to 1; {} "
+            "for none (e.g. [{}, {slowdown: 0.05}]). Rows say them (faults_emulated) and count what each "
+            "read met (requests_retried, requests_failed, faults, disturbed).",
+            {"items": {"type": "object"}, "minItems": 1},
+        ),
+        Setting(
             "zarr_stores",
             "array",
             ["fsspec"],
@@ -351,21 +410,66 @@ class S3Location:
 
 def locations_from_config(entry: dict, key: str) -> list[S3Location]:
     """``filesystems.<name>.s3``: checked, each refusal naming its key; one location per
-    emulated latency."""
+    emulated latency and faults."""
+    return [location for _, location in variants_from_config(entry, key)]
+
+
+def variants_from_config(entry: dict, key: str) -> list[tuple[str, S3Location]]:
+    """``filesystems.<name>.s3``: checked, each refusal naming its key; one location per
+    emulated latency and faults, each with the suffix of its filesystem's name (``20ms``,
+    ``f1``, ``20ms_f1``; "" for the only one)."""
     entry = SETTINGS.filled(entry)
     base = location_from_config(
-        {k: v for k, v in entry.items() if k not in ("latency_ms", "reads", "zarr_stores")}, key
+        {k: v for k, v in entry.items() if k not in ("latency_ms", "faults", "reads", "zarr_stores")}, key
     )
     latencies = list(dict.fromkeys(float(ms) for ms in entry["latency_ms"]))
     if any(ms > 0 for ms in latencies) and not base.endpoint.startswith("http://"):
         raise ConfigError(f"{key}.latency_ms", entry["latency_ms"], "is emulated on http:// endpoints only")
-    if len(latencies) == 1:
-        return [S3Location(base.endpoint, base.bucket, base.prefix, latencies[0])]
-    # a prefix each: the stores of two latencies never share a key
-    return [
-        S3Location(base.endpoint, base.bucket, "/".join(filter(None, (base.prefix, f"{ms:g}ms"))), ms)
-        for ms in latencies
-    ]
+    faults = faults_from_config(entry["faults"], f"{key}.faults")
+    if any(faults) and not base.endpoint.startswith("http://"):
+        raise ConfigError(f"{key}.faults", entry["faults"], "are emulated on http:// endpoints only")
+    found = []
+    for ms in latencies:
+        for i, emulated in enumerate(faults):
+            parts = ([f"{ms:g}ms"] if len(latencies) > 1 else []) + ([f"f{i}"] if len(faults) > 1 else [])
+            # a prefix each: the stores of two variants never share a key
+            prefix = "/".join(filter(None, (base.prefix, *parts)))
+            found.append(("_".join(parts), S3Location(base.endpoint, base.bucket, prefix, ms, emulated)))
+    return found
+
+
+FAULT_SHARES = ("slowdown", "not_found", "reset", "stall")
+
+
+def faults_from_config(entries: list, key: str) -> tuple[Faults, ...]:
+    """``filesystems.<name>.s3.faults``: each entry checked (a refusal names its key), in
+    order; a repeat is refused (its filesystem would measure the same as another)."""
+    found = []
+    allowed = tuple(f.name for f in fields(Faults))
+    whole = {f.name for f in fields(Faults) if type(f.default) is int}  # the seed
+    for i, entry in enumerate(entries):
+        where = f"{key}[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(where, entry, "must be a mapping of faults, e.g. {slowdown: 0.05} ({} for none)")
+        for name, value in entry.items():
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if name not in allowed:
+                raise ConfigError(f"{where}.{name}", value, f"is not a fault setting: one of {', '.join(allowed)}")
+            if name in FAULT_SHARES and not (number and 0 <= value <= 1):
+                raise ConfigError(f"{where}.{name}", value, "must be a share of requests, from 0 to 1")
+            if name in whole and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+                raise ConfigError(f"{where}.{name}", value, "must be a whole number, 0 or more")
+            if not (number and value >= 0):  # a time or a rate
+                raise ConfigError(f"{where}.{name}", value, "must be a number, 0 or more")
+        if bool(entry.get("stall")) != bool(entry.get("stall_s")):
+            raise ConfigError(
+                where, entry, "sets stall without stall_s or stall_s without stall: a stall is a share and a time"
+            )
+        faults = Faults(**{name: value for name, value in entry.items()})
+        if faults in found:
+            raise ConfigError(where, entry, f"repeats {key}[{found.index(faults)}]")
+        found.append(faults)
+    return tuple(found)
 
 
 def location_from_config(entry: dict, key: str) -> S3Location:
@@ -539,18 +643,29 @@ class RequestLog:
         """The counts of the requests sent after ``mark``: a read row's request columns."""
         return self.between(mark, self.mark())
 
-    def between(self, first: tuple[int, int], last: tuple[int, int]) -> dict:
-        """The counts of the requests sent between two marks."""
+    def between(self, first: tuple[int, ...], last: tuple[int, ...]) -> dict:
+        """The counts of the requests sent between two marks (and, where the relay's log is
+        watched, what went wrong with them: :func:`fault_counts`)."""
         with self._lock:
             new, received = self.requests[first[0] : last[0]], last[1] - first[1]
         data = [r for r in new if r.kind == DATA]
-        return {
+        counts = {
             REQUESTS: len(new),
             DATA_REQUESTS: len(data),
             METADATA_REQUESTS: len(new) - len(data),
             BYTES_REQUESTED: sum(r.asked or 0 for r in new if r.method == "GET"),
             BYTES_RECEIVED: received,
         }
+        if self.relay_path and len(first) > 2 and len(last) > 2:
+            counts.update(fault_counts(self.relay_lines(first[2], last[2])))
+        return counts
+
+    def relay_lines(self, start: int, stop: int) -> list[list[str]]:
+        """The fields of the relay log's lines between two of its offsets."""
+        with open(self.relay_path, "rb") as f:
+            f.seek(start)
+            text = f.read(max(0, stop - start)).decode("latin-1")
+        return [line.split("\t") for line in text.splitlines()]
 
 
 class RelayLog(RequestLog):
@@ -591,10 +706,45 @@ class RelayLog(RequestLog):
 
     def between(self, first: int, last: int) -> dict:
         last_mark = self._at(last)
-        return super().between(self._at(first), last_mark)
+        counts = super().between(self._at(first), last_mark)
+        return {**counts, **fault_counts(self.relay_lines(first, last))}
 
     def close(self) -> None:
         os.close(self._fd)
+
+
+def fault_counts(lines: list[list[str]]) -> dict:
+    """What went wrong with the requests of the relay log's ``lines`` (one read's): the
+    requests sent again after a failed answer to the same one (method and target, and a Range
+    inside the failed one's: a client may ask again for only the rest of a body cut short),
+    the failed answers (429, 500 and above, a body cut short by a reset), the faults the relay
+    injected, and whether any of these happened (the read is disturbed)."""
+    failed_before: list[tuple[str, str, str]] = []
+    retried = failed = met = 0
+    for line in lines:
+        method, target, asked = (line + ["", "", ""])[:3]
+        status, fault = (line[3] if len(line) > 3 else ""), (line[5] if len(line) > 5 else "")
+        retried += any(m == method and t == target and _inside(asked, a) for m, t, a in failed_before)
+        if fault == RESET or status.isdigit() and (int(status) == 429 or int(status) >= 500):
+            failed += 1
+            failed_before.append((method, target, asked))
+        met += bool(fault)
+    return {
+        REQUESTS_RETRIED: retried,
+        REQUESTS_FAILED: failed,
+        FAULTS_MET: met,
+        DISTURBED: bool(retried or failed or met),
+    }
+
+
+def _inside(asked: str, outer: str) -> bool:
+    """Whether the Range ``asked`` lies inside the Range ``outer`` ("": the whole object)."""
+    if asked == outer or not outer:
+        return True
+    (start, stop), (first, last) = parse_range(asked), parse_range(outer)
+    if None in (start, first) or start < 0 or first < 0:  # a suffix range, or none: only the same
+        return False
+    return start >= first and (last is None or stop is not None and stop <= last)
 
 
 def cache_state(counts: dict) -> str:
