@@ -100,6 +100,21 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=rank)
 
 
+_RUNNING: list = []  # the test whose setup, call or teardown runs now
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _RUNNING[:] = [item]
+
+
+def _may_start_snakemake() -> None:
+    """Only a test marked ``workflow`` or ``slurm`` starts Snakemake (`make test-fast`, which
+    deselects those, runs none): any other fails here, naming the mark it lacks."""
+    if _RUNNING and not any(_RUNNING[0].get_closest_marker(mark) for mark in ("workflow", "slurm")):
+        pytest.fail(f"{_RUNNING[0].nodeid} starts Snakemake: mark it @pytest.mark.workflow", pytrace=False)
+
+
 def interrupt(proc: subprocess.Popen, stopping=lambda: False, again_after_s: float = 5.0, timeout: float = 120) -> None:
     """Ctrl-C to a Snakemake run (its process group), pressed again while it goes on as if
     nothing happened: a first one that lands while Snakemake's log handler writes is
@@ -178,6 +193,8 @@ class ProjectCopy:
 
     def run(self, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
         """A command of the copy's environment (``snakemake``, ``python``) in the copy."""
+        if args[0] == "snakemake":
+            _may_start_snakemake()
         return subprocess.run(
             [str(BIN / args[0]), *args[1:]],
             cwd=self.root,
@@ -207,6 +224,7 @@ class Workflow:
         return path
 
     def command(self, *args: str) -> list[str]:
+        _may_start_snakemake()
         return [SNAKEMAKE, *args]
 
     def run(self, *args: str, timeout: float = 600, check: bool = False) -> subprocess.CompletedProcess:

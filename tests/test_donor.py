@@ -76,11 +76,17 @@ def test_the_donors_own_chunks_and_codec_are_a_layout_named_donor(tmp_path):
 
 # Each store's job in a process of its own, as the workflow runs it, its address space capped
 # at what it holds after its imports plus three quarters of the donor: a job that read the
-# donor whole could not allocate it.
+# donor whole could not allocate it. The donor is 64 MiB, so the blocks a job holds at once
+# are scaled down with it (a contiguous write's slab, a donor read's slab: 64 and 8 MiB in a
+# sweep, here 2 MiB and 512 KiB): a job then takes 25-35 MiB of address space beyond its
+# imports, under the cap's 48 MiB, as a sweep's job is far under a donor of gigabytes.
 CAPPED = textwrap.dedent(
     """
     import json, resource, sys, threading
     from h5sweep import backends, jobs
+    from h5sweep.storage import datasources, layouts
+    layouts.CONTIGUOUS_WRITE_BLOCK_BYTES = 2 * 2**20
+    datasources._SLAB_ELEMENTS = 2**18
     from h5sweep.sweep.model import load_sweep
     from h5sweep.sweep.settings import generate_settings
     config, donor_bytes, index = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -104,7 +110,9 @@ CAPPED = textwrap.dedent(
 
 
 def test_a_donor_larger_than_the_memory_cap_is_streamed_into_every_store(tmp_path):
-    shape = (64, 128, 16384)  # 256 MiB of uint16
+    from conftest import without_rest
+
+    shape = (32, 128, 8192)  # 64 MiB of uint16
     donor = tmp_path / "donor.h5"
     with h5py.File(donor, "w") as f:
         dset = f.create_dataset(
@@ -112,7 +120,7 @@ def test_a_donor_larger_than_the_memory_cap_is_streamed_into_every_store(tmp_pat
         )
         for i in range(0, shape[0], 16):
             dset[i : i + 16] = _ramp((16, *shape[1:])) + i
-    config = _donor_config(tmp_path, str(donor), "v", shape)
+    config = without_rest(_donor_config(tmp_path, str(donor), "v", shape))
     config["layouts"] = {"contiguous": True, "shapes": [[32, 32, 1024]]}
     config["compression"] = ["none"]
     config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 2, "depth": 10}}
@@ -130,15 +138,15 @@ def test_a_donor_larger_than_the_memory_cap_is_streamed_into_every_store(tmp_pat
     assert ("hdf5", "chunked-16x16x2048", "gzip-1") in kinds and ("zarr", "chunked-16x16x2048", "gzip-1") in kinds
     assert ("raw", "contiguous", "none") in kinds and ("hdf5", "contiguous", "none") in kinds
     with h5py.File(donor, "r") as f:
-        expected = f["v"][40:44, 10:12, :]
+        expected = f["v"][20:24, 10:12, :]
     for backend, _, _, path in done:
         if backend == "zarr":
-            values = zarr.open_array(path, mode="r")[40:44, 10:12, :]
+            values = zarr.open_array(path, mode="r")[20:24, 10:12, :]
         elif backend == "raw":
-            values = np.load(path, mmap_mode="r")[40:44, 10:12, :]
+            values = np.load(path, mmap_mode="r")[20:24, 10:12, :]
         else:
             with h5py.File(path, "r") as f:
-                values = f["data"][40:44, 10:12, :]
+                values = f["data"][20:24, 10:12, :]
         assert np.array_equal(values, expected), path
         rows = pd.read_csv(path + ".csv")
         assert (rows["query_file_method"] == "write-case").all() and (rows["source_read_s"] > 0).all()

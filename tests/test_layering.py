@@ -229,6 +229,7 @@ BEHAVIOUR_TESTS = {
     "lint",
     "recording",
     "slurm",
+    "suite",  # the suite's own rules (which tests start Snakemake)
     "toy_case",
     "toy_codec",
     "transposed",

@@ -10,6 +10,7 @@ def run(*cmd):
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.workflow  # Snakemake parses the workflow (`make lint` runs it too)
 @pytest.mark.parametrize("profile", [[], ["--profile", "profiles/slurm"]], ids=["default", "slurm"])
 def test_snakemake_lint_is_clean(profile):
     proc = run(SNAKEMAKE, "--lint", *profile)
