@@ -630,7 +630,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     ``read_option_index`` and ``read_option_setting`` in the measurements (every read option
     is ranked as a choice of its own); ``page_size`` (HDF5's paged aggregation) to both;
     ``judge_synthetic_values`` (the config's opt-in for findings that depend on the values) to
-    both, and ``fill`` to the summary (those findings read where the values came from)."""
+    both, and ``fill`` to the summary (those findings read where the values came from); ``fs_device``
+    to the summary (the I/O lab's request-size finding names the disk that stands in for its PC)."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))

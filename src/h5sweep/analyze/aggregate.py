@@ -199,6 +199,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         C.FILL,
         C.JUDGE_SYNTHETIC_VALUES,
         C.FS_TYPE,
+        C.FS_DEVICE,
         *CARRIED_COLUMNS,
     ]
     summary = grouped.agg(

@@ -1063,6 +1063,7 @@ group(
         BYTES_SELECTED,
         RAW_BYTES,
         FS_TYPE,
+        FS_DEVICE,
         CHUNKS_TOUCHED_MEAN,
     ),
     ("Carried from the measurements."),
