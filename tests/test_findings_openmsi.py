@@ -388,6 +388,20 @@ def test_compression_slows_reads_tells_the_filesystem_by_its_cold_reads():
     assert said == findings.UNMEASURED and "no cold z-slice read" in why, why
 
 
+@pytest.mark.parametrize(
+    "key, rows",
+    [("gzip-levels-size", lambda: levels(read_s={8: 3.3})), ("compression-slows-reads", lambda: slows(2.8, 3.2))],
+)
+def test_compressed_reads_short_of_six_are_undecided(key, rows):
+    """Reads of 6 selections, cold first: 5 warm ones each, no 95% interval however far apart."""
+    full = rows()
+    assert verdict(key, full)[0] in (findings.HOLDS, findings.FAILS)
+    short = full.assign(repeats=full["repeats"].where(full["cache_state"] != "warm", 5))
+    said, words = verdict(key, short)
+    assert said == findings.INCONCLUSIVE, (said, words)
+    assert "fewer than 6 repeats" in words
+
+
 def test_the_opt_in_is_one_declared_key_and_a_bad_value_is_refused_by_name():
     config = yaml.safe_load((REPO / "config" / "studies" / "openmsi" / "compression.yaml").read_text())
     assert "judge_synthetic_values" not in config["dataset"]  # the values' findings wait for a donor
