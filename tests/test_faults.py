@@ -484,3 +484,48 @@ def test_every_fault_the_relay_injects_is_counted_in_its_reads_row_and_disturbs_
         assert sum(r["requests_retried"] for r in rows) >= 1
     if kind != "rate":  # drawn per request: some reads meet none
         assert not all(row["disturbed"] for row in rows)
+
+
+def test_a_query_job_on_a_filesystem_with_faults_says_them_and_counts_what_each_read_met(tmp_path, s3):
+    """The generate and query jobs of a Zarr store on the faulty variant of a filesystem (its
+    settings as a job receives them): every row says the faults emulated, every read row
+    counts the faults it met (at most the relay log's during the job) and is disturbed where
+    it met one, and every value read is checked; the fault-free variant's rows say none and
+    met none."""
+    import pandas as pd
+
+    from h5sweep import jobs
+    from h5sweep.storage import objectstore
+    from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep.model import load_sweep
+
+    config = tiny_config(tmp_path, sweep="faulty")
+    s3_entry = {"endpoint": s3.endpoint, "bucket": s3.bucket, "prefix": "jobs", "faults": [{}, {"slowdown": 0.2}]}
+    config["filesystems"] = {"cloud": {"path": str(tmp_path / "staging"), "s3": s3_entry}}
+    config["dataset"]["shape"] = [10, 10, 400]  # 16 chunks: few uploads
+    config["backends"] = ["hdf5", "zarr"]
+    config["layouts"] = {"contiguous": True, "chunks": {"xy": [5], "z": [100]}, "shapes": []}
+    config["compression"] = ["none"]
+    config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 3, "depth": 5}}
+    sweep = load_sweep(config)
+    for fs in sweep.filesystems:
+        (store_file,) = [f for f in sweep.test_files() if f.filesystem is fs and f.backend.name == "zarr"]
+        where = (store_file.backend.name, store_file.layout.id, store_file.compression.name)
+        store = os.path.join(fs.directory, "zarr", "store.zarr")
+        out = tmp_path / fs.name
+        jobs.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(out / "write.parquet"))
+        log = objectstore.relay(fs.s3).log_path
+        mark = os.path.getsize(log)
+        jobs.run_query(job_settings.query_settings(sweep, fs, *where), store, str(out / "query.parquet"))
+        with open(log, encoding="latin-1") as f:
+            f.seek(mark)
+            injected = [line for line in f if line.rstrip("\n").split("\t")[5]]
+        written, read = pd.read_parquet(out / "write.parquet"), pd.read_parquet(out / "query.parquet")
+        assert set(written["faults_emulated"]) == set(read["faults_emulated"]) == {fs.s3.faults.label}
+        # the job's requests outside its timed reads (the store's checks around them) may meet some too
+        assert read["faults"].sum() <= len(injected)
+        assert list(read["disturbed"]) == list((read["faults"] > 0) | (read["requests_failed"] > 0))
+        if fs.name == "cloud_f1":
+            assert fs.s3.faults.label == "slowdown 0.2 (seed 0)" and read["disturbed"].any()
+        else:
+            assert fs.s3.faults.label == "none" and not injected and not read["disturbed"].any()

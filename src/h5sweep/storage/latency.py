@@ -133,10 +133,12 @@ def not_found_answer(target: str, replaced: bytes) -> bytes:
     return _error_answer("404 Not Found", "NoSuchKey", message, replaced)
 
 
-def slowdown_answer(replaced: bytes) -> bytes:
+def slowdown_answer(replaced: bytes, method: str) -> bytes:
     """The 503 an S3 server sends when it throttles a client (S3's SlowDown), in place of the
-    answer whose header is ``replaced``."""
-    return _error_answer("503 Slow Down", "SlowDown", "<Message>Please reduce your request rate.</Message>", replaced)
+    answer whose header is ``replaced`` (to a HEAD, the header alone)."""
+    message = "<Message>Please reduce your request rate.</Message>"
+    answer = _error_answer("503 Slow Down", "SlowDown", message, replaced)
+    return answer.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n" if method == "HEAD" else answer
 
 
 def _error_answer(status: str, code: str, message: str, replaced: bytes) -> bytes:
@@ -328,7 +330,10 @@ async def _relay(
                         if fault in (SLOWDOWN, RATE, NOT_FOUND):  # the server's answer replaced
                             has_body = method != "HEAD" and length
                             dropping = max(0, int(length) - (len(whole) - body)) if has_body else 0
-                            data = slowdown_answer(whole) if fault != NOT_FOUND else not_found_answer(target, whole)
+                            if fault == NOT_FOUND:
+                                data = not_found_answer(target, whole)
+                            else:
+                                data = slowdown_answer(whole, method)
                             status, length = answer_of(data)
                         if log_fd is not None:
                             line = f"{method}\t{target}\t{asked}\t{status}\t{length}\t{fault}\n"
