@@ -126,6 +126,11 @@ PLAN_LINE = re.compile(
     r"Plan \([^)]*\): (?P<time>[\d.]+ (?:s|min|h)) of job time, largest store (?P<largest>[\d.]+ [kMGT]B), "
     r"peak disk (?P<peak>[\d.]+ [kMGT]B)"
 )
+# a config run on SLURM: its plan with the profile's jobs at once, beside the local one
+SLURM_PLAN = re.compile(
+    r"on SLURM \(profiles/slurm, (?P<jobs>\d+) jobs at once\) peak disk (?P<slurm_peak>[\d.]+ [kMGT]B), "
+    r"at most (?P<slurm>\d+ min) per job"
+)
 
 
 def _amount(text: str) -> float:
@@ -135,13 +140,17 @@ def _amount(text: str) -> float:
 
 @pytest.mark.parametrize("path", STUDIES + EXAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_each_headers_plan_is_the_plan_within_15_percent(path):
-    """The figures a header promises (job time, largest store, peak disk) are what the plan
-    computes for the config as shipped, within 15%."""
+    """The figures a header promises (job time, largest store, peak disk with 2 jobs at once; for
+    a config run with the SLURM profile, also the peak disk with the profile's jobs at once and
+    the longest job's ask) are what the plan computes for the config as shipped, within 15%."""
     from h5sweep.sweep import plan as plans
+    from h5sweep.sweep import resources
 
     header = path.read_text().split("\nsweep:")[0]
-    found = PLAN_LINE.search(" ".join(line.lstrip("#").strip() for line in header.splitlines()))
+    text = " ".join(line.lstrip("#").strip() for line in header.splitlines())
+    found = PLAN_LINE.search(text)
     assert found, f"{path}: no '# Plan (...): T of job time, largest store S, peak disk D' line"
+    said = found.groupdict()
     sweep = load_sweep(yaml.safe_load(path.read_text()), probe=False)
     the_plan = plans.make_plan(sweep, 2)
     computed = {
@@ -149,15 +158,22 @@ def test_each_headers_plan_is_the_plan_within_15_percent(path):
         "largest": max(fs.largest_file_bytes for fs in the_plan.filesystems),
         "peak": max(fs.peak_bytes for fs in the_plan.filesystems),
     }
-    slurm = re.search(r"SLURM: at most (\d+) min per job", header)
-    if slurm:  # a config for a cluster: the longest job's ask of SLURM
-        from h5sweep.sweep import resources
-
-        computed["slurm"] = max(a.runtime_min for a in resources.slurm_asks(sweep))
-        found = {**found.groupdict(), "slurm": f"{slurm[1]} min"}
+    on_slurm = SLURM_PLAN.search(text)
+    if "--profile profiles/slurm" in header:
+        assert on_slurm, (
+            f"{_name(path)}: run with the SLURM profile, its plan says no "
+            "'on SLURM (profiles/slurm, N jobs at once) peak disk D, at most M min per job'"
+        )
+    if on_slurm:  # the cluster's peak (every running job its stores) and the longest job's ask
+        jobs = int(on_slurm["jobs"])
+        assert jobs == yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())["jobs"]
+        on_cluster = plans.make_plan(sweep, jobs, cluster=True)
+        computed["slurm_peak"] = max(fs.peak_bytes for fs in on_cluster.filesystems)
+        computed["slurm"] = 60 * max(a.runtime_min for a in resources.slurm_asks(sweep))
+        said |= {key: on_slurm[key] for key in ("slurm_peak", "slurm")}
     for key, value in computed.items():
-        said = _amount(found[key]) / (60 if key == "slurm" else 1)
-        assert abs(said - value) <= 0.15 * value, f"{path.name}: header {key} {found[key]}, plan {value:.4g}"
+        amount = _amount(said[key])
+        assert abs(amount - value) <= 0.15 * value, f"{path.name}: header {key} {said[key]}, plan {value:.4g}"
 
 
 # A header names the figures that show what the config reproduces in its `# Figures:` entry,
