@@ -29,7 +29,9 @@ def s3():
 
     record, server = s3server.start()
     location = S3Location(record.endpoint, "h5sweep-test", "runs/a")
-    objectstore.client(location).mkdir(location.bucket)
+    # moto's state is the process's: a module's fixture made again in the same test process
+    # (xdist may split a module's tests into batches) finds its bucket there
+    objectstore.client(location).makedirs(location.bucket, exist_ok=True)
     yield record, location
     server.shutdown()
 
