@@ -9,19 +9,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from test_aggregate import THRESHOLDS  # the thresholds every summary in these tests is scored by
 
 from h5sweep.analyze import findings
 from h5sweep.analyze.aggregate import summarize
 from h5sweep.cases.metadata import MetadataCase, run_metadata
 from h5sweep.storage.datasources import SyntheticSource
 
-THRESHOLDS = {
-    "slice_median_s": 0.1,
-    "spectra_median_s": 0.05,
-    "subcube_median_s": 0.002,
-    "file_overhead": 0.05,
-    "scale_to_selection": False,
-}
 IMAGE = (2000, 1600)  # the chapter's 2,000 x 1,600 array of 32-bit integers (Figure 14j)
 REPEATS = 20  # subsetting.yaml's reads of each case
 CONTIGUOUS_S = 0.002

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import read_cases
+from test_aggregate import THRESHOLDS  # the thresholds every summary in these tests is scored by
 
 from h5sweep.analyze import findings
 from h5sweep.analyze.aggregate import summarize
@@ -28,13 +29,6 @@ from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import RecordingSource
 from h5sweep.storage.layouts import Layout
 
-THRESHOLDS = {
-    "slice_median_s": 0.1,
-    "spectra_median_s": 0.05,
-    "subcube_median_s": 0.002,
-    "file_overhead": 0.05,
-    "scale_to_selection": False,
-}
 SHAPE = (2_228_768, 64)  # 32 flushes of the poster's recording, [time, channels], int16
 CHUNKS = ("69649x64", "69649x1", "8192x64", "139298x32")  # flush_block and half_channels: one size
 SHARDED = ("69649x1", "278596x64")

@@ -298,17 +298,25 @@ async def _relay(
     async def pipe_back(reader, writer, answered: asyncio.Event, seen: _Exchange) -> None:
         dropping = 0  # bytes of the server's body still to drop (its answer replaced by a fault)
         passing = None  # bytes of a body still to pass before its connection is reset (None: no reset)
+
+        async def cut(data: bytes, passing: int) -> int:
+            """Pass at most ``passing`` bytes of ``data``; the bytes still to pass, the
+            connection reset where none are."""
+            writer.write(data[:passing])
+            await writer.drain()
+            passing -= min(passing, len(data))
+            if passing == 0:
+                writer.transport.abort()
+            return passing
+
         while data := await reader.read(1 << 16):
             answered.set()
             if dropping:
                 dropped = min(dropping, len(data))
                 dropping, data = dropping - dropped, data[dropped:]
             if passing is not None:  # a body cut part way: the client's connection reset
-                writer.write(data[:passing])
-                await writer.drain()
-                passing -= min(passing, len(data))
+                passing = await cut(data, passing)
                 if passing == 0:
-                    writer.transport.abort()
                     return
                 continue
             if data and seen.asked and (log_fd is not None or faults):  # an answer's header (the body follows)
@@ -344,12 +352,8 @@ async def _relay(
                             await asyncio.sleep(faults.stall_s)
                             data = whole[body:]
                         elif fault == RESET:
-                            passing = int(length) // 2 + len(whole[:body])
-                            writer.write(data[:passing])
-                            await writer.drain()
-                            passing -= min(passing, len(data))
+                            passing = await cut(data, int(length) // 2 + len(whole[:body]))
                             if passing == 0:
-                                writer.transport.abort()
                                 return
                             continue
             if data:
