@@ -302,12 +302,17 @@ def _evidence(group: pd.DataFrame, summary: pd.DataFrame) -> str:
     return ". ".join(parts) + "."
 
 
+def _reference_rows(group: pd.DataFrame) -> pd.DataFrame:
+    """The ranked rows of the reference store every ratio is to (none where not ranked)."""
+    return group[group[C.IS_REFERENCE].fillna(False).astype(bool)] if C.IS_REFERENCE in group else group.iloc[0:0]
+
+
 def _gains(pick, group: pd.DataFrame) -> str | None:
     """The choice against the reference store, for the whole mix, with its interval."""
     name = pick.get(C.REFERENCE_STORE) or "the reference store"
     if bool(pick.get(C.IS_REFERENCE)):
         return f"the choice is the reference store ({name}) every ratio is to."
-    reference = group[group[C.IS_REFERENCE].fillna(False).astype(bool)] if C.IS_REFERENCE in group else group.iloc[0:0]
+    reference = _reference_rows(group)
     if reference.empty or pd.isna(pick.get(C.MIX_RATIO)):
         return None
     ref = reference.iloc[0]
@@ -333,7 +338,7 @@ def _hurts(pick, group: pd.DataFrame, summary: pd.DataFrame) -> str | None:
     if bool(pick.get(C.IS_REFERENCE)) or C.RATIO_TO_CONTIGUOUS not in summary:
         return None
     name = pick.get(C.REFERENCE_STORE) or "the reference store"
-    reference = group[group[C.IS_REFERENCE].fillna(False).astype(bool)] if C.IS_REFERENCE in group else group.iloc[0:0]
+    reference = _reference_rows(group)
     worst = None
     for case in mix_of(pick[C.WEIGHTS]):
         mine = _case_rows(summary, pick, case).dropna(subset=[C.RATIO_TO_CONTIGUOUS])
