@@ -315,6 +315,48 @@ def _coverage(a: pd.DataFrame, b: pd.DataFrame, value: str, low: str, high: str,
     return float(inside.mean()), float(overlap.mean()), len(both)
 
 
+# a store and its read option: what the race races and bounds
+STORE = ["filesystem", "backend", "layout_id", "compression", "variant"]
+
+
+def _variant(rows: pd.DataFrame) -> pd.Series:
+    """The read option's name, empty where a row has none (read from CSV as NaN)."""
+    return rows["variant"].astype(object).where(rows["variant"].notna(), "")
+
+
+def store_ratios(summary: pd.DataFrame, weights: dict[str, float] | None = None) -> pd.Series:
+    """Each store's time for one unit of the read mix (its mean read time of each case, over the
+    reads it made, times the case's reads per unit: one each unless ``weights``) over the
+    fastest store's of its filesystem: the point value a raced-out store's one-sided bound
+    (``raced_out_at_least``) is about."""
+    if not {"mean_s", "repeats"} <= set(summary.columns):
+        return pd.Series(dtype=float)
+    reads = summary[summary["case"].isin(weights or ["slice", "spectra", "subcube"])]
+    reads = reads.assign(_total=reads["mean_s"] * reads["repeats"], variant=_variant(reads))
+    per_case = reads.groupby([*STORE, "case"])[["_total", "repeats"]].sum()
+    means = (per_case["_total"] / per_case["repeats"]).unstack("case")
+    mix = sum(means[c] * (weights or {}).get(c, 1.0) for c in means.columns)
+    return mix / mix.groupby(level="filesystem").transform("min")
+
+
+def _bound_held(a: pd.DataFrame, b: pd.DataFrame, a_ratios: pd.Series) -> tuple[int, int, int]:
+    """Rows of ``b`` raced out (one-sided bound alone) whose store in ``a`` is at least that much
+    behind the best (held), the rows whose store ``a`` also raced out (their claims overlap),
+    and the count of such rows."""
+    out = b[b["raced_out_at_least"].notna()] if "raced_out_at_least" in b else b.iloc[0:0]
+    out, a = out.assign(variant=_variant(out)), a.assign(variant=_variant(a))
+    held = overlap = 0
+    for _, r in out.iterrows():
+        key = tuple(r[k] for k in STORE)
+        mine = a_ratios.get(key, np.nan)
+        inside = bool(mine >= r["raced_out_at_least"])
+        held += inside
+        theirs = a[(a[STORE] == pd.Series(dict(zip(STORE, key, strict=True)))).all(axis=1)]
+        raced_too = "raced_out_round" in theirs and theirs["raced_out_round"].notna().any()
+        overlap += inside or raced_too
+    return held, overlap, len(out)
+
+
 def calibration(runs: list[dict]) -> dict:
     """Runs of the default sweep back to back: per filesystem and ordered pair of runs, the
     share of one run's paired ratios (the summary's, per store and case; the reference store's
@@ -322,10 +364,13 @@ def calibration(runs: list[dict]) -> dict:
     their intervals that overlap; the same for the recommendation's scores. A 95% interval
     that means what it says holds the next run's value about as often as two equally noisy
     honest estimates allow (about 83% inside)."""
-    summaries = []
+    summaries, raced, ratios = [], [], []
     for run in runs:
         s = pd.read_csv(run["summary_csv"], keep_default_na=False, na_values=[""])
-        s = s[s["ratio_ci_low"].notna() & ~((s["ratio_ci_low"] == 1) & (s["ratio_ci_high"] == 1))]
+        ratios.append(store_ratios(s, run.get("weights")))
+        out = s["raced_out_at_least"].notna() if "raced_out_at_least" in s else pd.Series(False, s.index)
+        raced.append(s[out & s["case"].isin(["slice", "spectra", "subcube"])])
+        s = s[~out & s["ratio_ci_low"].notna() & ~((s["ratio_ci_low"] == 1) & (s["ratio_ci_high"] == 1))]
         summaries.append(s)
     tables = [pd.read_csv(run["recommendation_csv"]) for run in runs]
     tables = [t[~t["is_reference"].astype(bool)] for t in tables]
@@ -345,6 +390,14 @@ def calibration(runs: list[dict]) -> dict:
                     "ratio_ci_high",
                     RATIO_KEYS,
                 )
+                # every row counted: a raced-out row of b by its one-sided bound
+                rb = raced[j][raced[j]["filesystem"] == fs]
+                held, met, k = _bound_held(raced[i][raced[i]["filesystem"] == fs], rb, ratios[i])
+                both = n + k
+                if both:
+                    inside = (np.nan_to_num(inside) * n + held) / both
+                    overlap = (np.nan_to_num(overlap) * n + met) / both
+                n_two_sided, n = n, both
                 ta, tb = tables[i], tables[j]
                 score_inside, score_overlap, _ = _coverage(
                     ta[ta["filesystem"] == fs],
@@ -360,6 +413,9 @@ def calibration(runs: list[dict]) -> dict:
                         "inside": inside,
                         "overlap": overlap,
                         "ratios": n,
+                        "two_sided": n_two_sided,
+                        "one_sided": k,
+                        "one_sided_held": held,
                         "score_inside": score_inside,
                         "score_overlap": score_overlap,
                     }

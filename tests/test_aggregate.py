@@ -7,7 +7,7 @@ import pytest
 
 from h5sweep.analyze.aggregate import aggregate, summarize
 from h5sweep.analyze.scoring import score, threshold_s
-from h5sweep.measure.stats import median_ci, median_ci_ranks, spearman
+from h5sweep.measure.stats import median_ci, median_ci_level, median_ci_ranks, spearman
 
 THRESHOLDS = {
     "slice_median_s": 0.1,
@@ -113,6 +113,26 @@ def test_median_interval_from_order_statistics():
     assert one[0] == 0.25 and math.isnan(one[1]) and math.isnan(one[2])
     assert median_ci([0.25, 0.5]) == (0.375, 0.25, 0.5)
     assert spearman([1, 2, 3, 4], [10, 20, 40, 30]) == pytest.approx(0.8)
+
+
+def test_an_interval_states_the_level_it_has_and_a_raced_out_store_has_its_one_sided_bound_alone():
+    # the whole range of n values covers the median with 1 - 2 x 0.5^n: 75% for 3, 93.75% for 5
+    assert median_ci_level(3) == 0.75 and median_ci_level(5) == 0.9375
+    assert math.isnan(median_ci_level(1)) and all(median_ci_level(n) >= 0.95 for n in range(6, 80))
+    raw = rows("", "none", "slice", [0.01, 0.011, 0.012, 0.013, 0.014, 0.015], 1000)
+    raw += rows("4x4", "none", "slice", [0.03, 0.031, 0.032], 1000)
+    for r in raw[-3:]:  # raced out at round 3, at least 2x the best
+        r.update({"policy": "interleaved", "raced_out_round": 3, "raced_out_at_least": 2.0})
+    for r in raw[:-3]:
+        r["policy"] = "interleaved"
+    summary = summarize(pd.DataFrame(raw), THRESHOLDS).set_index("chunk_shape")
+    full, out = summary.loc[""], summary.loc["4x4"]
+    assert (full["median_ci_low_s"], full["median_ci_high_s"]) == (0.01, 0.015)
+    assert full["median_ci_level"] == median_ci_level(6)
+    assert out["median_s"] == 0.031 and out["ratio_to_contiguous"] > 1  # the point values stay
+    for name in ("median_ci_low_s", "median_ci_high_s", "median_ci_level", "ratio_ci_low", "ratio_ci_high"):
+        assert math.isnan(out[name]), name
+    assert out["raced_out_at_least"] == 2.0
 
 
 def test_score_counts_only_the_criteria_that_were_measured():

@@ -328,6 +328,52 @@ def test_calibration_counts_ratios_inside_another_runs_interval_and_overlapping_
     assert found["inside_disk"] == pytest.approx(0.0) and found["overlap_disk"] == pytest.approx(0.0)
 
 
+def test_calibration_counts_a_raced_out_row_by_its_one_sided_bound(tmp_path):
+    """A raced-out row has no two-sided interval: it counts as held where the other run's store
+    is at least as far behind its best as the bound says, and every row is counted."""
+    runs = []
+    for k, (slow_mean, bound) in enumerate([(0.04, 3.0), (0.02, 1.5)]):
+        rows = []
+        for layout, mean, raced in (
+            ("contiguous", 0.01, None),
+            ("chunked-a", 0.011, None),
+            ("chunked-b", slow_mean, 3),
+        ):
+            rows.append(
+                {
+                    "filesystem": "disk",
+                    "backend": "hdf5",
+                    "layout_id": layout,
+                    "compression": "none",
+                    "case": "slice",
+                    "variant": "",
+                    "cache_state": "cold",
+                    "repeats": 15 if raced is None else 3,
+                    "mean_s": mean,
+                    "ratio_to_contiguous": mean / 0.01,
+                    "ratio_ci_low": np.nan if raced else mean / 0.01 - 0.2 * (layout != "contiguous"),
+                    "ratio_ci_high": np.nan if raced else mean / 0.01 + 0.2 * (layout != "contiguous"),
+                    "raced_out_round": raced,
+                    "raced_out_at_least": bound if raced else np.nan,
+                }
+            )
+        summary = pd.DataFrame(rows)
+        summary.to_csv(tmp_path / f"summary-{k}.csv", index=False)
+        table = pd.DataFrame(
+            [{"filesystem": "disk", "backend": "hdf5", "layout_id": "contiguous", "compression": "none"}]
+        ).assign(score=1.0, score_ci_low=1.0, score_ci_high=1.0, is_reference=True)
+        table.to_csv(tmp_path / f"recommendation-{k}.csv", index=False)
+        runs.append(
+            {"summary_csv": tmp_path / f"summary-{k}.csv", "recommendation_csv": tmp_path / f"recommendation-{k}.csv"}
+        )
+    pairs = {tuple(p["pair"]): p for p in calibration(runs)["by_filesystem"]["disk"]["pairs"]}
+    # run 0's store is 4x its best, above run 1's bound (1.5); run 1's is 2x, below run 0's (3.0)
+    assert pairs[(0, 1)]["one_sided"] == 1 and pairs[(0, 1)]["one_sided_held"] == 1
+    assert pairs[(1, 0)]["one_sided_held"] == 0
+    assert pairs[(0, 1)]["ratios"] == 2 and pairs[(0, 1)]["two_sided"] == 1  # every row counted
+    assert pairs[(0, 1)]["inside"] == 1.0 and pairs[(1, 0)]["inside"] == 0.5
+
+
 def test_the_loops_own_verdict_is_compared_over_every_pair_it_ran():
     """bench/run.py runs the loop NAIVE_PAIRS (3) times: a group agrees only where every run
     has the same best layout; the Spearman correlation is the lowest of run against next run."""

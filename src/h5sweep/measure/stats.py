@@ -42,6 +42,16 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int]:
     return j - 1, n - j
 
 
+def median_ci_level(n: int, confidence: float = CONFIDENCE) -> float:
+    """The confidence the interval of :func:`median_ci_ranks` really has for ``n`` values:
+    ``1 - 2 P(B <= lo)`` (at least ``confidence`` from n = 6 at 95%; the whole range of n <= 5
+    values has ``1 - 2 * 0.5**n``, 75% for 3); NaN for one value (no interval)."""
+    if n <= 1:
+        return math.nan
+    lo, _ = median_ci_ranks(n, confidence)
+    return 1.0 - 2.0 * _binomial_half_cdf(n)[lo]
+
+
 def median_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """(median, low, high): the median and its order-statistic confidence interval; one value
     has no interval (NaN bounds: an interval from one measurement is not an interval)."""

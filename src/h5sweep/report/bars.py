@@ -161,20 +161,22 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference, counts
             mine = reads[reads[C.CACHE_STATE].fillna("") == state]
             ys = mine["_candidate"].map(y).astype(float) + offsets[state] + rng.uniform(-0.08, 0.08, len(mine))
             ax_time.scatter(mine[C.SECONDS], ys, s=6, color=colour, alpha=0.35, linewidths=0)
-        ys = part["_candidate"].map(y).astype(float) + offsets[state]
-        low = (part[C.MEDIAN_S] - part[C.MEDIAN_CI_LOW_S]).clip(lower=0)
-        high = (part[C.MEDIAN_CI_HIGH_S] - part[C.MEDIAN_S]).clip(lower=0)
+        # a store raced out of the pass: its median alone, hollow (its reads sample the pass's
+        # start only: no two-sided interval; its name says the one-sided bound it lost by)
+        raced = part[C.RACED_OUT_ROUND].notna() if C.RACED_OUT_ROUND in part else pd.Series(False, part.index)
+        full, out = part[~raced], part[raced]
+        ys = full["_candidate"].map(y).astype(float) + offsets[state]
         ax_time.errorbar(
-            part[C.MEDIAN_S],
+            full[C.MEDIAN_S],
             ys,
-            xerr=[low, high],
+            xerr=interval_errors(full, C.MEDIAN_S, C.MEDIAN_CI_LOW_S, C.MEDIAN_CI_HIGH_S),
             fmt="|",
             markersize=12,
             color=colour,
             capsize=3,
             label=f"{state or 'reads'}: median, 95% interval",
         )
-        rat = part.dropna(subset=[C.RATIO_TO_CONTIGUOUS])
+        rat = full.dropna(subset=[C.RATIO_TO_CONTIGUOUS])
         ax_ratio.errorbar(
             rat[C.RATIO_TO_CONTIGUOUS],
             rat["_candidate"].map(y).astype(float) + offsets[state],
@@ -184,6 +186,18 @@ def _bars_panel(ax_time, ax_ratio, rows, order, reads, states, reference, counts
             capsize=3,
             markersize=4,
         )
+        if not out.empty:
+            out_y = out["_candidate"].map(y).astype(float) + offsets[state]
+            ax_time.plot(
+                out[C.MEDIAN_S],
+                out_y,
+                "D",
+                markerfacecolor="none",
+                color=colour,
+                markersize=5,
+                label="raced out: median of its reads, no interval",
+            )
+            ax_ratio.plot(out[C.RATIO_TO_CONTIGUOUS], out_y, "D", markerfacecolor="none", color=colour, markersize=4)
         # the ranking scores a read mix by mean times: their ratio beside the median of the pairs
         if (means or {}).get(state) and C.MEAN_S in part:
             ax_ratio.plot(
