@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.cases import figure_names, figures_by_kind, plot_jobs
+from h5sweep.cases import CASE_SPECS, figure_names, figures_by_kind, plot_jobs
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
@@ -115,8 +115,8 @@ def test_every_case_spec_has_a_cost_model_and_own_jobs_their_resources(monkeypat
 
 def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    one_at_a_time = load_sweep({**config, "interleave": False})
-    interleaved = load_sweep({**config, "interleave": True})
+    one_at_a_time = load_sweep({**config, "interleave": False, "race": False})
+    interleaved = load_sweep({**config, "interleave": True, "race": False})
     # one query job per store (as on a scheduler: locally the store's own job reads it)
     a, b = make_plan(one_at_a_time, 2, cluster=True), make_plan(interleaved, 2, cluster=True)
     assert make_plan(interleaved, 2).jobs == b.jobs
@@ -131,6 +131,33 @@ def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each
         everything = sum(file_bytes_bound(interleaved, tf.layout) for tf in mine)
         copies = mine[0].filesystem.read_copies  # each store's read copies exist with it
         assert fs_b.peak_bytes - fs_a.peak_bytes == copies * (everything - 2 * fs_a.largest_file_bytes)
+
+
+def test_a_raced_sweep_is_planned_with_the_reads_and_writes_its_races_leave():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    raced, whole = load_sweep(config), load_sweep({**config, "race": False})
+    a, b = make_plan(raced, 2), make_plan(whole, 2)
+    assert a.jobs == b.jobs + len(raced.filesystems)  # a write race job per filesystem
+    stores = [tf for tf in raced.test_files() if tf.filesystem.name == "disk"]
+    write, read = (next(s for s in CASE_SPECS if s.name == name) for name in ("write", "read"))
+    # every store writes once, the rest of the 3 repeats a quarter of the time: 1.5 of 3
+    _, full = write.job_cost(whole, stores[0], True)
+    assert rates.write_race_share(1, 3) == 0.5
+    # the reference, the best and the best compressed read the 50 rounds, the others 10 and
+    # half a look of 5: (3 + 16 x 12.5 / 50) / 19 of the pass
+    share = (3 + 16 * 12.5 / 50) / 19
+    assert rates.read_race_share(19, 3, 50, raced.race) == pytest.approx(share)
+    timed_reads = sum(read.job_cost(whole, tf, True)[1] for tf in stores)
+    timed_writes = sum(write.job_cost(whole, tf, True)[1] for tf in stores)
+    disk_only = {"disk": load_sweep({**config, "filesystems": {"disk": config["filesystems"]["disk"]}})}
+    raced_disk = make_plan(disk_only["disk"], 2)
+    whole_disk = make_plan(
+        load_sweep({**config, "race": False, "filesystems": {"disk": config["filesystems"]["disk"]}}), 2
+    )
+    assert whole_disk.timed_seconds - raced_disk.timed_seconds == pytest.approx(
+        (1 - share) * timed_reads + 0.5 * timed_writes
+    )
+    assert full > 0 and a.wall_seconds < b.wall_seconds
 
 
 def test_stores_that_wait_for_a_job_of_their_own_count_in_the_peak_when_read_one_at_a_time():

@@ -272,6 +272,31 @@ def read_copies_seconds(sweep, layout, copies: int, from_device: bool = True) ->
     return (copies - 1) * allocated / COPY_BYTES_PER_S["device" if from_device else "memory"]
 
 
+# What a race leaves of the work it would do whole, on average: of the repeats beyond a race's
+# minimum, the share its stores still make (the best and the close ones all of them, the rest
+# none); measured on the default sweep (bench/README.md, the plan against the wall time): 29
+# and 28 timed writes of 19 stores writing 1 to 3 times, and every store but the reference and
+# the best two read a fifth to a third of the pass.
+RACE_EXTRA_KEPT = 0.25
+
+
+def write_race_share(min_repeats: int, max_repeats: int) -> float:
+    """The share of a store's timed writes the write race leaves, on average."""
+    if max_repeats <= 0:
+        return 1.0
+    return (min_repeats + RACE_EXTRA_KEPT * (max_repeats - min_repeats)) / max_repeats
+
+
+def read_race_share(stores: int, read_to_end: int, rounds: int, rule: dict) -> float:
+    """The share of an interleaved pass's reads its race leaves, on average: ``read_to_end``
+    stores (the reference, the best, the best compressed) read every round, the others the
+    first ``min_rounds`` and half a look more."""
+    if stores <= read_to_end or rounds <= 0:
+        return 1.0
+    floor = min(1.0, (rule["min_rounds"] + rule["rounds_per_look"] / 2) / rounds)
+    return (read_to_end + (stores - read_to_end) * floor) / stores
+
+
 def store_job(timed_seconds):
     """A job cost for a case with its own job per test store, from the seconds of its timed
     work: ``(job seconds, timed seconds)`` as a spec's ``job_cost`` returns them."""

@@ -157,6 +157,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
         for where, from_device in places:
             job, timed_part = cost(sweep, where, from_device)
+            share = _race_share(sweep, spec, where, files)
+            job, timed_part = job - (1 - share) * timed_part, share * timed_part
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
             longest = max(longest, job)
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
@@ -220,6 +222,20 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory))
         )
     return plan
+
+
+def _race_share(sweep, spec, where, files) -> float:
+    """The share of a case's timed work its race leaves on average: of the read pass of a
+    filesystem's stores (``race``), of a store's timed writes (the write race); 1 unraced."""
+    if spec.name == "write" and sweep.write_race:
+        rule = sweep.write_race
+        return rates.write_race_share(rule["min_repeats"], rule["max_repeats"])
+    if spec.name == "read" and spec.stage == "query" and sweep.interleave and sweep.race:
+        stores = [tf for tf in files if tf.filesystem.name == where.filesystem.name]
+        kept = {"compressed" for tf in stores if not tf.compression.is_none}  # the best compressed, to the end
+        rounds = max((case.repeats for case in sweep.read_cases), default=0)
+        return rates.read_race_share(len(stores), 2 + len(kept), rounds, sweep.race)
+    return 1.0
 
 
 def _read_again(sweep):
