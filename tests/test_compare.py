@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, Workflow, tiny_config
 
 from h5sweep.cases.parallel.compare import parallel_sizes
-from h5sweep.compare import Run, comparative
+from h5sweep.compare import CompareError, Run, comparative, compare_runs, markdown, settings_of
 
 
 def _sweep(tmp_path, name, directory):
@@ -91,6 +91,71 @@ def test_two_real_sweeps_on_disk_and_in_memory_give_one_minimax_layout(tmp_path)
 def test_a_folder_that_is_not_a_finished_sweep_is_refused_naming_what_it_lacks(tmp_path):
     done = _compare(tmp_path, tmp_path, "--out", tmp_path / "out")
     assert done.returncode == 2 and "no measurements.parquet, summary.parquet" in done.stderr
+
+
+# Per store, its read time over contiguous's per case: x is the fastest for the mix (case a's
+# reads are 10x b's) but 3x the fastest at b; y is never more than 1.8x a case's fastest.
+FACTORS = {"contiguous": {"a": 1.0, "b": 1.0}, "chunked-x": {"a": 0.5, "b": 3.0}, "chunked-y": {"a": 0.9, "b": 1.0}}
+
+
+def _ranked_run(name: str, objective: str | None) -> Run:
+    """A finished sweep of two read cases on one filesystem (``name``), with the settings its
+    recommendation recorded (``objective``; None: no recommend.json)."""
+    rows = [
+        {
+            "sweep": name,
+            "dataset_shape": "10x10x100",
+            "host": "node",
+            "filesystem": name,
+            "fs_type": "ext4",
+            "backend": "hdf5",
+            "layout_id": layout,
+            "compression": "none",
+            "case": case,
+            "repeat": repeat,
+            "selection": f"{case} {repeat}",
+            "seconds": (0.01 if case == "a" else 0.001) * (1 + repeat % 5) * factor * (1 + 0.01 * (repeat % 3)),
+            "cold_mode": "every",
+            "reads_since_open": 0,
+            "policy": "random",
+        }
+        for layout, factors in FACTORS.items()
+        for case, factor in factors.items()
+        for repeat in range(10)
+    ]
+    summary = pd.DataFrame(
+        {"filesystem": name, "backend": "hdf5", "layout_id": list(FACTORS), "compression": "none", "file_bytes": 1e6}
+    )
+    recorded = None
+    if objective is not None:
+        recommend = {"weights": {}, "statistic": "first-access", "objective": objective}
+        reference = {"layout_id": "contiguous", "compression": "none"}
+        recorded = {"recommend": recommend, "read_cases": ["a", "b"], "policy": "random", "reference": reference}
+    run = Run(REPO / name, pd.DataFrame(rows), summary, None, recorded=recorded)
+    run.settings = settings_of(run)
+    return run
+
+
+def test_compare_ranks_by_the_sweeps_objective_and_refuses_sweeps_without_one_or_of_two():
+    by_time, _, _ = compare_runs([_ranked_run("one", "time"), _ranked_run("two", "time")])
+    chosen = by_time[by_time["minimax"]]
+    assert set(chosen["layout_id"]) == {"chunked-x"} and by_time.attrs["objective"] == "time"
+    # the time objective's regret: the mix's time over the system's best's (one read of each case)
+    mix = {layout: 0.01 * f["a"] + 0.001 * f["b"] for layout, f in FACTORS.items()}
+    for _, row in by_time.iterrows():
+        assert row["regret"] == pytest.approx(mix[row["layout_id"]] / min(mix.values()), rel=0.02)
+    worst, _, _ = compare_runs([_ranked_run("one", "worst-case"), _ranked_run("two", "worst-case")])
+    assert set(worst.loc[worst["minimax"], "layout_id"]) == {"chunked-y"}
+    # the regret of the largest slowdown: y's 1.8x (at a, against x) is the least; x's 3x (at b)
+    regret = worst.drop_duplicates("layout_id").set_index("layout_id")["regret"]
+    assert regret["chunked-x"] == pytest.approx(3.0 / 1.8, rel=0.02) and regret["chunked-y"] == 1.0
+    text = markdown(worst, [], [])
+    assert "recommend.objective: worst-case" in text and "largest slowdown against each case's fastest store" in text
+    with pytest.raises(CompareError, match="different objectives") as refused:
+        compare_runs([_ranked_run("one", "time"), _ranked_run("two", "geometric")])
+    assert "one: time" in str(refused.value) and "two: geometric" in str(refused.value)
+    with pytest.raises(CompareError, match="no recommend.objective recorded"):
+        compare_runs([_ranked_run("one", "time"), _ranked_run("two", None)])
 
 
 def test_parallel_sweeps_of_two_sizes_give_the_size_ratio_per_mode_and_processes():

@@ -21,7 +21,6 @@ from h5sweep.analyze.wording import label, several_options
 from h5sweep.backends import REGISTRY, spec
 from h5sweep.backends.recipes import Store
 from h5sweep.measure import objective as objectives
-from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.layouts import Layout
@@ -134,9 +133,9 @@ def _choice(pick, group: pd.DataFrame, summary: pd.DataFrame, settings: dict) ->
     throughput = rate(_bytes_per_unit(summary, mix_of(pick[C.WEIGHTS])), pick[C.MIX_SECONDS])
     if throughput:
         words.append(f"{throughput} of selected data")
-    objective = pick.get(C.OBJECTIVE, DEFAULT_OBJECTIVE)
-    if objective != "time":
-        words.append(f"score {pick[C.SCORE]:.3g} ({objectives.OBJECTIVE_WORDS[objective]})")
+    objective = objectives.objective_of(pick.get(C.OBJECTIVE))
+    if not objective.is_mix_time:  # the mix's time is said above; another objective's score besides
+        words.append(f"score {pick[C.SCORE]:.3g} ({objective.words})")
     return f"{text}: " + ", ".join(words) + "."
 
 
@@ -436,14 +435,14 @@ def sheet(
     the recommend job's settings (``dataset``: shape, dtype, raw_bytes; ``recommend``: with
     ``target_bytes``); ``caveat``: the machine's, said once."""
     recommend = settings["recommend"]
-    objective = recommend.get("objective", DEFAULT_OBJECTIVE)
+    objective = objectives.objective_of(recommend.get("objective"))
     title = f"Decision: {settings.get(C.SWEEP, '')}"
     if table.empty:
         return Sheet(title, ["No read case was ranked: nothing to decide."], [], [caveat] if caveat else [])
     first = table.iloc[0]
     statistic = STATISTIC_WORDS.get(first[C.STATISTIC], first[C.STATISTIC])
     lead = [
-        f"Optimized: {objectives.OBJECTIVE_WORDS[objective]} (recommend.objective: {objective}); reads per "
+        f"Optimized: {objective.words} (recommend.objective: {objective.name}); reads per "
         f"unit of work: {first[C.WEIGHTS]} (recommend.weights); {statistic}. Lower is better; every interval "
         "is 95%."
     ]

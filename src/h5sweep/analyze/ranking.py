@@ -199,7 +199,7 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     if reads.empty:
         return pd.DataFrame(columns=COLUMNS)
     reference = reference_of(settings)
-    objective = settings["recommend"].get("objective", DEFAULT_OBJECTIVE)
+    objective = settings["recommend"].get("objective")  # None: its declared default
     statistic = ranked_statistic(reads, settings)
     reads = reads[reads[C.SECONDS] > 0]
     if C.BACKEND not in reads:

@@ -11,7 +11,6 @@ from h5sweep.analyze.aggregate import reference_name
 from h5sweep.analyze.ranking import STATISTIC_WORDS, reference_of
 from h5sweep.backends import label as _backend_label
 from h5sweep.measure import objective as objectives
-from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.measure.provenance import measured_caveat
 from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore
@@ -171,23 +170,18 @@ def seconds(value: float) -> str:
 
 def _score_words(row, ref: str) -> str:
     """What a store's score means, by the objective it was ranked by."""
-    objective = row.get(C.OBJECTIVE, DEFAULT_OBJECTIVE)
-    if objective == "worst-case":
-        return (
-            f"at most {row[C.SCORE]:.2f}x the fastest store's time in any case "
-            f"(its worst: {row[C.WORST_CASE]}; {_interval(row)})"
-        )
-    if objective == "geometric":
-        return f"{row[C.SCORE]:.2f}x {ref}'s time, weighted geometric mean over the cases ({_interval(row)})"
     per_unit = f"{duration(row[C.MIX_SECONDS])} per unit"
     if pd.notna(row.get(C.MIX_SECONDS_CI_LOW)):
         per_unit += f" (95% interval {duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])})"
-    return f"{row[C.SCORE]:.2f}x {ref}'s time for the mix ({_interval(row)}), {per_unit}"
+    return objectives.objective_of(row.get(C.OBJECTIVE)).says.format(
+        score=row[C.SCORE], ref=ref, interval=_interval(row), worst=row.get(C.WORST_CASE), per_unit=per_unit
+    )
 
 
-def objective_sentence(objective: str) -> str:
+def objective_sentence(name: str | None) -> str:
     """The objective a table was ranked by, in words (every verdict says which)."""
-    return f"Ranked by {objectives.OBJECTIVE_WORDS[objective]} (recommend.objective: {objective})."
+    objective = objectives.objective_of(name)
+    return f"Ranked by {objective.words} (recommend.objective: {objective.name})."
 
 
 def verdict(group: pd.DataFrame) -> str:
@@ -205,7 +199,7 @@ def verdict(group: pd.DataFrame) -> str:
     pick = chosen.iloc[0]
     tied = group[group[C.TIED_WITH_BEST]]
     ref = first[C.REFERENCE_STORE]
-    if best[C.IS_REFERENCE] and first.get(C.OBJECTIVE, DEFAULT_OBJECTIVE) != "worst-case":
+    if best[C.IS_REFERENCE] and objectives.objective_of(first.get(C.OBJECTIVE)).to_reference:
         text = f"{where}, {mix}, {name_of(best)} is the fastest"
         runner_up = group[(group.index != best.name) & group[C.MEETS_LIMITS]]
         if not runner_up.empty:
@@ -253,7 +247,7 @@ def verdict(group: pd.DataFrame) -> str:
             f"{int(raced[C.RACED_OUT_ROUND].min())} on), each at least {raced[C.RACED_OUT_AT_LEAST].min():.2f}x "
             "slower than the best: not measured to the end, and not ranked by what they read."
         )
-    return text + " " + objective_sentence(first.get(C.OBJECTIVE, DEFAULT_OBJECTIVE))
+    return text + " " + objective_sentence(first.get(C.OBJECTIVE))
 
 
 def machine_caveat(reads: pd.DataFrame) -> str | None:
@@ -315,15 +309,10 @@ def _ref(settings: dict) -> str:
 
 
 def _explained(settings: dict) -> str:
-    objective = settings["recommend"].get("objective", DEFAULT_OBJECTIVE)
-    score = {
-        "time": f"the mix's expected time relative to {_ref(settings)} on the same selections",
-        "worst-case": "the largest slowdown over the cases against each case's fastest store",
-        "geometric": f"the weighted geometric mean of the per-case median ratios relative to {_ref(settings)} on "
-        "the same selections",
-    }[objective]
+    objective = objectives.objective_of(settings["recommend"].get("objective"))
+    score = objective.explained.format(ref=_ref(settings))
     return (
-        f"Score: {score} (below 1 is faster than the reference; objective {objective}). Mix: the mean time of "
+        f"Score: {score} (below 1 is faster than the reference; objective {objective.name}). Mix: the mean time of "
         "one unit of work (the weights' reads of each case); per case: the mean time of one read; worst: the "
         "case served slowest against its fastest store; spread: the slowest case's read time over the "
         "fastest case's. Intervals are 95% (paired bootstrap over selections and store copies). Layouts "

@@ -5,21 +5,24 @@ the provenance, its summary and its recommendation) is enough: a folder copied f
 to a laptop compares as it is. A *system* is one filesystem of one run on its host(s); two
 filesystems of one run are two systems.
 
-Per system, every store's expected time of the read mix comes with its paired bootstrap
-samples (:mod:`h5sweep.measure.objective`), and its *regret*: that time over the system's
-best store's. The layout to choose across the systems is the one with the smallest largest
-regret (minimax regret), with a 95% interval from the systems' bootstraps drawn side by side
-(the systems are measured independently). Sweeps whose layouts, codecs, cases or selections
-differ are refused, naming what differs; ``--intersect`` compares what they share and says
-what it left out. For parallel sweeps of two dataset sizes, the bandwidth of the larger over
-the smaller per operation, mode and P (Folk & Choi's Fig. 7, Tables 8 and 11). The studies'
-comparative findings (:mod:`h5sweep.compare.comparative`) are judged on the sweeps' filesystems,
-each cast in the role its sentence names (``--role ROLE=NAME``).
+Per system, every store is scored by the sweeps' own objective (``recommend.objective``, from
+each sweep's ``recommend.json``: by default the expected time of the read mix) with its paired
+bootstrap samples (:mod:`h5sweep.measure.objective`), and its *regret* is that score over the
+system's best store's. The layout to choose across the systems is the one with the smallest
+largest regret (minimax regret), with a 95% interval from the systems' bootstraps drawn side by
+side (the systems are measured independently). Sweeps whose objectives, layouts, codecs, cases
+or selections differ are refused, naming what differs (a sweep that records no objective too);
+``--intersect`` compares what they share and says what it left out. For parallel sweeps of two
+dataset sizes, the bandwidth of the larger over the smaller per operation, mode and P (Folk &
+Choi's Fig. 7, Tables 8 and 11). The studies' comparative findings
+(:mod:`h5sweep.compare.comparative`) are judged on the sweeps' filesystems, each cast in the
+role its sentence names (``--role ROLE=NAME``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.analyze import findings
-from h5sweep.analyze.ranking import BOOTSTRAP_SEED, is_reference, mix_of, selected_reads
+from h5sweep.analyze.ranking import BOOTSTRAP_SEED, is_reference, selected_reads, weights_of
 from h5sweep.analyze.wording import several_options
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import label as backend_label
@@ -78,6 +81,7 @@ class Run:
     summary: pd.DataFrame
     recommendation: pd.DataFrame | None
     settings: dict = field(default_factory=dict)
+    recorded: dict | None = None  # the settings its recommendation ranked with (recommend.json)
 
     @property
     def sweep(self) -> str:
@@ -95,39 +99,55 @@ def load_run(path: str | os.PathLike) -> Run:
     missing = [name for name in ("measurements.parquet", "summary.parquet") if not (folder / name).is_file()]
     if missing:
         raise CompareError(f"{folder}: not a finished sweep's results folder (no {', '.join(missing)})")
-    rec = folder / "recommendation.csv"
+    rec, recorded = folder / "recommendation.csv", folder / "recommend.json"
     run = Run(
         folder,
         pd.read_parquet(folder / "measurements.parquet"),
         pd.read_parquet(folder / "summary.parquet"),
         pd.read_csv(rec) if rec.is_file() and rec.stat().st_size > 1 else None,
+        recorded=json.loads(recorded.read_text()) if recorded.is_file() else None,
     )
     run.settings = settings_of(run)
     return run
 
 
 def settings_of(run: Run) -> dict:
-    """The recommendation's settings, from what the run folder holds: the read cases and their
-    first variant (the summary's primary rows), the mix (``recommendation.csv``, else one read
-    of each case) and the reference store (the summary's ``ratio_reference``)."""
-    s = run.summary
-    reads = s[s[C.RATIO_TO_CONTIGUOUS].notna()] if C.RATIO_TO_CONTIGUOUS in s else s.iloc[0:0]
-    cases = list(dict.fromkeys(reads[C.CASE]))
-    rec = run.recommendation
-    weights = mix_of(rec[C.WEIGHTS].iloc[0]) if rec is not None and len(rec) and C.WEIGHTS in rec else {}
-    weights = {c: w for c, w in weights.items() if c in cases} or {c: 1.0 for c in cases}
-    statistic = "first-access"
-    if rec is not None and len(rec) and str(rec[C.STATISTIC].iloc[0]).startswith("sustained"):
-        statistic = "sustained"
-    primary = reads[reads[C.PRIMARY].fillna(False).astype(bool)]
-    name = str(reads[C.RATIO_REFERENCE].dropna().iloc[0]) if C.RATIO_REFERENCE in reads and len(reads) else ""
-    layout_id, _, compression = name.partition(" ")
-    return {
-        "recommend": {"weights": weights, "statistic": statistic, "objective": objectives.DEFAULT_OBJECTIVE},
+    """The settings the sweep's recommendation ranked with (``recommend.json``: the read mix
+    as it was given, the objective, the statistic, the read cases, the visiting policy and the
+    reference store), the mix filled as the ranking fills it
+    (:func:`h5sweep.analyze.ranking.weights_of`); a folder without them has an empty
+    ``recommend`` (no objective: :func:`compare_runs` says so)."""
+    recorded = run.recorded or {}
+    cases = list(recorded.get("read_cases") or [])
+    settings = {
+        "recommend": dict(recorded.get("recommend") or {}),
         "read_cases": cases,
-        C.POLICY: primary[C.POLICY].mode().iloc[0] if C.POLICY in primary and len(primary) else "random",
-        "reference": {C.LAYOUT_ID: layout_id or "contiguous", C.COMPRESSION: compression or "none"},
+        C.POLICY: recorded.get(C.POLICY),
+        "reference": recorded.get("reference"),
     }
+    if settings["recommend"]:
+        settings["recommend"]["weights"] = weights_of(settings)
+    return settings
+
+
+def objective_of_runs(runs: list[Run]) -> objectives.Objective:
+    """The objective the sweeps ranked by (each sweep's ``recommend.objective``); a
+    ``CompareError`` where a sweep records none or the sweeps disagree, naming them."""
+    named = {str(run.path): run.settings["recommend"].get("objective") for run in runs}
+    missing = [path for path, name in named.items() if not name]
+    if missing:
+        raise CompareError(
+            "no recommend.objective recorded (recommend.json, written by the sweep's recommend job) in "
+            + ", ".join(missing)
+            + ": run the sweep again to write it (its reads are kept), then compare"
+        )
+    if len(set(named.values())) > 1:
+        raise CompareError(
+            "the sweeps rank by different objectives, so their regrets are not alike: "
+            + "; ".join(f"{path}: {name}" for path, name in named.items())
+            + " (set one recommend.objective in every sweep's config and run each again: nothing is read again)"
+        )
+    return objectives.objective_of(next(iter(named.values())))
 
 
 @dataclass
@@ -193,7 +213,9 @@ def own_best_options(systems: list[System], weights: dict) -> list[str]:
         mine = reads[reads[C.BACKEND].isin(differ)]
         cases = [c for c in weights if c in set(mine[C.CASE])]
         matrices = objectives.Reads.of(mine, cases)
-        table = objectives.costs(matrices, {c: weights[c] for c in cases}, None, rng, "time", samples=1)
+        # of a store's options, the one of least mix time (every objective computes it): the
+        # reference store is not among these, so nothing here is a ratio to it
+        table = objectives.costs(matrices, {c: weights[c] for c in cases}, None, rng, samples=1)
         table = table.assign(_store=[k[:-1] for k in matrices.stores], _option=[k[-1] for k in matrices.stores])
         best = table.sort_values(C.MIX_SECONDS, kind="stable").drop_duplicates("_store")
         system.chosen = dict(zip(best["_store"], best["_option"], strict=True))
@@ -259,22 +281,18 @@ def _differences(systems: list[System]) -> tuple[list[str], dict]:
 
 
 def _costs(
-    system: System, stores: list[tuple], cases: list[str], weights: dict, rng
+    system: System, stores: list[tuple], cases: list[str], weights: dict, rng, objective: objectives.Objective
 ) -> tuple[pd.DataFrame, np.ndarray | None]:
-    """Each store's mix time on one system, in ``stores`` order, and bootstrap samples of its
-    ratio to the system's reference store (stores x samples; None: one read per case)."""
+    """Each store's score by ``objective`` on one system (and its mix time), in ``stores``
+    order, and the score's bootstrap samples (stores x samples; None: one read per case)."""
     reads = system.reads
     matrices = objectives.Reads.of(reads, cases)
     order = [matrices.stores.index(s) for s in stores]
     mine = reads[is_reference(reads, system.run.settings["reference"])]
     ref_key = tuple(mine[STORE_KEYS].iloc[0]) if len(mine) else matrices.stores[0]
-    table = objectives.costs(matrices, weights, matrices.stores.index(ref_key), rng, "time")
+    table = objectives.costs(matrices, weights, matrices.stores.index(ref_key), rng, objective.name)
     samples = table.attrs.pop("score_samples")
     return table.iloc[order].reset_index(drop=True), (None if samples is None else samples[order])
-
-
-def _interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return tuple(np.quantile(samples, [0.025, 0.975], axis=-1))
 
 
 def compare(paths: list[str], intersect: bool = False) -> tuple[pd.DataFrame, list[str], list[System]]:
@@ -286,6 +304,7 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
     """:func:`compare` of loaded runs."""
     if not runs:
         raise CompareError("compare needs finished sweeps")
+    objective = objective_of_runs(runs)
     systems = systems_of(runs)
     if len(systems) < 2:
         raise CompareError("the sweeps hold fewer than two systems with read cases to compare")
@@ -313,8 +332,9 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     frames, regrets = [], []
     for system in systems:
-        table, samples = _costs(system, stores, cases, weights, rng)
-        regret = table[C.MIX_SECONDS].to_numpy() / np.nanmin(table[C.MIX_SECONDS].to_numpy())
+        table, samples = _costs(system, stores, cases, weights, rng, objective)
+        score = table[C.SCORE].to_numpy(float)
+        regret = score / np.nanmin(score)
         regret_samples = None if samples is None else samples / np.nanmin(samples, axis=0)
         regrets.append((regret, regret_samples))
         store_keys = objectives.STORE_KEYS  # a file's size is its store's, whatever reads it
@@ -337,7 +357,7 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
             weights=", ".join(f"{c} {weights[c]:g}" for c in cases),
         )
         if regret_samples is not None:
-            frame[C.REGRET_CI_LOW], frame[C.REGRET_CI_HIGH] = _interval(regret_samples)
+            frame[C.REGRET_CI_LOW], frame[C.REGRET_CI_HIGH] = objectives.interval(regret_samples)
         frame[C.COMPARED_OPTION] = frame[C.READ_OPTION]
         if system.chosen:  # each store's own best option on this system, by name
             keys = map(tuple, frame[objectives.STORE_KEYS].itertuples(index=False))
@@ -348,7 +368,7 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
     low = high = np.full(len(stores), np.nan)
     if all(s is not None for _, s in regrets):
         worst_samples = np.nanmax(np.stack([s for _, s in regrets]), axis=0)
-        low, high = _interval(worst_samples)
+        low, high = objectives.interval(worst_samples)
     out = pd.concat(frames, ignore_index=True)
     index = {s: i for i, s in enumerate(stores)}
     at = [index[tuple(k)] for k in out[COMPARED].itertuples(index=False)]
@@ -357,6 +377,7 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
     left_out = said if intersect else []
     table = out[COLUMNS]
     table.attrs[OWN_OPTIONS] = own
+    table.attrs[C.OBJECTIVE] = objective.name  # what the regrets are of
     return table, left_out, systems
 
 
@@ -374,8 +395,20 @@ def _ci(low, high, fmt=".2f") -> str:
     return "no interval" if pd.isna(low) else f"{low:{fmt}}-{high:{fmt}}"
 
 
+def scored_by(table: pd.DataFrame) -> objectives.Objective:
+    """The objective a comparison table's regrets are of."""
+    return objectives.objective_of(table.attrs.get(C.OBJECTIVE))
+
+
+def _scored_words(objective: objectives.Objective, weights: str) -> str:
+    """What a store's regret is of, with the read mix: its time for the mix, or its score."""
+    said = "" if objective.is_mix_time else f"; recommend.objective: {objective.name}"
+    return f"{objective.noun} ({weights} reads per unit{said})"
+
+
 def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> str:
     chosen = table[table[C.MINIMAX]].iloc[0]
+    objective = scored_by(table)
     systems = list(dict.fromkeys(table[C.SYSTEM]))
     own = table.attrs.get(OWN_OPTIONS) or []
     options = several_options(table)
@@ -391,8 +424,8 @@ def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> s
     lines = ["# Comparison", ""]
     mine = table[table[C.MINIMAX]]
     lines.append(
-        f"Choose **{_store(chosen)}**: across {len(systems)} systems ({', '.join(systems)}), its time for the read "
-        f"mix ({chosen[C.WEIGHTS]} reads per unit) is at most {chosen[C.MAX_REGRET]:.2f}x the best store of each "
+        f"Choose **{_store(chosen)}**: across {len(systems)} systems ({', '.join(systems)}), its "
+        f"{_scored_words(objective, chosen[C.WEIGHTS])} is at most {chosen[C.MAX_REGRET]:.2f}x the best store of each "
         f"system (95% interval {_ci(chosen[C.MAX_REGRET_CI_LOW], chosen[C.MAX_REGRET_CI_HIGH])}); no other store's "
         "largest regret is smaller (minimax regret)."
     )
@@ -414,7 +447,7 @@ def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> s
             f"{_ms(pick[C.MIX_SECONDS])} | {pick[C.REGRET]:.2f}x "
             f"({_ci(pick[C.REGRET_CI_LOW], pick[C.REGRET_CI_HIGH])}) |"
         )
-    lines += ["", "## Every store's regret per system (time over that system's best)", ""]
+    lines += ["", f"## Every store's regret per system ({objective.noun} over that system's best)", ""]
     head = ["store", *systems, "largest", "95% interval"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     by_store = table.groupby(COMPARED, sort=False)
@@ -431,7 +464,7 @@ def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> s
     lines += sections
     lines += ["The studies' comparative findings, judged across these systems: `comparative-findings.md`.", ""]
     lines.append(
-        "Regret: a store's expected time for the read mix over the best store's on the same system (paired "
+        f"Regret: a store's {objective.noun} over the best store's on the same system (paired "
         "bootstrap over the system's selections and store copies). The largest regret's interval draws every "
         "system's bootstrap side by side."
     )
@@ -455,8 +488,8 @@ def decision_markdown(table: pd.DataFrame, runs: list[Run]) -> str:
     lines = [
         "# Decision across systems",
         "",
-        f"- **Choose {name}** on all {len(systems)} systems: objective, the least largest regret (the read mix's "
-        f"time, {chosen[C.WEIGHTS]} reads per unit, over each system's best store); at most "
+        f"- **Choose {name}** on all {len(systems)} systems: objective, the least largest regret (its "
+        f"{_scored_words(scored_by(table), chosen[C.WEIGHTS])} over each system's best store); at most "
         f"{factor(chosen[C.MAX_REGRET])} the best{interval}.",
     ]
     for system in systems:

@@ -5,7 +5,8 @@ column per selection (every store read the same seeded selections, so a column p
 One resampling of the selections (and of the store copies they were read from) is drawn per
 bootstrap sample and applied to every store alike: every statistic below is paired.
 
-Three objectives rank the stores (``recommend.objective``):
+Three objectives rank the stores (``recommend.objective``), each registered in
+:data:`OBJECTIVES` with its words, its columns and how it is computed:
 
 - ``time``: the expected time of one unit of the user's work, ``sum_c n_c * mean_c``, with
   ``n_c`` the reads of case ``c`` the unit does (``recommend.weights``) and ``mean_c`` the
@@ -24,19 +25,15 @@ instead of hiding in it. Nothing here imports an I/O library.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from h5sweep.storage import columns as C
+from h5sweep.storage.declared import Setting
 
-DEFAULT_OBJECTIVE = "time"
-OBJECTIVE_WORDS = {
-    "time": "the expected time of the read mix",
-    "worst-case": "the largest slowdown against each case's fastest store (minimax)",
-    "geometric": "the weighted geometric mean of the per-case median ratios",
-}
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
 STORE_KEYS = [C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
@@ -98,7 +95,7 @@ class Reads:
         return out
 
 
-def _resampled_means(times: np.ndarray, picks: np.ndarray) -> np.ndarray:
+def resampled_means(times: np.ndarray, picks: np.ndarray) -> np.ndarray:
     """Each store's mean time over each resampling (stores x samples), ignoring missing reads."""
     counts = np.zeros((picks.shape[0], times.shape[1]))
     np.add.at(counts, (np.repeat(np.arange(picks.shape[0]), picks.shape[1]), picks.ravel()), 1)
@@ -107,11 +104,168 @@ def _resampled_means(times: np.ndarray, picks: np.ndarray) -> np.ndarray:
         return (np.where(valid, times, 0.0) @ counts.T) / (valid.astype(float) @ counts.T)
 
 
-def _interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The 95% percentile interval of each row of ``samples``."""
+def interval(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% percentile interval of each row of ``samples`` (every objective's, and the
+    ratios between stores' and systems' that are drawn from them)."""
     with np.errstate(invalid="ignore"):
         low, high = np.nanquantile(samples, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2], axis=-1)
     return low, high
+
+
+@dataclass
+class Parts:
+    """What every objective is computed from: the weighted cases, each store's mean time per
+    case (``means[c]``: stores) and its resampled means (``boot[c]``: stores x samples), the
+    reads and their resamplings, and the reference store's row (None: no ratios)."""
+
+    reads: Reads
+    weights: dict[str, float]
+    reference: int | None
+    cases: list[str]
+    draws: dict[str, np.ndarray]
+    means: dict[str, np.ndarray]
+    boot: dict[str, np.ndarray]
+
+
+def _time(parts: Parts, out: pd.DataFrame) -> np.ndarray | None:
+    """The mix of one unit of work, and its ratio to the reference store's."""
+    mix = sum(parts.weights[c] * parts.means[c] for c in parts.cases)
+    mix_boot = sum(parts.weights[c] * parts.boot[c] for c in parts.cases)
+    out[C.MIX_SECONDS] = mix
+    out[C.MIX_SECONDS_CI_LOW], out[C.MIX_SECONDS_CI_HIGH] = interval(mix_boot)
+    if parts.reference is None:
+        return None
+    ratio = mix_boot / mix_boot[parts.reference]
+    out[C.MIX_RATIO] = mix / mix[parts.reference]
+    out[C.MIX_RATIO_CI_LOW], out[C.MIX_RATIO_CI_HIGH] = interval(ratio)
+    return ratio
+
+
+def _worst_case(parts: Parts, out: pd.DataFrame) -> np.ndarray:
+    """The slowdown against each case's fastest store, at its largest over the cases; and the
+    spread of a store's cases (its slowest case's time over its fastest's)."""
+    cases, means, boot = parts.cases, parts.means, parts.boot
+    slow = np.stack([means[c] / np.nanmin(means[c]) for c in cases])  # cases x stores
+    slow_boot = np.stack([boot[c] / np.nanmin(boot[c], axis=0) for c in cases])  # cases x stores x samples
+    worst = np.nanmax(slow_boot, axis=0)
+    out[C.WORST_SLOWDOWN] = np.nanmax(slow, axis=0)
+    out[C.WORST_CASE] = [cases[i] for i in np.nanargmax(np.nan_to_num(slow, nan=-1.0), axis=0)]
+    out[C.WORST_SLOWDOWN_CI_LOW], out[C.WORST_SLOWDOWN_CI_HIGH] = interval(worst)
+    per_case = np.stack([means[c] for c in cases])
+    out[C.CASE_SPREAD] = np.nanmax(per_case, axis=0) / np.nanmin(per_case, axis=0)
+    return worst
+
+
+def _geometric(parts: Parts, out: pd.DataFrame) -> np.ndarray | None:
+    """The weighted geometric mean of the medians of the paired log ratios to the reference."""
+    if parts.reference is None:
+        return None
+    reads, weights, reference, draws = parts.reads, parts.weights, parts.reference, parts.draws
+    n = len(reads.stores)
+    total = sum(weights[c] for c in parts.cases)
+    log_point = np.zeros(n)
+    log_boot = np.zeros((n, draws[parts.cases[0]].shape[0]))
+    for c in parts.cases:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.log(reads.times[c]) - np.log(reads.times[c][reference])
+        log_point += weights[c] * np.nanmedian(ratio, axis=1) / total
+        for i in range(n):
+            log_boot[i] += weights[c] * np.nanmedian(ratio[i][draws[c]], axis=1) / total
+        out[f"ratio_{c}"] = np.exp(np.nanmedian(ratio, axis=1))
+    out[C.WEIGHTED_RATIO] = np.exp(log_point)
+    low, high = interval(log_boot)
+    out[C.WEIGHTED_RATIO_CI_LOW], out[C.WEIGHTED_RATIO_CI_HIGH] = np.exp(low), np.exp(high)
+    return np.exp(log_boot)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """One way of ranking the stores (``recommend.objective``): what it minimizes in words,
+    the columns of its value and 95% interval, how it is computed, and how the tables say it.
+    Every ranking, race, decision, caption and comparison asks :data:`OBJECTIVES`."""
+
+    name: str
+    words: str  # what it minimizes (the captions' "Ranked by ...")
+    noun: str  # a store's value of it ("its ..."), as a comparison's regret is of it
+    columns: tuple[str, str, str]  # its value, its interval's low and high end (costs' columns)
+    # writes its columns into a store table; returns its bootstrap samples (stores x samples;
+    # None without a reference where it needs one)
+    compute: Callable[[Parts, pd.DataFrame], np.ndarray | None]
+    # its score is a ratio to the reference store's (which scores 1); else it is to each
+    # case's fastest store, which a race must read to the end (:func:`anchors`)
+    to_reference: bool
+    explained: str  # the score defined, in the ranking's notes ({ref}: the reference store in words)
+    # one store's score in words: {score}, {ref}, {interval}, {worst} (its worst case), {per_unit}
+    says: str
+
+    @property
+    def is_mix_time(self) -> bool:
+        """Its score is the read mix's time over the reference's: what a sheet says of a store
+        first (another objective's score is said besides)."""
+        return self.columns[0] == C.MIX_RATIO
+
+    def score(self, table: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
+        """Its value and interval's ends from a table :func:`costs` wrote."""
+        return tuple(table[c] for c in self.columns)
+
+
+OBJECTIVES: dict[str, Objective] = {
+    each.name: each
+    for each in (
+        Objective(
+            "time",
+            "the expected time of the read mix",
+            "time for the read mix",
+            (C.MIX_RATIO, C.MIX_RATIO_CI_LOW, C.MIX_RATIO_CI_HIGH),
+            _time,
+            True,
+            "the mix's expected time relative to {ref} on the same selections",
+            "{score:.2f}x {ref}'s time for the mix ({interval}), {per_unit}",
+        ),
+        Objective(
+            "worst-case",
+            "the largest slowdown against each case's fastest store (minimax)",
+            "largest slowdown against each case's fastest store",
+            (C.WORST_SLOWDOWN, C.WORST_SLOWDOWN_CI_LOW, C.WORST_SLOWDOWN_CI_HIGH),
+            _worst_case,
+            False,
+            "the largest slowdown over the cases against each case's fastest store",
+            "at most {score:.2f}x the fastest store's time in any case (its worst: {worst}; {interval})",
+        ),
+        Objective(
+            "geometric",
+            "the weighted geometric mean of the per-case median ratios",
+            "weighted geometric mean of the per-case median ratios to the reference",
+            (C.WEIGHTED_RATIO, C.WEIGHTED_RATIO_CI_LOW, C.WEIGHTED_RATIO_CI_HIGH),
+            _geometric,
+            True,
+            "the weighted geometric mean of the per-case median ratios relative to {ref} on the same selections",
+            "{score:.2f}x {ref}'s time, weighted geometric mean over the cases ({interval})",
+        ),
+    )
+}
+# recommend.objective, declared once: the schema, the ranking, the race and every table that
+# does not name its objective take its default from here
+SETTING = Setting(
+    "objective",
+    "string",
+    "time",
+    "What the ranking minimizes. time: the expected time of the read mix (the sum of its reads' mean "
+    "times; what the user pays). worst-case: the largest slowdown, over the mix's cases, against each "
+    "case's fastest store (minimax: no access pattern far from its best). geometric: the weighted geometric "
+    "mean of the per-case median ratios to the reference (every case's ratio counts alike, whatever its "
+    "time). docs/method.md says when each fits.",
+    {"enum": list(OBJECTIVES)},
+)
+DEFAULT_OBJECTIVE = SETTING.default
+
+
+def objective_of(name: object = None) -> Objective:
+    """The registered objective ``name``; where there is none (a table or settings that do not
+    name one: NaN, None or ""), the declared default."""
+    if name is None or (isinstance(name, float) and math.isnan(name)) or name == "":
+        name = DEFAULT_OBJECTIVE
+    return OBJECTIVES[str(name)]
 
 
 def costs(
@@ -119,75 +273,40 @@ def costs(
     weights: dict[str, float],
     reference: int | None,
     rng: np.random.Generator,
-    objective: str = DEFAULT_OBJECTIVE,
+    objective: str | None = None,
     samples: int = BOOTSTRAP_SAMPLES,
 ) -> pd.DataFrame:
     """Every objective's value per store, with paired 95% intervals, and the ranked ``score``
-    (the chosen ``objective``'s). ``reference``: the reference store's row (None: no ratios).
-    The score's bootstrap samples (stores x ``samples``) are in ``attrs["score_samples"]``
-    (None where there is no interval): the ranking's ties and the race's bounds both come
-    from them."""
+    (the chosen ``objective``'s; None: the declared default). ``reference``: the reference
+    store's row (None: no ratios). The score's bootstrap samples (stores x ``samples``) are in
+    ``attrs["score_samples"]`` (None where there is no interval): the ranking's ties and the
+    race's bounds both come from them."""
+    chosen = objective_of(objective)
     cases = [c for c in reads.cases if weights.get(c, 0) > 0]
     draws = reads.draws(rng, samples)
-    n = len(reads.stores)
-    out = pd.DataFrame({"_store": range(n)})
+    out = pd.DataFrame({"_store": range(len(reads.stores))})
     one_read = max((reads.times[c].shape[1] for c in cases), default=0) < 2
     means = {c: np.nanmean(reads.times[c], axis=1) for c in cases}
-    boot = {c: _resampled_means(reads.times[c], draws[c]) for c in cases}
+    boot = {c: resampled_means(reads.times[c], draws[c]) for c in cases}
     for c in cases:
         out[f"seconds_{c}"] = means[c]
-    # time: the mix of one unit of work
-    mix = sum(weights[c] * means[c] for c in cases)
-    mix_boot = sum(weights[c] * boot[c] for c in cases)
-    out[C.MIX_SECONDS] = mix
-    out[C.MIX_SECONDS_CI_LOW], out[C.MIX_SECONDS_CI_HIGH] = _interval(mix_boot)
-    if reference is not None:
-        out[C.MIX_RATIO] = mix / mix[reference]
-        out[C.MIX_RATIO_CI_LOW], out[C.MIX_RATIO_CI_HIGH] = _interval(mix_boot / mix_boot[reference])
-    # worst case: the slowdown against each case's fastest store
-    slow = np.stack([means[c] / np.nanmin(means[c]) for c in cases])  # cases x stores
-    slow_boot = np.stack([boot[c] / np.nanmin(boot[c], axis=0) for c in cases])  # cases x stores x samples
-    out[C.WORST_SLOWDOWN] = np.nanmax(slow, axis=0)
-    out[C.WORST_CASE] = [cases[i] for i in np.nanargmax(np.nan_to_num(slow, nan=-1.0), axis=0)]
-    out[C.WORST_SLOWDOWN_CI_LOW], out[C.WORST_SLOWDOWN_CI_HIGH] = _interval(np.nanmax(slow_boot, axis=0))
-    per_case = np.stack([means[c] for c in cases])
-    out[C.CASE_SPREAD] = np.nanmax(per_case, axis=0) / np.nanmin(per_case, axis=0)
-    # geometric: medians of the paired log ratios to the reference
-    if reference is not None:
-        total = sum(weights[c] for c in cases)
-        log_point = np.zeros(n)
-        log_boot = np.zeros((n, draws[cases[0]].shape[0]))
-        for c in cases:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                ratio = np.log(reads.times[c]) - np.log(reads.times[c][reference])
-            log_point += weights[c] * np.nanmedian(ratio, axis=1) / total
-            for i in range(n):
-                log_boot[i] += weights[c] * np.nanmedian(ratio[i][draws[c]], axis=1) / total
-            out[f"ratio_{c}"] = np.exp(np.nanmedian(ratio, axis=1))
-        out[C.WEIGHTED_RATIO] = np.exp(log_point)
-        low, high = _interval(log_boot)
-        out[C.WEIGHTED_RATIO_CI_LOW], out[C.WEIGHTED_RATIO_CI_HIGH] = np.exp(low), np.exp(high)
+    parts = Parts(reads, weights, reference, cases, draws, means, boot)
+    drawn = {each.name: each.compute(parts, out) for each in OBJECTIVES.values()}
     interval_columns = [c for c in out.columns if c.endswith(("_ci_low", "_ci_high"))]
     if one_read:  # an interval from one read per case is no interval
         out[interval_columns] = math.nan
-    value, low, high = SCORE_COLUMNS[objective]
-    if value in out:
-        out[C.SCORE], out[C.SCORE_CI_LOW], out[C.SCORE_CI_HIGH] = out[value], out[low], out[high]
-    out[C.OBJECTIVE] = objective
-    scores = {
-        "time": lambda: mix_boot / mix_boot[reference],
-        "worst-case": lambda: np.nanmax(slow_boot, axis=0),
-        "geometric": lambda: np.exp(log_boot),
-    }
-    out.attrs["score_samples"] = None if one_read or reference is None else scores[objective]()
+    if chosen.columns[0] in out:
+        out[C.SCORE], out[C.SCORE_CI_LOW], out[C.SCORE_CI_HIGH] = chosen.score(out)
+    out[C.OBJECTIVE] = chosen.name
+    out.attrs["score_samples"] = None if one_read or reference is None else drawn[chosen.name]
     return out.drop(columns="_store")
 
 
-def anchors(reads: Reads, weights: dict[str, float], objective: str) -> set[int]:
+def anchors(reads: Reads, weights: dict[str, float], objective: str | None) -> set[int]:
     """The stores an objective measures the others against besides the reference: under
     ``worst-case``, each weighted case's fastest store (its slowdowns are to them). A race
     reads them to the end: dropping one would change every other store's score."""
-    if objective != "worst-case":
+    if objective_of(objective).to_reference:  # only its reference, read to the end anyway
         return set()
     with np.errstate(invalid="ignore"):
         means = [np.nanmean(reads.times[c], axis=1) for c in reads.cases if weights.get(c, 0) > 0]
@@ -218,13 +337,5 @@ def to_best(samples: np.ndarray | None, score: np.ndarray, eligible: np.ndarray)
     out[C.TO_BEST] = score / score[best]
     if samples is not None:
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[C.TO_BEST_CI_LOW], out[C.TO_BEST_CI_HIGH] = _interval(samples / samples[best])
+            out[C.TO_BEST_CI_LOW], out[C.TO_BEST_CI_HIGH] = interval(samples / samples[best])
     return out
-
-
-# Each objective's ranked value and its interval's columns.
-SCORE_COLUMNS = {
-    "time": (C.MIX_RATIO, C.MIX_RATIO_CI_LOW, C.MIX_RATIO_CI_HIGH),
-    "worst-case": (C.WORST_SLOWDOWN, C.WORST_SLOWDOWN_CI_LOW, C.WORST_SLOWDOWN_CI_HIGH),
-    "geometric": (C.WEIGHTED_RATIO, C.WEIGHTED_RATIO_CI_LOW, C.WEIGHTED_RATIO_CI_HIGH),
-}

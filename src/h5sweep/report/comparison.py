@@ -15,6 +15,7 @@ from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, title  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.measure.objective import objective_of  # noqa: E402
 from h5sweep.storage import columns as C
 
 
@@ -41,8 +42,10 @@ def plot_reference(systems, out) -> None:
 
 
 def plot_regret(table: pd.DataFrame, out) -> None:
-    """Each store's regret on each system (its mix time over that system's best store's), a
-    heat map with the values written in; the minimax choice on top."""
+    """Each store's regret on each system (its score by the sweeps' objective, by default its
+    mix time, over that system's best store's), a heat map with the values written in; the
+    minimax choice on top."""
+    noun = objective_of(table.attrs.get(C.OBJECTIVE)).noun  # compare_runs says which
     systems = list(dict.fromkeys(table[C.SYSTEM]))
     keys = [c for c in (C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.COMPARED_OPTION) if c in table]
     several = several_options(table)
@@ -70,6 +73,6 @@ def plot_regret(table: pd.DataFrame, out) -> None:
             ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=7, color="grey")
     ax.set_xticks(range(len(systems)), systems, fontsize=7, rotation=20)
     ax.set_yticks(range(len(names)), names, fontsize=7)
-    fig.colorbar(image, ax=ax, label="log2 of the time over the system's best")
-    title(ax, "each store's read-mix time over the best store's, per system")
+    fig.colorbar(image, ax=ax, label=f"log2 of the {noun} over the system's best")
+    title(ax, f"each store's {noun} over the best store's, per system")
     _save(fig, out)

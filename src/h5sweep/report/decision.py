@@ -19,7 +19,7 @@ from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors, log_if_wide, raced_suffix  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
-from h5sweep.measure.objective import DEFAULT_OBJECTIVE
+from h5sweep.measure.objective import objective_of  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402
 
 
@@ -101,7 +101,7 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
     share_ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     share_ax.set_xlabel("share of the unit's time, per case")
     share_ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else DEFAULT_OBJECTIVE
+    objective = objective_of(rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows else None).name
     fig.suptitle(
         f"read mix on {filesystem}: {rows[C.WEIGHTS].iloc[0]} reads per unit (ranked by objective {objective}); "
         "raced-out stores have no measured share",
@@ -213,7 +213,7 @@ def plot_tradeoff(recommendation: pd.DataFrame, filesystem: str, out: str) -> No
         if rows.empty:
             _not_measured(ax, "no layout ranked")
     reference = rows[C.REFERENCE_STORE].iloc[0] if C.REFERENCE_STORE in rows and not rows.empty else "contiguous"
-    objective = rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows and not rows.empty else DEFAULT_OBJECTIVE
+    objective = objective_of(rows[C.OBJECTIVE].iloc[0] if C.OBJECTIVE in rows and not rows.empty else None).name
     axes[0].set_ylabel(f"score ({objective}; 1 = {reference}), 95% interval")
     axes[0].legend(fontsize=7)
     if not rows.empty:

@@ -298,12 +298,13 @@ td, th { padding: 0.15rem 0.5rem; text-align: left; border-bottom: 1px solid #dd
 def _weights_html(table: pd.DataFrame, objective: str, data: dict) -> str:
     """The read mix's weights to try, and where the page writes each filesystem's ranking."""
     from h5sweep.analyze.ranking import mix_of
+    from h5sweep.measure.objective import objective_of
     from h5sweep.report.rerank import PAGE_SAMPLES, rerank_js
 
     cases = list(dict.fromkeys(c for fs in data.values() for c in fs["cases"]))
     if not cases:
         return ""
-    if objective != "time":
+    if not objective_of(objective).is_mix_time:  # the page's own ranking is by the mix's time
         return (
             "<h2>Another read mix</h2>\n<p>This sweep ranks by the objective "
             f"<code>{html.escape(objective)}</code>; the page ranks again by time only: use "

@@ -69,7 +69,7 @@ def rerank_data(measurements: pd.DataFrame, table: pd.DataFrame, settings: dict)
                     "reference": bool(row[C.IS_REFERENCE]),
                     "means": {c: _rounded([np.nanmean(matrices.times[c][i])])[0] for c in present},
                     "boot": {
-                        c: _rounded(objectives._resampled_means(matrices.times[c][i : i + 1], draws[c])[0])
+                        c: _rounded(objectives.resampled_means(matrices.times[c][i : i + 1], draws[c])[0])
                         for c in present
                     },
                 }

@@ -28,7 +28,7 @@ def load_schema(path: str | Path | None = None) -> dict:
     from h5sweep import backends
     from h5sweep.cases import config_blocks
     from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
-    from h5sweep.measure.objective import DEFAULT_OBJECTIVE, OBJECTIVE_WORDS
+    from h5sweep.measure import objective
     from h5sweep.storage import codecs
     from h5sweep.storage.filesystems import FILESYSTEM
 
@@ -44,8 +44,7 @@ def load_schema(path: str | Path | None = None) -> dict:
         k: v for key, node in top.items() for k, v in [(key, node), *(blocks.items() if key == "backends" else [])]
     }
     schema["properties"]["backends"]["items"]["enum"] = list(backends.REGISTRY)
-    objective = schema["properties"]["recommend"]["properties"]["objective"]
-    objective.update(enum=list(OBJECTIVE_WORDS), default=DEFAULT_OBJECTIVE)
+    schema["properties"]["recommend"]["properties"]["objective"] = objective.SETTING.schema()
     forms = schema["properties"]["filesystems"]["additionalProperties"]["oneOf"]
     forms[:] = [FILESYSTEM.object_schema() if form.get("type") == "object" else form for form in forms]
     race = next(form for form in schema["properties"]["race"]["oneOf"] if form.get("type") == "object")

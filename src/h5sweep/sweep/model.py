@@ -31,7 +31,7 @@ from h5sweep.cases import (
 )
 from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
 from h5sweep.errors import ConfigError
-from h5sweep.measure.objective import OBJECTIVE_WORDS
+from h5sweep.measure.objective import OBJECTIVES
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config, parse_compression
 from h5sweep.storage.datasources import axis_names, check_donor, fill_name
@@ -42,7 +42,7 @@ from h5sweep.storage.sizes import parse_size
 from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
 
 # what the ranking and the race minimize
-RECOMMEND_OBJECTIVES = tuple(OBJECTIVE_WORDS)
+RECOMMEND_OBJECTIVES = tuple(OBJECTIVES)
 
 
 def _check_object_stores(filesystems: list, optional: dict, read_options: dict) -> None:

@@ -29,7 +29,6 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.measure import settle
-from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import axis_names, fill_name
@@ -177,7 +176,7 @@ def with_race_scoring(settings: dict, recommend: dict) -> dict:
     if not race:
         return settings
     weights = (recommend or {}).get("weights") or race["default_weights"]
-    objective = (recommend or {}).get("objective") or DEFAULT_OBJECTIVE
+    objective = (recommend or {}).get("objective")  # None: the race takes its declared default
     return {**settings, "race": {**race, "weights": dict(weights), "objective": objective}}
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from h5sweep.measure.objective import DEFAULT_OBJECTIVE, Reads, anchors, best_of, bound_to_best, costs
+from h5sweep.measure.objective import Reads, anchors, best_of, bound_to_best, costs
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
 
@@ -65,7 +65,7 @@ _DEFAULT = SETTINGS.defaults()
 @dataclass(frozen=True)
 class RaceRule:
     weights: dict[str, float]  # reads of each case per unit of work
-    objective: str = DEFAULT_OBJECTIVE  # what is scored (recommend.objective)
+    objective: str | None = None  # what is scored (recommend.objective; None: its declared default)
     margin: float = _DEFAULT["margin"]
     min_rounds: int = _DEFAULT["min_rounds"]
     rounds_per_look: int = _DEFAULT["rounds_per_look"]
@@ -82,7 +82,7 @@ class RaceRule:
         return cls(
             # the run's recommend.weights (h5sweep.sweep.settings.with_race_scoring), else the default mix
             weights={k: float(v) for k, v in (settings.get("weights") or settings["default_weights"]).items()},
-            objective=settings.get("objective", DEFAULT_OBJECTIVE),
+            objective=settings.get("objective"),
             margin=float(settings["margin"]),
             min_rounds=int(settings["min_rounds"]),
             rounds_per_look=int(settings["rounds_per_look"]),
