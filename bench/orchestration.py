@@ -158,16 +158,56 @@ def plan_figures(run: dict, plan: dict) -> dict:
     }
 
 
-def bench_plans(repo: Path, directory: Path, cores: int, configs=PLAN_CONFIGS) -> dict:
+# The config on an object store whose plan the bench checks too: a local SeaweedFS server the
+# bench starts for it, read as it is and through the relay's 20 ms.
+S3_PLAN_CONFIG = "bench/s3-plan.yaml"
+BENCH_KEYS = ("h5sweepbench", "h5sweepbenchsecret")
+
+
+def bench_plans(repo: Path, directory: Path, cores: int, configs=(*PLAN_CONFIGS, S3_PLAN_CONFIG)) -> dict:
     """Each config run for real in a copy of the workflow, its plan beside it (one entry per
-    config, by its file's stem)."""
+    config, by its file's stem). A config on an object store runs against a SeaweedFS server
+    of its own, started here and stopped after."""
     out = {}
     for config in configs:
         stem = Path(config).stem
         workdir = directory / f"plan-{stem}"
-        run = bench_sweep(repo, workdir, repo / config, cores, f"bench-plan-{stem}")
-        out[stem] = plan_figures(run, planned(workdir, cores))
+        with _s3_server_for(repo / config, directory / f"plan-{stem}-s3") as path:
+            run = bench_sweep(repo, workdir, path, cores, f"bench-plan-{stem}")
+            out[stem] = plan_figures(run, planned(workdir, cores))
     return out
+
+
+@contextlib.contextmanager
+def _s3_server_for(config: Path, directory: Path):
+    """``config`` as it is where it names no object store; else a copy of it whose endpoints
+    name a SeaweedFS server started for it (its key pair set in the environment meanwhile)."""
+    import yaml
+
+    from h5sweep.host import seaweed
+
+    cfg = yaml.safe_load(config.read_text())
+    remote = [e for e in cfg["filesystems"].values() if isinstance(e, dict) and e.get("s3")]
+    if not remote:
+        yield config
+        return
+    shutil.rmtree(directory, ignore_errors=True)
+    before = {k: os.environ.get(k) for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+    os.environ.update(AWS_ACCESS_KEY_ID=BENCH_KEYS[0], AWS_SECRET_ACCESS_KEY=BENCH_KEYS[1])
+    server = seaweed.start(directory, port=0, credentials=BENCH_KEYS)
+    try:
+        for entry in remote:
+            entry["s3"]["endpoint"] = server.endpoint
+        copy = directory / config.name
+        copy.write_text(yaml.safe_dump(cfg))
+        yield copy
+    finally:
+        seaweed.stop(directory)
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def plan_ratios(by_config: dict) -> dict:

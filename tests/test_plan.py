@@ -372,8 +372,9 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
         assert rates.request_seconds(sweep, far) == pytest.approx(
             rates.read_requests(sweep, far) * 0.022 + rates.read_bytes(sweep, far) / rates.S3_BYTES_PER_S
         )
-    # s3fs's readahead keeps one span: each of a slice's 625 small chunks is a 5 MiB block of
-    # its own; a block cache serves the chunks inside the blocks it keeps
+    # s3fs's readahead keeps one span: the blocks the span covers, and about one small chunk in
+    # ten again after HDF5's chunk index moved the span away; a block cache serves the chunks
+    # inside the blocks it keeps
     import dataclasses
 
     store = by[("cloud_20ms", "hdf5", "chunked-4x4x256")]
@@ -383,8 +384,8 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
         reads = tuple(dataclasses.replace(r, cache_type=cache) for r in fs.s3_reads[:1])
         one = dataclasses.replace(store, filesystem=dataclasses.replace(fs, s3_reads=reads))
         counted[cache] = rates.read_requests(sweep, one), rates.read_bytes(sweep, one)
-    assert counted["readahead"][0] > 3 * counted["blockcache"][0]
-    assert counted["readahead"][1] > 3 * counted["blockcache"][1]
+    assert counted["readahead"][0] > 2 * counted["blockcache"][0]
+    assert counted["readahead"][1] > 2 * counted["blockcache"][1]
     # small Zarr chunks: a slice's 625 chunk objects are requests; large ones fewer
     small, large = (by[("cloud_20ms", "zarr", f"chunked-{c}")] for c in ("4x4x256", "16x16x2048"))
     assert rates.read_requests(sweep, small) > 2 * rates.read_requests(sweep, large)

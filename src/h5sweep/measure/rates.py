@@ -183,6 +183,26 @@ S3_BYTES_PER_S = 400 * MB
 # it); the others keep one span at most, which HDF5's index lookups between its chunk reads
 # move away, so every piece is a request of a block of its own
 KEEPS_BLOCKS = ("blockcache", "all", "mmap", "parts", "background")
+# The others keep one span: the pieces inside it are served from it but for about one in ten,
+# read after HDF5's chunk index moved the span away (bench/README.md, Object storage: 21 GETs
+# for the 169 chunks of a slice of 4x4x256 chunks through s3fs's 5 MiB readahead, 7 for 16)
+SPAN_MISSES = 0.1
+# A store of a file per chunk (Zarr) writes its objects to the object store in its timed write,
+# about one at a time: each object's own time on a local server besides its latency (6.5 ms:
+# 1,352 objects of 4x4x256 chunks in 8.7 s at 0 ms and 38 s at 20 ms, bench/README.md)
+SECONDS_PER_WRITTEN_OBJECT = 0.0065
+
+
+def object_write_seconds(sweep, store) -> float:
+    """A timed write of a store of a file per chunk on an object store: its objects (a shard
+    each where sharded, else a chunk each) at the latency and :data:`SECONDS_PER_WRITTEN_OBJECT`
+    each (0 on a filesystem, and for a store written whole and uploaded after its clock)."""
+    fs = store.filesystem
+    if fs.s3 is None or not store.backend.capabilities.file_per_chunk:
+        return 0.0
+    layout = store.layout
+    grid = layout if layout.shard_shape is None else type(layout)(layout.shard_shape)
+    return grid.n_chunks(sweep.shape) * (SECONDS_PER_WRITTEN_OBJECT + fs.s3.latency_ms / 1e3)
 
 
 def _runs(shape: tuple[int, ...], size: tuple[int, ...]) -> int:
@@ -248,9 +268,10 @@ def _remote_reads(sweep, store) -> tuple[float, float]:
                 n = min(pieces, math.ceil(rows * row_bytes / read.block_size))
                 requests += n
                 received += n * read.block_size
-            else:
-                requests += pieces
-                received += pieces * max(read.block_size, piece_bytes)
+            else:  # one span kept: a piece inside it is served, one after the chunk index moved it is not
+                n = min(pieces, math.ceil(rows * row_bytes / read.block_size) + SPAN_MISSES * pieces)
+                requests += n
+                received += n * max(read.block_size, piece_bytes)
         n = len(sweep.policies) * case.repeats * len(case.cold_modes)
         requests_total += n * (len(reads) * OPEN_REQUESTS + requests)
         bytes_total += n * received
