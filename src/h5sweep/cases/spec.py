@@ -167,14 +167,17 @@ class CaseSpec:
 
     def hook(self, name: str):
         """The object one of its hooks names (``findings``, ``verdict``, ``summary``, ``compare``,
-        ``compared_findings``), or None."""
+        ``compared_findings``), or None; checked against the hook's kind (:data:`HOOKS`): a
+        hook of the wrong kind is a TypeError naming the case and the hook."""
         import importlib
 
         target = getattr(self, name)
         if target is None:
             return None
         module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        found = getattr(importlib.import_module(module), attr)
+        HOOKS[name].check(self.name, target, found)
+        return found
 
     def config_blocks(self) -> tuple:
         """The config blocks it declares (:class:`h5sweep.storage.declared.Block`)."""
@@ -188,6 +191,10 @@ class CaseSpec:
         return (self.backends is None or store.backend.name in self.backends) and self.applies(store)
 
     def __post_init__(self):
+        for name in HOOKS:  # each "module:name"; its object is checked where it is first asked
+            target = getattr(self, name)
+            if target is not None and (target.count(":") != 1 or not all(target.split(":"))):
+                raise ValueError(f"case {self.name}: hook {name}={target!r} is not 'module:name'")
         if self.scope not in SCOPES:
             raise ValueError(f"case {self.name}: scope must be one of {SCOPES}")
         if self.runner is not None and (self.stage != self.name or self.mem_mb is None):
@@ -201,3 +208,39 @@ class CaseSpec:
     @property
     def has_own_job(self) -> bool:
         return self.runner is not None
+
+
+@dataclass(frozen=True)
+class HookKind:
+    """What a case's hook must be: a function of these parameters, or a tuple of these claims
+    (``claims``: the name of the class in :mod:`h5sweep.cases.claims` its items are)."""
+
+    parameters: tuple[str, ...] = ()
+    claims: str = ""
+
+    def check(self, case: str, target: str, found) -> None:
+        import inspect
+
+        if self.claims:
+            from h5sweep.cases import claims
+
+            kind = getattr(claims, self.claims)
+            if not isinstance(found, tuple) or not all(isinstance(item, kind) for item in found):
+                raise TypeError(f"case {case}: hook {target} must be a tuple of {self.claims}, not {found!r:.80}")
+            return
+        try:
+            inspect.signature(found).bind(*self.parameters)
+        except (TypeError, ValueError) as err:
+            raise TypeError(
+                f"case {case}: hook {target} must be a function of ({', '.join(self.parameters)}): {err}"
+            ) from err
+
+
+# A case's hooks by kind, as :class:`CaseSpec` describes each
+HOOKS = {
+    "findings": HookKind(claims="Finding"),
+    "verdict": HookKind(("summary", "measurements")),
+    "summary": HookKind(("rows", "keys")),
+    "compare": HookKind(("runs", "out", "roles")),
+    "compared_findings": HookKind(claims="Comparative"),
+}
