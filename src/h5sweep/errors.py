@@ -37,6 +37,16 @@ class VerificationError(RuntimeError):
     """Values read from a test file differ from what the data source says they are."""
 
 
+class FaultedReadError(VerificationError):
+    """A read of a store on an object store that failed where the relay on the loopback
+    injected a fault in its requests (``filesystems.<name>.s3.faults``): the emulated fault's
+    failure, not the store's. ``counts``: the read's request columns, its faults among them."""
+
+    def __init__(self, message: str, counts: dict):
+        super().__init__(message)
+        self.counts = counts
+
+
 def check_limit_s(key: str, value) -> None:
     """A time limit as the cases take it (``cases.write.limit_s``, ``cases.parallel.limit_s``):
     a number of seconds above 0, or None; else the error names ``key``."""

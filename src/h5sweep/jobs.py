@@ -257,7 +257,11 @@ def _store_under_test(job: JobSettings, backend, path: str, source=None) -> Stor
 
 def _read_plan(job: JobSettings, race: dict | None = None) -> ReadPlan:
     rule = RaceRule.from_settings(race)
-    return ReadPlan(job.read_cases, job.shape, job.seed, tuple(job.policies), job.split_read_time, race=rule)
+    # on a filesystem with emulated faults, a read failed by one is recorded and its store read no further
+    faulty = job.s3 is not None and bool(job.s3.faults)
+    return ReadPlan(
+        job.read_cases, job.shape, job.seed, tuple(job.policies), job.split_read_time, race=rule, record_faults=faulty
+    )
 
 
 def run_query(settings: dict, store_path: str, record: str) -> None:

@@ -195,6 +195,8 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
         if column not in measurements:  # records from before the column existed
             measurements[column] = default
         measurements[column] = measurements[column].fillna(default)
+    # reads failed on an emulated fault have no time: counted (_with_fault_counts), not timed
+    counted, measurements = measurements, measurements[~failed_reads(measurements)]
     # read cases (built-in or boxes) are the rows the query stage wrote: they have a policy
     is_read = (
         measurements[C.POLICY].notna() if C.POLICY in measurements else measurements[C.CASE].isin(list(READ_CASES))
@@ -263,6 +265,7 @@ def summarize(measurements: pd.DataFrame, thresholds: dict, reference: dict | No
     summary[C.RATIO_REFERENCE] = reference_name(reference or DEFAULT_REFERENCE)
     if (read_rows[C.BACKEND] != BASELINE_BACKEND).any():
         summary = summary.merge(backend_ratios(read_rows, first), on=GROUP_KEYS, how="left")
+    summary = _with_fault_counts(summary, counted, [*firsts, *VARIANT_COLUMNS, *objectstore.CARRIED])
     # File size as the write case wrote it (the standard API, as a user's converter would).
     by_file = ordered.groupby(FILE_KEYS, dropna=False)[C.FILE_BYTES].last()
     written = ordered[ordered[C.CASE] == "write"].groupby(FILE_KEYS, dropna=False)[C.FILE_BYTES].last()
@@ -303,6 +306,42 @@ def _one_sided_when_raced(summary: pd.DataFrame) -> pd.DataFrame:
             if name in summary:
                 summary.loc[raced, name] = np.nan
     return summary
+
+
+def failed_reads(measurements: pd.DataFrame) -> pd.Series:
+    """The rows of reads that failed on an emulated fault (``read_failed`` says why)."""
+    if objectstore.READ_FAILED not in measurements:
+        return pd.Series(False, index=measurements.index)
+    said = measurements[objectstore.READ_FAILED]
+    return said.notna() & (said.astype(str) != "")
+
+
+def _with_fault_counts(summary: pd.DataFrame, measurements: pd.DataFrame, firsts: list[str]) -> pd.DataFrame:
+    """On an object store through the relay, per summary row: the medians and sums of the
+    reads' retried and failed requests and faults met, the share of its reads disturbed and
+    how many failed on an emulated fault, over all its reads (the failed ones too). A row
+    whose every read failed is added with no time (``repeats`` 0)."""
+    if objectstore.REQUESTS_RETRIED not in measurements or measurements[objectstore.REQUESTS_RETRIED].isna().all():
+        return summary
+    reads = measurements[measurements[objectstore.REQUESTS_RETRIED].notna()].copy()
+    reads[objectstore.DISTURBED] = reads[objectstore.DISTURBED].astype(float)
+    reads["_failed"] = failed_reads(reads).astype(int)
+    counts = (objectstore.REQUESTS_RETRIED, objectstore.REQUESTS_FAILED, objectstore.FAULTS_MET)
+    grouped = reads.groupby(GROUP_KEYS, dropna=False, sort=False)
+    table = grouped.agg(
+        **{f"{c}_median": (c, "median") for c in counts},
+        **{f"{c}_sum": (c, "sum") for c in counts},
+        disturbed_share=(objectstore.DISTURBED, "mean"),
+        reads_failed=("_failed", "sum"),
+    ).reset_index()
+    known = summary[GROUP_KEYS].drop_duplicates().assign(_known=True)
+    only_failed = table.merge(known, on=GROUP_KEYS, how="left")["_known"].isna().to_numpy()
+    if only_failed.any():  # every read of the row failed: the row says so, with no time
+        failed = reads[reads["_failed"] == 1].groupby(GROUP_KEYS, dropna=False, sort=False)
+        added = failed.agg(**{c: (c, "first") for c in firsts if c in reads}).reset_index()
+        added = added.merge(table[only_failed][GROUP_KEYS], on=GROUP_KEYS).assign(repeats=0)
+        summary = pd.concat([summary, added], ignore_index=True)
+    return summary.merge(table, on=GROUP_KEYS, how="left")
 
 
 def _count_true(flags: pd.Series) -> float:

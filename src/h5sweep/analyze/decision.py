@@ -17,11 +17,12 @@ import pandas as pd
 
 from h5sweep.analyze.data_words import data_sentence
 from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of, rows_of
-from h5sweep.analyze.wording import label, several_options
+from h5sweep.analyze.wording import label, not_ranked, several_options
 from h5sweep.backends import REGISTRY, spec
 from h5sweep.backends.recipes import Store
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
+from h5sweep.storage import objectstore as O
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import REQUESTS_PER_UNIT
@@ -208,6 +209,65 @@ def _requests(pick, group: pd.DataFrame) -> str | None:
     if fewest.name == pick.name:
         return said + ", the fewest of the ranked stores."
     return said + f"; the fewest: {_name(fewest, group)}, {count(fewest[REQUESTS_PER_UNIT])}."
+
+
+def _emulated(group: pd.DataFrame) -> str | None:
+    """On a filesystem with emulated faults: which, that they were emulated, and how the stores
+    were compared (on the selections every store read undisturbed, or not at all)."""
+    labels = [x for x in dict.fromkeys(group.get(O.FAULTS_EMULATED, pd.Series(dtype=str)).dropna()) if x != "none"]
+    if not labels:
+        return None
+    said = (
+        f"{', '.join(labels)}: emulated, not met, each injected by a relay on this machine's loopback into the "
+        f"answers of a local S3 server (`filesystems.<name>.s3.faults`)."
+    )
+    ranked = group[group[C.SCORE].notna()] if C.SCORE in group else group.iloc[0:0]
+    disturbed = int(group[O.READS_DISTURBED].fillna(0).sum()) if O.READS_DISTURBED in group else 0
+    if not ranked.empty:
+        said += (
+            f" The stores are compared on the {_n(int(ranked[C.SELECTIONS].min()), 'read')} of each store whose "
+            f"selections every store read undisturbed; {_n(disturbed, 'read')} met a fault, a failed answer or a "
+            "retry and were left out of the ranking (not of the time added below)."
+        )
+    else:
+        said += f" No store could be ranked on undisturbed reads ({_n(disturbed, 'read')} disturbed)."
+    return said
+
+
+def _fault_cost(group: pd.DataFrame) -> str | None:
+    """Per store and read option on a filesystem with emulated faults: the time the faults add
+    to a unit of work against the fault-free variant of the same filesystem, and the retries
+    per read."""
+    if O.ADDED_S_PER_UNIT not in group or group[O.FAULT_FREE_FILESYSTEM].isna().all():
+        return None
+    said = []
+    for _, row in group.iterrows():
+        if pd.isna(row.get(O.FAULT_FREE_FILESYSTEM)):
+            continue
+        added = row[O.ADDED_S_PER_UNIT]
+        if pd.isna(added):
+            time = f"no selection read on both {row[C.FILESYSTEM]} and {row[O.FAULT_FREE_FILESYSTEM]}"
+        else:
+            time = f"{'+' if added >= 0 else '-'}{duration(abs(added))} per unit of work"
+            if pd.notna(row[O.ADDED_S_PER_UNIT_CI_LOW]):
+                low, high = row[O.ADDED_S_PER_UNIT_CI_LOW], row[O.ADDED_S_PER_UNIT_CI_HIGH]
+                time += f" (95% interval {low * 1e3:+.3g} to {high * 1e3:+.3g} ms"
+            else:
+                time += " (a point estimate, no interval"
+            time += f", paired on {_n(int(row[O.ADDED_PAIRS]), 'selection')})"
+        retries = row.get(O.RETRIES_PER_READ)
+        retried = f", {retries:.3g} retries per read" if pd.notna(retries) else ""
+        failed = int(row.get(O.READS_FAILED) or 0)
+        failed_words = f", {_n(failed, 'read')} failed" if failed else ""
+        said.append(f"{_name(row, group)}: {time}{retried}{failed_words}")
+    if not said:
+        return None
+    fault_free = group[O.FAULT_FREE_FILESYSTEM].dropna().iloc[0]
+    return (
+        f"against the same store on {fault_free} (no faults; each read that did not fail, disturbed or not): "
+        + "; ".join(said)
+        + "."
+    )
 
 
 def _compressed(pick, group: pd.DataFrame, target: float) -> str:
@@ -454,10 +514,18 @@ def sheet(
         group = group.sort_values(C.RANK)
         heading = f"{filesystem} ({group.iloc[0][C.FS_TYPE]})"
         chosen = group[group[C.RECOMMENDED]]
-        if chosen.empty:
-            sections.append(
-                Section(heading, [("No choice:", "no store meets the limits (recommendation.md says why).")])
+        faults = [
+            (name, said)
+            for name, said in (
+                ("Faults:", _emulated(group)),
+                ("", not_ranked(group, lambda row, g=group: _name(row, g))),
+                ("Fault cost:", _fault_cost(group)),
             )
+            if said
+        ]
+        if chosen.empty:
+            why = "no store is ranked" if faults else "no store meets the limits (recommendation.md says why)"
+            sections.append(Section(heading, [("No choice:", f"{why}."), *faults]))
             continue
         pick = chosen.iloc[0]
         section = Section(heading, [("Choose", _choice(pick, group, summary, settings))])
@@ -470,6 +538,7 @@ def sheet(
         requests = _requests(pick, group)
         if requests:
             section.points.append(("Requests:", requests))
+        section.points += faults
         section.points += [
             ("Costs:", _costs(pick, group, summary, target)),
             ("Best compressed:", _compressed(pick, group, target)),

@@ -13,18 +13,23 @@ store whose score over the best's has a paired interval reaching 1 is tied with 
 measurements cannot tell them apart, and the verdict says so instead of picking by noise.
 
 Layouts beyond the user's limits (file size relative to the raw data, write time) are listed
-but not chosen. Nothing here imports an I/O library.
+but not chosen. On an object store through the relay, a read that met a fault, a failed answer
+or a retry is ``disturbed``: its time is partly the fault's. The stores are compared on the
+selections every store read undisturbed (the pairing kept), or, where that leaves a case fewer
+than :data:`MIN_UNDISTURBED`, not ranked, and the table says why; a store with a read failed on
+an emulated fault is not ranked either. Nothing here imports an I/O library.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
-from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, reference_name
+from h5sweep.analyze.aggregate import DEFAULT_REFERENCE, failed_reads, reference_name
 from h5sweep.backends import OPTION_COLUMNS, REFERENCE
 from h5sweep.measure import objective as objectives
-from h5sweep.measure.objective import DEFAULT_OBJECTIVE
 from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore
 
@@ -63,6 +68,10 @@ STATISTIC_WORDS = {
     "sustained": "sustained reads of an open file",
 }
 BOOTSTRAP_SEED = 20_261_122
+# where faults disturbed some reads, each case of the mix must keep at least this many selections
+# read undisturbed by every store to be ranked on them (the fewest whose lowest and highest hold
+# the median with 95%: the chance that all n fall on one side of it is 2 * 0.5**n, under 5% from 6)
+MIN_UNDISTURBED = 6
 SAME_SIZE = 1.05  # files of tied stores within this factor of the smallest count as the same size
 CANDIDATE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
 
@@ -149,14 +158,17 @@ def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
     if C.POLICY in reads:
         reads = reads[reads[C.POLICY] == settings["policy"]]
     reads = with_read_option(reads)
+    # a read failed on an emulated fault is kept whatever its kind: its store is not ranked
+    failed = failed_reads(reads)
+    reads, failures = reads[~failed], reads[failed]
     sustained = reads[(reads[C.COLD_MODE] == "first") & (reads[C.READS_SINCE_OPEN] > 0)]
     if settings["recommend"]["statistic"] == "sustained":
-        return sustained
+        return pd.concat([sustained, failures]) if len(failures) else sustained
     every = reads[reads[C.COLD_MODE] == "every"]
     # a case read only under cold: first has one first access per store: nothing to give an
     # interval; its sustained reads (repeats - 1 per store) are ranked instead, and said so
     only_first = set(reads[C.CASE]) - set(every[C.CASE])
-    return pd.concat([every, sustained[sustained[C.CASE].isin(only_first)]])
+    return pd.concat([every, sustained[sustained[C.CASE].isin(only_first)], *([failures] if len(failures) else [])])
 
 
 def ranked_statistic(reads: pd.DataFrame, settings: dict) -> str:
@@ -201,18 +213,35 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
     reference = reference_of(settings)
     objective = settings["recommend"].get("objective")  # None: its declared default
     statistic = ranked_statistic(reads, settings)
-    reads = reads[reads[C.SECONDS] > 0]
     if C.BACKEND not in reads:
         reads = reads.assign(backend=REFERENCE)
+    failures = reads[failed_reads(reads)]
+    reads = reads[reads[C.SECONDS] > 0]
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     frames = []
     # every backend's stores are ranked together: their ratios share the reference store
     for filesystem, group in reads.groupby(C.FILESYSTEM, sort=True):
+        counted = group
         # a store raced out of the pass is not ranked by its partial reads: listed after, as raced out
         raced = group[C.RACED_OUT_ROUND].notna() if C.RACED_OUT_ROUND in group else pd.Series(False, group.index)
         out, group = group[raced], group[~raced]
+        # a store whose read failed on an emulated fault is not ranked: listed after, with why
+        why = _failures(failures[failures[C.FILESYSTEM] == filesystem])
+        group = group[~_of_stores(group, why)]
+        out = out[~_of_stores(out, why)]
+        group, short = _undisturbed(group, [c for c in weights if (group[C.CASE] == c).any()])
+        if short:  # too few undisturbed selections: no store is ranked, each says why
+            why = {**{store: short for store in _stores(group)}, **why}
+            group = group.iloc[0:0]
         mine = is_reference(group, reference)
+        if why and not mine.any() and not group.empty:  # the store every score is a ratio to failed
+            said = f"not ranked: every score is a ratio to {reference_name(reference)}, which is not ranked"
+            why = {**{store: said for store in _stores(group)}, **why}
+            group = group.iloc[0:0]
+        listed = _not_ranked(counted, failures, why, summary, settings, statistic, filesystem)
         if not mine.any():  # nothing to pair with
+            if listed is not None:
+                frames.append(listed)
             continue
         cases = [c for c in weights if (group[C.CASE] == c).any()]
         matrices = objectives.Reads.of(group, cases)
@@ -245,12 +274,205 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
             table[objectstore.REQUESTS_PER_UNIT] = per_unit.reindex(about.index).to_numpy(float)
         table = _with_limits(_with_costs(table, summary), settings["recommend"])
         paired = objectives.to_best(samples, table[C.SCORE].to_numpy(float), table[C.MEETS_LIMITS].to_numpy(bool))
-        frames.append(pd.concat([table, paired], axis=1))
+        frames.append(_with_disturbance(pd.concat([table, paired], axis=1), counted, failures))
         if not out.empty:
             frames.append(_raced_out(out, summary, settings, table.iloc[0]))
+        if listed is not None:
+            frames.append(listed)
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
-    return _ranked(pd.concat(frames, ignore_index=True))
+    ranked = _ranked(pd.concat(frames, ignore_index=True))
+    return _with_fault_cost(ranked, reads, weights)
+
+
+def _stores(reads: pd.DataFrame) -> list[tuple]:
+    return list(dict.fromkeys(map(tuple, reads[objectives.CHOICE_KEYS].itertuples(index=False))))
+
+
+def _of_stores(reads: pd.DataFrame, stores) -> pd.Series:
+    """Whether each read is of one of ``stores`` (store and read option, :data:`CHOICE_KEYS`)."""
+    if not len(stores) or reads.empty:
+        return pd.Series(False, index=reads.index)
+    keys = reads[objectives.CHOICE_KEYS].itertuples(index=False)
+    return pd.Series([tuple(k) in stores for k in keys], index=reads.index)
+
+
+def _failures(failures: pd.DataFrame) -> dict[tuple, str]:
+    """Per store (and read option) with a read failed on an emulated fault: why it is not ranked."""
+    out = {}
+    for store, reads in failures.groupby(objectives.CHOICE_KEYS, sort=False):
+        first = reads.iloc[0]
+        emulated = first.get(objectstore.FAULTS_EMULATED)
+        out[tuple(store)] = (
+            f"not ranked: {len(reads)} read{'s' if len(reads) != 1 else ''} failed on an emulated fault "
+            f"({emulated or 'emulated faults'}, injected by the relay on the loopback): "
+            f"{first[objectstore.READ_FAILED]}"
+        )
+    return out
+
+
+def _undisturbed(reads: pd.DataFrame, cases: list[str]) -> tuple[pd.DataFrame, str]:
+    """The reads of the selections every store read undisturbed (a selection any store's read
+    of which was disturbed is left out for every store, so the pairing holds), and, where that
+    leaves a case fewer than :data:`MIN_UNDISTURBED` selections, why no store can be ranked."""
+    if objectstore.DISTURBED not in reads or reads.empty:
+        return reads, ""
+    disturbed = reads[objectstore.DISTURBED].astype("boolean").fillna(False).astype(bool)
+    if not disturbed.any():
+        return reads, ""
+    hit = set(map(tuple, reads.loc[disturbed, [C.CASE, C.REPEAT]].itertuples(index=False)))
+    keep = [tuple(k) not in hit for k in reads[[C.CASE, C.REPEAT]].itertuples(index=False)]
+    kept = reads[keep]
+    short = []
+    for case in cases:
+        total = reads.loc[reads[C.CASE] == case, C.REPEAT].nunique()
+        left = kept.loc[kept[C.CASE] == case, C.REPEAT].nunique()
+        if left < total and left < MIN_UNDISTURBED:
+            short.append(f"{case} {left} of {total}")
+    if not short:
+        return kept, ""
+    return kept, (
+        "not ranked: too few selections read undisturbed by every store to compare the stores on (faults, "
+        f"failed answers or retries disturbed the others; each case needs {MIN_UNDISTURBED}): " + ", ".join(short)
+    )
+
+
+def _not_ranked(
+    reads: pd.DataFrame,
+    failures: pd.DataFrame,
+    why: dict[tuple, str],
+    summary: pd.DataFrame,
+    settings: dict,
+    statistic: str,
+    filesystem: str,
+) -> pd.DataFrame | None:
+    """The stores of one filesystem that are not ranked, one row each with why (``not_ranked``)."""
+    if not why:
+        return None
+    mine = pd.concat([reads, failures[failures[C.FILESYSTEM] == filesystem]])
+    mine = mine[_of_stores(mine, why)]
+    stores = mine.groupby(objectives.CHOICE_KEYS, sort=False)
+    first = stores.first()
+    keys = list(first.index)
+    weights = weights_of(settings)
+    cases = [c for c in weights if (mine[C.CASE] == c).any()]
+    table = pd.DataFrame(
+        {
+            C.FILESYSTEM: filesystem,
+            C.FS_TYPE: first[C.FS_TYPE].to_numpy() if C.FS_TYPE in first else "",
+            C.BACKEND: [k[0] for k in keys],
+            C.LAYOUT_ID: [k[1] for k in keys],
+            C.LAYOUT_NAME: first[C.LAYOUT_NAME].fillna("").to_numpy() if C.LAYOUT_NAME in first else "",
+            C.CHUNK_SHAPE: first[C.CHUNK_SHAPE].fillna("").to_numpy() if C.CHUNK_SHAPE in first else "",
+            C.COMPRESSION: [k[2] for k in keys],
+            C.READ_OPTION: [k[3] for k in keys],
+            C.READ_OPTION_SETTING: first[C.READ_OPTION_SETTING].fillna("").to_numpy(),
+            C.READ_OPTION_INDEX: first[C.READ_OPTION_INDEX].fillna(0).astype(int).to_numpy(),
+            C.OBJECTIVE: objectives.objective_of(settings["recommend"].get("objective")).name,
+            C.STATISTIC: statistic,
+            C.WEIGHTS: mix_words(weights, cases),
+            C.SELECTIONS: stores[C.SECONDS].count().to_numpy(),
+            C.REFERENCE_STORE: reference_name(reference_of(settings)),
+            C.SCORE: np.nan,
+            objectstore.NOT_RANKED: [why[k] for k in keys],
+        }
+    )
+    table[C.IS_REFERENCE] = is_reference(table, reference_of(settings))
+    table = _with_limits(_with_costs(table, summary), settings["recommend"])
+    table = table.assign(excluded_by=table[objectstore.NOT_RANKED], meets_limits=False, tied_with_best=False)
+    return _with_disturbance(table, reads, failures)
+
+
+def _with_disturbance(table: pd.DataFrame, reads: pd.DataFrame, failures: pd.DataFrame) -> pd.DataFrame:
+    """Per store on an object store through the relay: its reads of the mix disturbed, its mean
+    retried requests per read, its reads failed on an emulated fault and the faults emulated."""
+    if objectstore.DISTURBED not in reads or reads[objectstore.DISTURBED].isna().all():
+        return table
+    every = pd.concat([reads, failures[failures[C.FILESYSTEM].isin(set(table[C.FILESYSTEM]))]])
+    every = every.assign(
+        _disturbed=every[objectstore.DISTURBED].astype("boolean").fillna(False).astype(int),
+        _failed=failed_reads(every).astype(int),
+    )
+    per = every.groupby([C.FILESYSTEM, *objectives.CHOICE_KEYS], sort=False).agg(
+        reads_disturbed=("_disturbed", "sum"),
+        retries_per_read=(objectstore.REQUESTS_RETRIED, "mean"),
+        reads_failed=("_failed", "sum"),
+        faults_emulated=(objectstore.FAULTS_EMULATED, "first"),
+    )
+    index = pd.MultiIndex.from_frame(table[[C.FILESYSTEM, *objectives.CHOICE_KEYS]])
+    found = per.reindex(index)
+    return table.assign(**{name: found[name].to_numpy() for name in found.columns})
+
+
+def _fault_free(filesystem: str) -> str:
+    """A fault variant's filesystem name without its faults' suffix (``cloud_20ms_f1``: ``cloud_20ms``)."""
+    return re.sub(r"_f\d+$", "", filesystem)
+
+
+def _with_fault_cost(table: pd.DataFrame, reads: pd.DataFrame, weights: dict) -> pd.DataFrame:
+    """Per store on a filesystem with emulated faults: the time the faults add to one unit of
+    work against the same store and read option on the variant of the same filesystem without
+    faults, paired on the selections both read (each case's mean difference times its reads
+    per unit), with a bootstrap interval where two or more pairs of each case exist."""
+    if objectstore.FAULTS_EMULATED not in reads or reads[objectstore.FAULTS_EMULATED].isna().all():
+        return table
+    emulated = reads.groupby(C.FILESYSTEM)[objectstore.FAULTS_EMULATED].first()
+    clean = {_fault_free(fs): fs for fs, label in emulated.items() if label == "none" and fs != _fault_free(fs)}
+    faulty = [fs for fs, label in emulated.items() if label != "none" and _fault_free(fs) in clean]
+    if not faulty:
+        return table
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    keys = objectives.CHOICE_KEYS
+    added = {}
+    for fs in faulty:
+        twin = clean[_fault_free(fs)]
+        mine, theirs = reads[reads[C.FILESYSTEM] == fs], reads[reads[C.FILESYSTEM] == twin]
+        for store, reads_here in mine.groupby(keys, sort=False):
+            there = theirs[_of_stores(theirs, {tuple(store)})]
+            added[(fs, *store)] = (twin, *_added_per_unit(reads_here, there, weights, rng))
+    names = [
+        objectstore.FAULT_FREE_FILESYSTEM,
+        objectstore.ADDED_S_PER_UNIT,
+        objectstore.ADDED_S_PER_UNIT_CI_LOW,
+        objectstore.ADDED_S_PER_UNIT_CI_HIGH,
+        objectstore.ADDED_PAIRS,
+    ]
+    rows = [
+        added.get(tuple(k), ("", np.nan, np.nan, np.nan, 0))
+        for k in table[[C.FILESYSTEM, *keys]].itertuples(index=False)
+    ]
+    for i, name in enumerate(names):
+        table[name] = [row[i] for row in rows]
+    table[objectstore.FAULT_FREE_FILESYSTEM] = table[objectstore.FAULT_FREE_FILESYSTEM].replace("", np.nan)
+    return table
+
+
+def _added_per_unit(faulty: pd.DataFrame, clean: pd.DataFrame, weights: dict, rng) -> tuple[float, float, float, int]:
+    """One store's time added per unit of work by the faults: each case's mean per-selection
+    difference (the faulty read's time less the clean read's of the same selection) times its
+    reads per unit, its 95% bootstrap interval (NaN with fewer than two pairs in a case: a
+    point estimate) and the pairs."""
+    point, samples, pairs, interval = 0.0, 0.0, 0, True
+    for case, n in weights.items():
+        a = faulty[faulty[C.CASE] == case].groupby(C.REPEAT)[C.SECONDS].mean()
+        b = clean[clean[C.CASE] == case].groupby(C.REPEAT)[C.SECONDS].mean()
+        both = a.index.intersection(b.index)
+        if not len(both):
+            if a.empty and b.empty:
+                continue
+            return np.nan, np.nan, np.nan, 0
+        diff = (a[both] - b[both]).to_numpy(float)
+        point += n * diff.mean()
+        pairs += len(diff)
+        if len(diff) < 2:
+            interval = False
+            continue
+        picks = rng.integers(0, len(diff), size=(objectives.BOOTSTRAP_SAMPLES, len(diff)))
+        samples = samples + n * diff[picks].mean(axis=1)
+    if not interval or np.isscalar(samples):
+        return point, np.nan, np.nan, pairs
+    low, high = np.quantile(samples, [(1 - objectives.CONFIDENCE) / 2, (1 + objectives.CONFIDENCE) / 2])
+    return point, float(low), float(high), pairs
 
 
 def _requests_per_unit(reads: pd.DataFrame, keys: list[str], weights: dict, cases: list[str]) -> pd.Series | None:
@@ -355,5 +577,16 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
             group.loc[chosen, C.RECOMMENDED] = True
         out.append(group)
     ranked = pd.concat(out, ignore_index=True)
-    extra = [c for c in ranked.columns if c.startswith(("ratio_", "seconds_")) or c == objectstore.REQUESTS_PER_UNIT]
+    faults = (
+        objectstore.READS_DISTURBED,
+        objectstore.RETRIES_PER_READ,
+        objectstore.READS_FAILED,
+        objectstore.FAULTS_EMULATED,
+        objectstore.NOT_RANKED,
+    )
+    extra = [
+        c
+        for c in ranked.columns
+        if c.startswith(("ratio_", "seconds_")) or c == objectstore.REQUESTS_PER_UNIT or c in faults
+    ]
     return ranked.reindex(columns=[*COLUMNS, *extra])

@@ -193,6 +193,9 @@ def verdict(group: pd.DataFrame) -> str:
     statistic = STATISTIC_WORDS.get(first[C.STATISTIC], first[C.STATISTIC])
     mix = f"for this read mix (reads per unit of work: {first[C.WEIGHTS]}; {statistic})"
     chosen = group[group[C.RECOMMENDED]]
+    unranked = not_ranked(group, name_of)
+    if chosen.empty and unranked:
+        return f"{where}, no store is ranked. {unranked}"
     if chosen.empty:
         return f"{where}, no layout meets the limits; the table lists why each was excluded."
     best = group[group[C.TIED_WITH_BEST]].iloc[0]
@@ -247,7 +250,24 @@ def verdict(group: pd.DataFrame) -> str:
             f"{int(raced[C.RACED_OUT_ROUND].min())} on), each at least {raced[C.RACED_OUT_AT_LEAST].min():.2f}x "
             "slower than the best: not measured to the end, and not ranked by what they read."
         )
+    if unranked:
+        text += f" {unranked}"
     return text + " " + objective_sentence(first.get(C.OBJECTIVE))
+
+
+def not_ranked(group: pd.DataFrame, name_of=label) -> str:
+    """The stores of one filesystem that are not ranked (their reads failed on an emulated
+    fault; too few selections read undisturbed), each named with why ("" where none)."""
+    if objectstore.NOT_RANKED not in group:
+        return ""
+    out = group[group[objectstore.NOT_RANKED].fillna("").astype(str) != ""]
+    if out.empty:
+        return ""
+    said = []
+    for why, stores in out.groupby(objectstore.NOT_RANKED, sort=False):
+        names = ", ".join(name_of(row) for _, row in stores.iterrows())
+        said.append(f"{names}: {why.removeprefix('not ranked: ')}")
+    return f"Not ranked: {'; '.join(said)}."
 
 
 def machine_caveat(reads: pd.DataFrame) -> str | None:
@@ -393,6 +413,17 @@ def _cells(row, cases: list[str], name_of=label, requests: bool = False) -> list
     worst = f"{row[C.WORST_CASE]} {row[C.WORST_SLOWDOWN]:.2f}x" if pd.notna(row[C.WORST_SLOWDOWN]) else ""
     per_unit = row.get(objectstore.REQUESTS_PER_UNIT)
     counted = [count(per_unit) if pd.notna(per_unit) else ""] if requests else []
+    if str(row.get(objectstore.NOT_RANKED) or "") not in ("", "nan"):  # no score: why is in the last cell
+        return [
+            str(int(row[C.RANK])),
+            name_of(row),
+            "not ranked",
+            *[""] * (3 + len(cases) + 2),
+            *counted,
+            f"{row[C.FILE_RATIO]:.2f}" if pd.notna(row[C.FILE_RATIO]) else "",
+            _write_cell(row),
+            mark,
+        ]
     if pd.notna(row.get(C.RACED_OUT_ROUND)):  # not measured to the end: what is known, and nothing more
         return [
             str(int(row[C.RANK])),

@@ -89,6 +89,17 @@ group(
         "an https:// endpoint (no relay)."
     ),
 )
+READ_FAILED = column("read_failed", STRING, "")
+group(
+    MEASUREMENTS,
+    (READ_FAILED,),
+    (
+        "Reads of a store on an object store with emulated faults: why the read failed where the relay "
+        "injected a fault in its requests (a 404 for a key the store holds, a client that gave up "
+        "retrying); the row has no time, and its store was read no further in that read option. Empty "
+        "for a read that succeeded; a read that failed without an injected fault fails its job."
+    ),
+)
 group(
     MEASUREMENTS,
     (FAULTS_EMULATED,),
@@ -102,6 +113,34 @@ group(
     SUMMARY,
     (FAULTS_EMULATED,),
     "Stores on an object store: the faults emulated on the row's requests (`none`: none).",
+)
+REQUESTS_RETRIED_MEDIAN = column("requests_retried_median", FLOAT, "")
+REQUESTS_FAILED_MEDIAN = column("requests_failed_median", FLOAT, "")
+FAULTS_MEDIAN = column("faults_median", FLOAT, "")
+REQUESTS_RETRIED_SUM = column("requests_retried_sum", INTEGER, "")
+REQUESTS_FAILED_SUM = column("requests_failed_sum", INTEGER, "")
+FAULTS_SUM = column("faults_sum", INTEGER, "")
+DISTURBED_SHARE = column("disturbed_share", FLOAT, "fraction")
+READS_FAILED = column("reads_failed", INTEGER, "")
+FAULT_SUMMARY = (
+    REQUESTS_RETRIED_MEDIAN,
+    REQUESTS_FAILED_MEDIAN,
+    FAULTS_MEDIAN,
+    REQUESTS_RETRIED_SUM,
+    REQUESTS_FAILED_SUM,
+    FAULTS_SUM,
+    DISTURBED_SHARE,
+    READS_FAILED,
+)
+group(
+    SUMMARY,
+    FAULT_SUMMARY,
+    (
+        "Reads of a store on an object store through the relay: the medians and the sums over the row's "
+        "reads of `requests_retried`, `requests_failed` and `faults`, the share of its reads that were "
+        "`disturbed`, and how many of its reads failed on an emulated fault (`read_failed`; they count in "
+        "the sums and the share, not in the times). Absent from a sweep without an object store."
+    ),
 )
 # The counts a summary row gives the median of
 REQUEST_COUNTS = (REQUESTS, DATA_REQUESTS, METADATA_REQUESTS, BYTES_REQUESTED, BYTES_RECEIVED)
@@ -133,6 +172,39 @@ group(
     (
         "Stores on an object store: the requests one unit of work of the mix sends (each case's mean "
         "`requests` per read times its reads per unit). Absent from a sweep without an object store."
+    ),
+)
+READS_DISTURBED = column("reads_disturbed", INTEGER, "")
+RETRIES_PER_READ = column("retries_per_read", FLOAT, "")
+NOT_RANKED = column("not_ranked", STRING, "")
+group(
+    RECOMMENDATION,
+    (READS_DISTURBED, RETRIES_PER_READ, READS_FAILED, FAULTS_EMULATED, NOT_RANKED),
+    (
+        "Stores on an object store through the relay: how many of the store's reads of the mix were "
+        "`disturbed` (left out: the stores are compared on the selections every store read undisturbed), "
+        "its mean `requests_retried` per read (all its reads of the mix), how many of its reads failed on "
+        "an emulated fault, the faults emulated (`none`: none), and why the store is not ranked (its reads "
+        "failed; too few selections read undisturbed by every store), empty where it is. Absent from a "
+        "sweep without an object store."
+    ),
+)
+FAULT_FREE_FILESYSTEM = column("fault_free_filesystem", STRING, "")
+ADDED_S_PER_UNIT = column("added_s_per_unit", FLOAT, "s")
+ADDED_S_PER_UNIT_CI_LOW = column("added_s_per_unit_ci_low", FLOAT, "s")
+ADDED_S_PER_UNIT_CI_HIGH = column("added_s_per_unit_ci_high", FLOAT, "s")
+ADDED_PAIRS = column("added_pairs", INTEGER, "")
+FAULT_COST = (FAULT_FREE_FILESYSTEM, ADDED_S_PER_UNIT, ADDED_S_PER_UNIT_CI_LOW, ADDED_S_PER_UNIT_CI_HIGH, ADDED_PAIRS)
+group(
+    RECOMMENDATION,
+    FAULT_COST,
+    (
+        "Stores on a filesystem with emulated faults (`filesystems.<name>.s3.faults`): the variant of the "
+        "same filesystem without faults, and the time the faults add to one unit of work of the mix "
+        "against the same store and read option there (every read of the store's that did not fail, "
+        "disturbed ones too: each case's mean per-selection difference times its reads per unit), its "
+        "95% interval (a paired bootstrap over the selections both read; empty where fewer than two "
+        "pairs: a point estimate) and the selections paired. Absent where no variant has faults."
     ),
 )
 group(

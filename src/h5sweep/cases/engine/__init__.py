@@ -104,6 +104,10 @@ class ReadPlan:
     selections: Mapping[str, list[Selection]] | None = None
     # race the stores of each pass of reads that each start cold (None: read every store to the end)
     race: RaceRule | None = None
+    # a read that fails on a fault the relay injected (FaultedReadError) is recorded as a row
+    # that says why and its store is read no further in that read option, instead of failing
+    # the pass (a query job on a filesystem with s3.faults); any other failure still fails it
+    record_faults: bool = False
 
     def selections_of(self, case, policy: str, chunk_shape) -> list[Selection]:
         if self.selections is not None and case.name in self.selections:
@@ -131,6 +135,7 @@ class StoreUnderTest:
     # byte-identical copies read in turn by reads that each start cold (h5sweep.cases.copies);
     # empty: the store alone
     copies: list[str] = field(default_factory=list)
+    failed: str = ""  # why a read failed on an emulated fault (then read no further; ReadPlan.record_faults)
 
     def __post_init__(self) -> None:
         if self.read_options is None:
@@ -168,10 +173,13 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
     # each store in each read option: a reader of its own (the reference's first option alone protected)
     pairs = [(store, k) for store in stores for k in range(len(store.read_options))]
     options = [store.read_options[k] for store, k in pairs]
+    failed = [""] * len(pairs)  # a reader failed on an emulated fault is read no further
     for policy in plan.policies:
         readers = [
-            replace(store, rows=[], read_options=[store.read_options[k]], protected=store.protected and k == 0)
-            for store, k in pairs
+            replace(
+                store, rows=[], read_options=[store.read_options[k]], protected=store.protected and k == 0, failed=why
+            )
+            for (store, k), why in zip(pairs, failed, strict=True)
         ]
         variants = [
             Variant(case, [plan.selections_of(case, policy, s.layout.chunk_shape) for s in readers], cold)
@@ -190,6 +198,7 @@ def run_reads(stores: list[StoreUnderTest], plan: ReadPlan) -> list[StoreUnderTe
                 mine = [i for i, (_, j) in enumerate(pairs) if j == k]
                 alone = Variant(variant.case, [variant.selections[i] for i in mine], variant.cold)
                 interleave_variants([readers[i] for i in mine], [alone], [options[i] for i in mine], policy, plan)
+        failed = [reader.failed for reader in readers]
         for (store, k), reader in zip(pairs, readers, strict=True):
             for row in reader.rows:
                 row[C.READ_OPTION_INDEX] = k

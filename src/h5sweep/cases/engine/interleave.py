@@ -14,16 +14,19 @@ from h5sweep.cases.engine.reads import (
     OpenedForReads,
     TimedRead,
     check_all,
+    failure_row,
     measurement_row,
     prime_stores,
     rounds,
     timed_read,
     visiting_order,
 )
+from h5sweep.errors import FaultedReadError
 from h5sweep.measure import pagecache
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused, touched_empty
 from h5sweep.storage import columns as C
+from h5sweep.storage import objectstore
 
 if TYPE_CHECKING:
     from h5sweep.cases.base import ReadCase
@@ -88,11 +91,12 @@ def interleave_variants(stores, variants: list[Variant], options, policy, plan: 
         for first, last in _batches(len(schedule), per_batch, race):
             # variant, store, read, its place in the visit, the copy it read
             timed: list[tuple[int, int, TimedRead, int, int]] = []
+            failures: list[tuple[int, int, int, FaultedReadError, int, int]] = []
             with timed_window() as window, gc_paused():
                 for v, repeat in (item for r in schedule[first:last] for item in r):
                     variant = variants[v]
                     for place, k in enumerate(visiting_order(len(stores), plan.seed, variant.case.name, repeat)):
-                        if race is not None and not race.reads(v, k):
+                        if race is not None and not race.reads(v, k) or stores[k].failed:
                             continue
                         store = stores[k]
                         # a read that starts cold reads its copy; an open file is the store itself
@@ -111,16 +115,28 @@ def interleave_variants(stores, variants: list[Variant], options, policy, plan: 
                                 plan.split,
                             )
                             counters = pagecache.io_counters()
-                        read, counters = timed_read(
-                            store.backend,
-                            path,
-                            variant.case,
-                            repeat,
-                            variant.selections[k][repeat],
-                            opened[(v, k)],
-                            buffers[v][k][variant.selections[k][repeat].size],
-                            counters,
-                        )
+                        try:
+                            read, counters = timed_read(
+                                store.backend,
+                                path,
+                                variant.case,
+                                repeat,
+                                variant.selections[k][repeat],
+                                opened[(v, k)],
+                                buffers[v][k][variant.selections[k][repeat].size],
+                                counters,
+                            )
+                        except FaultedReadError as err:
+                            if not plan.record_faults:
+                                raise
+                            # an emulated fault's failure: recorded, and the store read no further
+                            store.failed = str(err)
+                            failures.append((v, k, repeat, err, place, copy))
+                            opened.pop((v, k)).close()
+                            if race is not None:
+                                race.failed.add(k)
+                            counters = pagecache.io_counters()
+                            continue
                         if variant.cold == "every":  # closed before another store's read
                             opened.pop((v, k)).close()
                         timed.append((v, k, read, place, copy))
@@ -133,8 +149,16 @@ def interleave_variants(stores, variants: list[Variant], options, policy, plan: 
                 store.rows.append(
                     {**row, C.INTERLEAVED_STORES: len(stores), C.VISIT_POSITION: place, C.STORE_COPY: copy}
                 )
-                if race is not None:
+                if race is not None and not row.get(objectstore.DISTURBED):  # raced on undisturbed reads
                     race.record(v, k, read.repeat, row[C.SECONDS])
+            for v, k, repeat, err, place, copy in failures:
+                variant = variants[v]
+                row = failure_row(
+                    variant.case, repeat, variant.selections[k][repeat], options[k], policy, variant.cold, err
+                )
+                stores[k].rows.append(
+                    {**row, C.INTERLEAVED_STORES: len(stores), C.VISIT_POSITION: place, C.STORE_COPY: copy}
+                )
             with untimed_work():  # every value against the source, per store and copy read
                 for v, variant in enumerate(variants):
                     for k, store in enumerate(stores):

@@ -119,6 +119,7 @@ class Race:
         self.rule, self.cases, self.rounds, self.protected = rule, cases, rounds, protected
         self.kept_best = kept_best or []
         self.out: dict[int, RacedOut] = {}
+        self.failed: set[int] = set()  # stores whose read failed on an emulated fault: read no further
         self.seconds: list[list[dict[int, float]]] = [[{} for _ in range(stores)] for _ in cases]
         self.level = rule.alpha / max(1, rule.looks(rounds))
         self.rng = np.random.default_rng(rule.seed)
@@ -137,7 +138,7 @@ class Race:
 
     def look(self, rounds_done: int) -> list[int]:
         """Score the stores in the race on what they have read; the stores out from now."""
-        active = [k for k in range(len(self.seconds[0])) if k not in self.out]
+        active = [k for k in range(len(self.seconds[0])) if k not in self.out and k not in self.failed]
         weighted = [(v, self.rule.weights[c]) for v, c in enumerate(self.cases) if self.rule.weights.get(c, 0) > 0]
         if len(active) < 2 or not weighted:
             return []

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from h5sweep.errors import VerificationError
+from h5sweep.errors import FaultedReadError, VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import minor_faults
@@ -138,9 +138,11 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
         result = read()
     except Exception as err:  # e.g. a corrupt chunk: HDF5's "filter returned failure", a codec's error
         lost = _not_found(opened, mark)
-        raise VerificationError(
+        raise _failed(
+            opened,
+            mark,
             f"{path} case {case.name} repeat {repeat} {selection.label}: {backend.label} could not "
-            f"read the selection: {err}" + (f"; {lost}" if lost else "")
+            f"read the selection: {err}" + (f"; {lost}" if lost else ""),
         ) from err
     elapsed = time.perf_counter_ns() - start
     faults = minor_faults() - faults
@@ -150,7 +152,7 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
     if mark is not None:  # a remote store's: a key it holds answered "not found" fails the read
         lost = _not_found(opened, mark)
         if lost:  # its values are fill values where the store's are, whatever they are
-            raise VerificationError(f"{path} case {case.name} repeat {repeat} {selection.label}: {lost}")
+            raise _failed(opened, mark, f"{path} case {case.name} repeat {repeat} {selection.label}: {lost}")
         after = pagecache.io_counters()  # the relay's log read for it is not the next read's
     values = buffer.copy() if result is None else np.asarray(result)
     storage_ns = None
@@ -166,6 +168,36 @@ def _not_found(opened: OpenedForReads, mark) -> str:
     ("" for none, and off an object store)."""
     said = getattr(opened.requests, "not_found_said", None)
     return said(mark) if said is not None and mark is not None else ""
+
+
+def _failed(opened: OpenedForReads, mark, message: str) -> VerificationError:
+    """The error of a failed read: a :class:`FaultedReadError` where the relay injected a
+    fault in the read's requests (an emulated fault's failure), else a VerificationError."""
+    counts = opened.requests.since(mark) if mark is not None else {}
+    if counts.get(objectstore.FAULTS_MET):
+        return FaultedReadError(message, counts)
+    return VerificationError(message)
+
+
+def failure_row(case, repeat: int, selection: Selection, cache, policy: str, cold: str, error) -> dict:
+    """The row of a read that failed on an emulated fault (:class:`FaultedReadError`): what it
+    asked for and met, no time, and why it failed (``read_failed``)."""
+    counts = error.counts
+    return {
+        C.CASE: case.name,
+        C.REPEAT: repeat,
+        C.SECONDS: float("nan"),
+        C.SELECTION: selection.label,
+        C.CACHE_STATE: objectstore.cache_state(counts) if objectstore.REQUESTS in counts else "cold",
+        **counts,
+        C.COLD_MODE: cold,
+        **cache.columns(),
+        C.READ_OPTION: cache.label,
+        C.READ_OPTION_SETTING: cache.setting,
+        C.POLICY: policy,
+        C.VARIANT: variant_label(policy, cache, cold),
+        objectstore.READ_FAILED: str(error),
+    }
 
 
 def timed_storage_read(opened: OpenedForReads, selection: Selection, shape, counters) -> tuple[int | None, object]:
