@@ -81,40 +81,137 @@ def _literal(node):
         return ast.unparse(node)
 
 
-def test_no_default_of_the_config_is_written_again_in_the_code():
-    """A setting read as ``x.get("name", <its default>)`` or ``x.get("name") or <its default>``,
-    or put in front of an entry as ``{"name": <its default>, **entry}``, writes its default a
-    second time: the code reads the config with its defaults filled in from their one
-    declaration (a block's, or the schema's for the sweep's own sections)."""
+# Keys named like a declared one that are not it, each with why.
+NOT_THE_SETTING = {
+    ("cases/write/race.py", "seed"): "the write race's own resampling seed, not dataset.seed",
+    ("storage/latency.py", "seed"): "a fault schedule's own seed, not dataset.seed",
+}
+
+
+def _declaration_read(node) -> bool:
+    """``X.default``, ``X.defaults()``, ``X.setting("k").default``: a declared default read."""
+    return (isinstance(node, ast.Attribute) and node.attr == "default") or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "defaults"
+    )
+
+
+def _default_constants(declared: set) -> dict[str, bool]:
+    """The package's module-level constants named as defaults (``DEFAULT_...``) that hold a
+    declared default: by name -> whether they read it from its declaration (else they write
+    its value again)."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                name = node.targets[0].id
+                if "DEFAULT" not in name.upper():
+                    continue
+                if _declaration_read(node.value):
+                    out[name] = True
+                elif repr(_literal(node.value)) in declared:
+                    out[name] = False
+    return out
+
+
+def _get_call(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+
+
+def _read_key(node) -> str | None:
+    """The key an expression reads: ``x.get("k")``, ``x["k"]`` or ``x.k``."""
+    if _get_call(node) and len(node.args) == 1 and isinstance(node.args[0], ast.Constant):
+        return node.args[0].value
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _defaults_written(node) -> list[tuple[str | None, ast.AST, bool]]:
+    """(key, the default the code gives it, whether it is a dataclass field's) of ``node``:
+    ``x.get("k", V)``; ``A or V`` (A reading key k); ``{"k": V, **entry}``; a dataclass's
+    ``k: T = V`` (or ``field(default=V)``)."""
+    if _get_call(node) and len(node.args) == 2 and isinstance(node.args[0], ast.Constant):
+        return [(node.args[0].value, node.args[1], False)]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return [(_read_key(a), b, False) for a, b in zip(node.values, node.values[1:], strict=False)]
+    if isinstance(node, ast.Dict) and None in node.keys:  # {"key": value, **entry}
+        return [(k.value, v, False) for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)]
+    out = []
+    if isinstance(node, ast.ClassDef) and any("dataclass" in ast.unparse(d) for d in node.decorator_list):
+        for item in node.body:
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.value is not None:
+                value = item.value
+                if isinstance(value, ast.Call) and ast.unparse(value.func).endswith("field"):
+                    value = next((kw.value for kw in value.keywords if kw.arg == "default"), None)
+                if value is not None:
+                    out.append((item.target.id, value, True))
+    return out
+
+
+def _restated(tree: ast.AST, where: str, defaults: dict, constants: dict) -> list[str]:
+    """Each default of the config written again in one module: by value (the declared
+    default's literal) or by the name of a default constant (a fallback with one, or a
+    dataclass field with one that writes the value again)."""
+    found = []
+    for node in ast.walk(tree):
+        for name, value, is_field in _defaults_written(node):
+            constant = value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
+            if constant in constants and not (is_field and constants[constant]):
+                found.append(f"{where}:{value.lineno}: {name} defaults to {constant}, a declared default")
+                continue
+            if name is None or (where, name) in NOT_THE_SETTING:
+                continue
+            for declared, default in defaults.get(name, []):
+                if default not in (None, "", [], {}) and _literal(value) == default:
+                    found.append(f"{where}:{value.lineno}: {name}={default!r} ({declared})")
+    return found
+
+
+def _config_defaults() -> dict[str, list]:
     defaults: dict[str, list] = {}
     for name, where, default in _declared():
         defaults.setdefault(name, []).append((where, default))
+    return defaults
+
+
+def test_no_default_of_the_config_is_written_again_in_the_code():
+    """A setting read as ``x.get("name", <its default>)`` or ``x.get("name") or <its default>``,
+    put in front of an entry as ``{"name": <its default>, **entry}``, or given as a dataclass
+    field's default, writes its default a second time: the code reads the config with its
+    defaults filled in from their one declaration (a block's, or the schema's for the sweep's
+    own sections). So does a fallback to a constant that holds a declared default
+    (``x.get("objective", DEFAULT_OBJECTIVE)``): a dataclass field may take the declared
+    default from its declaration (``SETTINGS.setting("k").default``), never its value again."""
+    defaults = _config_defaults()
+    constants = _default_constants({repr(d) for each in defaults.values() for _, d in each if d not in (None, "")})
+    assert constants["DEFAULT_OBJECTIVE"] is True  # recommend.objective's, read from its declaration
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            pairs = []
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-                if len(node.args) == 2 and isinstance(node.args[0], ast.Constant):
-                    pairs.append((node.args[0].value, node.args[1]))
-            elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
-                first, second = node.values
-                if (
-                    isinstance(first, ast.Call)
-                    and isinstance(first.func, ast.Attribute)
-                    and first.func.attr == "get"
-                    and len(first.args) == 1
-                    and isinstance(first.args[0], ast.Constant)
-                ):
-                    pairs.append((first.args[0].value, second))
-            elif isinstance(node, ast.Dict) and None in node.keys:  # {"key": value, **entry}
-                pairs += [
-                    (k.value, v) for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)
-                ]
-            for name, value in pairs:
-                for where, default in defaults.get(name, []):
-                    if default not in (None, "", [], {}) and _literal(value) == default:
-                        found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {name}={default!r} ({where})")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += _restated(tree, str(path.relative_to(PACKAGE)), defaults, constants)
     assert found == [], "\n".join(found)
+
+
+def test_the_check_finds_a_default_restated_by_value_or_by_the_name_of_its_constant():
+    defaults = _config_defaults()
+    constants = {"DEFAULT_OBJECTIVE": True, "WRITTEN_DEFAULT": False}
+    code = """
+from dataclasses import dataclass, field
+a = settings.get("objective", DEFAULT_OBJECTIVE)
+b = recommend.get("objective") or objectives.DEFAULT_OBJECTIVE
+c = race["margin"] or 1.25
+d = settings.get("statistic", "first-access")
+@dataclass
+class Rule:
+    margin: float = 1.25
+    alpha: float = field(default=0.05)
+    statistic: str = WRITTEN_DEFAULT
+    objective: str = DEFAULT_OBJECTIVE
+"""
+    found = _restated(ast.parse(code), "x.py", defaults, constants)
+    assert sorted(int(line.split(":")[1]) for line in found) == [3, 4, 5, 6, 9, 10, 11], found
+    fine = 'a = settings.get("objective")\nb = settings["recommend"]["objective"]\nc = race.get("margin") or 2.5\n'
+    assert _restated(ast.parse(fine), "x.py", defaults, constants) == []
 
 
 def test_the_sweeps_own_sections_and_a_filesystem_have_their_defaults_filled():

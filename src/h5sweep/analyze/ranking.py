@@ -138,11 +138,8 @@ COLUMNS = [
 
 
 def weights_of(settings: dict) -> dict[str, float]:
-    """The read mix: the configured weights, or every read case weighted equally."""
-    configured = settings["recommend"].get("weights") or {}
-    if not configured:
-        return {case: 1.0 for case in settings["read_cases"]}
-    return {case: float(configured.get(case, 0.0)) for case in settings["read_cases"] if configured.get(case, 0)}
+    """The read mix: the configured weights, or one read of each read case."""
+    return objectives.read_mix(settings["recommend"].get("weights"), settings["read_cases"])
 
 
 def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:

@@ -268,6 +268,15 @@ def objective_of(name: object = None) -> Objective:
     return OBJECTIVES[str(name)]
 
 
+def read_mix(weights: dict | None, cases: list[str], own: dict[str, float] | None = None) -> dict[str, float]:
+    """The read mix, {case: reads per unit of work}, in ``cases`` order: the cases
+    ``weights`` (``recommend.weights``) weights; where it sets none, one read of each case, or
+    the share a case sets itself (``own``: a recorded trace's, all of its reads)."""
+    if weights:
+        return {c: float(weights[c]) for c in cases if weights.get(c, 0)}
+    return {c: float((own or {}).get(c, 1.0)) for c in cases}
+
+
 def costs(
     reads: Reads,
     weights: dict[str, float],

@@ -31,7 +31,7 @@ from h5sweep.cases import (
 )
 from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
 from h5sweep.errors import ConfigError
-from h5sweep.measure.objective import OBJECTIVES
+from h5sweep.measure.objective import OBJECTIVES, read_mix
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config, parse_compression
 from h5sweep.storage.datasources import axis_names, check_donor, fill_name
@@ -87,7 +87,7 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
                 f"recommend.weights.{name}", weight, f"is not a read case of this sweep (known: {', '.join(known)})"
             )
     if not out["weights"] and own:  # unset: one read of each case, and the trace's own
-        out["weights"] = {case.name: own.get(case.name, 1) for case in read_cases}
+        out["weights"] = read_mix({}, [case.name for case in read_cases], own)
     if out["weights"] and not any(w > 0 for w in out["weights"].values()):
         raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
     for mix, weights in (out["mixes"] or {}).items():

@@ -29,6 +29,7 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.measure import settle
+from h5sweep.measure.objective import read_mix
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import axis_names, fill_name
@@ -164,7 +165,8 @@ def race_settings(sweep) -> dict | None:
     after a sweep reruns the recommendation and never the reads."""
     if sweep.race is None:
         return None
-    defaults = {case.name: float(getattr(case, "default_weight", 1.0)) for case in sweep.read_cases}
+    own = {case.name: case.default_weight for case in sweep.read_cases if hasattr(case, "default_weight")}
+    defaults = read_mix({}, [case.name for case in sweep.read_cases], own)
     unraced = [case.name for case in sweep.read_cases if case.settings.get("race") is False]
     return {**sweep.race, "default_weights": defaults, "unraced": unraced}
 

@@ -31,6 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from h5sweep.cases.engine.race import SETTINGS as RACE
+from h5sweep.cases.write import WriteCase
+
 RESAMPLES = 2000
 # Stores of a variant with two writes before a store with one can be judged: the pooled
 # residuals then come from this many independent pairs at least.
@@ -39,9 +42,9 @@ PILOT_STORES = 5
 
 @dataclass(frozen=True)
 class WriteRace:
-    margin: float = 1.25
-    alpha: float = 0.05
-    min_repeats: int = 1
+    margin: float = RACE.setting("margin").default
+    alpha: float = RACE.setting("alpha").default
+    min_repeats: int = WriteCase.SETTINGS.setting("min_repeats").default
     max_repeats: int = 3
     limit_s: float | None = None  # recommend.max_write_s
     seed: int = 0
