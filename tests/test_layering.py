@@ -218,6 +218,7 @@ BEHAVIOUR_TESTS = {
     "degenerate",
     "examples",
     "faults",
+    "fault_analysis",  # faults in the summary, the ranking, the decision and the findings (issue 69)
     "findings_guide",  # the User's Guide ch. 14 findings (h5sweep.analyze.studies.guide, cases.metadata.findings)
     "findings_iolab",  # the HDF5 I/O lab's findings (h5sweep.analyze.studies.iolab, cases.iosize.findings)
     "findings_kang",  # Kang et al.'s findings (h5sweep.analyze.studies.kang)
