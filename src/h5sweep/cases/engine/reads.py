@@ -172,9 +172,12 @@ def _not_found(opened: OpenedForReads, mark) -> str:
 
 def _failed(opened: OpenedForReads, mark, message: str) -> VerificationError:
     """The error of a failed read: a :class:`FaultedReadError` where the relay injected a
-    fault in the read's requests (an emulated fault's failure), else a VerificationError."""
+    fault in the read's requests and every failed answer it met could be an injected one (an
+    emulated fault's failure; a server that answers 5xx itself, or has gone, is not), else a
+    VerificationError."""
     counts = opened.requests.since(mark) if mark is not None else {}
-    if counts.get(objectstore.FAULTS_MET):
+    met = counts.get(objectstore.FAULTS_MET) or 0
+    if met and (counts.get(objectstore.REQUESTS_FAILED) or 0) <= met:
         return FaultedReadError(message, counts)
     return VerificationError(message)
 
