@@ -133,6 +133,10 @@ THROTTLING_EVIDENCE = (
     "h5sweep issue 69, 'Faults on the object store' (its published evidence: a 100-connection range-GET "
     "benchmark; the issue gives no address for it)"
 )
+# Amazon S3's performance guidelines: its request rates are counted per prefix, in requests
+S3_REQUEST_RATES = "https://docs.aws.amazon.com/AmazonS3/latest/userguide/optimizing-performance.html"
+# the config whose sweep measures the throttling findings (a throttling variant beside a clean one)
+FAULTS_CONFIG = "config/cloud-faults.yaml"
 # requests at least this many times larger count as large beside small ones
 REQUEST_SIZE_STEP = 2.0
 # clients whose shares of throttled reads that failed lie within this of each other (every
@@ -328,13 +332,13 @@ FINDINGS = [
         "interval above 1), in most such pairs",
         "filesystems.<name>.s3.faults with a throttling entry beside {} (e.g. faults: [{}, {slowdown: 0.05}]) "
         "and layouts whose requests differ in size (layouts.chunks)",
-        CLOUD_CONFIG,
+        FAULTS_CONFIG,
         _small_requests_pay_more,
         claim=(
-            "under throttling, small requests pay more than large ones: a store throttles requests, not bytes, "
-            "so a read split into many small requests meets more 503 SlowDown answers, retries and waits per "
-            "byte than a read of a few large ones (the evidence: a 100-connection range-GET benchmark saw 56% "
-            "of 4 MiB and 94% of 8 MiB requests fail through one client)"
+            "under throttling, small requests pay more than large ones: a store throttles requests, not bytes "
+            f"(Amazon S3 counts its rates in requests per second and prefix, {S3_REQUEST_RATES}), so a read "
+            "split into many small requests meets more 503 SlowDown answers, retries and waits per byte than a "
+            "read of a few large ones"
         ),
     ),
     Finding(
@@ -349,7 +353,7 @@ FINDINGS = [
         f"apart; does not hold where every client's share lies within {SAME_SHARE:g} of every other's",
         "filesystems.<name>.s3.faults with a throttling entry beside {} and several readers (zarr.readers, "
         "s3.zarr_stores, s3.reads)",
-        CLOUD_CONFIG,
+        FAULTS_CONFIG,
         _retry_policy_decides,
         claim=(
             "a client's retry policy decides whether a throttled read succeeds: the same throttled requests "
