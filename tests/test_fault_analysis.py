@@ -27,7 +27,8 @@ FAULTS = [{}, {"slowdown": 0.01, "seed": 3}, {"not_found": 0.5}]
 REPEATS = 10
 
 
-@pytest.fixture(scope="module")
+# the jobs below run once: session-scoped, the module goes to one test worker whole (conftest)
+@pytest.fixture(scope="session")
 def s3():
     import s3server
 
@@ -38,7 +39,7 @@ def s3():
     server.shutdown()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def measured(s3, tmp_path_factory):
     """The generate and query jobs of a contiguous HDF5 file and a chunked Zarr store on three
     variants of one filesystem (no faults, throttled, 404s), as a job runs them; the rows of
