@@ -54,6 +54,23 @@ def test_every_case_of_the_config_has_its_block_from_its_declaration_and_none_in
     assert "| `cases.parallel.repeats` | `6` | Whole passes per operation, mode and k" in table
 
 
+def test_the_sweeps_own_sections_declared_in_code_have_an_empty_stub_in_the_schema_file():
+    from h5sweep.sweep.sections import SECTIONS, TOP
+
+    raw = yaml.safe_load(SCHEMA_PATH.read_text())["properties"]
+    loaded = load_schema()["properties"]
+    assert [k for k in loaded if k in raw] == list(raw)  # each in its stub's place: the key table's order
+    for declared in (*TOP, *SECTIONS):
+        assert raw[declared.name] == {}, declared.name  # nothing written there
+        assert loaded[declared.name] == declared.schema()
+        jsonschema.Draft202012Validator.check_schema(declared.schema())
+    for block in SECTIONS:  # a section left out of a config is filled with its declared defaults
+        jsonschema.validate(block.defaults(), block.schema())
+    table = key_table()
+    assert '| `recommend.statistic` | `"first-access"` | Which reads matter: first-access' in table
+    assert '| `sweep` | `"demo"` | Name of the sweep; all outputs go to results/<sweep>/. |' in table
+
+
 def test_a_case_reads_the_default_its_block_declares():
     from h5sweep.cases import read_cases_from_config
     from h5sweep.cases.parallel.core import ParallelCase

@@ -21,6 +21,7 @@ BOUNDS = (
     "minItems",
     "maxItems",
     "enum",
+    "pattern",
     "items",
     "oneOf",
 )
