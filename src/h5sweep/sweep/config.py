@@ -24,13 +24,14 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def load_schema(path: str | Path | None = None) -> dict:
     """The config's JSON schema: ``config/schema.yaml`` with, under ``cases``, the block each
-    registered case declares beside its code (:func:`h5sweep.cases.config_blocks`)."""
+    registered case declares beside its code (:func:`h5sweep.cases.config_blocks`), and the
+    sweep's own sections declared in :mod:`h5sweep.sweep.sections` in place of their stubs."""
     from h5sweep import backends
     from h5sweep.cases import config_blocks
     from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
-    from h5sweep.measure import objective
     from h5sweep.storage import codecs
     from h5sweep.storage.filesystems import FILESYSTEM
+    from h5sweep.sweep.sections import SECTIONS, TOP
 
     with open(path or SCHEMA_PATH, encoding="utf-8") as f:
         schema = yaml.load(f, Loader=_LOADER)
@@ -44,7 +45,10 @@ def load_schema(path: str | Path | None = None) -> dict:
         k: v for key, node in top.items() for k, v in [(key, node), *(blocks.items() if key == "backends" else [])]
     }
     schema["properties"]["backends"]["items"]["enum"] = list(backends.REGISTRY)
-    schema["properties"]["recommend"]["properties"]["objective"] = objective.SETTING.schema()
+    for setting in TOP:
+        schema["properties"][setting.name] = setting.schema()
+    for section in SECTIONS:
+        schema["properties"][section.name] = section.schema()
     forms = schema["properties"]["filesystems"]["additionalProperties"]["oneOf"]
     forms[:] = [FILESYSTEM.object_schema() if form.get("type") == "object" else form for form in forms]
     race = next(form for form in schema["properties"]["race"]["oneOf"] if form.get("type") == "object")
