@@ -113,7 +113,8 @@ def in_its_directory(job: JobSettings, record: str):
         )
     apply_stripe(job.directory, job.stripe)  # the stores made below take the directory's layout
     try:
-        yield
+        with objectstore.named_if_gone(job.s3, job.filesystem):  # a server gone is named as such
+            yield
     except OSError as err:
         if os.path.isdir(job.directory):  # the job's own error (a full filesystem among them)
             raise

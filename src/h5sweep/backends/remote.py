@@ -29,6 +29,7 @@ import numpy as np
 from h5sweep.backends import HDF5, RAW, ZARR
 from h5sweep.backends.base import Backend, OpenedStore
 from h5sweep.backends.raw import contiguous_runs, read_header
+from h5sweep.errors import VerificationError
 from h5sweep.storage import objectstore
 from h5sweep.storage.objectstore import DATA, METADATA, FileRead, RequestLog, S3Location
 
@@ -158,13 +159,26 @@ def objects(local_path: str) -> list[tuple[str, str]]:
     return found
 
 
-def upload(fs, location: S3Location, name: str, local_path: str) -> int:
-    """Put the store at ``local_path`` under ``name`` (one object per file); the bytes sent."""
+def upload(fs, location: S3Location, name: str, local_path: str, marked: bool = True) -> int:
+    """Put the store at ``local_path`` under ``name`` (one object per file), then (``marked``)
+    its marker (:func:`marker_path`): a store without one was not uploaded whole, and is not
+    read (:meth:`RemoteBackend.open_for_reads`). The bytes sent."""
     sent = 0
     for path, key in objects(local_path):
         fs.put_file(path, location.path(name, key))
         sent += os.path.getsize(path)
+    if marked:
+        fs.pipe_file(marker_path(location, name), b"")
     return sent
+
+
+MARKER_SUFFIX = ".uploaded"
+
+
+def marker_path(location: S3Location, name: str) -> str:
+    """The object (fsspec's bucket/key) that says the store uploaded as ``name`` is whole:
+    beside its objects, written after the last of them."""
+    return location.path(name) + MARKER_SUFFIX
 
 
 def classifier(backend: str, local_path: str, dataset_name: str) -> Callable[[str, str, int | None, int | None], str]:
@@ -388,13 +402,17 @@ def _obstore(location: S3Location, name: str):
         endpoint=endpoint,
         region=_region(),
         virtual_hosted_style_request=False,
-        client_options={"allow_http": endpoint.startswith("http://")},
+        client_options={"allow_http": endpoint.startswith("http://")},  # its own limits: 5 s to connect, 30 s a request
     )
     return ObjectStore(client, read_only=True)
 
 
 def _tensorstore_context():
-    """A new tensorstore context (its own connections, no chunk cache): a cold client."""
+    """A new tensorstore context (its own connections, no chunk cache): a cold client. An
+    attempt that receives nothing for :data:`h5sweep.storage.objectstore.READ_TIMEOUT_S`
+    fails (curl's low-speed limit; tensorstore sets none of its own)."""
+    os.environ.setdefault("TENSORSTORE_CURL_LOW_SPEED_TIME_SECONDS", f"{objectstore.READ_TIMEOUT_S:.0f}")
+    os.environ.setdefault("TENSORSTORE_CURL_LOW_SPEED_LIMIT_BYTES", "1")
     import tensorstore
 
     return tensorstore.Context({"cache_pool": {"total_bytes_limit": 0}})
@@ -578,20 +596,28 @@ class RemoteBackend(Backend):
     connection kept), made by the first read inside its clock, every request counted.
     Nothing of it is in the page cache to drop."""
 
-    def __init__(self, inner: Backend, location: S3Location, staging: str, read: FileRead | None = None):
+    def __init__(
+        self, inner: Backend, location: S3Location, staging: str, read: FileRead | None = None, filesystem: str = ""
+    ):
         self.inner, self.location, self.staging = inner, location, os.path.abspath(staging)
-        self.read = read or FileRead()
+        self.read, self.filesystem = read or FileRead(), filesystem
         self.name, self.label = inner.name, f"{inner.label} on S3"
         self.call_overhead_column = None
         self.uploaded: set[str] = set()  # local paths of the stores it uploaded
+        self.whole: set[str] = set()  # local paths of the stores whose marker was found
 
     def key(self, path: str) -> str:
         """The store's name under the location's prefix: its path below the staging directory."""
         return os.path.relpath(os.path.abspath(path), self.staging).replace(os.sep, "/")
 
-    def _upload(self, path: str) -> None:
-        upload(objectstore.client(self.location), self.location, self.key(path), path)
-        self.uploaded.add(os.path.abspath(path))
+    def _upload(self, path: str, marked: bool = True) -> None:
+        """Upload the store at ``path``; ``marked``: then its marker (a timed write's upload
+        sends none: that store is renamed, and so uploaded again, before any job reads it)."""
+        self.uploaded.add(os.path.abspath(path))  # removed with the store, whole or not
+        upload(objectstore.client(self.location), self.location, self.key(path), path, marked)
+
+    def _housekeeping(self, work):
+        return objectstore.housekeeping(self.location, self.filesystem, work)
 
     def rename(self, path: str, new_path: str) -> None:
         """Rename the local store, upload it under its new name (after the clock) and remove
@@ -606,11 +632,8 @@ class RemoteBackend(Backend):
         """Remove from the server every store this backend uploaded whose local store was
         removed since (a write case's repeats, removed together after their rest); the count."""
         gone = [path for path in self.uploaded if not os.path.lexists(path)]
-        fs = objectstore.client(self.location)
         for path in gone:
-            remote = self.location.path(self.key(path))
-            if fs.exists(remote):
-                fs.rm(remote, recursive=True)
+            self.remove_remote(path)
             self.uploaded.discard(path)
         return len(gone)
 
@@ -624,7 +647,7 @@ class RemoteBackend(Backend):
 
     def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, option, deadline=None):
         calls = self.inner.write(path, stored, layout, compression, dataset_name, strategy, fill_time, option, deadline)
-        self._upload(path)
+        self._upload(path, marked=False)
         return calls
 
     def write_fast(self, path, data, layout, compression, dataset_name, threads) -> str:
@@ -641,6 +664,7 @@ class RemoteBackend(Backend):
         refused = refusal(self.name, asked, self.location)
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
+        self.check_whole(path)
         log = request_log(self.name, asked, self.location, classifier(self.name, path, dataset_name))
         # a 404 for one of the store's own keys fails the read, naming the key and the reader
         relay = objectstore.relay(self.location)
@@ -660,17 +684,38 @@ class RemoteBackend(Backend):
     def store_counts(self, path) -> dict:
         return self.inner.store_counts(path)
 
+    def check_whole(self, path) -> None:
+        """Refuse to read the store uploaded from ``path`` where its marker is missing (its
+        upload stopped part way: some of its objects may be there, not all); once per store."""
+        if os.path.abspath(path) in self.whole:
+            return
+        marker = marker_path(self.location, self.key(path))
+        if not self._housekeeping(lambda fs: fs.exists(marker)):
+            raise VerificationError(
+                f"{self.location.url(self.key(path))} on {self.location.endpoint}: its upload did not finish (no "
+                f"marker s3://{marker}), so it is not read: some of its objects may be missing. Run the sweep "
+                "again: the job that writes it uploads it again."
+            )
+        self.whole.add(os.path.abspath(path))
+
     def remove_remote(self, path) -> None:
-        """The store's objects removed from the server (its local store left as it is)."""
-        fs = objectstore.client(self.location)
+        """The store's objects and its marker removed from the server (its local store left as
+        it is)."""
         remote = self.location.path(self.key(path))
-        if fs.exists(remote):
-            fs.rm(remote, recursive=True)
+
+        def remove(fs) -> None:
+            found = [p for p in (marker_path(self.location, self.key(path)), remote) if fs.exists(p)]
+            if found:
+                fs.rm(found, recursive=True)
+
+        self._housekeeping(remove)
+        self.whole.discard(os.path.abspath(path))
 
     def remove(self, path) -> None:
-        self.remove_remote(path)
+        # the local store first: a server gone mid-job leaves no staging copy behind
         if os.path.lexists(path):
             self.inner.remove(path)
+        self.remove_remote(path)
         self.uploaded.discard(os.path.abspath(path))
 
     def paths_to_evict(self, path) -> list[str]:

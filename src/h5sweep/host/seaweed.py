@@ -71,10 +71,12 @@ def start(
     bucket: str = "h5sweep",
     wait_s: float = 90,
     credentials: tuple[str, str] | None = None,
+    options: tuple[str, ...] = (),
 ) -> Server:
     """Start weed mini storing under ``directory`` (its pid and ports kept there), S3 on
     ``port`` (0: a free one), ``bucket`` made; returns when it answers S3 requests.
-    ``credentials``: its identity (key, secret), else the environment's key pair, if any."""
+    ``credentials``: its identity (key, secret), else the environment's key pair, if any;
+    ``options``: more of weed mini's flags (``-name=value``)."""
     directory = Path(directory)
     running = status(directory)
     if running is not None:
@@ -94,6 +96,7 @@ def start(
         "-s3.port.iceberg=0",
         "-s3.port.lance=0",
         *(f"-{name}={value}" for name, value in ports.items()),
+        *options,
     ]
     env = dict(os.environ)
     if credentials is not None:

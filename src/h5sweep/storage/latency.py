@@ -9,7 +9,9 @@ requests it delayed (a request line sent after the last answer the client was gi
 so on its standard output when it stops. It also writes a line per request to its log as the
 answer's header arrives, before passing it on (so a client that has its answer finds its
 request in the log): the method, the target, the Range asked for, the status and the answer's
-length, and the fault it injected in the answer's place, if any. A library that sends its
+length, and the fault it injected in the answer's place, if any; a request the server gave no
+answer to (it refused the connection, or closed it first) is logged with status 0, so that a
+job whose server went away can name the request that met it. A library that sends its
 requests without an S3 client whose events can be counted (obstore, tensorstore) is counted
 from there. Nothing here listens beyond 127.0.0.1.
 
@@ -200,6 +202,8 @@ class Relay:
 # ("" where it says none), the fault injected in the server's answer's place ("" for none; the
 # status and length are then the fault's)
 LOG_FIELDS = ("method", "target", "range", "status", "length", "fault")
+NO_ANSWER = 0  # the status of a request the server gave no answer to (refused, or closed first)
+CONNECT_TIMEOUT_S = 10.0  # how long the relay waits for the server to accept a connection
 _RANGE = re.compile(rb"^range:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _LENGTH = re.compile(rb"^content-length:[ \t]*(\d+)", re.IGNORECASE | re.MULTILINE)
 HEADER_LIMIT = 1 << 16  # a header longer than this is logged with what arrived of it
@@ -361,10 +365,28 @@ async def _relay(
                 await writer.drain()
         writer.close()
 
+    def unanswered(asked) -> None:
+        """Log requests the server gave no answer to (it refused the connection, or closed it
+        before answering): status 0."""
+        for method, target, rng in asked:
+            if log_fd is not None:
+                os.write(log_fd, f"{method}\t{target}\t{rng}\t{NO_ANSWER}\t\t\n".encode("latin-1"))
+
     async def handle(client_reader, client_writer) -> None:
         try:
-            server_reader, server_writer = await asyncio.open_connection(host, port)
-        except OSError:
+            server_reader, server_writer = await asyncio.wait_for(
+                asyncio.open_connection(host, port), CONNECT_TIMEOUT_S
+            )
+        except OSError:  # no server (or none in time: a TimeoutError): the request has no answer
+            header = bytearray()
+            with contextlib.suppress(OSError):
+                while not header_done(header):
+                    data = await asyncio.wait_for(client_reader.read(1 << 16), CONNECT_TIMEOUT_S)
+                    if not data:
+                        break
+                    header += data
+            if header.startswith(METHODS):
+                unanswered([request_of(bytes(header))])
             client_writer.close()
             return
         answered, seen = asyncio.Event(), _Exchange()
@@ -374,6 +396,7 @@ async def _relay(
                 pipe_delayed(client_reader, server_writer, answered, seen),
                 pipe_back(server_reader, client_writer, answered, seen),
             )
+        unanswered(seen.asked)  # the server closed the connection before answering these
         server_writer.close()  # gone with the client's (a reset one's too)
 
     server = await asyncio.start_server(handle, LOOPBACK, 0)

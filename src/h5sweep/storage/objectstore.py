@@ -18,6 +18,7 @@ client is made."""
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import os
 import re
@@ -837,12 +838,20 @@ def client(location: S3Location, log: RequestLog | None = None, asynchronous: bo
         skip_instance_cache=True,
         use_listings_cache=False,
         asynchronous=asynchronous,
-        config_kwargs={"s3": {"addressing_style": "path"}},
+        config_kwargs={"s3": {"addressing_style": "path"}, **ATTEMPT_LIMITS},
         **options,
     )
     if log is not None and not asynchronous:
         log.attach(_connected(fs))
     return fs
+
+
+# every request of a client h5sweep makes waits at most this long for the server to accept
+# its connection, and for the next bytes of the answer; then the attempt fails (and the
+# client's own policy retries it or gives up)
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 20.0
+ATTEMPT_LIMITS = {"connect_timeout": CONNECT_TIMEOUT_S, "read_timeout": READ_TIMEOUT_S}
 
 
 _RELAYS: dict[tuple, object] = {}  # this process's relays, by (endpoint, delay, faults)
@@ -957,3 +966,119 @@ def unreachable(location: S3Location) -> str | None:
     except (OSError, BotoCoreError) as err:  # a refused connection is botocore's own error
         return f"no S3 server answers at {location.endpoint}: {err}"
     return None
+
+
+# A server that goes away during a job: the job fails within its reader's own retries and
+# GONE_BOUND_S more, naming the filesystem, the endpoint and the request (docs/method.md)
+GONE_BOUND_S = 30
+# h5sweep's own requests (removing a store, its upload's marker): sent to the server directly
+# (no emulated latency or faults: they are not measured), each at most HOUSEKEEPING_ATTEMPTS
+# attempts of HOUSEKEEPING_TIMEOUT_S to connect and to answer, one s3fs round; where they fail
+# on a silent server, the next are not sent (:func:`housekeeping`)
+HOUSEKEEPING_ATTEMPTS = 3
+HOUSEKEEPING_TIMEOUT_S = 7.0
+_GONE: dict[str, str] = {}  # endpoint: why its server is taken as gone in this process
+
+
+class ServerGoneError(RuntimeError):
+    """The S3 server of a job's filesystem stopped answering while the job worked there."""
+
+
+def housekeeping_client(location: S3Location):
+    """An s3fs filesystem on ``location``'s server itself (not its relay) for h5sweep's own
+    requests: few attempts, short limits (:data:`HOUSEKEEPING_ATTEMPTS`)."""
+    import s3fs
+
+    limits = {"connect_timeout": HOUSEKEEPING_TIMEOUT_S, "read_timeout": HOUSEKEEPING_TIMEOUT_S}
+    retries = {"max_attempts": HOUSEKEEPING_ATTEMPTS, "mode": "standard"}
+    fs = s3fs.S3FileSystem(
+        endpoint_url=location.endpoint,
+        skip_instance_cache=True,
+        use_listings_cache=False,
+        config_kwargs={"s3": {"addressing_style": "path"}, "retries": retries, **limits},
+    )
+    fs.retries = 1  # s3fs's own round: one (botocore's attempts above are the retries)
+    return fs
+
+
+def housekeeping(location: S3Location, filesystem: str, work: Callable):
+    """``work(fs)`` on a :func:`housekeeping_client`; where it fails and the server is silent,
+    a :class:`ServerGoneError`, and every later call on the same endpoint fails so after one
+    HEAD of :data:`ENDPOINT_TIMEOUT_S` (a failed job's clean-up sends no more requests to a
+    server that is gone)."""
+    if location.endpoint in _GONE:
+        if endpoint_silent.__wrapped__(location.endpoint):
+            raise ServerGoneError(_GONE[location.endpoint])
+        del _GONE[location.endpoint]  # it answers again
+    try:
+        return work(housekeeping_client(location))
+    except (FileNotFoundError, PermissionError):
+        raise
+    except Exception as err:
+        said = gone(location, filesystem, err)
+        if said is None:
+            raise
+        raise ServerGoneError(said) from err
+
+
+def unanswered(location: S3Location) -> tuple[tuple[str, str, str], int] | None:
+    """The first request to ``location``'s server that its relays logged without an answer
+    (method, target, Range) and how many times it was sent without one; None where none was
+    (or no relay passes its requests)."""
+    first, count = None, 0
+    for (endpoint, *_), found in list(_RELAYS.items()):
+        if endpoint != location.endpoint:
+            continue
+        with open(found.log_path, "rb") as f:
+            lines = f.read().decode("latin-1").splitlines()
+        for line in lines:
+            fields = line.split("\t")
+            if len(fields) < 4 or fields[3] != "0":
+                continue
+            request = tuple(fields[:3])
+            first = first or request
+            count += request == first
+    return None if first is None else (first, count)
+
+
+def gone(location: S3Location, filesystem: str, err: BaseException | None = None) -> str | None:
+    """Where ``location``'s server no longer answers (one HEAD, :data:`ENDPOINT_TIMEOUT_S`),
+    what to tell the user: the filesystem, the endpoint, the first request left without an
+    answer (from the relay's log; else the client's error), and what to do. None where it
+    answers."""
+    silent = endpoint_silent.__wrapped__(location.endpoint)
+    if silent is None:
+        return None
+    if location.endpoint in _GONE:
+        return _GONE[location.endpoint]
+    found = unanswered(location)
+    if found is not None:
+        (method, target, asked), count = found
+        what = f"{method} {target}{f' ({asked})' if asked else ''} had no answer ({count} attempts)"
+    else:
+        what = f"the last request failed: {str(err)[:300] if err is not None else 'no answer'}"
+    said = (
+        f"filesystems.{filesystem}: the S3 server at {location.endpoint} stopped answering while this job "
+        f"worked there: {what}; {silent}. Start the server again and run the same command: finished jobs "
+        "are kept, this one is done again."
+    )
+    _GONE[location.endpoint] = said
+    return said
+
+
+@contextlib.contextmanager
+def named_if_gone(location: S3Location | None, filesystem: str):
+    """A job's work on ``location`` (None: not an object store): an error met where the
+    server no longer answers becomes a :class:`ServerGoneError` that says so (:func:`gone`)."""
+    if location is None:
+        yield
+        return
+    try:
+        yield
+    except ServerGoneError:
+        raise
+    except Exception as err:
+        said = gone(location, filesystem, err)
+        if said is None:
+            raise
+        raise ServerGoneError(said) from err

@@ -271,7 +271,7 @@ class JobSettings:
             return backend
         from h5sweep.backends.remote import RemoteBackend
 
-        return RemoteBackend(backend, self.s3, self.directory)
+        return RemoteBackend(backend, self.s3, self.directory, filesystem=self.filesystem)
 
     @property
     def read_copies(self) -> int:
