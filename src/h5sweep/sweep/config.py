@@ -35,6 +35,8 @@ def load_schema(path: str | Path | None = None) -> dict:
 
     with open(path or SCHEMA_PATH, encoding="utf-8") as f:
         schema = yaml.load(f, Loader=_LOADER)
+    for declared in (*TOP, *SECTIONS):  # each in the place of its stub
+        schema["properties"][declared.name] = declared.schema()
     cases = schema["properties"]["cases"].setdefault("properties", {})
     for name, block in config_blocks().items():
         cases.setdefault(name, block.schema())
@@ -45,10 +47,6 @@ def load_schema(path: str | Path | None = None) -> dict:
         k: v for key, node in top.items() for k, v in [(key, node), *(blocks.items() if key == "backends" else [])]
     }
     schema["properties"]["backends"]["items"]["enum"] = list(backends.REGISTRY)
-    for setting in TOP:
-        schema["properties"][setting.name] = setting.schema()
-    for section in SECTIONS:
-        schema["properties"][section.name] = section.schema()
     forms = schema["properties"]["filesystems"]["additionalProperties"]["oneOf"]
     forms[:] = [FILESYSTEM.object_schema() if form.get("type") == "object" else form for form in forms]
     race = next(form for form in schema["properties"]["race"]["oneOf"] if form.get("type") == "object")

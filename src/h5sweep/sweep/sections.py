@@ -7,9 +7,266 @@ a default written again)."""
 
 from __future__ import annotations
 
+from h5sweep.backends import REFERENCE
 from h5sweep.measure import objective
 from h5sweep.storage.declared import Block, Setting
 
+DATASET = Block(
+    "dataset",
+    "The array every test file stores.",
+    (
+        Setting(
+            "shape",
+            "array",
+            [100, 100, 20000],
+            "Dataset shape, rank 1 to 5: [x, y, z] (z the long m/z axis; the OpenMSI cases), [time, channels]"
+            " (a recording; the cases whole, rows and column), or any array read by whole reads and boxes "
+            "(e.g. [time, level, lat, lon]). With dataset.axes, the axes' sizes.",
+            {"items": {"type": "integer", "minimum": 1}, "minItems": 1, "maxItems": 5},
+        ),
+        Setting(
+            "axes",
+            "array",
+            [],
+            "The axes of the array by name, in storage order, e.g. [{name: time, size: 8760}, {name: lat, "
+            "size: 181}, {name: lon, size: 360}]: their sizes are the shape, and boxes may give their size "
+            "per axis by name ({time: all, lat: 1, lon: 1}). Without it (empty) the axes are named x, y, z "
+            "(3-D), time, channels (2-D), or axis0, axis1, ...",
+            {
+                "maxItems": 5,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["name", "size"],
+                    "properties": {
+                        "name": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$", "description": "The axis's name."},
+                        "size": {"type": "integer", "minimum": 1, "description": "Its length."},
+                    },
+                },
+            },
+        ),
+        Setting(
+            "dtype",
+            "string",
+            "uint16",
+            "Element type (numpy name).",
+            {"enum": ["uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float32", "float64"]},
+        ),
+        Setting(
+            "fill",
+            None,
+            "synthetic",
+            "Where the values come from. synthetic = MSI-like spectra generated from seed; chunk-index = each"
+            " element holds the index of its chunk; {donor: {path, dataset}} = an existing HDF5 dataset or "
+            "Zarr array of the dataset's rank, cropped or tiled to the shape and streamed into each store "
+            "block by block (never read whole); its own chunk shape and codec are measured too, as the layout"
+            " named donor.",
+            {
+                "oneOf": [
+                    {"type": "string", "enum": ["synthetic", "chunk-index"]},
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["donor"],
+                        "properties": {
+                            "donor": {
+                                "description": "The donor dataset.",
+                                "type": "object",
+                                "additionalProperties": False,
+                                "required": ["path", "dataset"],
+                                "default": {},
+                                "properties": {
+                                    "path": {
+                                        "type": "string",
+                                        "description": "Path of the donor HDF5 file or Zarr store.",
+                                        "default": "",
+                                    },
+                                    "dataset": {
+                                        "type": "string",
+                                        "description": "Path of the dataset (HDF5) or array (Zarr) inside it.",
+                                        "default": "",
+                                    },
+                                },
+                            }
+                        },
+                    },
+                ]
+            },
+        ),
+        Setting(
+            "seed",
+            "integer",
+            0,
+            "Seed of the synthetic values and of every case's randomized selections.",
+            {"minimum": 0},
+        ),
+        Setting(
+            "judge_synthetic_values",
+            "boolean",
+            False,
+            "Judge the findings that depend on the values (a codec's ratio and speed: gzip-levels-size, "
+            "gzip-levels-write, compression-slows-reads) on synthetic values (fill synthetic or chunk-index) "
+            "too. false: they say not measured unless the values are a donor's, since values generated to "
+            "compress like MSI data test the generator, not the data. true: they judge how the codecs behave "
+            "on the generator's values, and their evidence says so. gzip4-ratio is judged on a donor's values"
+            " only.",
+        ),
+        Setting(
+            "name",
+            "string",
+            "data",
+            "Name of the dataset inside each test file.",
+            {"pattern": "^[A-Za-z0-9_]+$"},
+        ),
+    ),
+    optional=False,
+)
+LAYOUTS = Block(
+    "layouts",
+    "The storage layouts to measure.",
+    (
+        Setting(
+            "contiguous",
+            "boolean",
+            True,
+            "Measure the contiguous layout (the reference of every ratio unless layouts.reference names another).",
+        ),
+        Setting(
+            "reference",
+            "string",
+            "first",
+            "The layout every read ratio is to (summary, figures, recommendation): a layout id (contiguous, "
+            "chunked-16x16x256) or a shape's name, stored by the first backend (HDF5) with the first "
+            "compression of the config. By default the config's first layout: contiguous where it is "
+            "measured.",
+        ),
+        Setting(
+            "chunks",
+            "object",
+            {},
+            "Grid of chunk shapes m x m x n (every xy value with every z value).",
+            {
+                "additionalProperties": False,
+                "properties": {
+                    "xy": {
+                        "description": "Chunk sizes m along x and y.",
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 1},
+                        "default": [],
+                    },
+                    "z": {
+                        "description": "Chunk sizes n along z.",
+                        "type": "array",
+                        "items": {"type": "integer", "minimum": 1},
+                        "default": [],
+                    },
+                },
+            },
+        ),
+        Setting(
+            "auto",
+            "boolean",
+            False,
+            "Also measure the chunk shape h5py picks by itself (chunks=True) for this dataset, named "
+            "h5py-auto, so the recommendation can say how the default compares.",
+        ),
+        Setting(
+            "orders",
+            "array",
+            ["xyz"],
+            "Storage orders of the axes, each applied to every layout: xyz (as the data is given), zxy "
+            "(transposed: z first, so each ion image is stored in one piece). Chunk shapes and selections are"
+            " always given as (x, y, z).",
+            {"minItems": 1, "items": {"type": "string"}},
+        ),
+        Setting(
+            "shapes",
+            "array",
+            [],
+            "Extra explicit chunk shapes, one size per axis of the dataset (any rank): [x, y, z], or {name, "
+            "chunk: [x, y, z]} to give the shape a name in the summary and the figures (e.g. image-aligned).",
+            {
+                "items": {
+                    "oneOf": [
+                        {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1, "maxItems": 5},
+                        {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["name", "chunk"],
+                            "properties": {
+                                "name": {
+                                    "type": "string",
+                                    "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                                    "description": "Name of the shape.",
+                                    "default": "",
+                                },
+                                "chunk": {
+                                    "type": "array",
+                                    "description": "The chunk shape, one size per axis (e.g. [x, y, z]).",
+                                    "items": {"type": "integer", "minimum": 1},
+                                    "minItems": 1,
+                                    "maxItems": 5,
+                                    "default": [],
+                                },
+                            },
+                        },
+                    ]
+                }
+            },
+        ),
+        Setting(
+            "pages",
+            "array",
+            [],
+            "HDF5's paged aggregation: every layout of the grid (contiguous, chunk shapes, auto) also written"
+            ' with its file space managed in pages of each size (fs_strategy page, e.g. ["8 MiB"]): the '
+            "file's metadata gathered in pages of their own, so that a reader on an object store fetches it "
+            "in a few requests, and read with a page buffer where the object store's reads set one "
+            "(filesystems.<name>.s3.reads). A size is a number of bytes or a number and a unit, at least 512 "
+            "bytes. Backends that write no HDF5 file skip these layouts; the parallel case does not run them.",
+            {"items": {"oneOf": [{"type": "integer", "minimum": 512}, {"type": "string"}]}},
+        ),
+        Setting(
+            "shards",
+            "array",
+            [],
+            "Sharded Zarr layouts (backends with zarr): chunks of a shape stored together, one shard per "
+            "file, each shard a multiple of its chunk shape, e.g. {chunk: [4, 4, 256], shard: [16, 16, "
+            "2048]}. Reads still decode chunk by chunk; a shard file holds an index of its chunks at its end."
+            " HDF5 stores no shards.",
+            {
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["chunk", "shard"],
+                    "properties": {
+                        "name": {
+                            "type": "string",
+                            "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+                            "description": "Name of the layout.",
+                            "default": "",
+                        },
+                        "chunk": {
+                            "type": "array",
+                            "description": "The chunk shape, as the dataset's axes.",
+                            "items": {"type": "integer", "minimum": 1},
+                            "minItems": 1,
+                            "maxItems": 5,
+                        },
+                        "shard": {
+                            "type": "array",
+                            "description": "The shard shape, a multiple of the chunk shape along every axis.",
+                            "items": {"type": "integer", "minimum": 1},
+                            "minItems": 1,
+                            "maxItems": 5,
+                        },
+                    },
+                }
+            },
+        ),
+    ),
+    optional=False,
+)
 RECOMMEND = Block(
     "recommend",
     "The recommendation (results/<sweep>/recommendation.md and .csv): the user's read mix, the statistic that "
@@ -120,8 +377,60 @@ SCORE = Block(
     ),
     optional=False,
 )
-# the top-level keys that are one setting each
+# the top-level keys that are one setting each; load_schema completes compression's
+# description (the codecs' names), the backends' names (the registry), a filesystem's keys
+# (storage.filesystems.FILESYSTEM), each case's block and the race's keys (cases.engine.race)
 TOP = (
+    Setting(
+        "compression",
+        "array",
+        ["none"],
+        "generated",  # load_schema writes it with the codecs' names (h5sweep.storage.codecs)
+        {"minItems": 1, "items": {"type": "string"}},
+    ),
+    Setting(
+        "backends",
+        "array",
+        [REFERENCE],
+        "Storage backends that write and read every test store, each a store per layout and compression "
+        "(column backend): hdf5 (one file per store, through h5py); zarr (a Zarr v3 directory store, one "
+        "file per chunk, read by the readers of zarr.readers); raw (the array as a plain .npy file, read "
+        "with one pread per contiguous run: the no-library floor). Zarr stores the chunked layouts and "
+        "the codecs it shares with HDF5 (none, gzip-N, blosc-*, zstd-N); raw stores the contiguous layout"
+        " uncompressed only. hdf5 must be among them, as every ratio is to the contiguous HDF5 file.",
+        {"minItems": 1, "items": {"type": "string"}},
+    ),
+    Setting(
+        "filesystems",
+        "object",
+        {},
+        "Filesystems to measure: a name and the directory where its test files go, or {path, required}; a"
+        " filesystem with required false is skipped when its directory cannot be created or written on "
+        "this machine.",
+        {"minProperties": 1, "additionalProperties": {"oneOf": [{"type": "string"}, {"type": "object"}]}},
+    ),
+    Setting(
+        "cases",
+        "object",
+        {},
+        "Access cases to time; a read case left out is not run.",
+        {"additionalProperties": False, "properties": {}},
+    ),
+    Setting(
+        "race",
+        None,
+        True,
+        "Race the stores of an interleaved pass (interleave: true): after each look (a few rounds of "
+        "selections, from min_rounds on), a store whose paired 95% interval of the recommendation's "
+        "objective over the current best's lies wholly above margin is not read further, and the "
+        "recommendation and figures say it was raced out, at which round and by at least how much. Writes"
+        " race too, interleaved or not: every store writes cases.write.min_repeats times, and only those "
+        "whose write time is not yet separated (by margin, at alpha) from the best store's of their "
+        "variant write more, up to repeats. false reads and writes every store to the end; an object sets"
+        " the rule. The reference store is always read to the end. docs/method.md states the rules and "
+        "their error bounds.",
+        {"oneOf": [{"type": "boolean"}, {"type": "object", "additionalProperties": False, "properties": {}}]},
+    ),
     Setting(
         "sweep",
         "string",
@@ -179,4 +488,4 @@ TOP = (
     ),
 )
 # the top-level sections declared here, each in the place its stub holds in config/schema.yaml
-SECTIONS = (RECOMMEND, SCORE)
+SECTIONS = (DATASET, LAYOUTS, RECOMMEND, SCORE)
