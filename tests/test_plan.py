@@ -140,9 +140,11 @@ def test_a_raced_sweep_is_planned_with_the_reads_and_writes_its_races_leave():
     assert a.jobs == b.jobs + len(raced.filesystems)  # a write race job per filesystem
     stores = [tf for tf in raced.test_files() if tf.filesystem.name == "disk"]
     write, read = (next(s for s in CASE_SPECS if s.name == name) for name in ("write", "read"))
-    # every store writes once, the rest of the 3 repeats a quarter of the time: 1.5 of 3
+    # the best of 19 stores writes its 3 repeats, every other once and the rest of the 3 a
+    # quarter of the time: 1.5 of 3
     _, full = write.job_cost(whole, stores[0], True)
-    assert rates.write_race_share(1, 3) == 0.5
+    written = (3 + 18 * 1.5) / (19 * 3)
+    assert rates.write_race_share(1, 3, 19) == pytest.approx(written) and rates.write_race_share(1, 3, 1) == 1
     # the reference, the best and the best compressed read the 50 rounds, the others 10 and
     # half a look of 5: (3 + 16 x 12.5 / 50) / 19 of the pass
     share = (3 + 16 * 12.5 / 50) / 19
@@ -155,7 +157,7 @@ def test_a_raced_sweep_is_planned_with_the_reads_and_writes_its_races_leave():
         load_sweep({**config, "race": False, "filesystems": {"disk": config["filesystems"]["disk"]}}), 2
     )
     assert whole_disk.timed_seconds - raced_disk.timed_seconds == pytest.approx(
-        (1 - share) * timed_reads + 0.5 * timed_writes
+        (1 - share) * timed_reads + (1 - written) * timed_writes
     )
     assert full > 0 and a.wall_seconds < b.wall_seconds
 
@@ -392,8 +394,12 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
     # a query job's cost in the plan carries its requests' price
     from h5sweep.cases.base import _query_job
 
-    same = by[("disk", "hdf5", "contiguous")]
-    cost = _query_job(sweep, by[("cloud_20ms", "hdf5", "contiguous")], False)[0]
-    assert cost == pytest.approx(
-        _query_job(sweep, same, False)[0] + rates.request_seconds(sweep, by[("cloud_20ms", "hdf5", "contiguous")])
-    )
+    same, far = by[("disk", "hdf5", "contiguous")], by[("cloud_20ms", "hdf5", "contiguous")]
+    cost = _query_job(sweep, far, False)[0]
+    # and each read's reopening and check there, the check's requests at the latency too
+    reopen, check = rates.remote_read_seconds(sweep, far)
+    reads = sum(len(sweep.policies) * case.repeats * len(case.cold_modes) for case in sweep.read_cases)
+    reads *= len(sweep.read_options("hdf5", far.filesystem))
+    assert reopen == pytest.approx(reads * rates.REMOTE_REOPEN_S)
+    assert check == pytest.approx(reads * (rates.REMOTE_CHECK_S + rates.REMOTE_CHECK_REQUESTS * 0.020))
+    assert cost == pytest.approx(_query_job(sweep, same, False)[0] + rates.request_seconds(sweep, far) + reopen + check)

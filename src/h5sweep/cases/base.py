@@ -185,9 +185,13 @@ def _query_job(sweep, store, from_device):
     """The query job: its read copies, every read case's timed reads and their checking."""
     layout, compression, backend = store.layout, store.compression, store.backend.name
     requests = rates.request_seconds(sweep, store)  # on an object store: requests x latency
-    timed = rates.read_seconds(sweep, layout, compression, from_device, backend)[0] + requests
+    # and each read's reopen (inside its window) and check (under the node's lock held shared:
+    # no window overlaps it, so it counts with them)
+    reopen, check = rates.remote_read_seconds(sweep, store)
+    timed = rates.read_seconds(sweep, layout, compression, from_device, backend)[0] + requests + reopen + check
     copies = rates.read_copies_seconds(sweep, layout, store.filesystem.read_copies, from_device)
-    return rates.query_seconds(sweep, layout, compression, from_device, backend) + requests + copies, timed
+    job = rates.query_seconds(sweep, layout, compression, from_device, backend) + requests + reopen + check
+    return job + copies, timed
 
 
 SPEC = CaseSpec(

@@ -193,6 +193,27 @@ SPAN_MISSES = 0.1
 SECONDS_PER_WRITTEN_OBJECT = 0.0065
 
 
+# A read of a store on an object store besides its requests: reopening it before each read
+# (a client, the store's metadata; inside the read's window) and, outside the window, checking
+# its values, whose own requests wait for the latency again (bench/README.md, The plan: 68-76
+# ms a read inside the windows at 0 and 20 ms, 34 ms and 137 ms outside)
+REMOTE_REOPEN_S = 0.07
+REMOTE_CHECK_S = 0.034
+REMOTE_CHECK_REQUESTS = 5
+
+
+def remote_read_seconds(sweep, store) -> tuple[float, float]:
+    """(inside the windows, outside) seconds of a query job's reads on an object store besides
+    their requests (0 on a filesystem): each read's reopen, and the check of what it read."""
+    fs = store.filesystem
+    if fs.s3 is None:
+        return 0.0, 0.0
+    options = len(sweep.read_options(store.backend.name, fs))
+    reads = sum(len(sweep.policies) * case.repeats * len(case.cold_modes) for case in sweep.read_cases) * options
+    check = REMOTE_CHECK_S + REMOTE_CHECK_REQUESTS * fs.s3.latency_ms / 1e3
+    return reads * REMOTE_REOPEN_S, reads * check
+
+
 def object_write_seconds(sweep, store) -> float:
     """A timed write of a store of a file per chunk on an object store: its objects (a shard
     each where sharded, else a chunk each) at the latency and :data:`SECONDS_PER_WRITTEN_OBJECT`
@@ -301,11 +322,13 @@ def read_copies_seconds(sweep, layout, copies: int, from_device: bool = True) ->
 RACE_EXTRA_KEPT = 0.25
 
 
-def write_race_share(min_repeats: int, max_repeats: int) -> float:
-    """The share of a store's timed writes the write race leaves, on average."""
-    if max_repeats <= 0:
+def write_race_share(min_repeats: int, max_repeats: int, stores: int = 1) -> float:
+    """The share of a store's timed writes the write race of ``stores`` leaves, on average: the
+    best writes every repeat, every other its first ``min_repeats`` and a share of the rest."""
+    if max_repeats <= 0 or stores <= 1:
         return 1.0
-    return (min_repeats + RACE_EXTRA_KEPT * (max_repeats - min_repeats)) / max_repeats
+    others = min_repeats + RACE_EXTRA_KEPT * (max_repeats - min_repeats)
+    return (max_repeats + (stores - 1) * others) / (stores * max_repeats)
 
 
 def read_race_share(stores: int, read_to_end: int, rounds: int, rule: dict) -> float:

@@ -145,6 +145,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     their cost models), and the peak disk of every filesystem. ``cluster``: the jobs are
     submitted to a scheduler, each an allocation of its own (``parallel_jobs`` at once)."""
     files = sweep.test_files()
+    stores_of = {fs.name: [tf for tf in files if tf.filesystem.name == fs.name] for fs in sweep.filesystems}
     in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
     jobs, job_seconds, timed, exclusive, longest = 0, 0.0, 0.0, 0.0, 0.0
     for spec in CASE_SPECS:
@@ -157,8 +158,14 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
         for where, from_device in places:
             job, timed_part = cost(sweep, where, from_device)
-            share = _race_share(sweep, spec, where, files)
-            job, timed_part = job - (1 - share) * timed_part, share * timed_part
+            share = _race_share(sweep, spec, where, stores_of)
+            if spec.name == "read":  # every read the race leaves out: its time, checks and reopening
+                job = rates.SECONDS_PER_JOB + share * (job - rates.SECONDS_PER_JOB)
+                timed_part *= share
+            elif share < 1:  # a write race's repeats: their timed writes (each variant's rest stays)
+                rest = settle.settle_seconds(where.filesystem) * (len(sweep.write_case.variants()) - 1)
+                job -= (1 - share) * (timed_part - rest)
+                timed_part = rest + share * (timed_part - rest)
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
             longest = max(longest, job)
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
@@ -224,14 +231,15 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     return plan
 
 
-def _race_share(sweep, spec, where, files) -> float:
+def _race_share(sweep, spec, where, stores_of: dict) -> float:
     """The share of a case's timed work its race leaves on average: of the read pass of a
-    filesystem's stores (``race``), of a store's timed writes (the write race); 1 unraced."""
+    filesystem's stores (``race``), of a store's timed writes (the write race); 1 unraced.
+    ``stores_of``: each filesystem's test stores."""
     if spec.name == "write" and sweep.write_race:
         rule = sweep.write_race
-        return rates.write_race_share(rule["min_repeats"], rule["max_repeats"])
+        return rates.write_race_share(rule["min_repeats"], rule["max_repeats"], len(stores_of[where.filesystem.name]))
     if spec.name == "read" and spec.stage == "query" and sweep.interleave and sweep.race:
-        stores = [tf for tf in files if tf.filesystem.name == where.filesystem.name]
+        stores = stores_of[where.filesystem.name]
         kept = {"compressed" for tf in stores if not tf.compression.is_none}  # the best compressed, to the end
         rounds = max((case.repeats for case in sweep.read_cases), default=0)
         return rates.read_race_share(len(stores), 2 + len(kept), rounds, sweep.race)

@@ -181,10 +181,11 @@ def _generate_job(sweep, store, from_device):
     settle_s = settle.settle_seconds(store.filesystem) * (len(sweep.write_case.variants()) - 1)
     encodes = store.backend.encodes_chunks(compression)
     cache = write_cache_bytes(sweep, store.backend)
-    # on an object store, the objects a timed write sends there (a store of a file per chunk)
+    # on an object store, the objects a timed write sends there (a store of a file per chunk),
+    # and as many read back to check them
     remote = sweep.write_case.repeats * len(sweep.write_case.variants()) * rates.object_write_seconds(sweep, store)
     job = rates.generate_seconds(sweep, layout, compression, encodes_chunks=encodes, cache_bytes=cache) + settle_s
-    return job + remote, rates.write_case_seconds(sweep, layout, compression, cache) + settle_s + remote
+    return job + 2 * remote, rates.write_case_seconds(sweep, layout, compression, cache) + settle_s + remote
 
 
 def write_cache_bytes(sweep, backend) -> int:
