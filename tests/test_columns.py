@@ -73,13 +73,19 @@ def test_typing_makes_whole_numbers_rows_lack_nullable_integers_and_leaves_fract
 
 def _spellings() -> dict[str, set[str]]:
     """Per registered column, the modules of src/h5sweep that spell its name as a string
-    (f-strings' text and the registry itself aside)."""
+    (f-strings' text, config keys' declarations and the registry itself aside)."""
     found = defaultdict(set)
     for path in (REPO / "src" / "h5sweep").rglob("*.py"):
         if path.name == "columns.py" and path.parent.name == "storage":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         literal_parts = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+        # a config key declared (Setting("fill", ...)) is the config's name, not the column's
+        literal_parts |= {
+            id(node.args[0])
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Setting" and node.args
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and node.value in columns.COLUMNS and id(node) not in literal_parts:
                 found[node.value].add(str(path.relative_to(REPO)))
