@@ -103,9 +103,10 @@ test: install bytecode
 	H5SWEEP_FIGURE_LOG=$(FIGURE_LOG) $(PYTEST_ALONE) -m serial --durations=10
 
 # the inner loop (at most 3 minutes): every test but those that run Snakemake or SLURM for real
-# (minutes; tests/test_suite.py checks that every test starting Snakemake is marked so)
+# (minutes; tests/test_suite.py checks that every test starting Snakemake is marked so) and the
+# heavy ones (real jobs on a local object store meeting faults)
 test-fast: install bytecode
-	$(PYTEST) -m "not workflow and not slurm and not serial" --durations=15
+	$(PYTEST) -m "not workflow and not slurm and not serial and not heavy" --durations=15
 	$(PYTEST_ALONE) -m "serial and not workflow and not slurm" --durations=5
 
 lint: install

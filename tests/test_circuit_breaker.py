@@ -87,6 +87,7 @@ def _throttled(server) -> int:
     return last
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("reader", list(READERS))
 def test_each_zarr_reader_retries_the_circuit_breakers_503s_and_its_rows_count_them(breaker, reader, monkeypatch):
     """Every read succeeds with every value checked (the engine checks them), so each reader

@@ -90,6 +90,7 @@ def _failed(reads: pd.DataFrame) -> pd.Series:
     )
 
 
+@pytest.mark.heavy
 def test_every_injected_fault_is_counted_in_its_reads_rows_and_in_the_summary(measured):
     """Per store job, the faults its read rows count (the failed read's row too) are the faults
     the relay's log injected during the job, of the variant's kind; the summary's sums and
@@ -123,6 +124,7 @@ def test_every_injected_fault_is_counted_in_its_reads_rows_and_in_the_summary(me
         assert reads.loc[~_failed(reads), C.SECONDS].notna().all()
 
 
+@pytest.mark.heavy
 def test_no_read_that_met_a_fault_is_ranked_and_the_pairing_holds(measured):
     """On the throttled variant the stores are ranked on the selections every store read
     undisturbed: the ranking is the same as that of those reads alone, each store counts its
@@ -149,6 +151,7 @@ def test_no_read_that_met_a_fault_is_ranked_and_the_pairing_holds(measured):
         assert row[O.FAULTS_EMULATED] == "slowdown 0.01 (seed 3)"
 
 
+@pytest.mark.heavy
 def test_a_store_whose_reads_failed_is_not_ranked_and_the_decision_names_it_and_why(measured):
     from h5sweep.sweep import settings as job_settings
 
@@ -171,6 +174,7 @@ def test_a_store_whose_reads_failed_is_not_ranked_and_the_decision_names_it_and_
     assert "not-found 0.5 (seed 0): emulated, not met" in section
 
 
+@pytest.mark.heavy
 def test_the_decision_says_which_faults_were_emulated_and_what_they_added_per_store(measured, tmp_path):
     """The recommend job's outputs, written from the rows and the summary as the workflow
     writes them: the throttled variant's decision says the faults were emulated, how many
@@ -206,6 +210,7 @@ def test_the_decision_says_which_faults_were_emulated_and_what_they_added_per_st
     assert "**Choose**" in section
 
 
+@pytest.mark.heavy
 def test_a_wrong_value_on_an_undisturbed_read_still_fails_its_job(s3, tmp_path):
     """Reads that record emulated faults' failures (a query job on a filesystem with faults)
     still fail on values that differ from the source where no fault was injected."""
@@ -370,6 +375,7 @@ def test_retry_policy_decides_reaches_each_verdict_on_constructed_rows():
     assert judged((0, 40), (0, 0))[0] == findings.UNMEASURED  # one client only
 
 
+@pytest.mark.heavy
 def test_the_throttling_findings_on_real_rows_rest_on_the_rows_counts(measured):
     rows, _, sweep = measured
     summary = summarize(rows, sweep.score, sweep.reference)

@@ -125,6 +125,7 @@ def _size(directory: Path) -> int:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file())
 
 
+@pytest.mark.heavy
 def test_an_upload_cut_off_part_way_is_never_read_as_whole_and_leaves_no_staging_copy(tmp_path, one_attempt):
     """A Zarr store of 60 chunk objects uploaded while SeaweedFS is killed part way: the
     write fails; the clean-up a failed write runs removes the staging copy at once and says the

@@ -47,9 +47,11 @@ def test_every_process_count_computes_the_variance_of_the_data(tmp_path):
     pagecache.evict(path)
     rows = run_scaling(path, case, SHAPE, 0, source)
     assert [(r["processes"], r["repeat"]) for r in rows] == [(p, k) for p in (1, 2, 3) for k in (0, 1)]
-    # primed (untimed) before the first eviction, which so freed the whole store; the later
-    # process counts' evictions free what the reads before them pulled in
-    assert [r["resident_fraction_before_evict"] for r in rows[:2]] == [1.0, 1.0]
+    # primed (untimed) before the first eviction, which so freed most of the store (the whole
+    # of it on a quiet machine; the kernel may take some pages back when tests beside it need
+    # the memory: 87% once); the later process counts' evictions free what the reads before
+    # them pulled in
+    assert all(r["resident_fraction_before_evict"] > 0.5 for r in rows[:2])
     assert all(r["resident_fraction_before_evict"] > 0 for r in rows[2:])
     assert all(r["verified"] for r in rows)  # small selections: every result is checked
     # the same z0 and any split: the same variance, up to rounding
