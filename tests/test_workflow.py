@@ -631,7 +631,8 @@ def test_outputs_keep_their_columns_and_dtypes(finished):
     is ranked as a choice of its own); ``page_size`` (HDF5's paged aggregation) to both;
     ``judge_synthetic_values`` (the config's opt-in for findings that depend on the values) to
     both, and ``fill`` to the summary (those findings read where the values came from); ``fs_device``
-    to the summary (the I/O lab's request-size finding names the disk that stands in for its PC)."""
+    to the summary (the I/O lab's request-size finding names the disk that stands in for its PC);
+    ``median_ci_level`` (the level a median's interval really has) to the summary."""
     wf, _, _ = finished
     actual = output_columns(wf.root / "results" / "tiny")
     expected = json.loads(GOLDEN_COLUMNS.read_text(encoding="utf-8"))
