@@ -4,6 +4,7 @@ client's own counts can be checked against the server's."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from dataclasses import dataclass, field
@@ -108,3 +109,20 @@ def burst(endpoint: str, bucket: str, key: str, credentials: tuple[str, str], n:
 
     with ThreadPoolExecutor(n) as pool:
         return list(pool.map(get, range(n)))
+
+
+@contextlib.contextmanager
+def bucket(name: str, prefix: str = ""):
+    """moto's S3 (:func:`start`) with the bucket ``name``: the server's record and the
+    location of ``prefix`` in it, the server shut down after. moto's state is the process's: a
+    module's fixture made again in the same test process (xdist may split a module's tests
+    into batches) finds its bucket there."""
+    from h5sweep.storage import objectstore
+
+    record, server = start()
+    location = objectstore.S3Location(record.endpoint, name, prefix)
+    objectstore.client(location).makedirs(location.bucket, exist_ok=True)
+    try:
+        yield record, location
+    finally:
+        server.shutdown()

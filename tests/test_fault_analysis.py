@@ -32,11 +32,8 @@ REPEATS = 10
 def s3():
     import s3server
 
-    record, server = s3server.start()
-    location = O.S3Location(record.endpoint, "h5sweep-fault-analysis", "")
-    O.client(location).makedirs(location.bucket, exist_ok=True)
-    yield location
-    server.shutdown()
+    with s3server.bucket("h5sweep-fault-analysis") as (_, location):
+        yield location
 
 
 @pytest.fixture(scope="session")

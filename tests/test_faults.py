@@ -294,15 +294,8 @@ def test_a_closed_port_is_refused_naming_the_key_and_an_optional_filesystem_is_l
 def s3():
     import s3server
 
-    from h5sweep.storage import objectstore
-
-    record, server = s3server.start()
-    location = objectstore.S3Location(record.endpoint, "h5sweep-faults", "")
-    # moto's state is the process's: a module's fixture made again in the same test process
-    # (xdist may split a module's tests into batches) finds its bucket there
-    objectstore.client(location).makedirs(location.bucket, exist_ok=True)
-    yield location
-    server.shutdown()
+    with s3server.bucket("h5sweep-faults") as (_, location):
+        yield location
 
 
 NOT_FOUND_READERS = [

@@ -27,13 +27,8 @@ SMALL = (10, 10, 200)  # through the engine: a raw slice is one ranged GET per e
 def s3():
     import s3server
 
-    record, server = s3server.start()
-    location = S3Location(record.endpoint, "h5sweep-test", "runs/a")
-    # moto's state is the process's: a module's fixture made again in the same test process
-    # (xdist may split a module's tests into batches) finds its bucket there
-    objectstore.client(location).makedirs(location.bucket, exist_ok=True)
-    yield record, location
-    server.shutdown()
+    with s3server.bucket("h5sweep-test", "runs/a") as (record, location):
+        yield record, location
 
 
 def _values() -> np.ndarray:
