@@ -315,6 +315,8 @@ def _coverage(a: pd.DataFrame, b: pd.DataFrame, value: str, low: str, high: str,
     return float(inside.mean()), float(overlap.mean()), len(both)
 
 
+# the default sweep's read cases, whose rows the calibration counts
+READ_CASES = ["slice", "spectra", "subcube"]
 # a store and its read option: what the race races and bounds
 STORE = ["filesystem", "backend", "layout_id", "compression", "variant"]
 
@@ -331,7 +333,7 @@ def store_ratios(summary: pd.DataFrame, weights: dict[str, float] | None = None)
     (``raced_out_at_least``) is about."""
     if not {"mean_s", "repeats"} <= set(summary.columns):
         return pd.Series(dtype=float)
-    reads = summary[summary["case"].isin(weights or ["slice", "spectra", "subcube"])]
+    reads = summary[summary["case"].isin(weights or READ_CASES)]
     reads = reads.assign(_total=reads["mean_s"] * reads["repeats"], variant=_variant(reads))
     per_case = reads.groupby([*STORE, "case"])[["_total", "repeats"]].sum()
     means = (per_case["_total"] / per_case["repeats"]).unstack("case")
@@ -369,7 +371,7 @@ def calibration(runs: list[dict]) -> dict:
         s = pd.read_csv(run["summary_csv"], keep_default_na=False, na_values=[""])
         ratios.append(store_ratios(s, run.get("weights")))
         out = s["raced_out_at_least"].notna() if "raced_out_at_least" in s else pd.Series(False, s.index)
-        raced.append(s[out & s["case"].isin(["slice", "spectra", "subcube"])])
+        raced.append(s[out & s["case"].isin(READ_CASES)])
         s = s[~out & s["ratio_ci_low"].notna() & ~((s["ratio_ci_low"] == 1) & (s["ratio_ci_high"] == 1))]
         summaries.append(s)
     tables = [pd.read_csv(run["recommendation_csv"]) for run in runs]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from h5sweep import backends, host
 from h5sweep.cases import CASE_SPECS, plot_jobs
+from h5sweep.cases.write import rest_seconds
 from h5sweep.measure import rates, settle
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS, device_of, device_reads_counted, free_bytes, mount_info
@@ -163,7 +164,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
                 job = rates.SECONDS_PER_JOB + share * (job - rates.SECONDS_PER_JOB)
                 timed_part *= share
             elif share < 1:  # a write race's repeats: their timed writes (each variant's rest stays)
-                rest = settle.settle_seconds(where.filesystem) * (len(sweep.write_case.variants()) - 1)
+                rest = rest_seconds(sweep, where.filesystem)
                 job -= (1 - share) * (timed_part - rest)
                 timed_part = rest + share * (timed_part - rest)
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part

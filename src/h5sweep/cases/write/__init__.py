@@ -172,13 +172,18 @@ class WriteCase:
         }
 
 
+def rest_seconds(sweep, filesystem) -> float:
+    """The rests a store's write case waits on ``filesystem`` (h5sweep.measure.settle): each
+    variant after the first waits for it (its job removed the one before); the first only where
+    another job's removal came within the rest, which the plan leaves out."""
+    return settle.settle_seconds(filesystem) * (len(sweep.write_case.variants()) - 1)
+
+
 def _generate_job(sweep, store, from_device):
     """The generate job: making the data, the timed writes, the query file, and the rest
     before each variant's first write (inside its window, h5sweep.measure.settle)."""
     layout, compression = store.layout, store.compression
-    # each variant after the first waits for the rest (its job removed the one before); the
-    # first only where another job's removal came within the rest, which the plan leaves out
-    settle_s = settle.settle_seconds(store.filesystem) * (len(sweep.write_case.variants()) - 1)
+    settle_s = rest_seconds(sweep, store.filesystem)
     encodes = store.backend.encodes_chunks(compression)
     cache = write_cache_bytes(sweep, store.backend)
     # on an object store, the objects a timed write sends there (a store of a file per chunk),
