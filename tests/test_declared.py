@@ -138,6 +138,36 @@ def _default_constants(declared: set) -> dict[str, bool]:
     return out
 
 
+NOT_A_VALUE = object()
+
+
+def _value(node):
+    """The value of a literal or a constant expression, else :data:`NOT_A_VALUE`."""
+    try:
+        found = _literal(node)
+    except Exception:  # an expression of names: not a literal
+        return NOT_A_VALUE
+    return NOT_A_VALUE if isinstance(found, str) and not isinstance(node, ast.Constant) else found
+
+
+def _named_values() -> dict[str, list]:
+    """Every module-level constant of the package (an upper-case name bound to a literal): by
+    name -> the values it holds (a name may be bound in more than one module)."""
+    out: dict[str, list] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                name = node.targets[0].id
+                if name.isupper() and (found := _value(node.value)) is not NOT_A_VALUE:
+                    out.setdefault(name, []).append(found)
+    return out
+
+
+def _same(a, b) -> bool:
+    """Equal and of the same type (``True`` is not the declared ``1``)."""
+    return type(a) is type(b) and a == b
+
+
 def _get_call(node) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
 
@@ -173,10 +203,11 @@ def _defaults_written(node) -> list[tuple[str | None, ast.AST, bool]]:
     return out
 
 
-def _restated(tree: ast.AST, where: str, defaults: dict, constants: dict) -> list[str]:
+def _restated(tree: ast.AST, where: str, defaults: dict, constants: dict, named: dict | None = None) -> list[str]:
     """Each default of the config written again in one module: by value (the declared
-    default's literal) or by the name of a default constant (a fallback with one, or a
-    dataclass field with one that writes the value again)."""
+    default's literal), by the name of a default constant (a fallback with one, or a
+    dataclass field with one that writes the value again), or by the name of any constant
+    that holds the key's declared default (``named``: :func:`_named_values`)."""
     found = []
     for node in ast.walk(tree):
         for name, value, is_field in _defaults_written(node):
@@ -187,8 +218,12 @@ def _restated(tree: ast.AST, where: str, defaults: dict, constants: dict) -> lis
             if name is None or (where, name) in NOT_THE_SETTING:
                 continue
             for declared, default in defaults.get(name, []):
-                if default not in (None, "", [], {}) and _literal(value) == default:
+                if default in (None, "", [], {}):
+                    continue
+                if _literal(value) == default:
                     found.append(f"{where}:{value.lineno}: {name}={default!r} ({declared})")
+                elif constant in (named or {}) and any(_same(v, default) for v in named[constant]):
+                    found.append(f"{where}:{value.lineno}: {name} defaults to {constant} = {default!r} ({declared})")
     return found
 
 
@@ -210,10 +245,11 @@ def test_no_default_of_the_config_is_written_again_in_the_code():
     defaults = _config_defaults()
     constants = _default_constants({repr(d) for each in defaults.values() for _, d in each if d not in (None, "")})
     assert constants["DEFAULT_OBJECTIVE"] is True  # recommend.objective's, read from its declaration
+    named = _named_values()
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        found += _restated(tree, str(path.relative_to(PACKAGE)), defaults, constants)
+        found += _restated(tree, str(path.relative_to(PACKAGE)), defaults, constants, named)
     assert found == [], "\n".join(found)
 
 
@@ -237,6 +273,30 @@ class Rule:
     assert sorted(int(line.split(":")[1]) for line in found) == [3, 4, 5, 6, 9, 10, 11], found
     fine = 'a = settings.get("objective")\nb = settings["recommend"]["objective"]\nc = race.get("margin") or 2.5\n'
     assert _restated(ast.parse(fine), "x.py", defaults, constants) == []
+
+
+def test_the_check_finds_a_default_restated_through_a_constant_of_any_name():
+    """``x.get(key, NAME)``, ``x[key] or NAME`` and a dataclass field ``= NAME``, where NAME is
+    a constant that holds the key's declared default, whatever it is called."""
+    defaults = _config_defaults()
+    code = """
+from dataclasses import dataclass
+MARGIN = 1.25
+STAT = "first-access"
+OTHER = 2.5
+a = race.get("margin", MARGIN)
+b = recommend["statistic"] or STAT
+c = race.get("margin", OTHER)
+@dataclass
+class Rule:
+    margin: float = rules.MARGIN
+    statistic: str = OTHER
+"""
+    tree = ast.parse(code)
+    named = {name: [v] for name, v in (("MARGIN", 1.25), ("STAT", "first-access"), ("OTHER", 2.5))}
+    found = _restated(tree, "x.py", defaults, {}, named)
+    assert sorted(int(line.split(":")[1]) for line in found) == [6, 7, 11], found
+    assert _named_values()["SAME_SIZE"] == [1.05]  # the package's constants are read
 
 
 def test_the_sweeps_own_sections_and_a_filesystem_have_their_defaults_filled():

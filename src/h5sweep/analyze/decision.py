@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from h5sweep.analyze.data_words import data_sentence
-from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_of, rows_of
+from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_in, rows_of
 from h5sweep.analyze.wording import label, not_ranked, several_options
 from h5sweep.backends import REGISTRY, spec
 from h5sweep.backends.recipes import Store
@@ -131,7 +131,7 @@ def _choice(pick, group: pd.DataFrame, summary: pd.DataFrame, settings: dict) ->
         words[0] += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
     else:
         words[0] += " (no interval: one read per case)"
-    throughput = rate(_bytes_per_unit(summary, mix_of(pick[C.WEIGHTS])), pick[C.MIX_SECONDS])
+    throughput = rate(_bytes_per_unit(summary, mix_in(pick)), pick[C.MIX_SECONDS])
     if throughput:
         words.append(f"{throughput} of selected data")
     objective = objectives.objective_of(pick.get(C.OBJECTIVE))
@@ -330,7 +330,7 @@ def _reads_words(reads: tuple[int, ...], cases: list[str]) -> str:
 def _evidence(group: pd.DataFrame, summary: pd.DataFrame) -> str:
     """What the verdict rests on, true of every store it describes: the reads of each case the
     ranked stores and the raced-out ones read (apart), and the timed writes per store."""
-    cases = list(mix_of(group.iloc[0][C.WEIGHTS]))
+    cases = list(mix_in(group))
     raced = group[group.apply(_is_raced, axis=1)]
     ranked = group.drop(raced.index)
     parts = []
@@ -399,7 +399,7 @@ def _hurts(pick, group: pd.DataFrame, summary: pd.DataFrame) -> str | None:
     name = pick.get(C.REFERENCE_STORE) or "the reference store"
     reference = _reference_rows(group)
     worst = None
-    for case in mix_of(pick[C.WEIGHTS]):
+    for case in mix_in(pick):
         mine = _case_rows(summary, pick, case).dropna(subset=[C.RATIO_TO_CONTIGUOUS])
         if mine.empty:
             continue
@@ -464,7 +464,7 @@ def _measured_at(group: pd.DataFrame, summary: pd.DataFrame, settings: dict, mem
     if target and raw and target != raw:
         text += f"; you store {size(target)} ({factor(target / raw)} as much)"
     text += "."
-    cases = set(mix_of(group.iloc[0][C.WEIGHTS]))
+    cases = set(mix_in(group))
     reads = summary[(summary[C.FILESYSTEM] == group.iloc[0][C.FILESYSTEM]) & summary[C.CASE].isin(cases)]
     if C.CACHE_STATE in reads and not reads.empty:
         counts = reads.groupby(C.CACHE_STATE)[C.REPEATS].sum()

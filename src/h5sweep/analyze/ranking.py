@@ -72,6 +72,7 @@ BOOTSTRAP_SEED = 20_261_122
 # read undisturbed by every store to be ranked on them (the fewest whose lowest and highest hold
 # the median with 95%: the chance that all n fall on one side of it is 2 * 0.5**n, under 5% from 6)
 MIN_UNDISTURBED = 6
+WEIGHT_PREFIX = "weight_"  # the recommendation table's weight_<case> columns: the read mix as data
 SAME_SIZE = 1.05  # files of tied stores within this factor of the smallest count as the same size
 CANDIDATE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
 
@@ -186,19 +187,28 @@ def rank_layouts(measurements: pd.DataFrame, summary: pd.DataFrame, settings: di
     return rank_selected_reads(selected_reads(measurements, settings), summary, settings)
 
 
-def mix_words(weights: dict[str, float], cases: list[str]) -> str:
-    """The read mix as the tables say it: reads of each case per unit of the user's work."""
-    return ", ".join(f"{c} {weights[c]:g}" for c in cases)
+def mix_words(mix: dict[str, float]) -> str:
+    """The read mix in words (the ``weights`` column, for display only): reads of each case per
+    unit of the user's work."""
+    return ", ".join(f"{c} {n:g}" for c, n in mix.items())
 
 
-def mix_of(words: str) -> dict[str, float]:
-    """The ``weights`` column back as {case: reads per unit of work} (:func:`mix_words`)."""
-    out = {}
-    for part in str(words).split(", "):
-        case, _, count = part.rpartition(" ")
-        if case:
-            out[case] = float(count)
-    return out
+def mix_columns(weights: dict[str, float], cases: list[str]) -> dict:
+    """The read mix of ``cases`` as the recommendation table carries it: one ``weight_<case>``
+    column per case, its reads per unit of work, beside its words (``weights``)."""
+    mix = {c: float(weights[c]) for c in cases}
+    return {C.WEIGHTS: mix_words(mix), **{f"{WEIGHT_PREFIX}{c}": n for c, n in mix.items()}}
+
+
+def mix_in(rows: pd.Series | pd.DataFrame) -> dict[str, float]:
+    """The read mix a row of the recommendation table was ranked by, {case: reads per unit of
+    work}, in the mix's order, from its ``weight_<case>`` columns (of a table: its first row)."""
+    row = rows.iloc[0] if isinstance(rows, pd.DataFrame) else rows
+    return {
+        str(name).removeprefix(WEIGHT_PREFIX): float(n)
+        for name, n in row.items()
+        if str(name).startswith(WEIGHT_PREFIX) and pd.notna(n)
+    }
 
 
 def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict) -> pd.DataFrame:
@@ -261,7 +271,7 @@ def rank_selected_reads(reads: pd.DataFrame, summary: pd.DataFrame, settings: di
             read_option_setting=about[C.READ_OPTION_SETTING].fillna("").to_numpy(),
             read_option_index=about[C.READ_OPTION_INDEX].fillna(0).astype(int).to_numpy(),
             statistic=statistic,
-            weights=mix_words(weights, cases),
+            **mix_columns(weights, cases),
             selections=counts.reindex(about.index).fillna(0).astype(int).to_numpy(),
             reference_store=reference_name(reference),
         )
@@ -367,7 +377,7 @@ def _not_ranked(
             C.READ_OPTION_INDEX: first[C.READ_OPTION_INDEX].fillna(0).astype(int).to_numpy(),
             C.OBJECTIVE: objectives.objective_of(settings["recommend"].get("objective")).name,
             C.STATISTIC: statistic,
-            C.WEIGHTS: mix_words(weights, cases),
+            **mix_columns(weights, cases),
             C.SELECTIONS: stores[C.SECONDS].count().to_numpy(),
             C.REFERENCE_STORE: reference_name(reference_of(settings)),
             C.SCORE: np.nan,
@@ -484,6 +494,7 @@ def _requests_per_unit(reads: pd.DataFrame, keys: list[str], weights: dict, case
 def _raced_out(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict, like: pd.Series) -> pd.DataFrame:
     """The stores raced out of the read pass (``race``), one row each: when they stopped and
     how much slower than the best they were at least then; not ranked by their partial reads."""
+    mix = mix_in(like)
     stores = reads.groupby(objectives.CHOICE_KEYS, sort=False)
     first = stores.first()
     table = pd.DataFrame(
@@ -500,7 +511,7 @@ def _raced_out(reads: pd.DataFrame, summary: pd.DataFrame, settings: dict, like:
             C.READ_OPTION_INDEX: first[C.READ_OPTION_INDEX].fillna(0).astype(int).to_numpy(),
             C.OBJECTIVE: like[C.OBJECTIVE],
             C.STATISTIC: like[C.STATISTIC],
-            C.WEIGHTS: like[C.WEIGHTS],
+            **mix_columns(mix, list(mix)),
             C.SELECTIONS: stores[C.REPEAT].count().to_numpy(),
             C.REFERENCE_STORE: like[C.REFERENCE_STORE],
             C.IS_REFERENCE: False,
@@ -584,6 +595,6 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
     extra = [
         c
         for c in ranked.columns
-        if c.startswith(("ratio_", "seconds_")) or c == objectstore.REQUESTS_PER_UNIT or c in faults
+        if c.startswith(("ratio_", "seconds_", WEIGHT_PREFIX)) or c == objectstore.REQUESTS_PER_UNIT or c in faults
     ]
     return ranked.reindex(columns=[*COLUMNS, *extra])

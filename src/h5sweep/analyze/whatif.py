@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from h5sweep.analyze.ranking import CANDIDATE_KEYS, SAME_SIZE, rank_selected_reads, rows_of, selected_reads
+from h5sweep.analyze.ranking import CANDIDATE_KEYS, SAME_SIZE, mix_words, rank_selected_reads, rows_of, selected_reads
 from h5sweep.analyze.wording import label, namer, several_options
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor, size
 from h5sweep.sweep.resume import KEYS as RESUME_KEYS
 
 STORE = [*CANDIDATE_KEYS, C.READ_OPTION]  # a candidate is a store in one read option
-
-
-def mix_words(weights: dict[str, float]) -> str:
-    return ", ".join(f"{case} {count:g}" for case, count in weights.items())
 
 
 def with_mix(settings: dict, weights: dict[str, float]) -> dict:

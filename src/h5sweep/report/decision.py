@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullFormatter, PercentFormatter  # noqa: E402
 
-from h5sweep.analyze.ranking import mix_of  # noqa: E402
+from h5sweep.analyze.ranking import mix_in  # noqa: E402
 from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors, log_if_wide, raced_suffix  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
@@ -47,7 +47,7 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
         _not_measured(share_ax, "no store ranked")
         _save(fig, out)
         return
-    mix = mix_of(rows[C.WEIGHTS].iloc[0])
+    mix = mix_in(rows)
     y = np.arange(len(rows))[::-1]
     mix_ms = rows[C.MIX_SECONDS].to_numpy(float) * 1e3
     errors = [

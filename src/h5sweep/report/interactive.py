@@ -297,7 +297,7 @@ td, th { padding: 0.15rem 0.5rem; text-align: left; border-bottom: 1px solid #dd
 
 def _weights_html(table: pd.DataFrame, objective: str, data: dict) -> str:
     """The read mix's weights to try, and where the page writes each filesystem's ranking."""
-    from h5sweep.analyze.ranking import mix_of
+    from h5sweep.analyze.ranking import mix_in
     from h5sweep.measure.objective import objective_of
     from h5sweep.report.rerank import PAGE_SAMPLES, rerank_js
 
@@ -310,7 +310,7 @@ def _weights_html(table: pd.DataFrame, objective: str, data: dict) -> str:
             f"<code>{html.escape(objective)}</code>; the page ranks again by time only: use "
             "<code>h5sweep whatif</code> for another mix.</p>"
         )
-    weights = mix_of(table[C.WEIGHTS].iloc[0]) if C.WEIGHTS in table and not table.empty else {}
+    weights = mix_in(table) if not table.empty else {}
     inputs = "".join(
         f'<label>{html.escape(c)} <input type="number" min="0" step="any" name="{html.escape(c)}" '
         f'value="{weights.get(c, 0):g}"></label>'

@@ -866,6 +866,14 @@ group(
 )
 group(
     RECOMMENDATION,
+    ("weight_<case>",),
+    (
+        "One column per read case of the mix: its reads per unit of work, as ranked (`weights` says "
+        "the same in words); empty for a case not in this filesystem's mix."
+    ),
+)
+group(
+    RECOMMENDATION,
     ("ratio_<case>",),
     ("One column per read case of the mix: the median of its per-selection ratios to the reference store."),
 )
