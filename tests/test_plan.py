@@ -11,6 +11,7 @@ from h5sweep.cases.iosize import timed_seconds as iosize_seconds
 from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
 from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
+from h5sweep.storage.targets import s3 as s3_target
 from h5sweep.sweep.model import load_sweep
 from h5sweep.sweep.plan import file_bytes_bound, make_plan, measured_rows, scratch_bytes
 
@@ -372,7 +373,7 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
         assert rates.read_requests(sweep, near) == rates.read_requests(sweep, far) > 0
         assert rates.read_bytes(sweep, near) == rates.read_bytes(sweep, far) > 0
         assert rates.request_seconds(sweep, far) == pytest.approx(
-            rates.read_requests(sweep, far) * 0.022 + rates.read_bytes(sweep, far) / rates.S3_BYTES_PER_S
+            rates.read_requests(sweep, far) * 0.022 + rates.read_bytes(sweep, far) / s3_target.S3_BYTES_PER_S
         )
     # s3fs's readahead keeps one span: the blocks the span covers, and about one small chunk in
     # ten again after HDF5's chunk index moved the span away; a block cache serves the chunks
@@ -400,6 +401,6 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
     reopen, check = rates.remote_read_seconds(sweep, far)
     reads = sum(len(sweep.policies) * case.repeats * len(case.cold_modes) for case in sweep.read_cases)
     reads *= len(sweep.read_options("hdf5", far.filesystem))
-    assert reopen == pytest.approx(reads * rates.REMOTE_REOPEN_S)
-    assert check == pytest.approx(reads * (rates.REMOTE_CHECK_S + rates.REMOTE_CHECK_REQUESTS * 0.020))
+    assert reopen == pytest.approx(reads * s3_target.REMOTE_REOPEN_S)
+    assert check == pytest.approx(reads * (s3_target.REMOTE_CHECK_S + s3_target.REMOTE_CHECK_REQUESTS * 0.020))
     assert cost == pytest.approx(_query_job(sweep, same, False)[0] + rates.request_seconds(sweep, far) + reopen + check)

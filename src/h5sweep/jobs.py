@@ -29,7 +29,6 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
 from h5sweep.storage import columns as C
-from h5sweep.storage import objectstore
 from h5sweep.storage.datasources import load_values, make_source, save_values, values_shared
 from h5sweep.storage.filesystems import apply_stripe, mount_info, nearest_existing, stripe_words
 from h5sweep.sweep.settings import JobSettings
@@ -43,15 +42,11 @@ def largest_magnitude(source) -> float:
 
 
 def _shared_columns(job: JobSettings, backend) -> dict:
-    """The store's columns and the provenance, common to every row a job writes (on an
-    object store: ``fs_type`` s3, the bucket and prefix as ``fs_path``, the server as
-    ``fs_device``; ``fs_mount`` stays the staging directory's)."""
+    """The store's columns and the provenance, common to every row a job writes (where the
+    filesystem's target is not a directory, its columns over the directory's: on an object
+    store ``fs_type`` s3, the bucket and prefix as ``fs_path``, the server as ``fs_device``)."""
     where = provenance(job.directory, job.hash, backend.versions())
-    if job.s3 is not None:
-        where.update({C.FS_TYPE: "s3", C.FS_PATH: job.s3.url(), C.FS_DEVICE: job.s3.endpoint})
-        where[objectstore.LATENCY_MS] = job.s3.latency_ms
-        where[objectstore.FAULTS_EMULATED] = job.s3.faults.label
-        where.update({C.FS_MOUNT_OPTIONS: "", C.FS_BLOCK_BYTES: None, C.READ_AHEAD_KB: None})
+    where.update(job.target.where(job.place))
     return {**job.store_columns(), **where, C.FS_STRIPE: stripe_words(job.stripe)}
 
 
@@ -113,7 +108,7 @@ def in_its_directory(job: JobSettings, record: str):
         )
     apply_stripe(job.directory, job.stripe)  # the stores made below take the directory's layout
     try:
-        with objectstore.named_if_gone(job.s3, job.filesystem):  # a server gone is named as such
+        with job.target.guarded(job.place, job.filesystem):  # a server gone is named as such
             yield
     except OSError as err:
         if os.path.isdir(job.directory):  # the job's own error (a full filesystem among them)
@@ -259,7 +254,7 @@ def _store_under_test(job: JobSettings, backend, path: str, source=None) -> Stor
 def _read_plan(job: JobSettings, race: dict | None = None) -> ReadPlan:
     rule = RaceRule.from_settings(race)
     # on a filesystem with emulated faults, a read failed by one is recorded and its store read no further
-    faulty = job.s3 is not None and bool(job.s3.faults)
+    faulty = job.target.faulty(job.place)
     return ReadPlan(
         job.read_cases, job.shape, job.seed, tuple(job.policies), job.split_read_time, race=rule, record_faults=faulty
     )

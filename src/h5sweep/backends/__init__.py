@@ -20,8 +20,14 @@ from h5sweep.backends.zarr_readers import SETTINGS as ZARR_SETTINGS
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
-from h5sweep.storage import objectstore  # noqa: F401 - registers the columns of reads of remote stores
+from h5sweep.storage import (
+    objectstore,  # noqa: F401 - registers the columns of reads of remote stores
+    targets,
+)
 
+# The byte sources the built-in backends read a store through: its path, and an object
+# store's objects (each opened by h5sweep.backends.remote)
+REMOTE_SOURCES = (targets.PATH, "s3")
 # The names of the built-in backends, for the cases that measure one library's own API.
 HDF5, ZARR, RAW = "hdf5", "zarr", "raw"
 
@@ -42,6 +48,7 @@ REGISTRY: dict[str, BackendSpec] = {
                 parallel_filtered_write_modes=("serial", "collective"),  # parallel HDF5 filters collectively only
                 fill_times=("ifset", "never", "alloc"),
                 writes_with_read_option=True,
+                sources=REMOTE_SOURCES,
             ),
             options_key="chunk_cache",
             options_from_config=lambda config: caches_from_config(
@@ -70,6 +77,7 @@ REGISTRY: dict[str, BackendSpec] = {
                 file_per_chunk=True,
                 parallel_modes=("serial", "independent"),  # each rank its own chunk files; no MPI-IO
                 parallel_filtered_write_modes=("serial", "independent"),
+                sources=REMOTE_SOURCES,
             ),
             options_key="zarr_readers",
             options_from_config=lambda config: readers_from_config(config.get("zarr")),
@@ -87,7 +95,7 @@ REGISTRY: dict[str, BackendSpec] = {
             "raw binary",
             "h5sweep.backends.raw",
             "the array as a plain .npy file, read with one pread per contiguous run (no library)",
-            Capabilities(contiguous=True, chunks=False, codec_families=("none",)),
+            Capabilities(contiguous=True, chunks=False, codec_families=("none",), sources=REMOTE_SOURCES),
             recipe=recipes.raw,
         ),
     )
@@ -154,3 +162,37 @@ def store_path(directory: str, sweep: str, backend: str, layout_id: str, compres
 def load(name: str):
     """The backend ``name`` (its module imported now, with its I/O library)."""
     return importlib.import_module(REGISTRY[name].module).BACKEND
+
+
+def target_reads(target):
+    """The module that opens the backends' stores on a storage target
+    (:attr:`h5sweep.storage.targets.StorageTarget.reads`), or None where each backend opens its
+    own by its path (a directory)."""
+    return None if target.reads is None else importlib.import_module(target.reads)
+
+
+def on_target(backend, target, place, directory: str, filesystem: str):
+    """A loaded backend as it writes and reads stores on ``target`` at ``place`` (the
+    filesystem's directory: where a staged store is written first)."""
+    module = target_reads(target)
+    return backend if module is None else module.on_target(backend, place, directory, filesystem)
+
+
+def option_on_target(entry: dict, decode, target):
+    """A read option from a job's settings (``decode``: the backend's), with what the target
+    adds to it."""
+    module = target_reads(target)
+    return decode(entry) if module is None else module.option_from_settings(entry, decode)
+
+
+def read_options_on(name: str, options: list, filesystem) -> list:
+    """A backend's read options on a filesystem: its own, or each as its target reads it."""
+    module = target_reads(filesystem.target)
+    return options if module is None else module.read_options(name, options, filesystem)
+
+
+def read_refusal(name: str, option, filesystem) -> tuple[str, object, str] | None:
+    """Why a backend's read option cannot read a store on the filesystem, as (key, value,
+    reason), or None."""
+    module = target_reads(filesystem.target)
+    return None if module is None else module.read_refusal(name, option, filesystem)

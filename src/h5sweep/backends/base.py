@@ -64,6 +64,9 @@ class Capabilities:
     parallel_filtered_write_modes: tuple[str, ...] = ()
     fill_times: tuple[str, ...] = ("ifset",)  # the write case's fill times it has (others are skipped)
     writes_with_read_option: bool = False  # the write case opens the store with the first read option
+    # the byte sources it reads a store through (h5sweep.storage.targets: a directory's path,
+    # an object store's objects); a filesystem on a target whose source is not among them is refused
+    sources: tuple[str, ...] = ("path",)
 
     def stores(self, layout: Layout, compression: Compression) -> bool:
         """Whether a layout with a compression setting can be stored."""

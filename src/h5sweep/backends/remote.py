@@ -723,3 +723,20 @@ class RemoteBackend(Backend):
 
     def versions(self) -> dict:
         return self.inner.versions()
+
+
+def on_target(backend: Backend, location: S3Location, staging: str, filesystem: str) -> Backend:
+    """A loaded backend's stores on the object store at ``location`` (the target's hook,
+    :func:`h5sweep.backends.on_target`)."""
+    return RemoteBackend(backend, location, staging, filesystem=filesystem)
+
+
+def read_options(backend: str, options: list, fs) -> list:
+    """A backend's read options on the object store of filesystem ``fs`` (:func:`remote_options`)."""
+    return remote_options(backend, options, fs.s3_reads, fs.s3_zarr_stores)
+
+
+def read_refusal(backend: str, option, fs) -> tuple[str, object, str] | None:
+    """Why a read option cannot read a store on the object store of filesystem ``fs``
+    (:func:`refusal`)."""
+    return refusal(backend, option, fs.s3)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 from h5sweep.measure import settle
-from h5sweep.storage import objectstore
 
 MB = 1_000_000
 STANDARD_WRITE_BYTES_PER_S = {"none": 600 * MB, "filtered": 70 * MB}
@@ -170,133 +169,35 @@ def read_seconds(
     return timed, check
 
 
-# On an object store: a request's own time on a local server (besides its emulated latency),
-# the requests of an open (HEAD, the metadata's first ranges), how many requests a reader
-# keeps in flight at once (zarr-python's default concurrency; s3fs's ranged GETs alike), and
-# the bytes a response brings per second through the relay (bench/README.md, Object storage:
-# a slice of the paged 4x4x256 file, 1.8 GB in 355 requests, 12.3 s at 20 ms)
-SECONDS_PER_REQUEST = 0.002
-OPEN_REQUESTS = 3
-REQUESTS_IN_FLIGHT = 10
-S3_BYTES_PER_S = 400 * MB
-# fsspec's file caches that keep the blocks they fetched (a block serves every piece inside
-# it); the others keep one span at most, which HDF5's index lookups between its chunk reads
-# move away, so every piece is a request of a block of its own
-KEEPS_BLOCKS = ("blockcache", "all", "mmap", "parts", "background")
-# The others keep one span: the pieces inside it are served from it but for about one in ten,
-# read after HDF5's chunk index moved the span away (bench/README.md, Object storage: 21 GETs
-# for the 169 chunks of a slice of 4x4x256 chunks through s3fs's 5 MiB readahead, 7 for 16)
-SPAN_MISSES = 0.1
-# A store of a file per chunk (Zarr) writes its objects to the object store in its timed write,
-# about one at a time: each object's own time on a local server besides its latency (6.5 ms:
-# 1,352 objects of 4x4x256 chunks in 8.7 s at 0 ms and 38 s at 20 ms, bench/README.md)
-SECONDS_PER_WRITTEN_OBJECT = 0.0065
-
-
-# A read of a store on an object store besides its requests: reopening it before each read
-# (a client, the store's metadata; inside the read's window) and, outside the window, checking
-# its values, whose own requests wait for the latency again (bench/README.md, The plan: 68-76
-# ms a read inside the windows at 0 and 20 ms, 34 ms and 137 ms outside)
-REMOTE_REOPEN_S = 0.07
-REMOTE_CHECK_S = 0.034
-REMOTE_CHECK_REQUESTS = 5
+# A query job's reads and a timed write on a storage target besides the device's: each
+# target prices its own (h5sweep.storage.targets, the filesystem's ``target``).
 
 
 def remote_read_seconds(sweep, store) -> tuple[float, float]:
-    """(inside the windows, outside) seconds of a query job's reads on an object store besides
-    their requests (0 on a filesystem): each read's reopen, and the check of what it read."""
-    fs = store.filesystem
-    if fs.s3 is None:
-        return 0.0, 0.0
-    options = len(sweep.read_options(store.backend.name, fs))
-    reads = sum(len(sweep.policies) * case.repeats * len(case.cold_modes) for case in sweep.read_cases) * options
-    check = REMOTE_CHECK_S + REMOTE_CHECK_REQUESTS * fs.s3.latency_ms / 1e3
-    return reads * REMOTE_REOPEN_S, reads * check
+    """(inside the windows, outside) seconds of a query job's reads besides their requests
+    (0 on a directory): on an object store each read's reopen, and the check of what it read."""
+    return store.filesystem.target.read_seconds(sweep, store)
 
 
 def object_write_seconds(sweep, store) -> float:
-    """A timed write of a store of a file per chunk on an object store: its objects (a shard
-    each where sharded, else a chunk each) at the latency and :data:`SECONDS_PER_WRITTEN_OBJECT`
-    each (0 on a filesystem, and for a store written whole and uploaded after its clock)."""
-    fs = store.filesystem
-    if fs.s3 is None or not store.backend.capabilities.file_per_chunk:
-        return 0.0
-    layout = store.layout
-    grid = layout if layout.shard_shape is None else type(layout)(layout.shard_shape)
-    return grid.n_chunks(sweep.shape) * (SECONDS_PER_WRITTEN_OBJECT + fs.s3.latency_ms / 1e3)
-
-
-def _runs(shape: tuple[int, ...], size: tuple[int, ...]) -> int:
-    """Contiguous runs of a box in a C-ordered array: the trailing axes it spans whole and the
-    first one it does not merge into one run."""
-    k = len(shape) - 1
-    while k > 0 and size[k] == shape[k]:
-        k -= 1
-    return math.prod(size[:k])
+    """A timed write's cost on its filesystem's target besides the device's (0 on a
+    directory; on an object store, a store of a file per chunk's objects)."""
+    return store.filesystem.target.write_seconds(sweep, store)
 
 
 def request_seconds(sweep, store) -> float:
-    """A query job's requests on an object store (:func:`read_requests`) priced at the
-    filesystem's latency plus :data:`SECONDS_PER_REQUEST` each, and the bytes they bring
-    (:func:`read_bytes`) at :data:`S3_BYTES_PER_S` (0 on a filesystem)."""
-    fs = store.filesystem
-    if fs.s3 is None:
-        return 0.0
-    requests, received = _remote_reads(sweep, store)
-    return requests * (fs.s3.latency_ms / 1e3 + SECONDS_PER_REQUEST) + received / S3_BYTES_PER_S
+    """A query job's requests to its filesystem's target, priced (0 on a directory)."""
+    return store.filesystem.target.request_seconds(sweep, store)
 
 
 def read_requests(sweep, store) -> float:
-    """A query job's requests on an object store, waited for one after another (0 on a
-    filesystem), a rough model: per read, an open, then for a store read as one file through
-    blocks (HDF5) the chunks or runs its selection touches, at most the blocks their span
-    covers where the file object keeps its blocks (:data:`KEEPS_BLOCKS`), for a store of
-    objects (Zarr) its chunks touched and for raw its runs, each :data:`REQUESTS_IN_FLIGHT`
-    at a time; every case, read option and cold mode."""
-    return _remote_reads(sweep, store)[0]
+    """A query job's requests to its filesystem's target (0 on a directory)."""
+    return store.filesystem.target.read_requests(sweep, store)[0]
 
 
 def read_bytes(sweep, store) -> float:
-    """The bytes a query job's requests on an object store bring (0 on a filesystem): a block
-    per request where the file object fetches blocks, else the pieces' own bytes."""
-    return _remote_reads(sweep, store)[1]
-
-
-def _remote_reads(sweep, store) -> tuple[float, float]:
-    fs = store.filesystem
-    if fs.s3 is None:
-        return 0.0, 0.0
-    reads = [getattr(option, "read", None) for option in sweep.read_options(store.backend.name, fs)]
-    itemsize, layout, shape = sweep.dtype.itemsize, store.layout, sweep.shape
-    row_bytes = math.prod(shape[1:]) * itemsize  # one index of the first axis, stored
-    requests_total = bytes_total = 0.0
-    for case in sweep.read_cases:
-        size = case.size(shape)
-        if layout.chunk_shape is None:
-            pieces, rows = _runs(shape, size), size[0]
-            piece_bytes = math.prod(size) * itemsize / pieces
-        else:
-            pieces = layout.chunks_touched(tuple(0 for _ in size), size)
-            rows = min(shape[0], (math.ceil(size[0] / layout.chunk_shape[0]) + 1) * layout.chunk_shape[0])
-            piece_bytes = layout.chunk_bytes(itemsize)
-        requests = received = 0.0
-        for read in reads:  # each read option
-            if read is None or read.cache_type == objectstore.NO_CACHE:
-                n = pieces if read is not None else pieces / REQUESTS_IN_FLIGHT
-                requests += n
-                received += pieces * piece_bytes
-            elif read.cache_type in KEEPS_BLOCKS:
-                n = min(pieces, math.ceil(rows * row_bytes / read.block_size))
-                requests += n
-                received += n * read.block_size
-            else:  # one span kept: a piece inside it is served, one after the chunk index moved it is not
-                n = min(pieces, math.ceil(rows * row_bytes / read.block_size) + SPAN_MISSES * pieces)
-                requests += n
-                received += n * max(read.block_size, piece_bytes)
-        n = len(sweep.policies) * case.repeats * len(case.cold_modes)
-        requests_total += n * (len(reads) * OPEN_REQUESTS + requests)
-        bytes_total += n * received
-    return requests_total, bytes_total
+    """The bytes a query job's requests to its filesystem's target bring (0 on a directory)."""
+    return store.filesystem.target.read_requests(sweep, store)[1]
 
 
 def query_seconds(sweep, layout, compression, from_device: bool = True, backend: str | None = None) -> float:

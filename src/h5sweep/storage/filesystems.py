@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from h5sweep.errors import ConfigError
-from h5sweep.storage import objectstore
+from h5sweep.storage import targets
 from h5sweep.storage.declared import Block, Setting
 
 MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
@@ -74,18 +74,21 @@ FILESYSTEM = Block(
             STRIPE.description,
             {"additionalProperties": False, "properties": STRIPE.schema()["properties"]},
         ),
-        Setting(
-            "s3",
-            ["object", "null"],
-            None,
-            objectstore.SETTINGS.description
-            + " path is then the staging directory: each store is written there, uploaded, and kept there "
-            "for its chunk index (never read).",
-            {
-                "additionalProperties": False,
-                "required": list(objectstore.SETTINGS.required),
-                "properties": objectstore.SETTINGS.schema()["properties"],
-            },
+        *(
+            Setting(
+                t.key,
+                ["object", "null"],
+                None,
+                t.settings.description
+                + " path is then the staging directory: each store is written there, uploaded, and kept there "
+                "for its chunk index (never read).",
+                {
+                    "additionalProperties": False,
+                    "required": list(t.settings.required),
+                    "properties": t.settings.schema()["properties"],
+                },
+            )
+            for t in targets.KEYED
         ),
     ),
     optional=False,
@@ -103,9 +106,15 @@ class Filesystem:
     settle_s: float | None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
     read_copies: int  # byte-identical copies of each store read in turn by its queries (h5sweep.cases.copies)
     stripe: dict | None  # Lustre striping of the directory: {count, size} (lfs setstripe)
-    s3: objectstore.S3Location | None = None  # an object store the stores go to (path: their staging)
+    s3: object = None  # on an object store: where the stores go (S3Location; path: their staging)
     s3_reads: tuple = ()  # on an object store: how a store read as one file is fetched (FileRead each)
     s3_zarr_stores: tuple = ()  # on an object store: the stores zarr-python reads through
+    kind: str = targets.DIRECTORY.name  # the storage target its stores are on (h5sweep.storage.targets)
+
+    @property
+    def target(self) -> targets.StorageTarget:
+        """Where its stores live: a directory, or the target whose block it sets."""
+        return targets.target(self.kind)
 
     def usable(self) -> str | None:
         """None if test files can be written under ``directory``; otherwise the reason why not.
@@ -148,15 +157,11 @@ def filesystems_from_config(entries: dict, probe: bool = True, largest_page: int
         copies = entry["read_copies"]
         if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
             raise ConfigError(f"{key}.read_copies", copies, "must be a whole number, 1 or more")
-        variants = [("", None)] if entry["s3"] is None else objectstore.variants_from_config(entry["s3"], f"{key}.s3")
-        locations = [s3 for _, s3 in variants]
-        if locations[0] is not None and copies != 1:
-            raise ConfigError(f"{key}.read_copies", copies, "is 1 on an object store (a cold read is a new client)")
-        if locations[0] is not None and entry["stripe"] is not None:
-            raise ConfigError(f"{key}.stripe", entry["stripe"], "stripes a Lustre directory, not an object store")
-        reads = () if entry["s3"] is None else _file_reads(entry["s3"], f"{key}.s3.reads", largest_page)
-        zarr_stores = () if entry["s3"] is None else _zarr_stores(entry["s3"], f"{key}.s3.zarr_stores")
-        for suffix, s3 in variants:
+        target = targets.of_entry(entry)
+        target.refuse(entry, key)
+        block = f"{key}.{target.key}" if target.key else key
+        variants = target.variants(entry.get(target.key) if target.key else None, block, largest_page)
+        for suffix, place in variants:
             # several latencies or faults: a filesystem each, with its own staging directory
             named = f"{name}_{suffix}" if suffix else name
             directory = os.path.join(entry["path"], *suffix.split("_")) if suffix else entry["path"]
@@ -167,9 +172,8 @@ def filesystems_from_config(entries: dict, probe: bool = True, largest_page: int
                 None if settle_s is None else float(settle_s),
                 copies,
                 stripe_from_config(entry["stripe"], f"{key}.stripe"),
-                s3,
-                reads,
-                zarr_stores,
+                **place,
+                kind=target.name,
             )
             _add_usable(fs, key, probe, found, seen)
     if not found:
@@ -177,23 +181,12 @@ def filesystems_from_config(entries: dict, probe: bool = True, largest_page: int
     return found
 
 
-def _file_reads(entry: dict, key: str, largest_page: int) -> tuple:
-    return objectstore.file_reads_from_config(objectstore.SETTINGS.filled(entry)["reads"], key, largest_page)
-
-
-def _zarr_stores(entry: dict, key: str) -> tuple:
-    return objectstore.zarr_stores_from_config(objectstore.SETTINGS.filled(entry)["zarr_stores"], key)
-
-
 def _add_usable(fs: Filesystem, key: str, probe: bool, found: list, seen: dict) -> None:
     """``fs`` added to ``found`` where it is usable; an optional one that is not is left out,
     a required one refused (``probe=False``: taken as it is)."""
     reason = fs.usable() if probe else None
-    if reason is None and probe and fs.s3 is not None:
-        silent = objectstore.endpoint_silent(fs.s3.endpoint)
-        if silent is not None and fs.required:
-            raise ConfigError(f"{key}.s3.endpoint", fs.s3.endpoint, silent)
-        reason = silent or objectstore.unreachable(fs.s3)
+    if reason is None and probe:
+        reason = fs.target.probe(fs, key)
     if reason is None and probe and fs.stripe is not None:
         check_stripe(fs.directory, fs.stripe, f"{key}.stripe")
     if reason is not None:

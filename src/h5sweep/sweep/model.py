@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from h5sweep.backends import REFERENCE, REGISTRY, BackendSpec, specs_from_config
+from h5sweep.backends import REFERENCE, REGISTRY, BackendSpec, read_options_on, read_refusal, specs_from_config
 from h5sweep.backends.chunk_cache import caches_from_config
 from h5sweep.backends.donor import DONOR_LAYOUT_NAME
 from h5sweep.backends.donor import describe as describe_donor
@@ -45,31 +45,28 @@ from h5sweep.sweep.config import config_hash, validate_schema, with_defaults
 RECOMMEND_OBJECTIVES = tuple(OBJECTIVES)
 
 
-def _check_object_stores(filesystems: list, optional: dict, read_options: dict) -> None:
-    """What an object store does not measure yet: the cases with jobs of their own (scaling,
-    parallel, metadata, I/O size) and the read options its backends cannot read it with."""
-    remote = next((fs for fs in filesystems if fs.s3 is not None), None)
-    if remote is None:
-        return
-    from h5sweep.backends.remote import refusal
-
-    for name, case in optional.items():
-        if case is not None:
-            raise ConfigError(
-                f"cases.{name}", "set", f"is not measured on an object store (filesystems.{remote.name}.s3) yet"
-            )
-    from h5sweep.backends.remote import remote_options
-
+def _check_targets(filesystems: list, optional: dict, specs: list, read_options: dict) -> None:
+    """What each filesystem's storage target refuses: the cases with jobs of their own it does
+    not measure, the backends that cannot read a store through its byte source, and the read
+    options its backends cannot read it with; each naming its key."""
     for fs in filesystems:
-        if fs.s3 is None:
-            continue
+        target = fs.target
+        where = f"filesystems.{fs.name}" + (f".{target.key}" if target.key else "")
+        for name, case in optional.items():
+            why = target.refuse_case(name) if case is not None else None
+            if why is not None:
+                raise ConfigError(f"cases.{name}", "set", f"{why} ({where})")
+        for i, spec in enumerate(specs):
+            why = target.refuse_backend(spec)
+            if why is not None:
+                raise ConfigError(f"backends[{i}]", spec.name, f"cannot be measured on {where} ({target.label}): {why}")
         for backend, options in read_options.items():
-            for option in remote_options(backend, options, fs.s3_reads, fs.s3_zarr_stores):
-                found = refusal(backend, option, fs.s3)
+            for option in read_options_on(backend, options, fs):
+                found = read_refusal(backend, option, fs)
                 if found is not None:
                     key, value, why = found
-                    key = f"filesystems.{fs.name}.{key}" if key.startswith("s3.") else key
-                    raise ConfigError(key, value, f"{why} (filesystems.{fs.name}.s3: {fs.s3.endpoint})")
+                    key = f"filesystems.{fs.name}.{key}" if target.key and key.startswith(f"{target.key}.") else key
+                    raise ConfigError(key, value, f"{why} ({where}: {target.describe(fs)})")
 
 
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
@@ -208,7 +205,7 @@ class Sweep:
                 spec.check_grid(optional[spec.name], grid)
         largest_page = max((layout.page_size or 0 for layout in layouts), default=0)
         filesystems = filesystems_from_config(config["filesystems"], probe, largest_page)
-        _check_object_stores(filesystems, optional, read_options)
+        _check_targets(filesystems, optional, backends, read_options)
         return cls(
             name=config["sweep"],
             dataset=dataset,
@@ -270,11 +267,7 @@ class Sweep:
         filesystem's reads (``filesystems.<name>.s3.reads``), zarr-python through each of its
         Zarr stores (``zarr_stores``)."""
         options = self.options_by_backend[backend]
-        if filesystem is None or filesystem.s3 is None:
-            return options
-        from h5sweep.backends.remote import remote_options
-
-        return remote_options(backend, options, filesystem.s3_reads, filesystem.s3_zarr_stores)
+        return options if filesystem is None else read_options_on(backend, options, filesystem)
 
     def layout(self, layout_id: str) -> Layout:
         """The configured layout with this id (carrying its name, if it was given one)."""

@@ -198,7 +198,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         aggregate_seconds=aggregate,
     )
     # an object store's reads fill no page cache (its writes' staging does, like any directory's)
-    on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and fs.s3 is None]
+    on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and fs.target.fills_page_cache]
     reporting = host.plan_warning(host.free_page_reporting(), on_device)
     plan.warnings += [reporting] if reporting else []
     unseen = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and not device_reads_counted(fs.directory)]

@@ -13,7 +13,7 @@ imports an I/O library.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cached_property
 from types import SimpleNamespace
 
@@ -31,10 +31,10 @@ from h5sweep.cases import (
 from h5sweep.measure import settle
 from h5sweep.measure.objective import read_mix
 from h5sweep.storage import columns as C
+from h5sweep.storage import targets
 from h5sweep.storage.codecs import Compression, parse_compression
 from h5sweep.storage.datasources import axis_names, fill_name
 from h5sweep.storage.layouts import Layout
-from h5sweep.storage.objectstore import S3Location
 from h5sweep.sweep.config import config_hash
 
 # The config keys of the cases a query job runs.
@@ -44,13 +44,12 @@ READ_CASE_KEYS = (*READ_CASES, "boxes")
 def _filesystem(filesystem) -> dict:
     # a key only where it is set: no rerun of the jobs of others
     stripe = {"stripe": filesystem.stripe} if filesystem.stripe else {}
-    s3 = {"s3": asdict(filesystem.s3)} if filesystem.s3 is not None else {}
     return {
         "name": filesystem.name,
         "directory": filesystem.directory,
         "settle_s": filesystem.settle_s,
         **stripe,
-        **s3,
+        **filesystem.target.job_settings(filesystem),
     }
 
 
@@ -257,21 +256,21 @@ class JobSettings:
         return self.settings[C.FILESYSTEM].get("stripe")
 
     @property
-    def s3(self) -> S3Location | None:
-        """The object store the filesystem's stores go to (``filesystems.<name>.s3``), or None."""
-        entry = self.settings[C.FILESYSTEM].get("s3")
-        return None if entry is None else S3Location(**entry)
+    def target(self) -> targets.StorageTarget:
+        """The storage target the filesystem's stores are on (h5sweep.storage.targets)."""
+        return targets.of_entry(self.settings[C.FILESYSTEM])
+
+    @property
+    def place(self):
+        """Where on its target the filesystem's stores are (``filesystems.<name>.s3``: an
+        S3Location), or None on a directory."""
+        return self.target.place_from_settings(self.settings[C.FILESYSTEM])
 
     def backend_io(self):
-        """The job's backend, loaded now (with its I/O library); on an object store, its
-        stores uploaded from the job's directory and read back through new clients
-        (:class:`h5sweep.backends.remote.RemoteBackend`)."""
-        backend = backends.load(self.backend)
-        if self.s3 is None:
-            return backend
-        from h5sweep.backends.remote import RemoteBackend
-
-        return RemoteBackend(backend, self.s3, self.directory, filesystem=self.filesystem)
+        """The job's backend, loaded now (with its I/O library), on the filesystem's target
+        (on an object store, its stores uploaded from the job's directory and read back
+        through new clients)."""
+        return backends.on_target(backends.load(self.backend), self.target, self.place, self.directory, self.filesystem)
 
     @property
     def read_copies(self) -> int:
@@ -328,9 +327,7 @@ class JobSettings:
         entries = self.settings.get(spec.options_key)
         if not entries:
             return spec.options_from_config({})
-        from h5sweep.backends.remote import option_from_settings
-
-        return [option_from_settings(entry, spec.option_from_settings) for entry in entries]
+        return [backends.option_on_target(entry, spec.option_from_settings, self.target) for entry in entries]
 
     @property
     def write_option(self):
