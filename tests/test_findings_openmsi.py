@@ -1,4 +1,4 @@
-"""The OpenMSI study's findings (h5sweep.analyze.studies.openmsi), each on summary rows built the
+"""The OpenMSI study's findings (h5sweep.cases.studies.openmsi), each on summary rows built the
 way its study config's rows come out: HDF5 stores only, every store written 6 times to the end
 (``race: false``, ``cases.write.repeats: 6``) or, where a config races, a store separated from the
 best after one write with no interval, only ``raced_out_at_least``; several write strategies with

@@ -221,10 +221,10 @@ BEHAVIOUR_TESTS = {
     "fault_analysis",  # faults in the summary, the ranking, the decision and the findings (issue 69)
     "s3_outage",  # an object store's server gone mid-sweep, an upload cut short
     "circuit_breaker",  # SeaweedFS's own 503s and what each client does about them
-    "findings_guide",  # the User's Guide ch. 14 findings (h5sweep.analyze.studies.guide, cases.metadata.findings)
-    "findings_iolab",  # the HDF5 I/O lab's findings (h5sweep.analyze.studies.iolab, cases.iosize.findings)
-    "findings_kang",  # Kang et al.'s findings (h5sweep.analyze.studies.kang)
-    "findings_openmsi",  # the OpenMSI study's findings (h5sweep.analyze.studies.openmsi)
+    "findings_guide",  # the User's Guide ch. 14 findings (h5sweep.cases.studies.guide, cases.metadata.findings)
+    "findings_iolab",  # the HDF5 I/O lab's findings (h5sweep.cases.studies.iolab, cases.iosize.findings)
+    "findings_kang",  # Kang et al.'s findings (h5sweep.cases.studies.kang)
+    "findings_openmsi",  # the OpenMSI study's findings (h5sweep.cases.studies.openmsi)
     "findings_parallel",  # Folk & Choi's and the local-scaling findings (cases.parallel and cases.scaling findings)
     "fuse",
     "generated_configs",

@@ -26,12 +26,11 @@ from h5sweep.measure.records import read_tables, write_table
 from h5sweep.measure.stats import median_ci, median_ci_level, median_ci_over_copies, percentile
 from h5sweep.storage import columns, objectstore
 from h5sweep.storage import columns as C
+from h5sweep.storage.layouts import BASELINE_LAYOUT_ID
 
 FILE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT, C.CHUNK_SHAPE, C.SHARD_SHAPE, C.PAGE_SIZE, C.ORDER, C.COMPRESSION]
 # A summary row: one file, case and variant, split by where the reads' bytes came from.
 GROUP_KEYS = [*FILE_KEYS, C.CASE, C.VARIANT, C.CACHE_STATE]
-# The layout every read is compared with, selection by selection, on the same filesystem.
-BASELINE_LAYOUT_ID = "contiguous"
 # The store every ratio is to, unless the sweep names another (layouts.reference): the
 # reference backend's contiguous store.
 DEFAULT_REFERENCE = {C.LAYOUT_ID: BASELINE_LAYOUT_ID, C.COMPRESSION: "none"}

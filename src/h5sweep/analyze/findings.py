@@ -7,9 +7,9 @@ where the sweep did not measure what the sentence needs under its conditions (th
 then ``not measured``, naming the keys and the study config that measure it), else the verdict
 with the numbers it rests on: ``holds`` only where the intervals lie wholly on the sentence's
 side, ``does not hold`` where they lie wholly on the other, and ``inconclusive`` where they
-admit both. The seeds' findings live one module per study in :mod:`h5sweep.analyze.studies`
-(register a new one in its study's ``FINDINGS``). Nothing here imports an I/O
-library.
+admit both. Each case registers the findings on its rows (its spec's ``findings``; the built-in
+read and write cases', one module per study, in :mod:`h5sweep.cases.studies`). Nothing here
+imports an I/O library.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import pandas as pd
 
 from h5sweep.analyze.data_words import data_sentence
 from h5sweep.analyze.objectstore_findings import FINDINGS as OBJECT_STORE_FINDINGS
-from h5sweep.analyze.studies import guide, iolab, kang, openmsi
 from h5sweep.cases import CASE_SPECS
 from h5sweep.cases.claims import FAILS, HOLDS, INCONCLUSIVE, UNMEASURED, VERDICTS, Finding
 from h5sweep.storage import columns as C
@@ -41,11 +40,10 @@ COLUMNS = [
 ]
 
 
-FINDINGS: list[Finding] = [*openmsi.FINDINGS, *guide.FINDINGS, *kang.FINDINGS, *iolab.FINDINGS]
-# the publications' on object storage, not among the seeds
+# each case's own, declared in its package (its spec's ``findings``)
+FINDINGS: list[Finding] = [finding for spec in CASE_SPECS for finding in (spec.hook("findings") or ())]
+# and the publications' on object storage, not among the seeds
 FINDINGS += OBJECT_STORE_FINDINGS
-# and each case's own, declared in its package (its spec's ``findings``)
-FINDINGS += [finding for spec in CASE_SPECS for finding in (spec.hook("findings") or ())]
 
 
 def evaluate(summary: pd.DataFrame, shape: tuple) -> pd.DataFrame:

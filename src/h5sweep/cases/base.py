@@ -209,6 +209,7 @@ SPEC = CaseSpec(
     job_cost=_query_job,
     plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS, STATS),
     settings=lambda: _read_case_blocks(),
+    findings="h5sweep.cases.studies:READ_FINDINGS",
 )
 
 

@@ -27,6 +27,8 @@ CONTIGUOUS_WRITE_BLOCK_BYTES = 64 * 2**20
 # Storage orders of the axes: which logical axis (x=0, y=1, z=2) each stored axis holds.
 # "zxy" is the transposed order the OpenMSI study proposed: ion images stored one after another.
 ORDERS = {"xyz": (0, 1, 2), "zxy": (2, 0, 1)}
+# The layout every read is compared with, selection by selection, on the same filesystem.
+BASELINE_LAYOUT_ID = "contiguous"
 
 Shape = tuple[int, ...]
 WRITE_STRATEGIES = ("spectrum", "block", "chunk")

@@ -228,4 +228,5 @@ SPEC = CaseSpec(
     job_cost=_generate_job,
     plots=(FILE_SIZES, WRITE, COMPRESSION_GRID, VARIANTS),
     settings=lambda: (WriteCase.SETTINGS,),
+    findings="h5sweep.cases.write.findings:FINDINGS",
 )

@@ -7,9 +7,6 @@ import math
 
 import numpy as np
 
-from h5sweep.analyze.aggregate import BASELINE_LAYOUT_ID as BASELINE
-from h5sweep.analyze.studies.words import ratio_words as _ratio
-from h5sweep.analyze.studies.words import store_name as _name
 from h5sweep.cases.claims import (
     GUIDE,
     STUDIES,
@@ -24,7 +21,10 @@ from h5sweep.cases.claims import (
     primary_reads,
     shape_of,
 )
+from h5sweep.cases.studies.words import ratio_words as _ratio
+from h5sweep.cases.studies.words import store_name as _name
 from h5sweep.storage import columns as C
+from h5sweep.storage.layouts import BASELINE_LAYOUT_ID as BASELINE
 
 # The reads along one dimension of a 2-D array (row-major), as the chapter's example reads them
 # (14.3.3, seed lines 235-283): one column [:, c] runs along axis 0, the slowest-varying (2,000

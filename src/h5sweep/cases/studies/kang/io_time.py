@@ -1,26 +1,5 @@
-"""The findings of Kang et al. (2019), HDF5 against Zarr, checked on one filesystem's summary (the rules in
-:mod:`h5sweep.cases.claims`).
-
-The poster read a 2-D recording ([time, channels]) from Cori's Lustre and speaks of I/O time
-apart from the memory copy (Fig. 1's breakdown, Fig. 2a). Its I/O time is the summary's
-storage part of a read (``split_read_time``: ``storage_s_median`` with its interval): the
-stored chunks fetched on their own, HDF5 by a direct read of each chunk, Zarr by reading each
-chunk file whole. Each Zarr store is compared with the HDF5 store of the same chunk shape and
-codec; Zarr read by zarr-python, the poster's library (the config's first reader). A sharded
-Zarr store keeps many chunks in one file, so it is not the poster's one file per chunk, and
-its storage part is not timed apart: it is left out.
-
-The poster's breakdown (Fig. 1) splits a read into I/O and memory copy, with no decoding: its
-stores are read as stored, uncompressed. A claim comparing the backends is judged on the
-uncompressed pairs; pairs of another codec are judged alike and reported beside, not pooled in.
-Each backend's I/O time is bracketed by intervals it was measured with. A read's I/O lies within
-the read, so its whole read bounds it from above; the storage part, timed alone after it, is the
-lower end, except where it came out longer than the whole read (its own fetch calls cost what
-the read's did not): then the whole read's lower end is. HDF5's upper end is its whole read:
-its storage part reads its chunks only (the chunk index was cached by the read just before),
-the index reads being part of its I/O. Zarr's upper end is its storage part, capped by its
-whole read. One backend is surely slower where its lower end lies above the other's upper end,
-surely not where its upper end lies below the other's lower end."""
+"""The checks of Kang et al.'s findings: each backend's I/O time bracketed by the intervals it was
+measured with (the package's docstring says how)."""
 
 from __future__ import annotations
 
@@ -31,10 +10,7 @@ import pandas as pd
 
 from h5sweep.backends import REFERENCE
 from h5sweep.cases.claims import (
-    KANG,
-    STUDIES,
     UNMEASURED,
-    Finding,
     Result,
     chunked_rows,
     counts,
@@ -46,12 +22,15 @@ from h5sweep.storage import columns as C
 
 # "twice I/O operations": a ratio nearer 2 than 1 or 4 on a log scale, 2 / sqrt(2) to 2 * sqrt(2)
 TWICE = (math.sqrt(2.0), 2.0 * math.sqrt(2.0))
+
 # "the same I/O performance": every storage interval of a group within 25% of each other, small
 # beside what chunk size does in the same experiment (3.1: HDF5 78 s to 19 s, 4.1x; Zarr 1,408 s
 # to 68 s, 21x, as the chunks grow)
 SAME_WITHIN = 1.25
+
 # the summary's median of the storage part (its interval: C.STORAGE_S_CI_LOW, C.STORAGE_S_CI_HIGH)
 STORAGE_S_MEDIAN = f"{C.STORAGE_S}_median"
+
 SHARDED_LEFT_OUT = "sharded stores left out (one file holds many chunks; their storage part is not timed apart)"
 
 
@@ -179,7 +158,7 @@ def _ms_whole(row) -> str:
     return f"whole read {row[C.MEDIAN_S] * 1e3:.3g} ms ({low:.3g}-{high:.3g})"
 
 
-def _zarr_slower(s, shape) -> Result:
+def zarr_slower(s, shape) -> Result:
     rows = _cold_split_reads(s, shape, "whole")
     if rows is None or isinstance(rows, tuple):
         return rows
@@ -212,7 +191,7 @@ def _other_readers(s: pd.DataFrame, rows: pd.DataFrame) -> str:
     return f"; HDF5's read calls over Zarr's other readers' (not the poster's): {', '.join(said)}" if said else ""
 
 
-def _io_operations(s, shape) -> Result:
+def io_operations(s, shape) -> Result:
     rows = _cold_split_reads(s, shape, "column")
     if rows is None or isinstance(rows, tuple):
         return rows
@@ -245,7 +224,7 @@ def _io_operations(s, shape) -> Result:
     )
 
 
-def _same_size_same_time(s, shape) -> Result:
+def same_size_same_time(s, shape) -> Result:
     rows = _cold_split_reads(s, shape, "whole", backends=1)
     if rows is None or isinstance(rows, tuple):
         return rows
@@ -270,62 +249,3 @@ def _same_size_same_time(s, shape) -> Result:
         f"whole-array reads, cold, uncompressed, {_where(rows)}, I/O time (storage part) of chunk shapes of "
         f"equal size, per backend: {counts(states)} the same within 25%; {'; '.join(said)}; {SHARDED_LEFT_OUT}"
     )
-
-
-ON_LUSTRE = "The study: Cori's Lustre, judged here on the filesystem measured (the evidence names it)"
-
-FINDINGS: list[Finding] = [
-    Finding(
-        "zarr-slower",
-        "Kang",
-        KANG,
-        "3.1 Row-major read",
-        "Zarr has higher I/O cost because Zarr reads chunks from separate files while HDF5 reads from a single file.",
-        "a 2-D recording read whole from the device (cold), uncompressed (Fig. 1's breakdown has I/O and memory "
-        "copy, no decoding): each unsharded Zarr store's I/O time (the storage part of the read, split_read_time; "
-        "Zarr read by the config's first reader, zarr-python as the poster's) is surely above the HDF5 store's of "
-        "the same chunk shape, for every such pair (at least half surely not: does not hold). Each I/O time is "
-        "bracketed: its storage part's interval, capped by its whole read's, and for HDF5 up to its whole read's "
-        "upper end (chunk index reads included, which its storage part leaves out): Zarr is surely slower where "
-        "its interval lies above HDF5's whole read's, surely not where it lies below HDF5's lower end. "
-        "Blosc pairs are judged alike and reported, not pooled in; sharded stores left out, a shard file holding "
-        "many chunks. " + ON_LUSTRE,
-        "backends: [hdf5, zarr], compression: [none], cases.whole, split_read_time: true (2-D dataset)",
-        STUDIES + "kang/hdf5-vs-zarr.yaml",
-        _zarr_slower,
-    ),
-    Finding(
-        "hdf5-io-operations",
-        "Kang",
-        KANG,
-        "3.2 Column-major read",
-        "Figure 2b shows that HDF5 has twice I/O operations than Zarr, such that HDF5 is slower shown in Figure 2a.",
-        "one column of a 2-D recording read whole from the device (cold), uncompressed, HDF5 against the unsharded "
-        "Zarr store of the same chunk shape (read by the config's first reader, zarr-python as the poster's): in "
-        "every pair, HDF5 makes about twice the read calls (system calls counted; zarr-python's read that finds "
-        "a chunk file's end counts as a call, as Darshan's counters count it; 1.41x to 2.83x, nearer 2x than 1x "
-        "or 4x) and, in the same pair, HDF5's I/O time is surely above Zarr's: even its storage part (its "
-        "chunks' direct reads; capped by its whole read) lies above Zarr's storage part (capped by Zarr's whole "
-        "read). A pair fails where the calls are not about twice, or where HDF5's whole read, chunk index reads "
-        "included, is surely shorter than Zarr's I/O time; at least half of the pairs failing: does not hold. "
-        "Blosc pairs are judged alike and reported, not pooled in. " + ON_LUSTRE,
-        "backends: [hdf5, zarr], compression: [none], cases.column, split_read_time: true (2-D dataset)",
-        STUDIES + "kang/hdf5-vs-zarr.yaml",
-        _io_operations,
-    ),
-    Finding(
-        "same-size-same-time",
-        "Kang",
-        KANG,
-        "3.1 Row-major read",
-        "Chunk shapes, having the same chunk size, result in the same I/O performance.",
-        "a 2-D recording read whole from the device (cold), per backend, uncompressed and unsharded: chunk shapes "
-        "holding as many elements take the same I/O time (the storage part of the read) within 25%, every "
-        "interval inside (two apart by more: does not hold). 25% is small beside what chunk size does in the "
-        "same experiment (3.1: HDF5's I/O time falls 4.1x, 78 s to 19 s, Zarr's 21x, 1,408 s to 68 s, as the "
-        "chunks grow), so a difference of shape within it is not one of the sizes' kind. " + ON_LUSTRE,
-        "cases.whole, split_read_time: true, layouts.shapes of equal chunk size in two shapes (2-D dataset)",
-        STUDIES + "kang/hdf5-vs-zarr.yaml",
-        _same_size_same_time,
-    ),
-]

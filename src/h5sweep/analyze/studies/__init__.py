@@ -1,2 +1,0 @@
-"""The seeds' findings, one module per study (each module's ``FINDINGS``), assembled in
-:mod:`h5sweep.analyze.findings`."""
