@@ -4,10 +4,13 @@ unit) and, grouped as ``config/README.md`` shows them, what each means.
 Every module names a column through its constant here (``columns.SECONDS``), not by spelling
 it. From this registry come the typing of the tables (:func:`typed`: whole numbers a row may
 lack as nullable integers, flags as nullable booleans) and the column tables of
-``config/README.md`` (``make docs``, :func:`markdown_table`). A case that adds columns
-registers them from its own package (:func:`column`, :func:`group`) and its groups appear in
-the tables after the core ones of their table; so does a backend, for the columns that carry
-its name or its libraries' (their versions, their options).
+``config/README.md`` (``make docs``, :func:`markdown_table`). A column is registered where it is
+computed: a case registers the columns it adds from its own package (:func:`column`,
+:func:`group`), a backend those that carry its name or its libraries' (their versions, its read
+options), and their groups appear in the tables after the core ones of their table (a group may
+name core columns beside its own). The core here holds the columns every case shares and those
+the analysis, the report and ``compare`` compute or read by name: they reach a case only
+through its spec, so a column they name is not a case's.
 """
 
 from __future__ import annotations
@@ -173,18 +176,13 @@ WINDOW_WAIT_S = column("window_wait_s", FLOAT, "s")
 WINDOW_STEAL_S = column("window_steal_s", FLOAT, "s")
 LOAD_1MIN = column("load_1min", FLOAT, "")
 FILE_BYTES = column("file_bytes", INTEGER, "bytes")
-WRITE_STRATEGY = column("write_strategy", STRING, "")
-FILL_TIME = column("fill_time", STRING, "")
 WRITE_CALLS = column("write_calls", INTEGER, "")
 LIBRARY_WRITE_BYTES = column("library_write_bytes", INTEGER, "bytes")
 STOPPED = column("stopped", BOOLEAN, "")
 LIMIT_S = column("limit_s", FLOAT, "s")
 SETTLE_WAIT_S = column("settle_wait_s", FLOAT, "s")
 STORE_COPY = column("store_copy", INTEGER, "")
-QUERY_FILE_METHOD = column("query_file_method", STRING, "")
-QUERY_FILE_WRITE_S = column("query_file_write_s", FLOAT, "s")
 QUERY_FILE_BYTES = column("query_file_bytes", INTEGER, "bytes")
-SOURCE_READ_S = column("source_read_s", FLOAT, "s")
 HOST = column("host", STRING, "")
 FS_TYPE = column("fs_type", STRING, "")
 FS_PATH = column("fs_path", STRING, "")
@@ -560,19 +558,6 @@ group(
 group(
     MEASUREMENTS,
     (
-        WRITE_STRATEGY,
-        FILL_TIME,
-        WRITE_CALLS,
-        LIBRARY_WRITE_BYTES,
-    ),
-    (
-        "Write case: strategy, HDF5 fill time, number of `H5Dwrite` calls, bytes written by the "
-        "process during the write (`wchar`: a chunk evicted and written again counts again)."
-    ),
-)
-group(
-    MEASUREMENTS,
-    (
         STOPPED,
         LIMIT_S,
     ),
@@ -602,29 +587,6 @@ group(
         " the copies made for `filesystems.<name>.read_copies`); 0 for every read of an open file "
         "(`cold: first`) and wherever `read_copies` is 1; empty for rows of cases that read no test "
         "store."
-    ),
-)
-group(
-    MEASUREMENTS,
-    (
-        QUERY_FILE_METHOD,
-        QUERY_FILE_WRITE_S,
-        QUERY_FILE_BYTES,
-    ),
-    (
-        "How the file the read cases query was made (`write-case`: the write case's own last file of "
-        "one chunk per call, fill `ifset`; else the fast path: `contiguous-pwrite`, `chunk-pwrite`, "
-        "`direct-chunk-N-threads`, `standard`; Zarr: `zarr-chunk-files-N-threads`; a donor's values "
-        "without the write case's query variant: `standard-streamed`, the standard path block by "
-        "block), the seconds that took, and its size."
-    ),
-)
-group(
-    MEASUREMENTS,
-    (SOURCE_READ_S,),
-    (
-        "Write case with a donor: seconds spent reading the donor's blocks while the write ran, taken"
-        " out of `seconds` (0 for values computed in memory before the clock)."
     ),
 )
 group(
@@ -1125,8 +1087,8 @@ group(
 group(
     SUMMARY,
     (
-        WRITE_STRATEGY,
-        FILL_TIME,
+        "write_strategy",
+        "fill_time",
         POLICY,
         COLD_MODE,
         READER,

@@ -32,9 +32,9 @@ storage format decides is the backend's (:mod:`h5sweep.backends`).
 from __future__ import annotations
 
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
+from h5sweep.cases.write import columns as WC
 from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.measure import rates, settle
-from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout
@@ -218,7 +218,7 @@ SPEC = CaseSpec(
     name="write",
     scope="store",
     stage="write",
-    variant_columns=(C.WRITE_STRATEGY, C.FILL_TIME),  # and the chunk cache it wrote with (the read spec's)
+    variant_columns=(WC.WRITE_STRATEGY, WC.FILL_TIME),  # and the chunk cache it wrote with (the read spec's)
     enabled=lambda sweep: True,
     figures=lambda sweep: (
         [FILE_SIZES.name(), WRITE.name()]

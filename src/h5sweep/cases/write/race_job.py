@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from h5sweep import backends
+from h5sweep.cases.write import columns as WC
 from h5sweep.cases.write.race import WriteRace, race_writes
 from h5sweep.cases.write.run import in_storage_order, timed_write
 from h5sweep.measure import settle
@@ -93,7 +94,7 @@ def one_more_write(job, first, variant: str, repeat: int, values, kept: KeptWrit
     measured, or where the filesystem rests after removals, with the race's others (``kept``)."""
     backend = job.backend_io()
     template = first[first[C.VARIANT] == variant].iloc[-1].to_dict()
-    strategy, fill_time = template[C.WRITE_STRATEGY], template[C.FILL_TIME]
+    strategy, fill_time = template[WC.WRITE_STRATEGY], template[WC.FILL_TIME]
     limit_s = write_limits(job)[strategy]
     with untimed_work():
         stored = in_storage_order(values(job), job.layout)

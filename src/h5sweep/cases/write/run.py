@@ -12,6 +12,7 @@ import numpy as np
 from h5sweep.backends.base import Backend, WriteStopped
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.cases.write import QUERIED_VARIANT, WriteCase
+from h5sweep.cases.write import columns as WC
 from h5sweep.measure import settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import fsync_path
@@ -80,7 +81,7 @@ def generate(
                     break
                 if (strategy, fill_time) == QUERIED_VARIANT and repeat == write_case.first_repeats - 1:
                     backend.rename(partials.pop(), path)
-                    method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, row[C.SECONDS] + row[C.SOURCE_READ_S]
+                    method, query_write_s = QUERY_FILE_FROM_WRITE_CASE, row[C.SECONDS] + row[WC.SOURCE_READ_S]
                 elif settle_s <= 0:  # nothing to wait for: the next repeat may reuse the space
                     backend.remove(partials.pop())
             settle.remove_and_mark(partials, directory)  # this variant's other repeats
@@ -141,14 +142,14 @@ def timed_write(
     source_s = stored.take_compute_s() if isinstance(stored, StoredValues) else 0.0
     return {
         C.SECONDS: timed.seconds - source_s,
-        C.SOURCE_READ_S: source_s,
+        WC.SOURCE_READ_S: source_s,
         C.STOPPED: stopped,
         C.LIMIT_S: limit_s if math.isfinite(limit_s) else float("nan"),
         C.FILE_BYTES: float("nan") if stopped else backend.footprint_bytes(partial),
         C.WRITE_CALLS: writes,
         C.LIBRARY_WRITE_BYTES: timed.io.requested_write,
-        C.WRITE_STRATEGY: strategy,
-        C.FILL_TIME: fill_time,
+        WC.WRITE_STRATEGY: strategy,
+        WC.FILL_TIME: fill_time,
         C.SETTLE_WAIT_S: timed.settle_wait_s,
         **(cache.columns() if cache is not None else {}),
         **timed.window.columns(),

@@ -31,6 +31,7 @@ from h5sweep.cases.studies.openmsi.rows import short_words as _short
 from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
 from h5sweep.cases.studies.openmsi.rows import values_not_judged as _values_not_judged
 from h5sweep.cases.studies.words import store_name as _name
+from h5sweep.cases.write import columns as WC
 from h5sweep.storage import columns as C
 
 LOW, HIGH = "_low", "_high"
@@ -148,7 +149,7 @@ EXCEPT_M, EXCEPT_N = 32, 1024
 
 
 def spectrum_writes(s, shape) -> Result:
-    rows = s[(s[C.CASE] == "write") & (s[C.WRITE_STRATEGY] == "spectrum")]
+    rows = s[(s[C.CASE] == "write") & (s[WC.WRITE_STRATEGY] == "spectrum")]
     rows = chunked_rows(_uncompressed(_hdf5(rows)))
     rows = rows[[shape_of(c)[0] == shape_of(c)[1] for c in rows[C.CHUNK_SHAPE]]]  # m x m x n
     rows = _write_ends(s, rows).assign(
