@@ -21,6 +21,7 @@ from h5sweep.backends import (
     RATIO_TO_REFERENCE_PAIRS,
     REFERENCE,
 )
+from h5sweep.backends import chunk_cache as CC
 from h5sweep.cases import CASE_SPECS, OWN_JOB_CASES, READ_CASES, VARIANT_COLUMNS
 from h5sweep.measure.records import read_tables, write_table
 from h5sweep.measure.stats import median_ci, median_ci_level, median_ci_over_copies, percentile
@@ -99,7 +100,7 @@ BASELINE_BACKEND = REFERENCE
 PAIRED_READ = [C.FILESYSTEM, C.CASE, C.POLICY, C.COLD_MODE, C.CACHE_STATE, C.REPEAT]
 
 
-CHUNK_CACHE_COLUMNS = (C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0)
+CHUNK_CACHE_COLUMNS = (CC.CHUNK_CACHE_BYTES, CC.CHUNK_CACHE_SLOTS, CC.CHUNK_CACHE_W0)
 
 
 def _first_option(reads: pd.DataFrame, first: dict | None) -> pd.DataFrame:

@@ -12,6 +12,7 @@ import importlib
 import os
 import re
 
+from h5sweep.backends import chunk_cache as CC
 from h5sweep.backends import hdf5_columns, hdf5_filters, recipes, zarr_columns
 from h5sweep.backends.base import BackendSpec, Capabilities
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
@@ -58,7 +59,7 @@ REGISTRY: dict[str, BackendSpec] = {
             settings=CHUNK_CACHE_SETTINGS,
             filter_family=hdf5_filters.filter_family,
             encodes_chunks=hdf5_filters.has_chunk_encoder,
-            option_columns=(C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0),
+            option_columns=(CC.CHUNK_CACHE_BYTES, CC.CHUNK_CACHE_SLOTS, CC.CHUNK_CACHE_W0),
             carried_columns=hdf5_columns.CARRIED,
             version_columns=hdf5_columns.VERSIONS,
             recipe=recipes.hdf5_recipe,

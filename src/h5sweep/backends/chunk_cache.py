@@ -8,6 +8,22 @@ from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
 
+# The chunk cache a read's file handle had, in its row (its read option's columns)
+CHUNK_CACHE_BYTES = C.column("chunk_cache_bytes", C.INTEGER, "bytes")
+CHUNK_CACHE_SLOTS = C.column("chunk_cache_slots", C.INTEGER, "")
+CHUNK_CACHE_W0 = C.column("chunk_cache_w0", C.FLOAT, "")
+
+C.group(
+    C.MEASUREMENTS,
+    (
+        CHUNK_CACHE_BYTES,
+        CHUNK_CACHE_SLOTS,
+        CHUNK_CACHE_W0,
+        C.CACHE_HOLDS_CHUNK,
+    ),
+    ("HDF5 chunk cache setting of the file handle; whether it holds one chunk."),
+)
+
 SETTINGS = Block(
     "chunk_cache",
     "HDF5 chunk cache settings the read cases are measured with, each separately. The default is "
@@ -57,9 +73,9 @@ class ChunkCache:
         """The columns every row measured with this cache carries."""
         return {
             C.READER: "h5py",
-            C.CHUNK_CACHE_BYTES: self.nbytes,
-            C.CHUNK_CACHE_SLOTS: self.slots,
-            C.CHUNK_CACHE_W0: self.w0,
+            CHUNK_CACHE_BYTES: self.nbytes,
+            CHUNK_CACHE_SLOTS: self.slots,
+            CHUNK_CACHE_W0: self.w0,
         }
 
     def holds_chunk(self, chunk_bytes: int) -> bool:

@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from h5sweep.backends import chunk_cache as CC
 from h5sweep.cases.claims import gzip_level  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, log_if_wide, store_label  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
@@ -63,13 +64,13 @@ def plot_cache(summary: pd.DataFrame, filesystem: str, out: str) -> None:
     """The I/O lab: per read case, each chunked store's median throughput (bytes selected over
     the median time) against the chunk cache setting, as lines; the settings ordered by size,
     then slots, then w0."""
-    rows = _reads(summary, filesystem).dropna(subset=[C.CHUNK_CACHE_BYTES])
+    rows = _reads(summary, filesystem).dropna(subset=[CC.CHUNK_CACHE_BYTES])
     rows = rows[rows[C.CHUNK_SHAPE].fillna("") != ""]
     if C.POLICY in rows and rows[C.POLICY].nunique() > 1:  # the first policy's reads
         primary = summary.loc[summary[C.PRIMARY].fillna(False).astype(bool), C.POLICY].dropna()
         rows = rows[rows[C.POLICY] == (primary.iloc[0] if len(primary) else rows[C.POLICY].iloc[0])]
-    settings = rows[[C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0]].drop_duplicates()
-    settings = settings.sort_values([C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0])
+    settings = rows[[CC.CHUNK_CACHE_BYTES, CC.CHUNK_CACHE_SLOTS, CC.CHUNK_CACHE_W0]].drop_duplicates()
+    settings = settings.sort_values([CC.CHUNK_CACHE_BYTES, CC.CHUNK_CACHE_SLOTS, CC.CHUNK_CACHE_W0])
     labels = [f"{int(b) / 2**20:g} MiB\n{int(s)} slots\nw0 {w:g}" for b, s, w in settings.itertuples(index=False)]
     index = {_setting(r): i for i, (_, r) in enumerate(settings.iterrows())}
     cases = list(dict.fromkeys(rows[C.CASE]))
@@ -105,7 +106,7 @@ STATE_LINES = {"cold": "-", "warm": "--", "memory": ":"}  # a line's cache state
 
 
 def _setting(row) -> tuple[float, float, float]:
-    return tuple(float(row[c]) for c in (C.CHUNK_CACHE_BYTES, C.CHUNK_CACHE_SLOTS, C.CHUNK_CACHE_W0))
+    return tuple(float(row[c]) for c in (CC.CHUNK_CACHE_BYTES, CC.CHUNK_CACHE_SLOTS, CC.CHUNK_CACHE_W0))
 
 
 def plot_levels(summary: pd.DataFrame, filesystem: str, out: str) -> None:

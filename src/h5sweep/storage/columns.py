@@ -152,9 +152,6 @@ READ_OPTION_INDEX = column("read_option_index", INTEGER, "")
 READ_OPTION_SETTING = column("read_option_setting", STRING, "")
 STORE_FILES = column("store_files", INTEGER, "")
 STORE_DIRECTORIES = column("store_directories", INTEGER, "")
-CHUNK_CACHE_BYTES = column("chunk_cache_bytes", INTEGER, "bytes")
-CHUNK_CACHE_SLOTS = column("chunk_cache_slots", INTEGER, "")
-CHUNK_CACHE_W0 = column("chunk_cache_w0", FLOAT, "")
 CACHE_HOLDS_CHUNK = column("cache_holds_chunk", BOOLEAN, "")
 INTERLEAVED_STORES = column("interleaved_stores", INTEGER, "")
 VISIT_POSITION = column("visit_position", INTEGER, "")
@@ -433,16 +430,6 @@ group(
         "chunk, the store's own directory and those under `c/`). `file_bytes` is the sum of all its "
         "files' sizes."
     ),
-)
-group(
-    MEASUREMENTS,
-    (
-        CHUNK_CACHE_BYTES,
-        CHUNK_CACHE_SLOTS,
-        CHUNK_CACHE_W0,
-        CACHE_HOLDS_CHUNK,
-    ),
-    ("HDF5 chunk cache setting of the file handle; whether it holds one chunk."),
 )
 group(
     MEASUREMENTS,
@@ -1092,9 +1079,9 @@ group(
         POLICY,
         COLD_MODE,
         READER,
-        CHUNK_CACHE_BYTES,
-        CHUNK_CACHE_SLOTS,
-        CHUNK_CACHE_W0,
+        "chunk_cache_bytes",
+        "chunk_cache_slots",
+        "chunk_cache_w0",
         CACHE_HOLDS_CHUNK,
         "processes",
         "scaling_slices",

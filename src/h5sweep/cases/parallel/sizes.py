@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from h5sweep.backends import REFERENCE
+from h5sweep.backends import chunk_cache as CC
 from h5sweep.cases.claims import FEW_REPEATS, MIN_REPEATS, Party, same_machine, shape_of
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.storage import columns as C
@@ -180,11 +181,11 @@ def _chunk_fits(party) -> bool | None:
     if C.CACHE_HOLDS_CHUNK in rows and rows[C.CACHE_HOLDS_CHUNK].notna().all():
         held = set(rows[C.CACHE_HOLDS_CHUNK].astype(bool))
         return held.pop() if len(held) == 1 else None
-    if C.CHUNK_CACHE_BYTES not in rows or C.RAW_BYTES not in rows or not party.shape:
+    if CC.CHUNK_CACHE_BYTES not in rows or C.RAW_BYTES not in rows or not party.shape:
         return None
     itemsize = rows[C.RAW_BYTES].iloc[0] / math.prod(party.shape)
     chunk = rows[C.CHUNK_SHAPE].map(lambda text: math.prod(shape_of(text)) * itemsize)
-    held = set(chunk <= rows[C.CHUNK_CACHE_BYTES])
+    held = set(chunk <= rows[CC.CHUNK_CACHE_BYTES])
     return held.pop() if len(held) == 1 else None
 
 

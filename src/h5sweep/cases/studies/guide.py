@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from h5sweep.backends import chunk_cache as CC
 from h5sweep.cases.claims import (
     GUIDE,
     STUDIES,
@@ -149,7 +150,7 @@ def _cache_thrash(s, shape) -> Result:
     holds fewer than the chunks a read crosses (and at least one chunk, else HDF5 reads around
     it) against each that holds the chunks along the fastest-varying dimension of the dataset
     (seed line 431), judged on the bytes the library fetches per read."""
-    rows = s[(s[C.CASE] == "trace") & s[C.CHUNK_CACHE_BYTES].notna()]
+    rows = s[(s[C.CASE] == "trace") & s[CC.CHUNK_CACHE_BYTES].notna()]
     rows = chunked_rows(rows)
     if rows.empty:
         return None
@@ -176,9 +177,9 @@ def _cache_thrash(s, shape) -> Result:
         if revisit < REVISITED:
             missing.append(f"{name}: at least {revisit:.1%} of the reads' chunk crossings come back to a chunk")
             continue
-        cache = g[C.CHUNK_CACHE_BYTES].astype(float)
-        small = g[(cache < crossed) & (cache >= chunk_bytes)].sort_values(C.CHUNK_CACHE_BYTES)
-        large = g[cache >= n_fast * chunk_bytes].sort_values(C.CHUNK_CACHE_BYTES)
+        cache = g[CC.CHUNK_CACHE_BYTES].astype(float)
+        small = g[(cache < crossed) & (cache >= chunk_bytes)].sort_values(CC.CHUNK_CACHE_BYTES)
+        large = g[cache >= n_fast * chunk_bytes].sort_values(CC.CHUNK_CACHE_BYTES)
         if small.empty or large.empty:
             caches = ", ".join(f"{int(b):,} B" for b in sorted(cache.unique()))
             missing.append(
@@ -187,8 +188,8 @@ def _cache_thrash(s, shape) -> Result:
                 "the fastest-varying dimension)"
             )
             continue
-        small_share = [(int(r[C.CHUNK_CACHE_BYTES]), _share(r, stored)) for _, r in small.iterrows()]
-        large_share = [(int(r[C.CHUNK_CACHE_BYTES]), _share(r, stored)) for _, r in large.iterrows()]
+        small_share = [(int(r[CC.CHUNK_CACHE_BYTES]), _share(r, stored)) for _, r in small.iterrows()]
+        large_share = [(int(r[CC.CHUNK_CACHE_BYTES]), _share(r, stored)) for _, r in large.iterrows()]
         if any(x >= PREVENTS for _, x in large_share):
             state = False  # a cache of the sentence's size still fetches the chunks again
         elif all(x >= THRASHES for _, x in small_share):

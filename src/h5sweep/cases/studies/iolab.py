@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from h5sweep.backends import chunk_cache as CC
 from h5sweep.cases.claims import (
     FEW_REPEATS,
     IO_LAB,
@@ -33,9 +34,9 @@ ALIKE = (
     C.CASE,
     C.COLD_MODE,
     C.READER,
-    C.CHUNK_CACHE_BYTES,
-    C.CHUNK_CACHE_SLOTS,
-    C.CHUNK_CACHE_W0,
+    CC.CHUNK_CACHE_BYTES,
+    CC.CHUNK_CACHE_SLOTS,
+    CC.CHUNK_CACHE_W0,
     C.CACHE_STATE,
 )
 
