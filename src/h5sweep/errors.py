@@ -38,13 +38,15 @@ class VerificationError(RuntimeError):
 
 
 class FaultedReadError(VerificationError):
-    """A read of a store on an object store that failed where the relay on the loopback
-    injected a fault in its requests (``filesystems.<name>.s3.faults``): the emulated fault's
-    failure, not the store's. ``counts``: the read's request columns, its faults among them."""
+    """A read of a store on a storage target that failed where the target emulated a fault
+    (an object store's relay on the loopback, ``filesystems.<name>.s3.faults``): the emulated
+    fault's failure, not the store's. Made by the read's meter: ``counts``, the read's meter
+    columns, its faults among them; ``cache_state``, where its bytes came from; ``columns``,
+    why it failed."""
 
-    def __init__(self, message: str, counts: dict):
+    def __init__(self, message: str, counts: dict, cache_state: str = "cold", columns: dict | None = None):
         super().__init__(message)
-        self.counts = counts
+        self.counts, self.cache_state, self.columns = counts, cache_state, columns or {}
 
 
 def check_limit_s(key: str, value) -> None:

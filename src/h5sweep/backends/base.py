@@ -177,6 +177,13 @@ class OpenedStore(abc.ABC):
     """A test store opened for timed reads (after the engine evicted it)."""
 
     open_s: float  # seconds the open took
+    # the meter of its reads where its target counts them itself (an object store: requests,
+    # bytes and faults; see h5sweep.storage.objectstore.RequestLog): mark(), since(mark) (the
+    # read's columns), cache_state(counts), open_columns(requests), not_found_said(mark),
+    # faulted(message, mark) (a FaultedReadError, or None) and disturbed(counts); None: the
+    # page cache's and the device's counters, which the engine reads itself
+    meter = None
+    open_requests: int | None = None  # where a meter counts them: the requests of the open
 
     @abc.abstractmethod
     def prepare(self, start: tuple[int, ...], buffer: np.ndarray) -> Callable[[], object]:

@@ -548,6 +548,10 @@ class OpenedOnFirstRead(OpenedStore):
         return open_then_read
 
     @property
+    def meter(self) -> RequestLog:
+        return self.log
+
+    @property
     def open_s(self) -> float:
         return float("nan") if self.inner is None else self.inner.open_s
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from urllib.parse import unquote, urlsplit
 
-from h5sweep.errors import ConfigError
+from h5sweep.errors import ConfigError, FaultedReadError
 from h5sweep.storage.columns import (
     BOOLEAN,
     FLOAT,
@@ -732,6 +732,32 @@ class RequestLog:
         if self.relay_path and len(first) > 2 and len(last) > 2:
             counts.update(fault_counts(self.relay_lines(first[2], last[2])))
         return counts
+
+    # the meter of a read (h5sweep.backends.base.OpenedStore.meter), as the read engine asks it
+
+    def cache_state(self, counts: dict) -> str:
+        """Where a read with these counts got its bytes (:func:`cache_state`)."""
+        return cache_state(counts)
+
+    def open_columns(self, requests: int | None) -> dict:
+        """The columns of a first read's open: the requests it sent (None: not a first read)."""
+        return {OPEN_REQUESTS: requests}
+
+    def faulted(self, message: str, mark) -> FaultedReadError | None:
+        """A read failed since ``mark`` as a :class:`h5sweep.errors.FaultedReadError` where the
+        relay injected a fault in its requests and every failed answer it met could be an
+        injected one (an emulated fault's failure; a server that answers 5xx itself, or has
+        gone, is not); else None."""
+        counts = self.since(mark)
+        met = counts.get(FAULTS_MET) or 0
+        if not met or (counts.get(REQUESTS_FAILED) or 0) > met:
+            return None
+        state = cache_state(counts) if REQUESTS in counts else "cold"
+        return FaultedReadError(message, counts, state, {READ_FAILED: message})
+
+    def disturbed(self, counts: dict) -> bool:
+        """Whether a read with these counts met a failed answer or a fault."""
+        return bool(counts.get(DISTURBED))
 
     def relay_lines(self, start: int, stop: int) -> list[list[str]]:
         """The fields of the relay log's lines between two of its offsets."""

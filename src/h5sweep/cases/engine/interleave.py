@@ -26,7 +26,6 @@ from h5sweep.measure import pagecache
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused, touched_empty
 from h5sweep.storage import columns as C
-from h5sweep.storage import objectstore
 
 if TYPE_CHECKING:
     from h5sweep.cases.base import ReadCase
@@ -149,7 +148,8 @@ def interleave_variants(stores, variants: list[Variant], options, policy, plan: 
                 store.rows.append(
                     {**row, C.INTERLEAVED_STORES: len(stores), C.VISIT_POSITION: place, C.STORE_COPY: copy}
                 )
-                if race is not None and not row.get(objectstore.DISTURBED):  # raced on undisturbed reads
+                disturbed = read.handle.requests is not None and read.handle.requests.disturbed(read.requests)
+                if race is not None and not disturbed:  # raced on undisturbed reads
                     race.record(v, k, read.repeat, row[C.SECONDS])
             for v, k, repeat, err, place, copy in failures:
                 variant = variants[v]

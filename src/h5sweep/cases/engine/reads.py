@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from h5sweep.errors import FaultedReadError, VerificationError
+from h5sweep.errors import VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import minor_faults
 from h5sweep.storage import columns as C
-from h5sweep.storage import objectstore
 from h5sweep.storage.datasources import DataSource
 from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Layout
@@ -88,8 +87,8 @@ class OpenedForReads:
         self.counted = device_reads_counted(os.path.dirname(os.path.abspath(path)))
         self.store = backend.open_for_reads(path, dataset_name, options, readahead)
         self.reads = 0
-        # a store on an object store: the log of its client's requests (h5sweep.storage.objectstore)
-        self.requests = getattr(self.store, "log", None)
+        # where its target meters its reads itself (an object store's requests), that meter
+        self.requests = self.store.meter
 
     @property
     def open_s(self) -> float:
@@ -101,7 +100,7 @@ class OpenedForReads:
         """On an object store, the requests of the open (inside the first read's): None elsewhere."""
         if self.requests is None:
             return None
-        return getattr(self.store, "open_requests", None)
+        return self.store.open_requests
 
     def close(self) -> None:
         self.store.close()
@@ -166,20 +165,15 @@ def timed_read(backend, path, case, repeat, selection, opened, buffer, counters)
 def _not_found(opened: OpenedForReads, mark) -> str:
     """On an object store, the keys of the store answered "not found" during a read, in words
     ("" for none, and off an object store)."""
-    said = getattr(opened.requests, "not_found_said", None)
-    return said(mark) if said is not None and mark is not None else ""
+    return opened.requests.not_found_said(mark) if mark is not None else ""
 
 
 def _failed(opened: OpenedForReads, mark, message: str) -> VerificationError:
-    """The error of a failed read: a :class:`FaultedReadError` where the relay injected a
-    fault in the read's requests and every failed answer it met could be an injected one (an
-    emulated fault's failure; a server that answers 5xx itself, or has gone, is not), else a
+    """The error of a failed read: the :class:`h5sweep.errors.FaultedReadError` its store's
+    meter makes where the read failed on a fault its target emulated, else a
     VerificationError."""
-    counts = opened.requests.since(mark) if mark is not None else {}
-    met = counts.get(objectstore.FAULTS_MET) or 0
-    if met and (counts.get(objectstore.REQUESTS_FAILED) or 0) <= met:
-        return FaultedReadError(message, counts)
-    return VerificationError(message)
+    faulted = opened.requests.faulted(message, mark) if mark is not None else None
+    return faulted or VerificationError(message)
 
 
 def failure_row(case, repeat: int, selection: Selection, cache, policy: str, cold: str, error) -> dict:
@@ -191,7 +185,7 @@ def failure_row(case, repeat: int, selection: Selection, cache, policy: str, col
         C.REPEAT: repeat,
         C.SECONDS: float("nan"),
         C.SELECTION: selection.label,
-        C.CACHE_STATE: objectstore.cache_state(counts) if objectstore.REQUESTS in counts else "cold",
+        C.CACHE_STATE: error.cache_state,
         **counts,
         C.COLD_MODE: cold,
         **cache.columns(),
@@ -199,7 +193,7 @@ def failure_row(case, repeat: int, selection: Selection, cache, policy: str, col
         C.READ_OPTION_SETTING: cache.setting,
         C.POLICY: policy,
         C.VARIANT: variant_label(policy, cache, cold),
-        objectstore.READ_FAILED: str(error),
+        **error.columns,
     }
 
 
@@ -243,13 +237,13 @@ def measurement_row(
         C.READ_CALLS: t.io.read_calls,
         C.PAGE_FAULTS: t.page_faults,
         C.CACHE_STATE: (
-            objectstore.cache_state(t.requests)
+            t.handle.requests.cache_state(t.requests)
             if t.requests is not None
             else cache_state(t.io.device_read, t.handle.evictable, t.handle.counted)
         ),
         **(t.requests or {}),
         **(
-            {objectstore.OPEN_REQUESTS: t.handle.open_requests if t.reads_before == 0 else None}
+            t.handle.requests.open_columns(t.handle.open_requests if t.reads_before == 0 else None)
             if t.requests is not None
             else {}
         ),
