@@ -18,6 +18,7 @@ from h5sweep.cases import read_cases_from_config
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, run_reads
 from h5sweep.cases.engine.race import Race, RaceRule
 from h5sweep.cases.write.race import WriteRace, race_writes
+from h5sweep.measure import lock
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
@@ -287,7 +288,7 @@ def test_on_real_stores_the_race_job_stops_the_stores_its_rule_stops_on_the_time
     assert len(slow) == 2 and (slow[C.RACED_OUT_ROUND] == 2).all() and (slow[C.RACED_OUT_AT_LEAST] > 1.25).all()
     # new measurements, not copies of the store's own rows: each in a window after the first writes
     assert (made[C.FILE_BYTES] > 0).all()
-    assert made[C.WINDOW_OPENED_AT].min() > rows.loc[rows[C.REPEAT] < 1, C.WINDOW_CLOSED_AT].max()
+    assert made[lock.WINDOW_OPENED_AT].min() > rows.loc[rows[C.REPEAT] < 1, lock.WINDOW_CLOSED_AT].max()
     assert not any(p.name.startswith(("none.hdf5.race", "gzip-9.hdf5.race")) for p in (tmp_path / "disk").rglob("*"))
 
 

@@ -27,6 +27,31 @@ from dataclasses import dataclass
 
 from h5sweep.storage import columns as C
 
+# The window each timed operation ran in, in its row (Window.columns)
+WINDOW_OPENED_AT = C.column("window_opened_at", C.FLOAT, "s since the epoch")
+WINDOW_CLOSED_AT = C.column("window_closed_at", C.FLOAT, "s since the epoch")
+WINDOW_WAIT_S = C.column("window_wait_s", C.FLOAT, "s")
+WINDOW_STEAL_S = C.column("window_steal_s", C.FLOAT, "s")
+LOAD_1MIN = C.column("load_1min", C.FLOAT, "")
+
+C.group(
+    C.MEASUREMENTS,
+    (
+        WINDOW_OPENED_AT,
+        WINDOW_CLOSED_AT,
+        WINDOW_WAIT_S,
+        WINDOW_STEAL_S,
+        LOAD_1MIN,
+    ),
+    (
+        "The timed window the operation ran in (seconds since the epoch), how long its job waited for"
+        " the node's measurement lock, the CPU time a hypervisor took from the node while the window "
+        "was open (`steal` of `/proc/stat`, summed over the node's CPUs; 0 on bare metal, NaN where "
+        "the kernel does not say; divide by the window's length × CPUs for the share), and the "
+        "1-minute load average when the window opened."
+    ),
+)
+
 # Where the lock files live: node-local memory where there is one, else the temp dir.
 LOCK_DIR_ENV = "H5SWEEP_LOCK_DIR"
 
@@ -113,11 +138,11 @@ class Window:
 
     def columns(self) -> dict:
         return {
-            C.WINDOW_OPENED_AT: self.opened_at,
-            C.WINDOW_CLOSED_AT: self.closed_at,
-            C.WINDOW_WAIT_S: self.wait_s,
-            C.WINDOW_STEAL_S: self.steal_s,
-            C.LOAD_1MIN: self.load_1min,
+            WINDOW_OPENED_AT: self.opened_at,
+            WINDOW_CLOSED_AT: self.closed_at,
+            WINDOW_WAIT_S: self.wait_s,
+            WINDOW_STEAL_S: self.steal_s,
+            LOAD_1MIN: self.load_1min,
         }
 
 

@@ -28,7 +28,21 @@ import time
 from collections.abc import Iterable
 
 from h5sweep.measure.lock import lock_dir
+from h5sweep.storage import columns as C
 from h5sweep.storage.filesystems import Filesystem, device_of, free_bytes, mount_info
+
+# The wait of a timed write for released space, in its row (timing.Timed.settle_wait_s)
+SETTLE_WAIT_S = C.column("settle_wait_s", C.FLOAT, "s")
+
+C.group(
+    C.MEASUREMENTS,
+    (SETTLE_WAIT_S,),
+    (
+        "Timed writes (write case; writes of the metadata and I/O size cases): seconds the write "
+        "waited for released space before its clock started (see `filesystems.<name>.settle_s`; 0 "
+        "when the sweep had removed nothing on the filesystem within the rest); empty for reads."
+    ),
+)
 
 DISCARD_SETTLE_S = 2.0
 # Free space that grew by more than this between two looks was released by someone.

@@ -167,17 +167,11 @@ READS_SINCE_OPEN = column("reads_since_open", INTEGER, "")
 OPEN_S = column("open_s", FLOAT, "s")
 RESIDENT_FRACTION_AT_OPEN = column("resident_fraction_at_open", FLOAT, "fraction")
 RESIDENT_FRACTION_BEFORE_EVICT = column("resident_fraction_before_evict", FLOAT, "fraction")
-WINDOW_OPENED_AT = column("window_opened_at", FLOAT, "s since the epoch")
-WINDOW_CLOSED_AT = column("window_closed_at", FLOAT, "s since the epoch")
-WINDOW_WAIT_S = column("window_wait_s", FLOAT, "s")
-WINDOW_STEAL_S = column("window_steal_s", FLOAT, "s")
-LOAD_1MIN = column("load_1min", FLOAT, "")
 FILE_BYTES = column("file_bytes", INTEGER, "bytes")
 WRITE_CALLS = column("write_calls", INTEGER, "")
 LIBRARY_WRITE_BYTES = column("library_write_bytes", INTEGER, "bytes")
 STOPPED = column("stopped", BOOLEAN, "")
 LIMIT_S = column("limit_s", FLOAT, "s")
-SETTLE_WAIT_S = column("settle_wait_s", FLOAT, "s")
 STORE_COPY = column("store_copy", INTEGER, "")
 QUERY_FILE_BYTES = column("query_file_bytes", INTEGER, "bytes")
 HOST = column("host", STRING, "")
@@ -522,23 +516,6 @@ group(
 )
 group(
     MEASUREMENTS,
-    (
-        WINDOW_OPENED_AT,
-        WINDOW_CLOSED_AT,
-        WINDOW_WAIT_S,
-        WINDOW_STEAL_S,
-        LOAD_1MIN,
-    ),
-    (
-        "The timed window the operation ran in (seconds since the epoch), how long its job waited for"
-        " the node's measurement lock, the CPU time a hypervisor took from the node while the window "
-        "was open (`steal` of `/proc/stat`, summed over the node's CPUs; 0 on bare metal, NaN where "
-        "the kernel does not say; divide by the window's length × CPUs for the share), and the "
-        "1-minute load average when the window opened."
-    ),
-)
-group(
-    MEASUREMENTS,
     (FILE_BYTES,),
     ("Size of the test file (write rows: the file the write case wrote)."),
 )
@@ -555,15 +532,6 @@ group(
         "s). Parallel case: whether the pass ran past `cases.parallel.limit_s` and was stopped after "
         "an access (`seconds` the time it ran, `units_accessed` the units it covered, `bytes_per_s` "
         "empty), and the limit (empty: none). Empty for other cases."
-    ),
-)
-group(
-    MEASUREMENTS,
-    (SETTLE_WAIT_S,),
-    (
-        "Timed writes (write case; writes of the metadata and I/O size cases): seconds the write "
-        "waited for released space before its clock started (see `filesystems.<name>.settle_s`; 0 "
-        "when the sweep had removed nothing on the filesystem within the rest); empty for reads."
     ),
 )
 group(

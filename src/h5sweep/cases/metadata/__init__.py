@@ -180,7 +180,7 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray, settle_s:
                             MC.METADATA_FILE_BYTES: file_bytes,
                             C.BYTES_SELECTED: flat.nbytes,
                             C.VARIANT: f"{operation}, {n} datasets",
-                            C.SETTLE_WAIT_S: settle_wait_s,
+                            settle.SETTLE_WAIT_S: settle_wait_s,
                             **window.columns(),
                         }
                     )

@@ -15,7 +15,7 @@ import numpy as np
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.parallel.core import UNITS
 from h5sweep.cases.parallel.passes import one_pass
-from h5sweep.measure import pagecache
+from h5sweep.measure import lock, pagecache
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Layout
 
@@ -175,7 +175,7 @@ class Checkpoint:
             if "pass" in entry:
                 self.passes[entry["pass"]] = entry["row"]
             elif "window" in entry:
-                self.windows[entry["window"][C.WINDOW_OPENED_AT]] = entry["window"]
+                self.windows[entry["window"][lock.WINDOW_OPENED_AT]] = entry["window"]
         if entries and len(entries) < len(lines):  # drop the cut line before appending
             Path(path).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
 
@@ -192,7 +192,7 @@ class Checkpoint:
     def rows(self) -> list[dict]:
         """Every finished pass's row, with its MPI run's window where that run ended (a killed
         run's window has no closing time)."""
-        return [{**row, **self.windows.get(row.get(C.WINDOW_OPENED_AT), {})} for row in self.passes.values()]
+        return [{**row, **self.windows.get(row.get(lock.WINDOW_OPENED_AT), {})} for row in self.passes.values()]
 
 
 def _plain(value):

@@ -15,6 +15,7 @@ import tempfile
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.parallel.core import mpi_python
 from h5sweep.cases.parallel.mpi import Checkpoint, pass_key, planned
+from h5sweep.measure import lock
 from h5sweep.storage import columns as C
 
 
@@ -99,10 +100,10 @@ def measure(job, backend, store_path: str, source, checkpoint: str | None = None
             command = [*launcher(processes, case.tasks_per_node), *program(), path, store_path, out]
             command += ["--first"] if i == 0 else []
             with timed_window() as window:
-                opened = {k: v for k, v in window.columns().items() if k != C.WINDOW_CLOSED_AT}
+                opened = {k: v for k, v in window.columns().items() if k != lock.WINDOW_CLOSED_AT}
                 env = {
                     **os.environ,
-                    "H5SWEEP_WINDOW": json.dumps({**opened, C.WINDOW_STEAL_S: float("nan")}),
+                    "H5SWEEP_WINDOW": json.dumps({**opened, lock.WINDOW_STEAL_S: float("nan")}),
                     "H5SWEEP_RUNNER": f"{socket.gethostname()}:{os.getpid()}",
                 }
                 proc = subprocess.run(command, capture_output=True, text=True, env=env)

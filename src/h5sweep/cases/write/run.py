@@ -150,7 +150,7 @@ def timed_write(
         C.LIBRARY_WRITE_BYTES: timed.io.requested_write,
         WC.WRITE_STRATEGY: strategy,
         WC.FILL_TIME: fill_time,
-        C.SETTLE_WAIT_S: timed.settle_wait_s,
+        settle.SETTLE_WAIT_S: timed.settle_wait_s,
         **(cache.columns() if cache is not None else {}),
         **timed.window.columns(),
     }
