@@ -220,6 +220,7 @@ BEHAVIOUR_TESTS = {
     "faults",
     "fault_analysis",  # faults in the summary, the ranking, the decision and the findings (issue 69)
     "s3_outage",  # an object store's server gone mid-sweep, an upload cut short
+    "toy_target",  # a storage target added as one module and one registry line
     "circuit_breaker",  # SeaweedFS's own 503s and what each client does about them
     "findings_guide",  # the User's Guide ch. 14 findings (h5sweep.cases.studies.guide, cases.metadata.findings)
     "findings_iolab",  # the HDF5 I/O lab's findings (h5sweep.cases.studies.iolab, cases.iosize.findings)

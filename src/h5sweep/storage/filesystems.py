@@ -110,6 +110,7 @@ class Filesystem:
     s3_reads: tuple = ()  # on an object store: how a store read as one file is fetched (FileRead each)
     s3_zarr_stores: tuple = ()  # on an object store: the stores zarr-python reads through
     kind: str = targets.DIRECTORY.name  # the storage target its stores are on (h5sweep.storage.targets)
+    place: object = None  # where on that target its stores are, as the target parsed it (None: its directory)
 
     @property
     def target(self) -> targets.StorageTarget:

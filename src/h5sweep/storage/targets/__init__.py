@@ -67,10 +67,6 @@ class StorageTarget:
         """Why a case with a job of its own is not measured on this target, or None."""
         return None
 
-    def place(self, fs):
-        """Where on the target the filesystem's stores are (None on a directory: its path)."""
-        return None
-
     def describe(self, fs) -> str:
         """The filesystem's place in words, for a refusal."""
         return fs.directory
@@ -113,7 +109,10 @@ class StorageTarget:
 
 
 # one module per target, each with its TARGET
-TARGET_MODULES = ("h5sweep.storage.targets.posix", "h5sweep.storage.targets.s3")
+TARGET_MODULES = (
+    "h5sweep.storage.targets.posix",
+    "h5sweep.storage.targets.s3",
+)
 
 REGISTRY: dict[str, StorageTarget] = {
     target.name: target for target in (importlib.import_module(m).TARGET for m in TARGET_MODULES)

@@ -65,7 +65,7 @@ class ObjectStore(StorageTarget):
             objectstore.SETTINGS.filled(entry)["zarr_stores"], f"{key}.zarr_stores"
         )
         return [
-            (suffix, {"s3": location, "s3_reads": reads, "s3_zarr_stores": stores})
+            (suffix, {"place": location, "s3": location, "s3_reads": reads, "s3_zarr_stores": stores})
             for suffix, location in objectstore.variants_from_config(entry, key)
         ]
 
@@ -85,9 +85,6 @@ class ObjectStore(StorageTarget):
 
     def refuse_case(self, name: str) -> str | None:
         return "is not measured on an object store yet"
-
-    def place(self, fs):
-        return fs.s3
 
     def describe(self, fs) -> str:
         return fs.s3.endpoint
