@@ -18,6 +18,7 @@ from h5sweep.analyze.aggregate import summarize
 from h5sweep.analyze.decision import sheet
 from h5sweep.analyze.ranking import MIN_UNDISTURBED, rank_layouts, rank_selected_reads, selected_reads
 from h5sweep.analyze.wording import markdown
+from h5sweep.measure.objective import MIX_SECONDS
 from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore as O
 
@@ -139,7 +140,7 @@ def test_no_read_that_met_a_fault_is_ranked_and_the_pairing_holds(measured):
     table = rank_selected_reads(throttled, summary, settings)
     clean = rank_selected_reads(throttled[~throttled[C.REPEAT].isin(hit)], summary, settings)
     assert list(table[C.SELECTIONS]) == [REPEATS - len(hit)] * len(table)
-    assert list(table[C.MIX_SECONDS]) == list(clean[C.MIX_SECONDS])
+    assert list(table[MIX_SECONDS]) == list(clean[MIX_SECONDS])
     assert table[C.RECOMMENDED].sum() == 1 and O.NOT_RANKED not in table
     for store, mine in throttled.groupby([C.BACKEND, C.LAYOUT_ID]):
         row = table[(table[C.BACKEND] == store[0]) & (table[C.LAYOUT_ID] == store[1])].iloc[0]

@@ -15,6 +15,7 @@ from test_recommend import MEASURED
 from test_resume import _chosen, _settings, raced_measurements
 
 from h5sweep.analyze.whatif import TABLE_HEAD, TABLE_LEGEND, decide, rank_for
+from h5sweep.measure import objective as objectives
 from h5sweep.measure.records import write_table
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, size
@@ -53,10 +54,10 @@ def test_every_store_of_a_mix_is_a_row_with_its_time_ratio_tie_size_write_and_wo
             # the reads it made before the race stopped it say this mix could favour it
             assert cell["note"] == "raced out at round 4; on its 4 reads 0.556x this mix's fastest: could be favoured"
             continue
-        interval = duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])
-        assert cell["mix time (95% interval)"] == f"{duration(row[C.MIX_SECONDS])} ({interval})"
-        assert cell["to the choice"] == f"{row[C.MIX_SECONDS] / pick[C.MIX_SECONDS]:.2f}x"
-        assert cell["worst case"].startswith(f"{row[C.WORST_CASE]} ")
+        interval = duration_range(row[objectives.MIX_SECONDS_CI_LOW], row[objectives.MIX_SECONDS_CI_HIGH])
+        assert cell["mix time (95% interval)"] == f"{duration(row[objectives.MIX_SECONDS])} ({interval})"
+        assert cell["to the choice"] == f"{row[objectives.MIX_SECONDS] / pick[objectives.MIX_SECONDS]:.2f}x"
+        assert cell["worst case"].startswith(f"{row[objectives.WORST_CASE]} ")
     by_store = {cells[1]: dict(zip(TABLE_HEAD, cells, strict=True)) for cells in rows[1:]}
     # slices alone favour the 16x16x256 chunks; the sweep chose contiguous for spectra
     assert by_store["chunked-16x16x256"]["note"] == "choice" and by_store["chunked-16x16x256"]["tied"] == "fastest"

@@ -126,12 +126,13 @@ def _choice(pick, group: pd.DataFrame, summary: pd.DataFrame, settings: dict) ->
     recipe = _recipe_of(pick, settings)
     if recipe is not None and recipe.replaces:
         text += f", {recipe.replaces}"
-    words = [f"{duration(pick[C.MIX_SECONDS])} per unit of work"]
-    if pd.notna(pick.get(C.MIX_SECONDS_CI_LOW)):
-        words[0] += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
+    words = [f"{duration(pick[objectives.MIX_SECONDS])} per unit of work"]
+    if pd.notna(pick.get(objectives.MIX_SECONDS_CI_LOW)):
+        low, high = pick[objectives.MIX_SECONDS_CI_LOW], pick[objectives.MIX_SECONDS_CI_HIGH]
+        words[0] += f" (95% interval {duration_range(low, high)})"
     else:
         words[0] += " (no interval: one read per case)"
-    throughput = rate(_bytes_per_unit(summary, mix_in(pick)), pick[C.MIX_SECONDS])
+    throughput = rate(_bytes_per_unit(summary, mix_in(pick)), pick[objectives.MIX_SECONDS])
     if throughput:
         words.append(f"{throughput} of selected data")
     objective = objectives.objective_of(pick.get(C.OBJECTIVE))
@@ -147,11 +148,11 @@ def _tied(pick, group: pd.DataFrame) -> str | None:
     said = []
     for _, row in tied.head(3).iterrows():
         interval = (
-            f", 95% interval {row[C.TO_BEST_CI_LOW]:.3g}-{row[C.TO_BEST_CI_HIGH]:.3g}"
-            if pd.notna(row[C.TO_BEST_CI_LOW])
+            f", 95% interval {row[objectives.TO_BEST_CI_LOW]:.3g}-{row[objectives.TO_BEST_CI_HIGH]:.3g}"
+            if pd.notna(row[objectives.TO_BEST_CI_LOW])
             else ""
         )
-        said.append(f"{_name(row, group)} ({factor(row[C.TO_BEST])} the best's score{interval})")
+        said.append(f"{_name(row, group)} ({factor(row[objectives.TO_BEST])} the best's score{interval})")
     more = f" and {len(tied) - 3} more" if len(tied) > 3 else ""
     return (
         f"{'; '.join(said)}{more}: the measurements cannot tell them apart from the best; the choice is the "
@@ -279,16 +280,19 @@ def _compressed(pick, group: pd.DataFrame, target: float) -> str:
     if not measured.empty:
         best = measured.iloc[0]
         against = (
-            "the choice's" if bool(group.loc[pick.name, C.TIED_WITH_BEST]) and pick[C.TO_BEST] == 1 else "the best's"
+            "the choice's"
+            if bool(group.loc[pick.name, C.TIED_WITH_BEST]) and pick[objectives.TO_BEST] == 1
+            else "the best's"
         )
         interval = (
-            f", 95% interval {best[C.TO_BEST_CI_LOW]:.3g}-{best[C.TO_BEST_CI_HIGH]:.3g}"
-            if pd.notna(best[C.TO_BEST_CI_LOW])
+            f", 95% interval {best[objectives.TO_BEST_CI_LOW]:.3g}-{best[objectives.TO_BEST_CI_HIGH]:.3g}"
+            if pd.notna(best[objectives.TO_BEST_CI_LOW])
             else ""
         )
         return (
             f"{_name(best, group)} (rank {int(best[C.RANK])}): {size(best[C.FILE_RATIO] * target)} "
-            f"({factor(best[C.FILE_RATIO])} the raw data), {factor(best[C.TO_BEST])} {against} score{interval}."
+            f"({factor(best[C.FILE_RATIO])} the raw data), {factor(best[objectives.TO_BEST])} {against} "
+            f"score{interval}."
         )
     if not raced.empty:
         first = raced.sort_values(C.RACED_OUT_AT_LEAST).iloc[0]
@@ -372,10 +376,10 @@ def _gains(pick, group: pd.DataFrame) -> str | None:
     if bool(pick.get(C.IS_REFERENCE)):
         return f"the choice is the reference store ({name}) every ratio is to."
     reference = _reference_rows(group)
-    if reference.empty or pd.isna(pick.get(C.MIX_RATIO)):
+    if reference.empty or pd.isna(pick.get(objectives.MIX_RATIO)):
         return None
     ref = reference.iloc[0]
-    ratio, low, high = pick[C.MIX_RATIO], pick[C.MIX_RATIO_CI_LOW], pick[C.MIX_RATIO_CI_HIGH]
+    ratio, low, high = pick[objectives.MIX_RATIO], pick[objectives.MIX_RATIO_CI_LOW], pick[objectives.MIX_RATIO_CI_HIGH]
     if pd.isna(low):
         sure = "no interval: one read per case"
     elif high < 1:
@@ -386,8 +390,8 @@ def _gains(pick, group: pd.DataFrame) -> str | None:
         sure = "not surely faster: the interval holds 1"
     interval = "" if pd.isna(low) else f"; 95% interval {low:.2f}-{high:.2f}x"
     return (
-        f"{factor(ratio)} {name}'s time for the mix ({duration(pick[C.MIX_SECONDS])} against "
-        f"{duration(ref[C.MIX_SECONDS])} per unit of work{interval}): {sure}."
+        f"{factor(ratio)} {name}'s time for the mix ({duration(pick[objectives.MIX_SECONDS])} against "
+        f"{duration(ref[objectives.MIX_SECONDS])} per unit of work{interval}): {sure}."
     )
 
 

@@ -103,23 +103,23 @@ COLUMNS = [
     C.SCORE,
     C.SCORE_CI_LOW,
     C.SCORE_CI_HIGH,
-    C.MIX_SECONDS,
-    C.MIX_SECONDS_CI_LOW,
-    C.MIX_SECONDS_CI_HIGH,
-    C.MIX_RATIO,
-    C.MIX_RATIO_CI_LOW,
-    C.MIX_RATIO_CI_HIGH,
-    C.WORST_CASE,
-    C.WORST_SLOWDOWN,
-    C.WORST_SLOWDOWN_CI_LOW,
-    C.WORST_SLOWDOWN_CI_HIGH,
-    C.CASE_SPREAD,
-    C.WEIGHTED_RATIO,
-    C.WEIGHTED_RATIO_CI_LOW,
-    C.WEIGHTED_RATIO_CI_HIGH,
-    C.TO_BEST,
-    C.TO_BEST_CI_LOW,
-    C.TO_BEST_CI_HIGH,
+    objectives.MIX_SECONDS,
+    objectives.MIX_SECONDS_CI_LOW,
+    objectives.MIX_SECONDS_CI_HIGH,
+    objectives.MIX_RATIO,
+    objectives.MIX_RATIO_CI_LOW,
+    objectives.MIX_RATIO_CI_HIGH,
+    objectives.WORST_CASE,
+    objectives.WORST_SLOWDOWN,
+    objectives.WORST_SLOWDOWN_CI_LOW,
+    objectives.WORST_SLOWDOWN_CI_HIGH,
+    objectives.CASE_SPREAD,
+    objectives.WEIGHTED_RATIO,
+    objectives.WEIGHTED_RATIO_CI_LOW,
+    objectives.WEIGHTED_RATIO_CI_HIGH,
+    objectives.TO_BEST,
+    objectives.TO_BEST_CI_LOW,
+    objectives.TO_BEST_CI_HIGH,
     C.TIED_WITH_BEST,
     C.RECOMMENDED,
     C.MEETS_LIMITS,
@@ -575,7 +575,7 @@ def _ranked(table: pd.DataFrame) -> pd.DataFrame:
             best = eligible.iloc[0]
             # tied: the paired interval of its score over the best's reaches 1 (a layout
             # without an interval is tied with nothing but itself)
-            tied = (eligible[C.TO_BEST_CI_LOW] <= 1.0) | (eligible.index == best.name)
+            tied = (eligible[objectives.TO_BEST_CI_LOW] <= 1.0) | (eligible.index == best.name)
             group.loc[eligible.index[tied], C.TIED_WITH_BEST] = True
             # the smallest file; files within SAME_SIZE of the smallest count as equal, and of
             # those the best score is chosen (a few kB of metadata decide nothing)

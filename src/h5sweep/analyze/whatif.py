@@ -10,6 +10,7 @@ import pandas as pd
 
 from h5sweep.analyze.ranking import CANDIDATE_KEYS, SAME_SIZE, mix_words, rank_selected_reads, rows_of, selected_reads
 from h5sweep.analyze.wording import label, namer, several_options
+from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor, size
 from h5sweep.sweep.resume import KEYS as RESUME_KEYS
@@ -94,11 +95,11 @@ def _sweeps_choice_words(pick, other, group: pd.DataFrame) -> str:
         return f"; the sweep's choice, {name}, was raced out under its own mix"
     if not other[C.TIED_WITH_BEST]:
         interval = (
-            f", 95% interval {factor(other[C.TO_BEST_CI_LOW])}-{factor(other[C.TO_BEST_CI_HIGH])}"
-            if pd.notna(other.get(C.TO_BEST_CI_LOW))
+            f", 95% interval {factor(other[objectives.TO_BEST_CI_LOW])}-{factor(other[objectives.TO_BEST_CI_HIGH])}"
+            if pd.notna(other.get(objectives.TO_BEST_CI_LOW))
             else ""
         )
-        place = f"ranks {int(other[C.RANK])}: {factor(other[C.TO_BEST])} the fastest's score"
+        place = f"ranks {int(other[C.RANK])}: {factor(other[objectives.TO_BEST])} the fastest's score"
         return f"; the sweep's choice, {name}, {place}{interval}"
     smaller = pick[C.FILE_BYTES] * SAME_SIZE < other[C.FILE_BYTES]
     why = (
@@ -129,10 +130,11 @@ def mix_lines(
         several = several_options(group)
         text = (
             f"{name} ({mix_words(weights)}) on {filesystem}: "
-            f"{label(pick, True, pick[C.BACKEND] in several)}, {duration(pick[C.MIX_SECONDS])} per unit"
+            f"{label(pick, True, pick[C.BACKEND] in several)}, {duration(pick[objectives.MIX_SECONDS])} per unit"
         )
-        if pd.notna(pick.get(C.MIX_SECONDS_CI_LOW)):
-            text += f" (95% interval {duration_range(pick[C.MIX_SECONDS_CI_LOW], pick[C.MIX_SECONDS_CI_HIGH])})"
+        if pd.notna(pick.get(objectives.MIX_SECONDS_CI_LOW)):
+            low, high = pick[objectives.MIX_SECONDS_CI_LOW], pick[objectives.MIX_SECONDS_CI_HIGH]
+            text += f" (95% interval {duration_range(low, high)})"
         if int(pick[C.RANK]) > 1:
             text += f", rank {int(pick[C.RANK])}, tied with the fastest"
         mine = chosen[chosen[C.FILESYSTEM] == filesystem]
@@ -198,14 +200,20 @@ def _row_cells(row, pick, name_of, sweeps_choice: bool, favoured: dict) -> list[
         return [str(int(row[C.RANK])), name_of(row), "not measured to the end", "", "", *common, "", "; ".join(notes)]
     if row[C.EXCLUDED_BY]:
         notes.append(f"beyond a limit: {row[C.EXCLUDED_BY]}")
-    mix = duration(row[C.MIX_SECONDS])
-    if pd.notna(row.get(C.MIX_SECONDS_CI_LOW)):
-        mix += f" ({duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])})"
+    mix = duration(row[objectives.MIX_SECONDS])
+    if pd.notna(row.get(objectives.MIX_SECONDS_CI_LOW)):
+        mix += f" ({duration_range(row[objectives.MIX_SECONDS_CI_LOW], row[objectives.MIX_SECONDS_CI_HIGH])})"
     else:
         mix += " (one read: no interval)"
-    worst = f"{row[C.WORST_CASE]} {factor(row[C.WORST_SLOWDOWN])}" if pd.notna(row.get(C.WORST_SLOWDOWN)) else ""
+    worst = (
+        f"{row[objectives.WORST_CASE]} {factor(row[objectives.WORST_SLOWDOWN])}"
+        if pd.notna(row.get(objectives.WORST_SLOWDOWN))
+        else ""
+    )
     to_choice = (
-        f"{row[C.MIX_SECONDS] / pick[C.MIX_SECONDS]:.2f}x" if pick is not None and pick[C.MIX_SECONDS] > 0 else ""
+        f"{row[objectives.MIX_SECONDS] / pick[objectives.MIX_SECONDS]:.2f}x"
+        if pick is not None and pick[objectives.MIX_SECONDS] > 0
+        else ""
     )
     return [
         str(int(row[C.RANK])),

@@ -88,8 +88,8 @@ def _option_advice(group: pd.DataFrame, pick) -> str:
         )
     if pd.notna(other[C.SCORE]) and pick[C.SCORE] > 0:
         text += f" With {other[C.READ_OPTION]} the same store scores {other[C.SCORE] / pick[C.SCORE]:.3g}x as much"
-        if pd.notna(other[C.TO_BEST_CI_LOW]) and other[C.TO_BEST_CI_LOW] > 1:
-            low, high = other[C.TO_BEST_CI_LOW], other[C.TO_BEST_CI_HIGH]
+        if pd.notna(other[objectives.TO_BEST_CI_LOW]) and other[objectives.TO_BEST_CI_LOW] > 1:
+            low, high = other[objectives.TO_BEST_CI_LOW], other[objectives.TO_BEST_CI_HIGH]
             text += f" (its score over the best's: 95% interval {low:.3g}-{high:.3g})"
         text += "."
     return text
@@ -170,11 +170,13 @@ def seconds(value: float) -> str:
 
 def _score_words(row, ref: str) -> str:
     """What a store's score means, by the objective it was ranked by."""
-    per_unit = f"{duration(row[C.MIX_SECONDS])} per unit"
-    if pd.notna(row.get(C.MIX_SECONDS_CI_LOW)):
-        per_unit += f" (95% interval {duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])})"
+    per_unit = f"{duration(row[objectives.MIX_SECONDS])} per unit"
+    if pd.notna(row.get(objectives.MIX_SECONDS_CI_LOW)):
+        per_unit += (
+            f" (95% interval {duration_range(row[objectives.MIX_SECONDS_CI_LOW], row[objectives.MIX_SECONDS_CI_HIGH])})"
+        )
     return objectives.objective_of(row.get(C.OBJECTIVE)).says.format(
-        score=row[C.SCORE], ref=ref, interval=_interval(row), worst=row.get(C.WORST_CASE), per_unit=per_unit
+        score=row[C.SCORE], ref=ref, interval=_interval(row), worst=row.get(objectives.WORST_CASE), per_unit=per_unit
     )
 
 
@@ -223,14 +225,15 @@ def verdict(group: pd.DataFrame) -> str:
         text += f"{size_words}." if size_words else "."
     else:
         text += (
-            f" Choose {name_of(pick)}: {pick[C.TO_BEST]:.2f}x the best's score (paired 95% interval "
-            f"{pick[C.TO_BEST_CI_LOW]:.2f}-{pick[C.TO_BEST_CI_HIGH]:.2f}){size_words}."
+            f" Choose {name_of(pick)}: {pick[objectives.TO_BEST]:.2f}x the best's score (paired 95% interval "
+            f"{pick[objectives.TO_BEST_CI_LOW]:.2f}-{pick[objectives.TO_BEST_CI_HIGH]:.2f}){size_words}."
         )
     text += _option_advice(group, pick)
-    if pd.notna(pick.get(C.CASE_SPREAD)) and pick[C.CASE_SPREAD] >= 10:
+    if pd.notna(pick.get(objectives.CASE_SPREAD)) and pick[objectives.CASE_SPREAD] >= 10:
         text += (
-            f" Its cases' times differ {pick[C.CASE_SPREAD]:.0f}x: it serves {pick[C.WORST_CASE]} worst "
-            f"({pick[C.WORST_SLOWDOWN]:.2f}x that case's fastest store)."
+            f" Its cases' times differ {pick[objectives.CASE_SPREAD]:.0f}x: it serves "
+            f"{pick[objectives.WORST_CASE]} worst "
+            f"({pick[objectives.WORST_SLOWDOWN]:.2f}x that case's fastest store)."
         )
     auto = group[group[C.LAYOUT_NAME] == AUTO_LAYOUT_NAME]
     if not auto.empty:
@@ -410,7 +413,11 @@ def _cells(row, cases: list[str], name_of=label, requests: bool = False) -> list
     ``requests``) the requests of a unit of work, file / raw, write time, and whether it is
     recommended, tied or beyond a limit."""
     mark = C.RECOMMENDED if row[C.RECOMMENDED] else ("tied" if row[C.TIED_WITH_BEST] else row[C.EXCLUDED_BY])
-    worst = f"{row[C.WORST_CASE]} {row[C.WORST_SLOWDOWN]:.2f}x" if pd.notna(row[C.WORST_SLOWDOWN]) else ""
+    worst = (
+        f"{row[objectives.WORST_CASE]} {row[objectives.WORST_SLOWDOWN]:.2f}x"
+        if pd.notna(row[objectives.WORST_SLOWDOWN])
+        else ""
+    )
     per_unit = row.get(objectstore.REQUESTS_PER_UNIT)
     counted = [count(per_unit) if pd.notna(per_unit) else ""] if requests else []
     if str(row.get(objectstore.NOT_RANKED) or "") not in ("", "nan"):  # no score: why is in the last cell
@@ -441,13 +448,13 @@ def _cells(row, cases: list[str], name_of=label, requests: bool = False) -> list
         name_of(row),
         f"{row[C.SCORE]:.2f}",
         _pair(row[C.SCORE_CI_LOW], row[C.SCORE_CI_HIGH]),
-        duration(row[C.MIX_SECONDS]),
-        duration_range(row[C.MIX_SECONDS_CI_LOW], row[C.MIX_SECONDS_CI_HIGH])
-        if pd.notna(row[C.MIX_SECONDS_CI_LOW])
+        duration(row[objectives.MIX_SECONDS]),
+        duration_range(row[objectives.MIX_SECONDS_CI_LOW], row[objectives.MIX_SECONDS_CI_HIGH])
+        if pd.notna(row[objectives.MIX_SECONDS_CI_LOW])
         else "none (one read)",
         *[f"{row[f'seconds_{c}'] * 1e3:.3g}" if pd.notna(row.get(f"seconds_{c}")) else "" for c in cases],
         worst,
-        f"{row[C.CASE_SPREAD]:.3g}x" if pd.notna(row[C.CASE_SPREAD]) else "",
+        f"{row[objectives.CASE_SPREAD]:.3g}x" if pd.notna(row[objectives.CASE_SPREAD]) else "",
         *counted,
         f"{row[C.FILE_RATIO]:.2f}" if pd.notna(row[C.FILE_RATIO]) else "",
         _write_cell(row),

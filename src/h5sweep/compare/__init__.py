@@ -54,9 +54,9 @@ COLUMNS = [
     C.DATASET_SHAPE,
     *STORE_KEYS,
     C.COMPARED_OPTION,
-    C.MIX_SECONDS,
-    C.MIX_SECONDS_CI_LOW,
-    C.MIX_SECONDS_CI_HIGH,
+    objectives.MIX_SECONDS,
+    objectives.MIX_SECONDS_CI_LOW,
+    objectives.MIX_SECONDS_CI_HIGH,
     C.REGRET,
     C.REGRET_CI_LOW,
     C.REGRET_CI_HIGH,
@@ -217,7 +217,7 @@ def own_best_options(systems: list[System], weights: dict) -> list[str]:
         # reference store is not among these, so nothing here is a ratio to it
         table = objectives.costs(matrices, {c: weights[c] for c in cases}, None, rng, samples=1)
         table = table.assign(_store=[k[:-1] for k in matrices.stores], _option=[k[-1] for k in matrices.stores])
-        best = table.sort_values(C.MIX_SECONDS, kind="stable").drop_duplicates("_store")
+        best = table.sort_values(objectives.MIX_SECONDS, kind="stable").drop_duplicates("_store")
         system.chosen = dict(zip(best["_store"], best["_option"], strict=True))
         store = list(map(tuple, reads[objectives.STORE_KEYS].itertuples(index=False)))
         keep = [
@@ -348,9 +348,9 @@ def compare_runs(runs: list[Run], intersect: bool = False) -> tuple[pd.DataFrame
             filesystem=system.filesystem,
             fs_type=str(system.reads[C.FS_TYPE].iloc[0]) if C.FS_TYPE in system.reads else "",
             dataset_shape="x".join(map(str, system.run.shape)),
-            mix_seconds=table[C.MIX_SECONDS],
-            mix_seconds_ci_low=table[C.MIX_SECONDS_CI_LOW],
-            mix_seconds_ci_high=table[C.MIX_SECONDS_CI_HIGH],
+            mix_seconds=table[objectives.MIX_SECONDS],
+            mix_seconds_ci_low=table[objectives.MIX_SECONDS_CI_LOW],
+            mix_seconds_ci_high=table[objectives.MIX_SECONDS_CI_HIGH],
             regret=regret,
             best_on_system=regret == 1.0,
             file_bytes=[sizes.get(s[: len(store_keys)], np.nan) for s in stores],
@@ -443,8 +443,8 @@ def markdown(table: pd.DataFrame, left_out: list[str], sections: list[str]) -> s
         pick = mine[mine[C.SYSTEM] == system].iloc[0]
         lines.append(
             f"| {system} | {best[C.FS_TYPE]} | {best[C.DATASET_SHAPE]} | {_on_system(best)} | "
-            f"{_ms(best[C.MIX_SECONDS])} | "
-            f"{_ms(pick[C.MIX_SECONDS])} | {pick[C.REGRET]:.2f}x "
+            f"{_ms(best[objectives.MIX_SECONDS])} | "
+            f"{_ms(pick[objectives.MIX_SECONDS])} | {pick[C.REGRET]:.2f}x "
             f"({_ci(pick[C.REGRET_CI_LOW], pick[C.REGRET_CI_HIGH])}) |"
         )
     lines += ["", f"## Every store's regret per system ({objective.noun} over that system's best)", ""]
@@ -500,11 +500,11 @@ def decision_markdown(table: pd.DataFrame, runs: list[Run]) -> str:
             "it is the best there"
             if bool(pick[C.BEST_ON_SYSTEM])
             else f"{factor(pick[C.REGRET])} the best there ({_store_name(best, best[C.BACKEND] in options)}, "
-            f"{duration(best[C.MIX_SECONDS])} a unit)"
+            f"{duration(best[objectives.MIX_SECONDS])} a unit)"
         )
         read = f", read with {pick[C.READ_OPTION]}" if own else ""
         lines.append(
-            f"- On {system} ({best[C.FS_TYPE]}){read}: {duration(pick[C.MIX_SECONDS])} a unit of work; {cost}."
+            f"- On {system} ({best[C.FS_TYPE]}){read}: {duration(pick[objectives.MIX_SECONDS])} a unit of work; {cost}."
         )
     lines += ["", "The whole comparison, every store's regret on every system: `comparison.md`.", ""]
     for run in runs:

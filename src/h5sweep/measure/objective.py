@@ -34,6 +34,106 @@ import pandas as pd
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Setting
 
+# The recommendation table's columns the objectives compute for each store (costs, to_best): their
+# values with their paired 95% intervals
+MIX_SECONDS = C.column("mix_seconds", C.FLOAT, "s")
+MIX_SECONDS_CI_LOW = C.column("mix_seconds_ci_low", C.FLOAT, "s")
+MIX_SECONDS_CI_HIGH = C.column("mix_seconds_ci_high", C.FLOAT, "s")
+MIX_RATIO = C.column("mix_ratio", C.FLOAT, "ratio")
+MIX_RATIO_CI_LOW = C.column("mix_ratio_ci_low", C.FLOAT, "ratio")
+MIX_RATIO_CI_HIGH = C.column("mix_ratio_ci_high", C.FLOAT, "ratio")
+WORST_CASE = C.column("worst_case", C.STRING, "")
+WORST_SLOWDOWN = C.column("worst_slowdown", C.FLOAT, "ratio")
+WORST_SLOWDOWN_CI_LOW = C.column("worst_slowdown_ci_low", C.FLOAT, "ratio")
+WORST_SLOWDOWN_CI_HIGH = C.column("worst_slowdown_ci_high", C.FLOAT, "ratio")
+CASE_SPREAD = C.column("case_spread", C.FLOAT, "ratio")
+WEIGHTED_RATIO = C.column("weighted_ratio", C.FLOAT, "ratio")
+WEIGHTED_RATIO_CI_LOW = C.column("weighted_ratio_ci_low", C.FLOAT, "ratio")
+WEIGHTED_RATIO_CI_HIGH = C.column("weighted_ratio_ci_high", C.FLOAT, "ratio")
+TO_BEST = C.column("to_best", C.FLOAT, "ratio")
+TO_BEST_CI_LOW = C.column("to_best_ci_low", C.FLOAT, "ratio")
+TO_BEST_CI_HIGH = C.column("to_best_ci_high", C.FLOAT, "ratio")
+
+C.group(
+    C.RECOMMENDATION,
+    (
+        MIX_SECONDS,
+        MIX_SECONDS_CI_LOW,
+        MIX_SECONDS_CI_HIGH,
+    ),
+    (
+        "The expected time of one unit of the user's work: the sum over the cases of the reads per "
+        "unit (`recommend.weights`; 1 each by default) times the store's mean read time of the case, "
+        "in seconds, with its 95% interval."
+    ),
+)
+
+C.group(
+    C.RECOMMENDATION,
+    (
+        MIX_RATIO,
+        MIX_RATIO_CI_LOW,
+        MIX_RATIO_CI_HIGH,
+    ),
+    ("`mix_seconds` over the reference store's, paired (the `time` objective's score)."),
+)
+
+C.group(
+    C.RECOMMENDATION,
+    (
+        WORST_CASE,
+        WORST_SLOWDOWN,
+        WORST_SLOWDOWN_CI_LOW,
+        WORST_SLOWDOWN_CI_HIGH,
+    ),
+    (
+        "The case this store serves worst against that case's fastest store, and the slowdown (mean "
+        "time over the fastest store's mean time; the `worst-case` objective's score)."
+    ),
+)
+
+C.group(
+    C.RECOMMENDATION,
+    (CASE_SPREAD,),
+    (
+        "The store's slowest case's mean read time over its fastest case's (how strongly the layout "
+        "favours one access pattern, Rew's bias)."
+    ),
+)
+
+C.group(
+    C.RECOMMENDATION,
+    (
+        WEIGHTED_RATIO,
+        WEIGHTED_RATIO_CI_LOW,
+        WEIGHTED_RATIO_CI_HIGH,
+    ),
+    (
+        "The weighted geometric mean of the per-case median paired ratios to the reference store (the"
+        " `geometric` objective's score)."
+    ),
+)
+
+C.group(
+    C.RECOMMENDATION,
+    (
+        TO_BEST,
+        TO_BEST_CI_LOW,
+        TO_BEST_CI_HIGH,
+    ),
+    ("`score` over the best store's within the limits, with its paired 95% interval (the same resamplings divided)."),
+)
+
+C.group(
+    C.COMPARISON,
+    (
+        MIX_SECONDS,
+        MIX_SECONDS_CI_LOW,
+        MIX_SECONDS_CI_HIGH,
+    ),
+    ("Its expected time for one unit of the read mix on the system, with its 95% interval."),
+)
+
 BOOTSTRAP_SAMPLES = 2000
 CONFIDENCE = 0.95
 STORE_KEYS = [C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
@@ -131,13 +231,13 @@ def _time(parts: Parts, out: pd.DataFrame) -> np.ndarray | None:
     """The mix of one unit of work, and its ratio to the reference store's."""
     mix = sum(parts.weights[c] * parts.means[c] for c in parts.cases)
     mix_boot = sum(parts.weights[c] * parts.boot[c] for c in parts.cases)
-    out[C.MIX_SECONDS] = mix
-    out[C.MIX_SECONDS_CI_LOW], out[C.MIX_SECONDS_CI_HIGH] = interval(mix_boot)
+    out[MIX_SECONDS] = mix
+    out[MIX_SECONDS_CI_LOW], out[MIX_SECONDS_CI_HIGH] = interval(mix_boot)
     if parts.reference is None:
         return None
     ratio = mix_boot / mix_boot[parts.reference]
-    out[C.MIX_RATIO] = mix / mix[parts.reference]
-    out[C.MIX_RATIO_CI_LOW], out[C.MIX_RATIO_CI_HIGH] = interval(ratio)
+    out[MIX_RATIO] = mix / mix[parts.reference]
+    out[MIX_RATIO_CI_LOW], out[MIX_RATIO_CI_HIGH] = interval(ratio)
     return ratio
 
 
@@ -148,11 +248,11 @@ def _worst_case(parts: Parts, out: pd.DataFrame) -> np.ndarray:
     slow = np.stack([means[c] / np.nanmin(means[c]) for c in cases])  # cases x stores
     slow_boot = np.stack([boot[c] / np.nanmin(boot[c], axis=0) for c in cases])  # cases x stores x samples
     worst = np.nanmax(slow_boot, axis=0)
-    out[C.WORST_SLOWDOWN] = np.nanmax(slow, axis=0)
-    out[C.WORST_CASE] = [cases[i] for i in np.nanargmax(np.nan_to_num(slow, nan=-1.0), axis=0)]
-    out[C.WORST_SLOWDOWN_CI_LOW], out[C.WORST_SLOWDOWN_CI_HIGH] = interval(worst)
+    out[WORST_SLOWDOWN] = np.nanmax(slow, axis=0)
+    out[WORST_CASE] = [cases[i] for i in np.nanargmax(np.nan_to_num(slow, nan=-1.0), axis=0)]
+    out[WORST_SLOWDOWN_CI_LOW], out[WORST_SLOWDOWN_CI_HIGH] = interval(worst)
     per_case = np.stack([means[c] for c in cases])
-    out[C.CASE_SPREAD] = np.nanmax(per_case, axis=0) / np.nanmin(per_case, axis=0)
+    out[CASE_SPREAD] = np.nanmax(per_case, axis=0) / np.nanmin(per_case, axis=0)
     return worst
 
 
@@ -172,9 +272,9 @@ def _geometric(parts: Parts, out: pd.DataFrame) -> np.ndarray | None:
         for i in range(n):
             log_boot[i] += weights[c] * np.nanmedian(ratio[i][draws[c]], axis=1) / total
         out[f"ratio_{c}"] = np.exp(np.nanmedian(ratio, axis=1))
-    out[C.WEIGHTED_RATIO] = np.exp(log_point)
+    out[WEIGHTED_RATIO] = np.exp(log_point)
     low, high = interval(log_boot)
-    out[C.WEIGHTED_RATIO_CI_LOW], out[C.WEIGHTED_RATIO_CI_HIGH] = np.exp(low), np.exp(high)
+    out[WEIGHTED_RATIO_CI_LOW], out[WEIGHTED_RATIO_CI_HIGH] = np.exp(low), np.exp(high)
     return np.exp(log_boot)
 
 
@@ -202,7 +302,7 @@ class Objective:
     def is_mix_time(self) -> bool:
         """Its score is the read mix's time over the reference's: what a sheet says of a store
         first (another objective's score is said besides)."""
-        return self.columns[0] == C.MIX_RATIO
+        return self.columns[0] == MIX_RATIO
 
     def score(self, table: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
         """Its value and interval's ends from a table :func:`costs` wrote."""
@@ -216,7 +316,7 @@ OBJECTIVES: dict[str, Objective] = {
             "time",
             "the expected time of the read mix",
             "time for the read mix",
-            (C.MIX_RATIO, C.MIX_RATIO_CI_LOW, C.MIX_RATIO_CI_HIGH),
+            (MIX_RATIO, MIX_RATIO_CI_LOW, MIX_RATIO_CI_HIGH),
             _time,
             True,
             "the mix's expected time relative to {ref} on the same selections",
@@ -226,7 +326,7 @@ OBJECTIVES: dict[str, Objective] = {
             "worst-case",
             "the largest slowdown against each case's fastest store (minimax)",
             "largest slowdown against each case's fastest store",
-            (C.WORST_SLOWDOWN, C.WORST_SLOWDOWN_CI_LOW, C.WORST_SLOWDOWN_CI_HIGH),
+            (WORST_SLOWDOWN, WORST_SLOWDOWN_CI_LOW, WORST_SLOWDOWN_CI_HIGH),
             _worst_case,
             False,
             "the largest slowdown over the cases against each case's fastest store",
@@ -236,7 +336,7 @@ OBJECTIVES: dict[str, Objective] = {
             "geometric",
             "the weighted geometric mean of the per-case median ratios",
             "weighted geometric mean of the per-case median ratios to the reference",
-            (C.WEIGHTED_RATIO, C.WEIGHTED_RATIO_CI_LOW, C.WEIGHTED_RATIO_CI_HIGH),
+            (WEIGHTED_RATIO, WEIGHTED_RATIO_CI_LOW, WEIGHTED_RATIO_CI_HIGH),
             _geometric,
             True,
             "the weighted geometric mean of the per-case median ratios relative to {ref} on the same selections",
@@ -339,12 +439,12 @@ def to_best(samples: np.ndarray | None, score: np.ndarray, eligible: np.ndarray)
     """Each store's score over the best eligible store's, with its paired 95% interval (the
     same resamplings divided): the ratio by which ties are judged. ``samples``: stores x
     bootstrap samples of the score (None: no interval)."""
-    out = pd.DataFrame(index=range(len(score)), columns=[C.TO_BEST, C.TO_BEST_CI_LOW, C.TO_BEST_CI_HIGH], dtype=float)
+    out = pd.DataFrame(index=range(len(score)), columns=[TO_BEST, TO_BEST_CI_LOW, TO_BEST_CI_HIGH], dtype=float)
     if not eligible.any():
         return out
     best = best_of(score, eligible)
-    out[C.TO_BEST] = score / score[best]
+    out[TO_BEST] = score / score[best]
     if samples is not None:
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[C.TO_BEST_CI_LOW], out[C.TO_BEST_CI_HIGH] = interval(samples / samples[best])
+            out[TO_BEST_CI_LOW], out[TO_BEST_CI_HIGH] = interval(samples / samples[best])
     return out

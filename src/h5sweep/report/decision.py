@@ -19,6 +19,7 @@ from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors, log_if_wide, raced_suffix  # noqa: E402
 from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
 from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.measure import objective as objectives  # noqa: E402
 from h5sweep.measure.objective import objective_of  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402
 
@@ -49,10 +50,10 @@ def plot_mix(recommendation: pd.DataFrame, filesystem: str, out: str) -> None:
         return
     mix = mix_in(rows)
     y = np.arange(len(rows))[::-1]
-    mix_ms = rows[C.MIX_SECONDS].to_numpy(float) * 1e3
+    mix_ms = rows[objectives.MIX_SECONDS].to_numpy(float) * 1e3
     errors = [
-        np.clip(mix_ms - rows[C.MIX_SECONDS_CI_LOW].to_numpy(float) * 1e3, 0, None),
-        np.clip(rows[C.MIX_SECONDS_CI_HIGH].to_numpy(float) * 1e3 - mix_ms, 0, None),
+        np.clip(mix_ms - rows[objectives.MIX_SECONDS_CI_LOW].to_numpy(float) * 1e3, 0, None),
+        np.clip(rows[objectives.MIX_SECONDS_CI_HIGH].to_numpy(float) * 1e3 - mix_ms, 0, None),
     ]
     ax.errorbar(
         mix_ms,

@@ -25,6 +25,7 @@ import pandas as pd
 
 from h5sweep.analyze.wording import label, several_options
 from h5sweep.cases.figcheck import LOG_SPAN  # the figures' rule: a wider span is logarithmic
+from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor, size
 
@@ -71,19 +72,19 @@ def chart_rows(table: pd.DataFrame) -> list[dict]:
     rows = []
     for fs, group in table.groupby(C.FILESYSTEM, sort=False):
         several = several_options(group)
-        best_s = group[C.MIX_SECONDS].min()
+        best_s = group[objectives.MIX_SECONDS].min()
         best_score = group[C.SCORE].min()
         for _, r in group.iterrows():
             raced = pd.notna(r.get(C.RACED_OUT_ROUND))
             at_least = float(r[C.RACED_OUT_AT_LEAST]) if raced else math.nan
-            mix_s = best_s * at_least if raced else float(r[C.MIX_SECONDS])
+            mix_s = best_s * at_least if raced else float(r[objectives.MIX_SECONDS])
             name = label(r, with_backend=True, with_option=r[C.BACKEND] in several)
             if raced:
                 time_text = f"raced out at round {int(r[C.RACED_OUT_ROUND])}: at least {factor(at_least)} the best"
             else:
-                time_text = f"{duration(r[C.MIX_SECONDS])} (95% interval " + (
-                    f"{duration_range(r[C.MIX_SECONDS_CI_LOW], r[C.MIX_SECONDS_CI_HIGH])})"
-                    if pd.notna(r[C.MIX_SECONDS_CI_LOW])
+                time_text = f"{duration(r[objectives.MIX_SECONDS])} (95% interval " + (
+                    f"{duration_range(r[objectives.MIX_SECONDS_CI_LOW], r[objectives.MIX_SECONDS_CI_HIGH])})"
+                    if pd.notna(r[objectives.MIX_SECONDS_CI_LOW])
                     else "none: one measurement)"
                 )
             rows.append(
@@ -95,8 +96,8 @@ def chart_rows(table: pd.DataFrame) -> list[dict]:
                     "status": _status(r),
                     "row": f"{name} on {fs}",
                     "mix_ms": _finite(mix_s * 1e3),
-                    "low_ms": None if raced else _finite(r[C.MIX_SECONDS_CI_LOW] * 1e3),
-                    "high_ms": None if raced else _finite(r[C.MIX_SECONDS_CI_HIGH] * 1e3),
+                    "low_ms": None if raced else _finite(r[objectives.MIX_SECONDS_CI_LOW] * 1e3),
+                    "high_ms": None if raced else _finite(r[objectives.MIX_SECONDS_CI_HIGH] * 1e3),
                     C.SCORE: _finite(best_score * at_least if raced else r[C.SCORE]),
                     "file_ratio": _finite(r[C.FILE_RATIO]),
                     "write_s": _finite(r[C.WRITE_MEDIAN_S]),

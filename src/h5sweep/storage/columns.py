@@ -195,23 +195,6 @@ OBJECTIVE = column("objective", STRING, "")
 SCORE = column("score", FLOAT, "")
 SCORE_CI_LOW = column("score_ci_low", FLOAT, "ratio")
 SCORE_CI_HIGH = column("score_ci_high", FLOAT, "ratio")
-MIX_SECONDS = column("mix_seconds", FLOAT, "s")
-MIX_SECONDS_CI_LOW = column("mix_seconds_ci_low", FLOAT, "s")
-MIX_SECONDS_CI_HIGH = column("mix_seconds_ci_high", FLOAT, "s")
-MIX_RATIO = column("mix_ratio", FLOAT, "ratio")
-MIX_RATIO_CI_LOW = column("mix_ratio_ci_low", FLOAT, "ratio")
-MIX_RATIO_CI_HIGH = column("mix_ratio_ci_high", FLOAT, "ratio")
-WORST_CASE = column("worst_case", STRING, "")
-WORST_SLOWDOWN = column("worst_slowdown", FLOAT, "ratio")
-WORST_SLOWDOWN_CI_LOW = column("worst_slowdown_ci_low", FLOAT, "ratio")
-WORST_SLOWDOWN_CI_HIGH = column("worst_slowdown_ci_high", FLOAT, "ratio")
-CASE_SPREAD = column("case_spread", FLOAT, "ratio")
-WEIGHTED_RATIO = column("weighted_ratio", FLOAT, "ratio")
-WEIGHTED_RATIO_CI_LOW = column("weighted_ratio_ci_low", FLOAT, "ratio")
-WEIGHTED_RATIO_CI_HIGH = column("weighted_ratio_ci_high", FLOAT, "ratio")
-TO_BEST = column("to_best", FLOAT, "ratio")
-TO_BEST_CI_LOW = column("to_best_ci_low", FLOAT, "ratio")
-TO_BEST_CI_HIGH = column("to_best_ci_high", FLOAT, "ratio")
 TIED_WITH_BEST = column("tied_with_best", BOOLEAN, "")
 RECOMMENDED = column("recommended", BOOLEAN, "")
 MEETS_LIMITS = column("meets_limits", BOOLEAN, "")
@@ -647,70 +630,6 @@ group(
 )
 group(
     RECOMMENDATION,
-    (
-        MIX_SECONDS,
-        MIX_SECONDS_CI_LOW,
-        MIX_SECONDS_CI_HIGH,
-    ),
-    (
-        "The expected time of one unit of the user's work: the sum over the cases of the reads per "
-        "unit (`recommend.weights`; 1 each by default) times the store's mean read time of the case, "
-        "in seconds, with its 95% interval."
-    ),
-)
-group(
-    RECOMMENDATION,
-    (
-        MIX_RATIO,
-        MIX_RATIO_CI_LOW,
-        MIX_RATIO_CI_HIGH,
-    ),
-    ("`mix_seconds` over the reference store's, paired (the `time` objective's score)."),
-)
-group(
-    RECOMMENDATION,
-    (
-        WORST_CASE,
-        WORST_SLOWDOWN,
-        WORST_SLOWDOWN_CI_LOW,
-        WORST_SLOWDOWN_CI_HIGH,
-    ),
-    (
-        "The case this store serves worst against that case's fastest store, and the slowdown (mean "
-        "time over the fastest store's mean time; the `worst-case` objective's score)."
-    ),
-)
-group(
-    RECOMMENDATION,
-    (CASE_SPREAD,),
-    (
-        "The store's slowest case's mean read time over its fastest case's (how strongly the layout "
-        "favours one access pattern, Rew's bias)."
-    ),
-)
-group(
-    RECOMMENDATION,
-    (
-        WEIGHTED_RATIO,
-        WEIGHTED_RATIO_CI_LOW,
-        WEIGHTED_RATIO_CI_HIGH,
-    ),
-    (
-        "The weighted geometric mean of the per-case median paired ratios to the reference store (the"
-        " `geometric` objective's score)."
-    ),
-)
-group(
-    RECOMMENDATION,
-    (
-        TO_BEST,
-        TO_BEST_CI_LOW,
-        TO_BEST_CI_HIGH,
-    ),
-    ("`score` over the best store's within the limits, with its paired 95% interval (the same resamplings divided)."),
-)
-group(
-    RECOMMENDATION,
     (TIED_WITH_BEST,),
     ("`to_best_ci_low` is at most 1: the measurements cannot tell the store apart from the best."),
 )
@@ -868,15 +787,6 @@ group(
         "file is fetched): each system then reads the store with its own best option, and the store is "
         "compared by its layout and codec."
     ),
-)
-group(
-    COMPARISON,
-    (
-        MIX_SECONDS,
-        MIX_SECONDS_CI_LOW,
-        MIX_SECONDS_CI_HIGH,
-    ),
-    ("Its expected time for one unit of the read mix on the system, with its 95% interval."),
 )
 group(
     COMPARISON,
