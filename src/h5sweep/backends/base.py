@@ -321,6 +321,19 @@ class Backend(abc.ABC):
     def paths_to_evict(self, path: str) -> list[str]:
         """Every file of the store, to drop from the page cache before a cold read."""
 
+    def byte_kinds(self, path: str, dataset_name: str) -> Callable[[str, str, int | None, int | None], str]:
+        """What a request for a range of the store at ``path`` fetches once the store is kept
+        elsewhere (an object store): a function of (method, key, start, stop) that says
+        ``data`` (bytes of the values) or ``metadata``."""
+        raise NotImplementedError(f"the {self.name} backend tells no data bytes from metadata bytes")
+
+    def open_remote(self, source, dataset_name: str, option) -> Callable[[], OpenedStore]:
+        """The store kept at ``source`` (a target's byte source, e.g.
+        :class:`h5sweep.backends.remote.S3Source`) opened for timed reads with ``option``, in
+        two steps: its client made now from the source, the store opened by the function
+        returned."""
+        raise NotImplementedError(f"the {self.name} backend reads no store through {type(source).__name__}")
+
     def remove_remote(self, path: str) -> None:
         """Remove the store's copy kept elsewhere than its path (an object store's objects); a
         backend whose stores are only where they are written keeps none."""

@@ -6,6 +6,7 @@ HDF5's chunk cache (:class:`h5sweep.backends.chunk_cache.ChunkCache`), set when 
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import time
@@ -27,6 +28,7 @@ from h5sweep.measure.pagecache import fsync_path
 from h5sweep.measure.timing import gc_paused
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
+from h5sweep.storage.objectstore import DATA, METADATA, ROS3
 from h5sweep.storage.selections import Selection
 
 
@@ -274,6 +276,85 @@ class PassFile(base.PassFile):
         return {info.Get_nthkey(i): info.Get(info.Get_nthkey(i)) for i in range(info.Get_nkeys())}
 
 
+# A store on an object store (h5sweep.backends.remote.S3Source): h5py on a file object of
+# the source's, or HDF5's ROS3 driver on its URL.
+
+
+class RemoteHdf5(OpenedStore):
+    """An HDF5 object opened through an fsspec file object."""
+
+    def __init__(self, fs, path: str, dataset_name: str, read, open_kwargs: dict | None = None):
+        t0 = time.perf_counter_ns()
+        self.handle = fs.open(path, "rb", block_size=read.block_size, cache_type=read.cache_type)
+        self._open(self.handle, dataset_name, read, open_kwargs, t0)
+
+    def _open(self, target, dataset_name: str, read, open_kwargs: dict | None, t0: int, **driver) -> None:
+        """h5py.File on ``target`` (a file object, or ROS3's URL with its ``driver`` arguments),
+        with the chunk cache and the page buffer; ``open_s`` counted from ``t0``."""
+        import h5py
+
+        page = {"page_buf_size": read.page_buffer} if read.page_buffer else {}
+        self.file = h5py.File(target, "r", **driver, **(open_kwargs or {}), **page)
+        self.dataset = self.file[dataset_name]
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        box = tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))
+        dataset = self.dataset
+
+        def read() -> None:
+            dataset.read_direct(buffer, source_sel=box)
+
+        return read
+
+    def close(self) -> None:
+        self.file.close()
+        if self.handle is not None:
+            self.handle.close()
+
+
+class RemoteHdf5Ros3(RemoteHdf5):
+    """An HDF5 object opened by HDF5's read-only S3 driver: each of HDF5's reads one ranged
+    GET, no cache but HDF5's own (its chunk cache, and a paged file's page buffer)."""
+
+    def __init__(self, url: str, keys: dict, dataset_name: str, read, open_kwargs: dict | None = None):
+        t0 = time.perf_counter_ns()
+        self.handle = None
+        self._open(url, dataset_name, read, open_kwargs, t0, driver="ros3", **keys)
+
+
+def _hdf5_extents(path: str, dataset_name: str) -> list[tuple[int, int]]:
+    """The byte extents [start, stop) of the dataset's values in an HDF5 file: each stored
+    chunk's, or the contiguous block's, sorted."""
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        dsid = f[dataset_name].id
+        if f[dataset_name].chunks is None:
+            offset = dsid.get_offset()
+            return [] if offset is None else [(offset, offset + dsid.get_storage_size())]
+        extents = []
+        for i in range(dsid.get_num_chunks()):
+            info = dsid.get_chunk_info(i)
+            extents.append((info.byte_offset, info.byte_offset + info.size))
+    return sorted(extents)
+
+
+def _hdf5_classifier(extents: list[tuple[int, int]], size: int):
+    starts = [a for a, _ in extents]
+
+    def classify(method: str, key: str, start: int | None, stop: int | None) -> str:
+        if start is None:
+            return DATA if extents else METADATA  # the whole file
+        if start < 0:  # the file's last -start bytes
+            start = max(0, size + start)
+        stop = size if stop is None else stop
+        i = bisect.bisect_right(starts, stop - 1) - 1  # the last extent starting inside or before the range
+        return DATA if i >= 0 and extents[i][1] > start else METADATA
+
+    return classify
+
+
 class HDF5Backend(SingleFileStore, Backend):
     name = HDF5
     label = "HDF5"  # in messages
@@ -297,6 +378,21 @@ class HDF5Backend(SingleFileStore, Backend):
 
     def open_pass(self, path, dataset_name, mode, comm, option, create=None, hints=None) -> PassFile:
         return PassFile(path, dataset_name, mode, comm, option, create, hints)
+
+    def byte_kinds(self, path, dataset_name):
+        """A request for a range of the file: data where it overlaps a stored chunk's extent
+        (or the contiguous block's), else metadata."""
+        return _hdf5_classifier(_hdf5_extents(path, dataset_name), os.path.getsize(path))
+
+    def open_remote(self, source, dataset_name, option):
+        """h5py on a file object of the source's (its block size and cache type), or HDF5's
+        ROS3 driver on its URL; the chunk cache of ``option``, the page buffer of its read."""
+        read, kwargs = source.read, option.open_kwargs() if option is not None else None
+        if read.driver == ROS3:
+            url, keys = source.url(), source.driver_keys()
+            return lambda: RemoteHdf5Ros3(url, keys, dataset_name, read, kwargs)
+        fs = source.filesystem()
+        return lambda: RemoteHdf5(fs, source.path, dataset_name, read, kwargs)
 
     call_overhead_column = hdf5_columns.H5PY_CALL_OVERHEAD_S
 

@@ -7,6 +7,7 @@ file, straight into the read buffer; nothing is decoded or copied afterwards.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import time
@@ -18,6 +19,7 @@ from h5sweep.backends.base import Backend, OpenedStore, SingleFileStore
 from h5sweep.measure.pagecache import fsync_path
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.layouts import Layout, storage_order
+from h5sweep.storage.objectstore import DATA, METADATA
 from h5sweep.storage.selections import Selection
 
 
@@ -115,6 +117,36 @@ def write_npy(path: str, stored) -> int:
     return calls
 
 
+class RemoteNpy(OpenedStore):
+    """A ``.npy`` object opened for timed reads: its header read at open (one GET), then one
+    ranged GET per contiguous run of each selection."""
+
+    def __init__(self, fs, path: str):
+        self.fs, self.path = fs, path
+        t0 = time.perf_counter_ns()
+        self.offset, self.shape, self.dtype = read_header(io.BytesIO(fs.cat_file(path, start=0, end=4096)))
+        self.open_s = (time.perf_counter_ns() - t0) / 1e9
+
+    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
+        run, offsets = contiguous_runs(self.shape, tuple(start), buffer.shape)
+        nbytes = run * self.dtype.itemsize
+        starts = [self.offset + off * self.dtype.itemsize for off in offsets]
+        flat = buffer.reshape(-1).view(np.uint8)
+        fs, path = self.fs, self.path
+
+        def read() -> None:
+            parts = fs.cat_ranges([path] * len(starts), starts, [s + nbytes for s in starts])
+            for i, part in enumerate(parts):
+                if len(part) != nbytes:
+                    raise OSError(f"short read at byte {starts[i]} of {path}")
+                flat[i * nbytes : (i + 1) * nbytes] = np.frombuffer(part, np.uint8)
+
+        return read
+
+    def close(self) -> None:
+        pass
+
+
 class RawBackend(SingleFileStore, Backend):
     name = RAW
     label = "raw binary"
@@ -130,6 +162,18 @@ class RawBackend(SingleFileStore, Backend):
 
     def open_for_reads(self, path, dataset_name, option, readahead=True) -> OpenedNpy:
         return OpenedNpy(path, readahead)
+
+    def byte_kinds(self, path, dataset_name):
+        """A request inside the ``.npy`` header is metadata, any other data."""
+        with open(path, "rb") as f:
+            header = read_header(f)[0]
+        return lambda method, key, start, stop: METADATA if stop is not None and stop <= header else DATA
+
+    def open_remote(self, source, dataset_name, option):
+        """The header read at open, then a ranged request per contiguous run (the source's
+        filesystem)."""
+        fs = source.filesystem()
+        return lambda: RemoteNpy(fs, source.path)
 
     def stored_chunks(self, path, layout, dataset_name) -> StoredBytes:
         fd = os.open(path, os.O_RDONLY)

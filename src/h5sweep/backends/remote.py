@@ -1,37 +1,31 @@
-"""Test stores on an S3-compatible object store (:mod:`h5sweep.storage.objectstore`): each
-backend's store, written where it always is and uploaded object by object, then opened for
-timed reads through a client of its own, every request counted.
+"""Test stores on an S3-compatible object store (:mod:`h5sweep.storage.targets.s3`): each
+backend's store, written where it always is and uploaded object by object
+(:class:`RemoteBackend`), then opened for timed reads through a client of its own, every
+request counted.
 
-- HDF5: h5py on an fsspec file object (its block size and cache type, and HDF5's page buffer
-  for a file written with paged aggregation, are the read's settings);
-- Zarr: zarr-python on an fsspec or an obstore store, or tensorstore's own S3 key-value store,
-  one object per chunk (or shard) file;
-- raw: one ranged GET per contiguous run of the selection, the ``.npy`` header read at open.
-
-A store's bytes are classified before it is uploaded (:func:`classifier`): a request that
-fetches bytes of a chunk (HDF5's chunk extents, Zarr's chunk objects, the raw file's values)
+The store's objects are handed to its backend as an :class:`S3Source` (a file-object
+factory, an asynchronous filesystem, a key-value store, a URL with a driver's keys), and
+the backend opens its own format on it (:meth:`h5sweep.backends.base.Backend.open_remote`).
+Before a store is read, its backend says which bytes of it are data and which metadata
+(:meth:`h5sweep.backends.base.Backend.byte_kinds`): a request that fetches bytes of a chunk
 is a data request, any other a metadata request. fsspec's requests are counted from the S3
-client's events; obstore's and tensorstore's, which send their own, by the relay every request
-passes (:func:`h5sweep.storage.objectstore.relay_log`)."""
+client's events; obstore's, tensorstore's and ROS3's, which send their own, by the relay every
+request passes (:func:`h5sweep.storage.objectstore.relay_log`)."""
 
 from __future__ import annotations
 
-import bisect
-import io
-import math
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from h5sweep.backends import HDF5, RAW, ZARR
+from h5sweep import backends
+from h5sweep.backends import HDF5, ZARR
 from h5sweep.backends.base import Backend, OpenedStore
-from h5sweep.backends.raw import contiguous_runs, read_header
 from h5sweep.errors import VerificationError
 from h5sweep.storage import objectstore
-from h5sweep.storage.objectstore import DATA, METADATA, FileRead, RequestLog, S3Location
+from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location
 
 # the backends whose stores are read through a file object (each read option of theirs is
 # measured in every one of the filesystem's reads); the others fetch whole objects or ranges
@@ -181,270 +175,103 @@ def marker_path(location: S3Location, name: str) -> str:
     return location.path(name) + MARKER_SUFFIX
 
 
-def classifier(backend: str, local_path: str, dataset_name: str) -> Callable[[str, str, int | None, int | None], str]:
-    """What a request for the store uploaded from ``local_path`` fetches: a function of
-    (method, key, start, stop) for :class:`h5sweep.storage.objectstore.RequestLog`."""
-    if backend == ZARR:
-        return _zarr_classifier(local_path)
-    if backend == RAW:
-        with open(local_path, "rb") as f:
-            header = read_header(f)[0]
-        return lambda method, key, start, stop: METADATA if stop is not None and stop <= header else DATA
-    if backend == HDF5:
-        return _hdf5_classifier(_hdf5_extents(local_path, dataset_name), os.path.getsize(local_path))
-    raise ValueError(f"no remote reads for the {backend} backend")
+@dataclass
+class S3Source:
+    """The byte source a backend opens a store on an object store through: the store's
+    objects uploaded as ``name`` on ``location``, every request counted in ``log``, a file
+    read as ``read`` says. Each accessor hands a new client (cold: no cache or connection
+    shared with any other); the backend opens its own format on it
+    (:meth:`h5sweep.backends.base.Backend.open_remote`)."""
 
+    location: S3Location
+    name: str
+    log: RequestLog
+    read: FileRead = FileRead()
+    read_timeout_s: float = objectstore.READ_TIMEOUT_S  # an attempt that receives nothing this long fails
 
-def _zarr_classifier(path: str):
-    """A Zarr store's requests: its metadata objects, and in a sharded store the ranges inside
-    a shard's index (zarr-python reads it apart, a range of its own, before the chunks it
-    needs), are metadata; the rest fetches chunks."""
-    import json
+    @property
+    def path(self) -> str:
+        """The store as fsspec names it (``bucket/key``)."""
+        return self.location.path(self.name)
 
-    with open(os.path.join(path, "zarr.json"), encoding="utf-8") as f:
-        meta = json.load(f)
-    ndim = len(meta["shape"])
-    sharding = next((c["configuration"] for c in meta.get("codecs", []) if c["name"] == "sharding_indexed"), None)
-    index_bytes, at_end, sizes = 0, True, {}
-    if sharding is not None:
-        shard = meta["chunk_grid"]["configuration"]["chunk_shape"]
-        per_shard = math.prod(s // c for s, c in zip(shard, sharding["chunk_shape"], strict=True))
-        checksum = any(c["name"] == "crc32c" for c in sharding.get("index_codecs", []))
-        index_bytes = 16 * per_shard + (4 if checksum else 0)  # an offset and a length per chunk
-        at_end = sharding.get("index_location", "end") == "end"
-        sizes = {key: os.path.getsize(local) for local, key in objects(path)}
+    def filesystem(self):
+        """A new fsspec S3 filesystem, its requests counted in the log (a file object
+        factory: ``open(path, "rb", block_size=..., cache_type=...)``, ranged ``cat``)."""
+        return objectstore.client(self.location, self.log)
 
-    def classify(method: str, key: str, start: int | None, stop: int | None) -> str:
-        if key.endswith(("zarr.json", ".zmetadata")):
-            return METADATA
-        if not index_bytes or start is None:
-            return DATA
-        size = sizes.get("/".join(key.split("/")[-(ndim + 1) :]))
-        if size is None:
-            return DATA
-        first = size + start if start < 0 else start
-        last = size if stop is None else stop
-        inside = first >= size - index_bytes if at_end else last <= index_bytes
-        return METADATA if inside else DATA
+    def async_filesystem(self, loop, run):
+        """A new asynchronous fsspec S3 filesystem on ``loop`` (``run``: how a coroutine is run
+        there), its requests counted in the log; and the call that closes it there."""
+        fs = objectstore.client(self.location, asynchronous=True, loop=loop)
+        run(objectstore.attach_async(fs, self.log))
+        return fs, lambda: run(objectstore.close_async(fs))
 
-    return classify
+    def url(self) -> str:
+        """The store's URL through the location's relay (path-style), for a driver that sends
+        its own requests (HDF5's ROS3)."""
+        return f"{objectstore.relay_endpoint(self.location)}/{self.location.bucket}/{self.location.key(self.name)}"
 
+    def driver_keys(self) -> dict:
+        """The region and keys (bytes) a driver that sends its own requests signs them with,
+        from the environment or the profile, as an S3 client finds them; a session token is
+        not passed (HDF5 1.10's ROS3 takes none)."""
+        import botocore.session
 
-def _hdf5_extents(path: str, dataset_name: str) -> list[tuple[int, int]]:
-    """The byte extents [start, stop) of the dataset's values in an HDF5 file: each stored
-    chunk's, or the contiguous block's, sorted."""
-    import h5py
+        found = botocore.session.Session().get_credentials()
+        if found is None:
+            return {}
+        return {
+            "aws_region": _region().encode(),
+            "secret_id": found.access_key.encode(),
+            "secret_key": found.secret_key.encode(),
+        }
 
-    with h5py.File(path, "r") as f:
-        dsid = f[dataset_name].id
-        if f[dataset_name].chunks is None:
-            offset = dsid.get_offset()
-            return [] if offset is None else [(offset, offset + dsid.get_storage_size())]
-        extents = []
-        for i in range(dsid.get_num_chunks()):
-            info = dsid.get_chunk_info(i)
-            extents.append((info.byte_offset, info.byte_offset + info.size))
-    return sorted(extents)
+    def key_value_store(self):
+        """A new obstore S3 store of the store's objects (a key-value getter; its credentials
+        from the environment), through the location's relay."""
+        from obstore.store import S3Store
 
+        endpoint = objectstore.relay_endpoint(self.location)
+        return S3Store(
+            self.location.bucket,
+            prefix=self.location.key(self.name),
+            endpoint=endpoint,
+            region=_region(),
+            virtual_hosted_style_request=False,
+            # its own limits: 5 s to connect, 30 s a request
+            client_options={"allow_http": endpoint.startswith("http://")},
+        )
 
-def _hdf5_classifier(extents: list[tuple[int, int]], size: int):
-    starts = [a for a, _ in extents]
-
-    def classify(method: str, key: str, start: int | None, stop: int | None) -> str:
-        if start is None:
-            return DATA if extents else METADATA  # the whole file
-        if start < 0:  # the file's last -start bytes
-            start = max(0, size + start)
-        stop = size if stop is None else stop
-        i = bisect.bisect_right(starts, stop - 1) - 1  # the last extent starting inside or before the range
-        return DATA if i >= 0 and extents[i][1] > start else METADATA
-
-    return classify
-
-
-class RemoteNpy(OpenedStore):
-    """A ``.npy`` object opened for timed reads: its header read at open (one GET), then one
-    ranged GET per contiguous run of each selection."""
-
-    def __init__(self, fs, path: str):
-        self.fs, self.path = fs, path
-        t0 = time.perf_counter_ns()
-        self.offset, self.shape, self.dtype = read_header(io.BytesIO(fs.cat_file(path, start=0, end=4096)))
-        self.open_s = (time.perf_counter_ns() - t0) / 1e9
-
-    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
-        run, offsets = contiguous_runs(self.shape, tuple(start), buffer.shape)
-        nbytes = run * self.dtype.itemsize
-        starts = [self.offset + off * self.dtype.itemsize for off in offsets]
-        flat = buffer.reshape(-1).view(np.uint8)
-        fs, path = self.fs, self.path
-
-        def read() -> None:
-            parts = fs.cat_ranges([path] * len(starts), starts, [s + nbytes for s in starts])
-            for i, part in enumerate(parts):
-                if len(part) != nbytes:
-                    raise OSError(f"short read at byte {starts[i]} of {path}")
-                flat[i * nbytes : (i + 1) * nbytes] = np.frombuffer(part, np.uint8)
-
-        return read
-
-    def close(self) -> None:
-        pass
-
-
-class RemoteHdf5(OpenedStore):
-    """An HDF5 object opened through an fsspec file object."""
-
-    def __init__(self, fs, path: str, dataset_name: str, read: FileRead, open_kwargs: dict | None = None):
-        t0 = time.perf_counter_ns()
-        self.handle = fs.open(path, "rb", block_size=read.block_size, cache_type=read.cache_type)
-        self._open(self.handle, dataset_name, read, open_kwargs, t0)
-
-    def _open(self, target, dataset_name: str, read: FileRead, open_kwargs: dict | None, t0: int, **driver) -> None:
-        """h5py.File on ``target`` (a file object, or ROS3's URL with its ``driver`` arguments),
-        with the chunk cache and the page buffer; ``open_s`` counted from ``t0``."""
-        import h5py
-
-        page = {"page_buf_size": read.page_buffer} if read.page_buffer else {}
-        self.file = h5py.File(target, "r", **driver, **(open_kwargs or {}), **page)
-        self.dataset = self.file[dataset_name]
-        self.open_s = (time.perf_counter_ns() - t0) / 1e9
-
-    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
-        box = tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))
-        dataset = self.dataset
-
-        def read() -> None:
-            dataset.read_direct(buffer, source_sel=box)
-
-        return read
-
-    def close(self) -> None:
-        self.file.close()
-        if self.handle is not None:
-            self.handle.close()
-
-
-def ros3_url(location: S3Location, name: str) -> str:
-    """The URL HDF5's ROS3 driver opens the store uploaded as ``name`` by (path-style, through
-    the location's relay)."""
-    return f"{objectstore.relay_endpoint(location)}/{location.bucket}/{location.key(name)}"
-
-
-def ros3_keys() -> dict:
-    """The ROS3 driver's region and keys (bytes), from the environment or the profile, as an
-    S3 client finds them; a session token is not passed (HDF5 1.10 takes none)."""
-    import botocore.session
-
-    found = botocore.session.Session().get_credentials()
-    if found is None:
-        return {}
-    return {
-        "aws_region": _region().encode(),
-        "secret_id": found.access_key.encode(),
-        "secret_key": found.secret_key.encode(),
-    }
-
-
-class RemoteHdf5Ros3(RemoteHdf5):
-    """An HDF5 object opened by HDF5's read-only S3 driver: each of HDF5's reads one ranged
-    GET, no cache but HDF5's own (its chunk cache, and a paged file's page buffer)."""
-
-    def __init__(self, url: str, keys: dict, dataset_name: str, read: FileRead, open_kwargs: dict | None = None):
-        t0 = time.perf_counter_ns()
-        self.handle = None
-        self._open(url, dataset_name, read, open_kwargs, t0, driver="ros3", **keys)
-
-
-class RemoteZarr(OpenedStore):
-    """A Zarr array opened by zarr-python through a store of an object store's (fsspec's or
-    obstore's)."""
-
-    def __init__(self, store):
-        import zarr
-
-        t0 = time.perf_counter_ns()
-        # as v3, as its writer made it: unsaid, zarr-python also asks for a v2 store's metadata
-        # (.zarray, .zattrs: five requests more at every open)
-        self.array = zarr.open_array(store, mode="r", zarr_format=3)
-        self.open_s = (time.perf_counter_ns() - t0) / 1e9
-
-    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
-        box = tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))
-        array = self.array
-
-        def read() -> None:
-            buffer[...] = array[box]
-
-        return read
-
-    close_client = None  # an asynchronous client's session, closed on zarr-python's loop
-
-    def close(self) -> None:
-        if self.close_client is not None:
-            self.close_client()
+    def key_value_spec(self) -> dict:
+        """The store's objects as tensorstore's S3 key-value store names them, through the
+        location's relay."""
+        return {
+            "driver": "s3",
+            "bucket": self.location.bucket,
+            "path": self.location.key(self.name) + "/",
+            "endpoint": objectstore.relay_endpoint(self.location),
+            "aws_region": _region(),
+        }
 
 
 def _region() -> str:
     return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
 
 
-def _obstore(location: S3Location, name: str):
-    """zarr-python's obstore store of the store uploaded as ``name``: a new client (obstore's
-    S3 store, its credentials from the environment), through the location's relay."""
-    from obstore.store import S3Store
-    from zarr.storage import ObjectStore
-
-    endpoint = objectstore.relay_endpoint(location)
-    client = S3Store(
-        location.bucket,
-        prefix=location.key(name),
-        endpoint=endpoint,
-        region=_region(),
-        virtual_hosted_style_request=False,
-        client_options={"allow_http": endpoint.startswith("http://")},  # its own limits: 5 s to connect, 30 s a request
-    )
-    return ObjectStore(client, read_only=True)
+def classifier(backend: str, local_path: str, dataset_name: str) -> Callable[[str, str, int | None, int | None], str]:
+    """What a request for the store uploaded from ``local_path`` fetches: the backend's
+    :meth:`h5sweep.backends.base.Backend.byte_kinds`."""
+    return backends.load(backend).byte_kinds(local_path, dataset_name)
 
 
-def _tensorstore_context():
-    """A new tensorstore context (its own connections, no chunk cache): a cold client. An
-    attempt that receives nothing for :data:`h5sweep.storage.objectstore.READ_TIMEOUT_S`
-    fails (curl's low-speed limit; tensorstore sets none of its own)."""
-    os.environ.setdefault("TENSORSTORE_CURL_LOW_SPEED_TIME_SECONDS", f"{objectstore.READ_TIMEOUT_S:.0f}")
-    os.environ.setdefault("TENSORSTORE_CURL_LOW_SPEED_LIMIT_BYTES", "1")
-    import tensorstore
+class _OpenKwargs:
+    """A read option that is only h5py.File's arguments (a caller that names them alone)."""
 
-    return tensorstore.Context({"cache_pool": {"total_bytes_limit": 0}})
+    def __init__(self, kwargs: dict | None):
+        self.kwargs = kwargs
 
-
-class RemoteTensorstore(OpenedStore):
-    """A Zarr array opened by tensorstore through its S3 key-value store (chunk cache off)."""
-
-    def __init__(self, location: S3Location, name: str, context):
-        import tensorstore
-
-        spec = {
-            "driver": "zarr3",
-            "kvstore": {
-                "driver": "s3",
-                "bucket": location.bucket,
-                "path": location.key(name) + "/",
-                "endpoint": objectstore.relay_endpoint(location),
-                "aws_region": _region(),
-            },
-            "recheck_cached_data": True,
-        }
-        t0 = time.perf_counter_ns()
-        self.array = tensorstore.open(spec, read=True, open=True, context=context).result()
-        self.open_s = (time.perf_counter_ns() - t0) / 1e9
-
-    def prepare(self, start: tuple[int, ...], buffer: np.ndarray):
-        view = self.array[tuple(slice(a, a + n) for a, n in zip(start, buffer.shape, strict=True))]
-        return lambda: view.read().result()
-
-    def close(self) -> None:
-        self.array = None
+    def open_kwargs(self) -> dict | None:
+        return self.kwargs
 
 
 def open_remote(*args, **kwargs) -> OpenedStore:
@@ -467,56 +294,12 @@ def remote_opener(
     """The store uploaded as ``name`` on ``location``, in two steps: a new client made now (no
     cache or connection shared with any other; its session and credentials, which a program
     sets up once), the store opened by the function returned (its requests, counted in
-    ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache); ``reader``: a Zarr reader
-    (:class:`h5sweep.backends.zarr_readers.ZarrReader`; zarr-python through fsspec unsaid)."""
-    path, read = location.path(name), read or FileRead()
-    if backend == ZARR and reader is not None and reader.reader == "tensorstore":
-        context = _tensorstore_context()
-
-        def opener() -> OpenedStore:
-            return RemoteTensorstore(location, name, context)
-    elif backend == ZARR and reader is not None and reader.store == objectstore.OBSTORE:
-        import zarr
-
-        zarr.config.set({"async.concurrency": reader.concurrency})  # its chunk reads in flight
-        store = _obstore(location, name)
-
-        def opener() -> OpenedStore:
-            return RemoteZarr(store)
-    elif backend == ZARR:
-        import zarr
-        from zarr.core.sync import _get_loop, sync
-
-        if reader is not None:  # its chunk reads in flight
-            zarr.config.set({"async.concurrency": reader.concurrency})
-
-        # on zarr-python's loop, where its store awaits it (and where it is closed)
-        fs = objectstore.client(location, asynchronous=True, loop=_get_loop())
-        sync(objectstore.attach_async(fs, log))
-
-        def opener() -> OpenedStore:
-            from zarr.storage import FsspecStore
-
-            store = RemoteZarr(FsspecStore(fs, path=path, read_only=True))
-            store.close_client = lambda: sync(objectstore.close_async(fs))
-            return store
-    elif backend == RAW:
-        fs = objectstore.client(location, log)
-
-        def opener() -> OpenedStore:
-            return RemoteNpy(fs, path)
-    elif backend == HDF5 and read.driver == objectstore.ROS3:
-        url, keys = ros3_url(location, name), ros3_keys()
-
-        def opener() -> OpenedStore:
-            return RemoteHdf5Ros3(url, keys, dataset_name, read, open_kwargs)
-    elif backend == HDF5:
-        fs = objectstore.client(location, log)
-
-        def opener() -> OpenedStore:
-            return RemoteHdf5(fs, path, dataset_name, read, open_kwargs)
-    else:
-        raise ValueError(f"no remote reads for the {backend} backend")
+    ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache); ``reader``: a read option of
+    the backend's own (a Zarr reader). The backend opens its format on the source
+    (:meth:`h5sweep.backends.base.Backend.open_remote`)."""
+    source = S3Source(location, name, log, read or FileRead())
+    option = reader if reader is not None else _OpenKwargs(open_kwargs) if open_kwargs is not None else None
+    opener = backends.load(backend).open_remote(source, dataset_name, option)
 
     def opened_and_logged() -> OpenedStore:
         opened = opener()
@@ -669,14 +452,12 @@ class RemoteBackend(Backend):
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
         self.check_whole(path)
-        log = request_log(self.name, asked, self.location, classifier(self.name, path, dataset_name))
+        log = request_log(self.name, asked, self.location, self.inner.byte_kinds(path, dataset_name))
         # a 404 for one of the store's own keys fails the read, naming the key and the reader
         relay = objectstore.relay(self.location)
         held = {self.location.key(self.key(path), key) for _, key in objects(path)}
         log.watch(relay and relay.log_path, held, f"{self.label} read with {asked.label}")
-        kwargs = option.open_kwargs() if hasattr(option, "open_kwargs") else None
-        reader = option if self.name == ZARR else None
-        opener = remote_opener(self.name, self.location, self.key(path), dataset_name, log, read, kwargs, reader)
+        opener = self.inner.open_remote(S3Source(self.location, self.key(path), log, read), dataset_name, option)
         return OpenedOnFirstRead(opener, log)
 
     def stored_chunks(self, path, layout, dataset_name):
