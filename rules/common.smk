@@ -66,9 +66,15 @@ SWEEP = checked_sweep(config)
 MEASURE_GROUP = "measure" if on_slurm() or not workflow.is_main_process else None
 # Locally, one job writes a store and runs its read cases (one Python start instead of two;
 # h5sweep.sweep.plan.reads_in_store_job); grouped on SLURM, they stay two jobs.
-READS_IN_STORE_JOB = plan.reads_in_store_job(
-    SWEEP, cluster=MEASURE_GROUP is not None or not workflow.local_exec
-)
+CLUSTER = MEASURE_GROUP is not None or not workflow.local_exec
+READS_IN_STORE_JOB = plan.reads_in_store_job(SWEEP, cluster=CLUSTER)
+# Locally, one job writes every (small) store of a filesystem whose stores one interleaved job
+# reads (h5sweep.sweep.plan.writes_in_one_job): one Python start and one load of the values.
+WRITES_IN_ONE_JOB = [
+    fs.name
+    for fs in SWEEP.filesystems
+    if plan.writes_in_one_job(SWEEP, fs, cluster=CLUSTER)
+]
 RESULTS = f"results/{SWEEP.name}"
 
 
@@ -97,7 +103,7 @@ wildcard_constraints:
     case=r"[a-z][a-z0-9_]*",
 
 
-JOBS = RuleFunctions(SWEEP, RESULTS, READS_IN_STORE_JOB, RESUMED)
+JOBS = RuleFunctions(SWEEP, RESULTS, READS_IN_STORE_JOB, RESUMED, WRITES_IN_ONE_JOB)
 PLOT_JOBS = JOBS.plot_jobs
 
 
@@ -108,6 +114,21 @@ def generate_outputs(fs, entry):
     path = JOBS.store_path(fs, entry.name)
     store = directory(path) if entry.capabilities.directory_store else path
     return {"store": temp(store), **JOBS.generate_records(fs, entry)}
+
+
+def generate_all_outputs(fs):
+    """The outputs of the one job that writes every store of ``fs``: each store (temporary;
+    a directory for a backend whose store is one) and each store's write record, in the order
+    of the job's settings, and where the writes race, the race's record (the job races them).
+    """
+    stores = []
+    for tf in JOBS.stores_written_together(fs):
+        path = JOBS.store_path(fs, tf.backend.name, tf.layout.id, tf.compression.name)
+        stores.append(
+            temp(directory(path) if tf.backend.capabilities.directory_store else path)
+        )
+    raced = {"race": JOBS.write_race_record(fs.name)} if SWEEP.write_race else {}
+    return {"stores": stores, "records": JOBS.generate_all_records(fs), **raced}
 
 
 def check_cluster_before_submitting():

@@ -120,9 +120,10 @@ def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each
     interleaved = load_sweep({**config, "interleave": True, "race": False})
     # one query job per store (as on a scheduler: locally the store's own job reads it)
     a, b = make_plan(one_at_a_time, 2, cluster=True), make_plan(interleaved, 2, cluster=True)
-    assert make_plan(interleaved, 2).jobs == b.jobs
     stores = len(interleaved.test_files())
     filesystems = len(interleaved.filesystems)
+    # locally, one job per filesystem writes them all too
+    assert make_plan(interleaved, 2).jobs == b.jobs - (stores - filesystems)
     assert a.jobs - b.jobs == stores - filesystems  # one query job per filesystem instead of per store
     # the same reads, and a Python start per job that is no more
     assert b.job_seconds == pytest.approx(a.job_seconds - (stores - filesystems) * rates.SECONDS_PER_JOB)
@@ -138,7 +139,9 @@ def test_a_raced_sweep_is_planned_with_the_reads_and_writes_its_races_leave():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     raced, whole = load_sweep(config), load_sweep({**config, "race": False})
     a, b = make_plan(raced, 2), make_plan(whole, 2)
-    assert a.jobs == b.jobs + len(raced.filesystems)  # a write race job per filesystem
+    # on a scheduler a write race job per filesystem; locally the job writing its stores races them
+    assert make_plan(raced, 2, cluster=True).jobs == make_plan(whole, 2, cluster=True).jobs + len(raced.filesystems)
+    assert a.jobs == b.jobs
     stores = [tf for tf in raced.test_files() if tf.filesystem.name == "disk"]
     write, read = (next(s for s in CASE_SPECS if s.name == name) for name in ("write", "read"))
     # the best of 19 stores writes its 3 repeats, every other once and the rest of the 3 a
@@ -316,6 +319,32 @@ def test_locally_a_stores_job_reads_it_unless_the_reads_are_interleaved():
     local, cluster = make_plan(one_at_a_time, 2), make_plan(one_at_a_time, 2, cluster=True)
     assert cluster.jobs - local.jobs == stores
     assert cluster.timed_seconds == pytest.approx(local.timed_seconds)  # the same reads
+
+
+def test_locally_one_job_writes_a_filesystems_small_stores_where_one_job_reads_them():
+    """Interleaved, locally, on a directory, for stores of at most a GiB: one write job per
+    filesystem (its stores' Python starts and loads of the values made once). Not on a
+    scheduler, not one store at a time, not for larger stores, not on an object store."""
+    from h5sweep.sweep.plan import ONE_WRITE_JOB_BYTES, writes_in_one_job
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    interleaved = load_sweep({**config, "interleave": True})
+    disk = interleaved.filesystems[0]
+    assert writes_in_one_job(interleaved, disk, cluster=False)
+    assert not writes_in_one_job(interleaved, disk, cluster=True)
+    assert not writes_in_one_job(load_sweep({**config, "interleave": False}), disk, cluster=False)
+    z = ONE_WRITE_JOB_BYTES // (16 * 16 * 2) + 1  # 16 x 16 x z uint16: a plane more than it holds
+    large = load_sweep({**config, "dataset": {**config["dataset"], "shape": [16, 16, z]}})
+    assert not writes_in_one_job(large, large.filesystems[0], cluster=False)
+    stores = len([tf for tf in interleaved.test_files() if tf.filesystem.name == disk.name])
+    local, cluster = make_plan(interleaved, 2), make_plan(interleaved, 2, cluster=True)
+    merged = sum(
+        len([tf for tf in interleaved.test_files() if tf.filesystem is fs]) - 1 for fs in interleaved.filesystems
+    )
+    races = len(interleaved.filesystems)  # on a scheduler, the write race's own jobs
+    assert stores > 1 and cluster.jobs - local.jobs == merged + races
+    assert cluster.job_seconds - local.job_seconds == pytest.approx((merged + races) * SECONDS_PER_JOB)
+    assert cluster.timed_seconds == pytest.approx(local.timed_seconds)  # the same writes and reads
 
 
 def _plan_cli(*args, cwd=REPO):

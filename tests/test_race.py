@@ -373,9 +373,12 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     reference = table[table[C.IS_REFERENCE]]
     assert reference[C.RACED_OUT_ROUND].isna().all()
     assert "raced out of the read pass" in (results / "recommendation.md").read_text()
-    # the writes raced too: each store wrote the minimum (1) in its own job, the pilot a second
-    # time, and the filesystem's race added more to those not yet separated, marking the others
+    # the writes raced too: each store wrote the minimum (1), the pilot a second time, and the
+    # filesystem's race added more to those not yet separated, marking the others; locally
+    # and interleaved, all in the one job that writes the filesystem's stores
     assert (results / "raw" / "disk" / "write-race.parquet").exists()
+    logs = results / "logs" / "generate" / "disk"
+    assert (logs / "all-stores.log").exists() and not (logs / "write-race.log").exists()
     writes = measured[measured[C.CASE] == "write"]
     counts = writes.groupby([C.LAYOUT_ID, C.COMPRESSION]).size()
     marked = writes.groupby([C.LAYOUT_ID, C.COMPRESSION])[C.RACED_OUT_ROUND].max()

@@ -48,11 +48,12 @@ def test_dry_runs_of_the_shipped_configs_plan_the_whole_grid(workflow):
     warned = "free page reporting" in default.stdout + default.stderr
     assert warned == host.free_page_reporting().short
     filesystems = 2 if os.path.isdir("/dev/shm") else 1
-    assert counts["generate_on_disk"] == 1 + 9 * 2
-    assert counts["query_interleaved"] == filesystems and "query" not in counts  # interleave: true
+    # interleave: true; one job per filesystem writes its 19 stores and one reads them
+    assert counts["generate_on_disk"] == 1 and not [rule for rule in counts if rule.startswith("generate_zarr")]
+    assert counts["query_interleaved"] == filesystems and "query" not in counts
     assert counts["aggregate"] == counts["recommend"] == 1
     filters = job_counts(workflow.run("-n", "--configfile", "config/filters.yaml", check=True).stdout)
-    assert filters["generate_on_disk"] == 1 + 2 * 17 and filters["query_interleaved"] == filesystems
+    assert filters["generate_on_disk"] == 1 and filters["query_interleaved"] == filesystems
     grid = workflow.run("-n", "--configfile", str(REPO / "bench" / "grid.yaml"), check=True)
     counts = job_counts(grid.stdout)
     # one store at a time: locally, a store's job writes it and runs its reads
@@ -67,8 +68,9 @@ def test_a_config_file_replaces_the_default_instead_of_merging_into_it(workflow,
     counts = job_counts(workflow.run("-n", "--configfile", str(workflow.write_config(config)), check=True).stdout)
     assert [rule for rule in counts if rule.startswith("generate")] == ["generate_query_on_only"]
     # --config still overrides single keys of the default
-    counts = job_counts(workflow.run("-n", "--config", "compression=[none]", check=True).stdout)
-    assert counts["generate_on_disk"] == 1 + 9
+    run = workflow.run("-n", "--config", "compression=[none]", check=True)
+    assert job_counts(run.stdout)["generate_on_disk"] == 1  # interleaved: one job writes them all
+    assert "disk (results/scratch): 10 test files" in run.stdout + run.stderr  # 1 + 9, uncompressed
 
 
 def test_tiny_sweep_summary_has_a_row_per_file_and_case_with_honest_values(finished):
@@ -423,9 +425,15 @@ def test_interleaved_reads_run_one_query_job_per_filesystem(workflow, tmp_path):
     counts = job_counts(run.stdout + run.stderr)
     n = len(config["filesystems"])
     assert counts["query_interleaved"] == n and "query" not in counts
+    # one job per filesystem wrote every store, each store's write record its own
+    assert [counts.get(f"generate_on_{fs}") for fs in config["filesystems"]] == [1] * n
     measured = pd.read_parquet(workflow.root / "results" / "tiny" / "measurements.parquet")
     reads = measured[measured["case"] != "write"]
     stores = 1 + 5 * 2
+    writes = measured[measured["case"] == "write"]
+    assert (
+        writes.drop_duplicates(["filesystem", "layout_id", "compression"]).groupby("filesystem").size() == stores
+    ).all()
     assert set(reads["interleaved_stores"]) == {stores}
     assert (reads.groupby(["filesystem", "case", "repeat"])["layout_id"].count() == stores).all()
     assert sorted(set(reads["visit_position"])) == list(range(stores))

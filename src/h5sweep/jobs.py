@@ -123,6 +123,27 @@ def run_generate(settings: dict, store_path: str, record: str, threads: int = 1)
         _generate(job, store_path, record, threads)
 
 
+def run_generate_all(
+    settings: dict, store_paths: list[str], records: list[str], threads: int = 1, race_record: str | None = None
+) -> None:
+    """Generate every test store of one filesystem (the write case), in one job: the stores
+    of ``settings["stores"]`` one after another in a seeded order (so that no store is always
+    written first or last), the values loaded once for them all; each store's record written
+    as soon as its store is, as its own job would write it. Then, where ``race_record`` is
+    given, the write race of :func:`run_write_race` on those records, in the same job."""
+    import numpy as np
+    import pandas as pd
+
+    jobs = [JobSettings(each) for each in settings["stores"]]
+    values = ValuesOnce(values_cache(jobs[0], records[0]), _dataset_values)
+    with in_its_directory(jobs[0], records[0]):
+        for k in np.random.default_rng(jobs[0].seed).permutation(len(jobs)):
+            _generate(jobs[k], store_paths[k], records[k], threads, values)
+        if race_record is not None:
+            tables = [pd.read_parquet(path) for path in records]
+            write_table(race_stores(jobs, settings["race"], tables, values, _shared_columns), race_record)
+
+
 def values_cache(job: JobSettings, record: str) -> str | None:
     """Where the sweep keeps the dataset's values for every store's writes, where they are
     shared (:func:`h5sweep.storage.datasources.values_shared`): ``data/values-<hash>.npy``
@@ -171,11 +192,12 @@ def _dataset_values(job: JobSettings, cache: str | None):
     return values
 
 
-def _generate(job: JobSettings, store_path: str, record: str, threads: int) -> None:
+def _generate(job: JobSettings, store_path: str, record: str, threads: int, values: ValuesOnce | None = None) -> None:
+    """Write one store (``values``: the values, where the job holds them for several stores)."""
     backend = job.backend_io()
     layout, comp = job.layout, job.compression
     with untimed_work():
-        data = _dataset_values(job, values_cache(job, record))
+        data = values(job) if values is not None else _dataset_values(job, values_cache(job, record))
     cache, settle_s = job.write_option, job.settle_s
     limits = write_limits(job)
     try:
@@ -251,6 +273,23 @@ def _store_under_test(job: JobSettings, backend, path: str, source=None) -> Stor
     return StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options)
 
 
+def _sources():
+    """The data source of each store of one filesystem's job (whose stores share the dataset):
+    made once for them all, or once per layout where its values depend on the layout."""
+    made: dict = {}
+
+    def source(job):
+        if "all" in made:
+            return made["all"]
+        if job.layout.id not in made:
+            made[job.layout.id] = made_now = make_source(job.dataset, job.layout)
+            if not made_now.per_layout:
+                made["all"] = made_now
+        return made[job.layout.id]
+
+    return source
+
+
 def _read_plan(job: JobSettings, race: dict | None = None) -> ReadPlan:
     rule = RaceRule.from_settings(race)
     # on a filesystem with emulated faults, a read failed by one is recorded and its store read no further
@@ -278,7 +317,11 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     jobs = [JobSettings(each) for each in settings["stores"]]
     first = jobs[0]
     with in_its_directory(first, record):
-        stores = [_store_under_test(job, job.backend_io(), path) for job, path in zip(jobs, store_paths, strict=True)]
+        source = _sources()
+        stores = [
+            _store_under_test(job, job.backend_io(), path, source(job))
+            for job, path in zip(jobs, store_paths, strict=True)
+        ]
         for store, each in zip(stores, settings["stores"], strict=True):
             store.protected = bool(each.get("protected", False))
             store.kept_best_of = str(each.get("kept_best_of", ""))

@@ -24,9 +24,11 @@ class RuleFunctions:
     (``results/<sweep>``), whether a store's job also reads it (``reads_in_store_job``), the
     raced-out stores asked to be read to the end (``resumed``, h5sweep.sweep.resume)."""
 
-    def __init__(self, sweep, results: str, reads_in_store_job: bool, resumed: dict):
+    def __init__(self, sweep, results: str, reads_in_store_job: bool, resumed: dict, writes_in_one_job=()):
         self.sweep, self.results = sweep, results
         self.reads_in_store_job, self.resumed = reads_in_store_job, resumed
+        # the filesystems whose stores one job writes (h5sweep.sweep.plan.writes_in_one_job)
+        self.writes_in_one_job = frozenset(writes_in_one_job)
         # every figure the sweep draws, by plot job and kind: (name, its wildcards' values)
         self.plot_jobs = plot_jobs(sweep)
 
@@ -121,6 +123,53 @@ class RuleFunctions:
 
         return runtime
 
+    # --- the write job of a filesystem whose stores one job writes --------------------------
+
+    def stores_written_together(self, fs) -> list:
+        """The test stores the one write job of ``fs`` writes, in the order of its settings."""
+        return self._on(fs.name)
+
+    def generate_all_records(self, fs) -> list[str]:
+        return [self.record_path(fs.name, *self._store(tf), "write") for tf in self._on(fs.name)]
+
+    def write_race_record(self, filesystem: str) -> str:
+        return f"{self.results}/raw/{filesystem}/write-race.parquet"
+
+    def raced_apart(self) -> str:
+        """The filesystem wildcard's constraint of the write race's own job: the filesystems
+        whose stores are not written by one job (which races them itself)."""
+        apart = [fs.name for fs in self.sweep.filesystems if fs.name not in self.writes_in_one_job]
+        return "|".join(apart) or "(?!)"
+
+    def generate_all_log(self, fs) -> str:
+        return f"{self.results}/logs/generate/{fs.name}/all-stores.log"
+
+    def generate_all_settings(self, fs) -> dict:
+        """Every store's generate settings, in the order of the job's outputs."""
+        return job_settings.write_race_settings(self.sweep, fs)
+
+    def generate_all_mem_mb(self, fs):
+        """The largest of its stores' generate jobs' memory: one store is written at a time."""
+
+        def memory(wildcards, attempt):
+            layouts = {tf.layout.id: tf.layout for tf in self._on(fs.name)}
+            most = max(resources.generate_mem_mb(self.sweep, layout, attempt) for layout in layouts.values())
+            return max(most, resources.write_race_mem_mb(self.sweep, attempt)) if self.sweep.write_race else most
+
+        return memory
+
+    def generate_all_runtime(self, fs):
+        """Its stores' generate jobs' time limits and the write race's, added."""
+
+        def runtime(wildcards, attempt):
+            race = resources.write_race_runtime_min(self.sweep, fs, attempt) if self.sweep.write_race else 0
+            return race + sum(
+                resources.generate_runtime_min(self.sweep, tf.layout, tf.compression, attempt, tf.backend.name)
+                for tf in self._on(fs.name)
+            )
+
+        return runtime
+
     # --- each job's exact settings (h5sweep.sweep.settings), also its rerun trigger ---------
 
     def _settings(self, make, fs=None, backend=None):
@@ -175,7 +224,7 @@ class RuleFunctions:
                     self.record_path(fs, *store, "resumed") for fs, stores in self.resumed.items() for store in stores
                 ]
             elif spec.stage == "write" and sweep.write_race:  # the race's record holds every write
-                records += [f"{self.results}/raw/{fs.name}/write-race.parquet" for fs in sweep.filesystems]
+                records += [self.write_race_record(fs.name) for fs in sweep.filesystems]
             elif spec.scope == "store":
                 records += [
                     self.record_path(tf.filesystem.name, *self._store(tf), spec.stage)

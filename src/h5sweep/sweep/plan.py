@@ -141,6 +141,22 @@ def reads_in_store_job(sweep, cluster: bool) -> bool:
     return reads and not cluster and not sweep.interleave
 
 
+# a store of at most this many bytes is written by its filesystem's one write job
+ONE_WRITE_JOB_BYTES = 1 << 30
+
+
+def writes_in_one_job(sweep, filesystem, cluster: bool) -> bool:
+    """Whether one job writes every store of ``filesystem`` (one Python start and one load of
+    the values for them all, instead of one per store): locally (not ``cluster``), where one
+    interleaved job reads them all anyway, where stores are written in place (a staged store,
+    uploaded to an object store, keeps a job of its own: a server gone mid-sweep costs one
+    store), for stores of at most ``ONE_WRITE_JOB_BYTES`` (a job that fails writes its
+    filesystem's stores again)."""
+    writes = any(spec.stage == "write" and spec.enabled(sweep) for spec in CASE_SPECS)
+    small = sweep.raw_bytes <= ONE_WRITE_JOB_BYTES
+    return writes and small and not cluster and sweep.interleave and not filesystem.target.staged
+
+
 def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: bool = False) -> Plan:
     """Jobs, job time and timed time of every case the sweep runs (from the case specs and
     their cost models), and the peak disk of every filesystem. ``cluster``: the jobs are
@@ -170,13 +186,19 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
             longest = max(longest, job)
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
+        if spec.stage == "write":  # a filesystem whose one job writes every store
+            batched = [fs for fs in sweep.filesystems if writes_in_one_job(sweep, fs, cluster)]
+            merged = sum(len(stores_of[fs.name]) - 1 for fs in batched)
+            jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             merged = len(places) - len(sweep.filesystems)
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
         elif spec.stage == "query" and reads_in_store_job(sweep, cluster):  # in the writing job
             jobs, job_seconds = jobs - len(places), job_seconds - len(places) * rates.SECONDS_PER_JOB
     if sweep.write_race:  # a job per filesystem; its writes are in the stores' (every repeat: the most)
-        jobs, job_seconds = jobs + len(sweep.filesystems), job_seconds + len(sweep.filesystems) * rates.SECONDS_PER_JOB
+        # (where one job writes a filesystem's stores, it races them too)
+        apart = [fs for fs in sweep.filesystems if not writes_in_one_job(sweep, fs, cluster)]
+        jobs, job_seconds = jobs + len(apart), job_seconds + len(apart) * rates.SECONDS_PER_JOB
     values = sweep.raw_bytes if values_shared(sweep.dataset) else 0  # kept for every write (h5sweep.jobs)
     rows = measured_rows(sweep)
     results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
