@@ -9,7 +9,15 @@ from pathlib import Path
 import numpy as np
 
 from h5sweep.cases.parallel import columns as PC
-from h5sweep.cases.parallel.settings import LAYOUT_KINDS, MODES, OPERATIONS, REMAINDERS, SETTINGS, UNITS
+from h5sweep.cases.parallel.settings import (
+    LAYOUT_KINDS,
+    MODES,
+    OPERATIONS,
+    REMAINDERS,
+    SETTINGS,
+    STUDY_REMAINDER,
+    UNITS,
+)
 from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Layout, Shape
@@ -53,7 +61,7 @@ def hints_words(hints: dict[str, str]) -> str:
 def remainder_rank(mode: str, remainder: str, processes: int) -> int:
     """The rank that takes the accesses left over after the even deal (``spread``: the last
     rank takes the short last access, the others left over go one each to the first ranks)."""
-    if remainder == "first" or (remainder == "study" and mode == "collective"):
+    if remainder == "first" or (remainder == STUDY_REMAINDER and mode == "collective"):
         return 0
     return processes - 1
 
@@ -64,7 +72,9 @@ def accesses(units: int, k: int) -> list[tuple[int, int]]:
     return full + ([(units // k * k, units % k)] if units % k else [])
 
 
-def deal(units: int, k: int, processes: int, mode: str, remainder: str = C.STUDY) -> list[list[tuple[int, int]]]:
+def deal(
+    units: int, k: int, processes: int, mode: str, remainder: str = STUDY_REMAINDER
+) -> list[list[tuple[int, int]]]:
     """Each rank's accesses: serial, rank 0 all of them; else contiguous blocks of the full
     accesses, ``(units // k) // processes`` each, and the rest to :func:`remainder_rank`."""
     every = accesses(units, k)

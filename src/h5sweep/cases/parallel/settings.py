@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from h5sweep.cases.parallel import columns as PC
-from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
 
 MODES = ("serial", "independent", "collective")
 OPERATIONS = ("read", "write")
-REMAINDERS = (C.STUDY, "first", "last", "spread")
+# the remainder dealt as the study dealt it (Folk & Choi): the default
+STUDY_REMAINDER = "study"
+REMAINDERS = (STUDY_REMAINDER, "first", "last", "spread")
 LAYOUT_KINDS = ("contiguous", "chunked")
 # what an access takes k of: (the dataset's rank, the axis)
 UNITS = {"columns": (2, 1), "rows": (2, 0), "z_slabs": (3, 2), "x_planes": (3, 0)}
@@ -77,7 +78,7 @@ SETTINGS = Block(
         Setting(
             "remainder",
             "string",
-            C.STUDY,
+            STUDY_REMAINDER,
             "Which rank takes the accesses left after the even deal (and the short last one): study (the "
             "last rank in independent mode, rank 0 in collective mode, as Folk & Choi did), first (rank "
             "0) or last; spread deals every access, the short one included, in contiguous blocks that "
