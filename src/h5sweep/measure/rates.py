@@ -238,8 +238,13 @@ def read_race_share(stores: int, read_to_end: int, rounds: int, rule: dict) -> f
     first ``min_rounds`` and half a look more."""
     if stores <= read_to_end or rounds <= 0:
         return 1.0
-    floor = min(1.0, (rule["min_rounds"] + rule["rounds_per_look"] / 2) / rounds)
-    return (read_to_end + (stores - read_to_end) * floor) / stores
+    return (read_to_end + (stores - read_to_end) * read_race_floor(rounds, rule)) / stores
+
+
+def read_race_floor(rounds: int, rule: dict) -> float:
+    """The share of a pass of ``rounds`` a store the race drops reads, on average: its first
+    ``min_rounds`` and half a look more."""
+    return min(1.0, (rule["min_rounds"] + rule["rounds_per_look"] / 2) / rounds) if rounds > 0 else 1.0
 
 
 def store_job(timed_seconds):

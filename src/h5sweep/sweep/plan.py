@@ -15,6 +15,7 @@ from h5sweep import backends, host
 from h5sweep.cases import CASE_SPECS, plot_jobs
 from h5sweep.cases.write import rest_seconds
 from h5sweep.measure import rates, settle
+from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS, device_of, device_reads_counted, free_bytes, mount_info
 from h5sweep.storage.layouts import Layout
@@ -173,9 +174,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             places = [(tf, not in_memory[tf.filesystem.name]) for tf in files if spec.runs_on(tf)]
         else:
             places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
-        for where, from_device in places:
-            job, timed_part = cost(sweep, where, from_device)
-            share = _race_share(sweep, spec, where, stores_of)
+        costs = [(where, from_device, *cost(sweep, where, from_device)) for where, from_device in places]
+        for (where, _, job, timed_part), share in zip(costs, _race_shares(sweep, spec, costs), strict=True):
             if spec.name == "read":  # every read the race leaves out: its time, checks and reopening
                 job = rates.SECONDS_PER_JOB + share * (job - rates.SECONDS_PER_JOB)
                 timed_part *= share
@@ -254,19 +254,41 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     return plan
 
 
-def _race_share(sweep, spec, where, stores_of: dict) -> float:
-    """The share of a case's timed work its race leaves on average: of the read pass of a
-    filesystem's stores (``race``), of a store's timed writes (the write race); 1 unraced.
-    ``stores_of``: each filesystem's test stores."""
-    if spec.name == "write" and sweep.write_race:
-        rule = sweep.write_race
-        return rates.write_race_share(rule["min_repeats"], rule["max_repeats"], len(stores_of[where.filesystem.name]))
-    if spec.name == "read" and spec.stage == "query" and sweep.interleave and sweep.race:
-        stores = stores_of[where.filesystem.name]
-        kept = {"compressed" for tf in stores if not tf.compression.is_none}  # the best compressed, to the end
-        rounds = max((case.repeats for case in sweep.read_cases), default=0)
-        return rates.read_race_share(len(stores), 2 + len(kept), rounds, sweep.race)
-    return 1.0
+def _race_shares(sweep, spec, costs: list) -> list[float]:
+    """Each place's share of a case's timed work its race leaves (``costs``: each place, from
+    the device or not, its job and its timed seconds; 1 unraced). A race keeps measuring the
+    stores nearest the best, so what it keeps falls on each filesystem's fastest stores: the
+    write race's repeats beyond the minimum (as many as :func:`rates.write_race_share` leaves
+    on average) on the stores of least timed writes; an interleaved pass's reads to the end on
+    the reference, the fastest other store and the fastest compressed one, every other store
+    its first rounds (:func:`rates.read_race_floor`)."""
+    shares = [1.0] * len(costs)
+    writes = spec.name == "write" and sweep.write_race
+    reads = spec.name == "read" and spec.stage == "query" and sweep.interleave and sweep.race
+    if not (writes or reads):
+        return shares
+    rounds = max((case.repeats for case in sweep.read_cases), default=0)
+    for fs in sweep.filesystems:
+        mine = sorted((k for k, c in enumerate(costs) if c[0].filesystem.name == fs.name), key=lambda k: costs[k][3])
+        if writes:
+            low, high = sweep.write_race["min_repeats"], sweep.write_race["max_repeats"]
+            extra = len(mine) * (high * rates.write_race_share(low, high, len(mine)) - low)
+            for k in mine:
+                more = min(high - low, max(0.0, extra))
+                extra -= more
+                shares[k] = (low + more) / high if high > 0 else 1.0
+            continue
+        others = [k for k in mine if not _is_reference(sweep, costs[k][0])]
+        kept = set(others[:1] + [k for k in others if not costs[k][0].compression.is_none][:1])
+        floor = rates.read_race_floor(rounds, sweep.race)
+        for k in mine:
+            shares[k] = floor if k in others and k not in kept else 1.0
+    return shares
+
+
+def _is_reference(sweep, store) -> bool:
+    reference = (backends.REFERENCE, sweep.reference[C.LAYOUT_ID], sweep.reference[C.COMPRESSION])
+    return (store.backend.name, store.layout.id, store.compression.name) == reference
 
 
 def _read_again(sweep):
