@@ -19,7 +19,8 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from h5sweep import backends
-from h5sweep.backends.remote import RemoteBackend, h5py_has_ros3
+from h5sweep.backends.hdf5_remote import h5py_has_ros3
+from h5sweep.backends.remote import RemoteBackend
 from h5sweep.cases import read_cases_from_config
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
 from h5sweep.errors import VerificationError

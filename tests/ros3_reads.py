@@ -18,7 +18,8 @@ import sys
 import numpy as np
 
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE
-from h5sweep.backends.remote import RemoteOption, classifier, h5py_has_ros3, open_remote, request_log, upload
+from h5sweep.backends.hdf5_remote import h5py_has_ros3
+from h5sweep.backends.remote import RemoteOption, classifier, open_remote, request_log, upload
 from h5sweep.storage import objectstore
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import FileRead, S3Location

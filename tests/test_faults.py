@@ -325,7 +325,7 @@ def _ros3_reads(s3, tmp_path) -> tuple[str, list]:
     import json
     import sys
 
-    from h5sweep.backends.remote import h5py_has_ros3
+    from h5sweep.backends.hdf5_remote import h5py_has_ros3
     from h5sweep.cases.parallel.core import mpi_python
     from h5sweep.storage.layouts import Layout
 

@@ -13,10 +13,11 @@ import os
 import re
 
 from h5sweep.backends import chunk_cache as CC
-from h5sweep.backends import hdf5_columns, hdf5_filters, recipes, zarr_columns
+from h5sweep.backends import hdf5_columns, hdf5_filters, hdf5_remote, recipes, zarr_columns
 from h5sweep.backends.base import BackendSpec, Capabilities
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
 from h5sweep.backends.chunk_cache import SETTINGS as CHUNK_CACHE_SETTINGS
+from h5sweep.backends.zarr_readers import REMOTE as ZARR_REMOTE
 from h5sweep.backends.zarr_readers import SETTINGS as ZARR_SETTINGS
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
 from h5sweep.errors import ConfigError
@@ -63,6 +64,7 @@ REGISTRY: dict[str, BackendSpec] = {
             carried_columns=hdf5_columns.CARRIED,
             version_columns=hdf5_columns.VERSIONS,
             recipe=recipes.hdf5_recipe,
+            remote=hdf5_remote.REMOTE,
         ),
         BackendSpec(
             ZARR,
@@ -90,6 +92,7 @@ REGISTRY: dict[str, BackendSpec] = {
             carried_columns=zarr_columns.REMOTE_OPTIONS,
             version_columns=zarr_columns.VERSIONS,
             recipe=recipes.zarr_recipe,
+            remote=ZARR_REMOTE,
         ),
         BackendSpec(
             RAW,

@@ -137,6 +137,25 @@ def _no_filter(compression: Compression) -> str:
     return "none"
 
 
+def _as_they_are(options: list, filesystem) -> list:
+    return list(options)
+
+
+@dataclass(frozen=True)
+class SourceReads:
+    """How a backend's read options read a store through an object store's byte source, known
+    at parse time without its I/O library: the options measured there (``options(options,
+    filesystem)``), an option with how its file is fetched (``with_read(option, read)``), the
+    config key and value of an option whose reader sends its own requests (``own_requests``:
+    counted by the relay every request passes, not by an S3 client's events) and why this
+    process cannot read with an option (``refusal``: (key, value, reason))."""
+
+    options: Callable[[list, object], list] = _as_they_are
+    with_read: Callable[[object, object], object] = lambda option, read: option
+    own_requests: Callable[[object], tuple[str, object] | None] = lambda option: None
+    refusal: Callable[[object], tuple[str, object, str] | None] = lambda option: None
+
+
 @dataclass(frozen=True)
 class BackendSpec:
     """A backend as the workflow sees it at parse time (its registry entry)."""
@@ -168,6 +187,8 @@ class BackendSpec:
     settings: object = None
     # how a user writes and reads the store it chose (h5sweep.backends.recipes.Store -> Recipe)
     recipe: Callable | None = field(default=None, repr=False)
+    # how its read options read a store on an object store (at parse time)
+    remote: SourceReads = field(default=SourceReads(), repr=False)
 
     def stores(self, layout: Layout, compression: Compression) -> bool:
         return self.capabilities.stores(layout, compression)

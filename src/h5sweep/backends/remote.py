@@ -16,108 +16,30 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from h5sweep import backends
-from h5sweep.backends import HDF5, ZARR
+from h5sweep.backends import file_reads
 from h5sweep.backends.base import Backend, OpenedStore
+from h5sweep.backends.file_reads import RemoteOption
 from h5sweep.errors import VerificationError
 from h5sweep.storage import objectstore
 from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location
 
-# the backends whose stores are read through a file object (each read option of theirs is
-# measured in every one of the filesystem's reads); the others fetch whole objects or ranges
-FILE_OBJECT_BACKENDS = (HDF5,)
 
-
-@dataclass(frozen=True)
-class RemoteOption:
-    """A backend's read option on an object store, with how its file is fetched: measured as
-    a read option of its own, named by both."""
-
-    inner: object  # the backend's own read option (HDF5: a chunk cache)
-    read: FileRead
-
-    @property
-    def label(self) -> str:
-        return f"{self.inner.label}, {self.read.label}"
-
-    @property
-    def setting(self) -> str:
-        # the page buffer, and ROS3's URL and keys (bytes), among h5py.File's arguments
-        more = f", page_buf_size={self.read.page_buffer}" if self.read.page_buffer else ""
-        opened = self.inner.setting
-        if self.read.driver == objectstore.ROS3:
-            more = ", driver='ros3', aws_region=region, secret_id=key_id, secret_key=secret" + more
-            return _with_arguments(opened.replace("(path,", "(url,", 1), more)
-        fetch = f"s3fs.S3FileSystem().open(key, 'rb', block_size={self.read.block_size}, "
-        fetch += f"cache_type={self.read.cache_type!r})"
-        return f"{fetch}; {_with_arguments(opened, more)}"
-
-    def columns(self) -> dict:
-        return {**self.inner.columns(), **self.read.columns()}
-
-    def holds_chunk(self, chunk_bytes: int):
-        return self.inner.holds_chunk(chunk_bytes)
-
-    def settings(self) -> dict:
-        return {**self.inner.settings(), READ_KEY: self.read.settings()}
-
-    def __getattr__(self, name: str):  # the backend's own option's attributes (nbytes, reader, ...)
-        if name in ("inner", "read"):
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-
-def _with_arguments(call: str, more: str) -> str:
-    """A call's text with more arguments before its closing parenthesis."""
-    return call[:-1] + more + ")" if call.endswith(")") else call + more
-
-
-READ_KEY = "s3_read"  # where an option's settings carry how its file is fetched
-
-
-def remote_options(backend: str, options: list, reads: tuple[FileRead, ...], zarr_stores: tuple[str, ...] = ()) -> list:
-    """A backend's read options on an object store: for a backend read through a file object,
-    each of its options in each of the filesystem's reads; zarr-python's through each of the
-    filesystem's Zarr stores, tensorstore's through its own S3 key-value store; the others' as
-    they are."""
-    if backend == ZARR:
-        stores = zarr_stores or (objectstore.FSSPEC,)
-        return [
-            replace(option, store=store)
-            for option in options
-            for store in (stores if option.reader == "zarr-python" else (TENSORSTORE_S3,))
-        ]
-    if backend not in FILE_OBJECT_BACKENDS or not reads:
-        return list(options)
-    return [RemoteOption(option, read) for option in options for read in reads]
-
-
-TENSORSTORE_S3 = "s3"  # tensorstore's own S3 key-value store
+def remote_options(backend: str, options: list, fs) -> list:
+    """A backend's read options on the object store of filesystem ``fs``: as its spec's
+    ``remote`` says (a store read through a file object: each option in each of the
+    filesystem's reads; Zarr's through each of its stores)."""
+    return backends.spec(backend).remote.options(options, fs)
 
 
 def counted_by_relay(backend: str, option) -> bool:
-    """Whether a read option's requests are counted by the relay (obstore's, tensorstore's and
-    HDF5's ROS3 driver's: they send their own, without an S3 client whose events can be
-    counted)."""
-    if backend == HDF5:
-        return _ros3(option)
-    return backend == ZARR and (option.reader == "tensorstore" or option.store == objectstore.OBSTORE)
-
-
-def _ros3(option) -> bool:
-    read = getattr(option, "read", None) if isinstance(option, RemoteOption) else None
-    return read is not None and read.driver == objectstore.ROS3
-
-
-def h5py_has_ros3() -> bool:
-    """Whether this process's h5py was built with HDF5's read-only S3 driver."""
-    import h5py
-
-    return bool(h5py.get_config().ros3)
+    """Whether a read option's requests are counted by the relay: its reader sends its own,
+    without an S3 client whose events can be counted (the backend's spec says which)."""
+    return option is not None and backends.spec(backend).remote.own_requests(option) is not None
 
 
 def request_log(backend: str, option, location: S3Location, classify) -> RequestLog:
@@ -129,15 +51,6 @@ def request_log(backend: str, option, location: S3Location, classify) -> Request
     log, relay = RequestLog(classify), objectstore.relay(location)
     log.relay_path = relay and relay.log_path  # what went wrong is counted by the relay for all
     return log
-
-
-def option_from_settings(entry: dict, decode) -> object:
-    """A read option from a job's settings: ``decode`` (the backend's) of its own part, wrapped
-    with how its file is fetched where the settings carry it."""
-    if READ_KEY not in entry:
-        return decode(entry)
-    own = {k: v for k, v in entry.items() if k != READ_KEY}
-    return RemoteOption(decode(own), FileRead(**entry[READ_KEY]))
 
 
 def objects(local_path: str) -> list[tuple[str, str]]:
@@ -353,25 +266,15 @@ class OpenedOnFirstRead(OpenedStore):
 
 def refusal(backend: str, option, location: S3Location) -> tuple[str, object, str] | None:
     """Why a read option cannot read a store on ``location``, as (key, value, reason), or
-    None: HDF5's ROS3 driver where this h5py lacks it; obstore's, tensorstore's and ROS3's
-    requests are counted by the relay, which an https:// endpoint does not pass."""
-    if backend == HDF5 and _ros3(option) and not h5py_has_ros3():
-        import h5py
-
-        return (
-            "s3.reads",
-            "{driver: ros3}",
-            f"needs an h5py built with HDF5's ROS3 driver; this one (h5py {h5py.__version__}, HDF5 "
-            f"{h5py.version.hdf5_version}) has none (h5py.get_config().ros3 is False): h5py built against an "
-            "HDF5 with it (conda-forge's; Debian's libhdf5-dev, pip install --no-binary h5py) has it",
-        )
-    if counted_by_relay(backend, option) and not location.endpoint.startswith("http://"):
-        if backend == HDF5:
-            key, value = "s3.reads", "{driver: ros3}"
-        else:
-            key = "zarr.readers" if option.reader == "tensorstore" else "s3.zarr_stores"
-            value = option.reader if option.reader == "tensorstore" else option.store
-        return key, value, "is counted by the relay, on http:// endpoints only, so far"
+    None: the backend's own refusal (a driver this process lacks); a reader that sends its own
+    requests is counted by the relay, which an https:// endpoint does not pass."""
+    reads = backends.spec(backend).remote
+    refused = reads.refusal(option)
+    if refused is not None:
+        return refused
+    own = reads.own_requests(option)
+    if own is not None and not location.endpoint.startswith("http://"):
+        return *own, "is counted by the relay, on http:// endpoints only, so far"
     return None
 
 
@@ -447,7 +350,7 @@ class RemoteBackend(Backend):
         if isinstance(option, RemoteOption):
             option, read = option.inner, option.read
         # what fetches a file (fsspec or ROS3) decides where its requests are counted
-        asked = RemoteOption(option, read) if self.name in FILE_OBJECT_BACKENDS and read is not None else option
+        asked = backends.spec(self.name).remote.with_read(option, read)
         refused = refusal(self.name, asked, self.location)
         if refused is not None:
             raise ValueError(f"{refused[0]}: {refused[1]}: {refused[2]}")
@@ -516,9 +419,15 @@ def on_target(backend: Backend, location: S3Location, staging: str, filesystem: 
     return RemoteBackend(backend, location, staging, filesystem=filesystem)
 
 
+def option_from_settings(entry: dict, decode) -> object:
+    """A read option from a job's settings, with how its file is fetched where they carry it
+    (the target's hook, :func:`h5sweep.backends.option_on_target`)."""
+    return file_reads.option_from_settings(entry, decode)
+
+
 def read_options(backend: str, options: list, fs) -> list:
     """A backend's read options on the object store of filesystem ``fs`` (:func:`remote_options`)."""
-    return remote_options(backend, options, fs.s3_reads, fs.s3_zarr_stores)
+    return remote_options(backend, options, fs)
 
 
 def read_refusal(backend: str, option, fs) -> tuple[str, object, str] | None:

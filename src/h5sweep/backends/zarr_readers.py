@@ -4,13 +4,15 @@ read with, each its own read option (its own rows)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from h5sweep.backends.base import SourceReads
 from h5sweep.backends.zarr_columns import ZARR_CONCURRENCY, ZARR_STORE
 from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import CODECS
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.objectstore import FSSPEC, OBSTORE
 
 # Codec families of h5sweep's table that Zarr v3 stores too (those whose module has ``zarr``).
 ZARR_CODEC_FAMILIES = tuple(family for family, codec in CODECS.items() if codec.zarr is not None)
@@ -127,3 +129,28 @@ def readers_from_config(zarr: dict | None) -> list[ZarrReader]:
             else [ZarrReader(reader, levels[0])]
         )
     return found
+
+
+TENSORSTORE_S3 = "s3"  # tensorstore's own S3 key-value store
+
+
+def _remote_options(options: list, fs) -> list:
+    """zarr-python's readers through each of the filesystem's Zarr stores
+    (``filesystems.<name>.s3.zarr_stores``), tensorstore's through its own S3 key-value store."""
+    stores = fs.s3_zarr_stores or (FSSPEC,)
+    return [
+        replace(option, store=store)
+        for option in options
+        for store in (stores if option.reader == "zarr-python" else (TENSORSTORE_S3,))
+    ]
+
+
+def _own_requests(option) -> tuple[str, object] | None:
+    """tensorstore's and obstore's requests are their own (the key and value that ask for them)."""
+    if option.reader == "tensorstore":
+        return "zarr.readers", option.reader
+    return ("s3.zarr_stores", option.store) if option.store == OBSTORE else None
+
+
+# how Zarr's readers read a store on an object store
+REMOTE = SourceReads(options=_remote_options, own_requests=_own_requests)
