@@ -16,7 +16,7 @@ through its spec, so a column they name is not a case's.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # a column's type in the tables
 STRING, FLOAT, INTEGER, BOOLEAN = "string", "float", "integer", "boolean"
@@ -46,6 +46,7 @@ class Group:
     names: tuple[str, ...]  # a name with <...> is a family (``seconds_<case>``)
     description: str
     label: str | None = None  # the row's first cell where it is not the names
+    owner: str = field(default=__name__, compare=False)  # the module that described them
 
 
 COLUMNS: dict[str, Column] = {}
@@ -70,7 +71,7 @@ def group(table: str, names: tuple[str, ...], description: str, label: str | Non
     that adds it, or a family with ``<...>``: tests/test_columns.py checks every name)."""
     if table not in TABLES:
         raise ValueError(f"unknown table {table!r}")
-    entry = Group(table, tuple(names), description, label)
+    entry = Group(table, tuple(names), description, label, sys._getframe(1).f_globals.get("__name__", ""))
     if entry not in GROUPS:
         GROUPS.append(entry)
 
@@ -102,10 +103,17 @@ def typed(table, settings: tuple[str, ...] = ()):
     return table
 
 
+def _by_owner(entry: Group) -> tuple[bool, str]:
+    """The core's groups first, then each owner's by its module's name: the tables' order does
+    not depend on which module a process imported first."""
+    return entry.owner != __name__, entry.owner
+
+
 def markdown_table(table: str) -> str:
-    """The column table of ``table`` as ``config/README.md`` shows it."""
+    """The column table of ``table`` as ``config/README.md`` shows it: the core's groups, then
+    each owner's (a case's, a backend's, ...), every owner's in the order it describes them."""
     lines = ["| column | meaning |", "| --- | --- |"]
-    for entry in GROUPS:
+    for entry in sorted(GROUPS, key=_by_owner):
         if entry.table == table:
             first = entry.label or ", ".join(f"`{name}`" for name in entry.names)
             lines.append(f"| {first} | {entry.description} |")

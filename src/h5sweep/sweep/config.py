@@ -178,6 +178,7 @@ def with_column_tables(readme: str) -> str:
     """``readme`` with each output table's column table (between its markers) generated anew
     from the column registry, the cases' own columns included."""
     from h5sweep import cases  # noqa: F401 - each case registers the columns it adds
+    from h5sweep.measure import objective  # noqa: F401 - and the objectives the scores they compute
     from h5sweep.storage import columns
 
     for table in columns.TABLES:
