@@ -17,7 +17,8 @@ from h5sweep.errors import ConfigError
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.layouts import Layout
-from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location, location_from_config, parse_range
+from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location, parse_range
+from h5sweep.storage.targets.s3 import location_from_config
 
 SHAPE = (20, 20, 500)
 SMALL = (10, 10, 200)  # through the engine: a raw slice is one ranged GET per element

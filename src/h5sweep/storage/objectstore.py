@@ -227,7 +227,6 @@ group(
 
 # S3's bucket names: 3 to 63 lowercase letters, digits, dots and hyphens, a letter or digit at
 # each end
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
 
 S3_DRIVER = column("s3_driver", STRING, "")
 S3_BLOCK_SIZE = column("s3_block_size", INTEGER, "bytes")
@@ -391,68 +390,6 @@ def zarr_stores_from_config(entries: list, key: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(entries))
 
 
-SETTINGS = Block(
-    "s3",
-    "An S3-compatible object store instead of a directory: the test stores are objects under "
-    "s3://<bucket>/<prefix>/ on the server at endpoint. Credentials come from the environment "
-    "(AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE), never from the config.",
-    (
-        Setting("endpoint", "string", "", "The server's URL, http:// or https:// (e.g. http://127.0.0.1:8333)."),
-        Setting("bucket", "string", "", "The bucket (it must exist and be writable)."),
-        Setting("prefix", "string", "", "The keys' prefix inside the bucket (no leading or trailing /)."),
-        Setting(
-            "latency_ms",
-            "array",
-            [0],
-            "Emulated first-byte latency: each request held this many milliseconds on its way to the "
-            "server (by the relay on the loopback every request to an http:// endpoint passes, at 0 ms "
-            "too; http endpoints only), each value a filesystem of its own "
-            "named <name>_<ms>ms, its stores under <prefix>/<ms>ms (e.g. [0, 20, 50]; one value keeps "
-            "the name and the prefix). Rows say it (latency_ms).",
-            {"items": {"type": "number", "minimum": 0}, "minItems": 1},
-        ),
-        Setting(
-            "faults",
-            "array",
-            [{}],
-            "Emulated faults, injected by the same relay (http endpoints only), each entry a variant "
-            "of its own as latency_ms values are (with several, a filesystem each, named <name>_f<i> by its "
-            "place in the list, its stores under <prefix>/f<i>): slowdown, the share of requests answered "
-            "503 SlowDown; not_found, the share of GETs of objects the server holds answered 404 (a read "
-            "that meets one fails its value check, naming the key); reset, the share of such GETs whose "
-            "connection is reset after half of the body; stall, the share of such GETs whose body is held "
-            "back stall_s seconds after the header; rate, requests per second above which a request is "
-            "answered 503 SlowDown (0: none); seed, what they are drawn from (0). Shares from 0 to 1; {} "
-            "for none (e.g. [{}, {slowdown: 0.05}]). Rows say them (faults_emulated) and count what each "
-            "read met (requests_retried, requests_failed, faults, disturbed).",
-            {"items": {"type": "object"}, "minItems": 1},
-        ),
-        Setting(
-            "zarr_stores",
-            "array",
-            ["fsspec"],
-            "The stores zarr-python reads a Zarr store through, each a read option of its own (column "
-            "zarr_store): fsspec (s3fs, its requests counted by the S3 client's events) or obstore (its "
-            "requests counted by the relay, on http:// endpoints only). tensorstore reads through its own "
-            "s3 key-value store, also counted by the relay.",
-            {"items": {"enum": list(ZARR_STORES)}, "minItems": 1},
-        ),
-        Setting(
-            "reads",
-            "array",
-            [READS.defaults()],
-            READS.description
-            + " Stores read through a file object only (a backend that fetches whole objects or ranges of "
-            "its own ignores them); every such store is read in each. The recommendation names the one "
-            "it chose.",
-            {"items": READS.object_schema(), "minItems": 1},
-        ),
-    ),
-    optional=False,
-    required=("endpoint", "bucket"),
-)
-
-
 @dataclass(frozen=True)
 class S3Location:
     """Where test stores go on an object store (``latency_ms``: the delay emulated on each
@@ -479,36 +416,6 @@ class S3Location:
 
     def url(self, *parts: str) -> str:
         return f"s3://{self.path(*parts)}"
-
-
-def locations_from_config(entry: dict, key: str) -> list[S3Location]:
-    """``filesystems.<name>.s3``: checked, each refusal naming its key; one location per
-    emulated latency and faults."""
-    return [location for _, location in variants_from_config(entry, key)]
-
-
-def variants_from_config(entry: dict, key: str) -> list[tuple[str, S3Location]]:
-    """``filesystems.<name>.s3``: checked, each refusal naming its key; one location per
-    emulated latency and faults, each with the suffix of its filesystem's name (``20ms``,
-    ``f1``, ``20ms_f1``; "" for the only one)."""
-    entry = SETTINGS.filled(entry)
-    base = location_from_config(
-        {k: v for k, v in entry.items() if k not in ("latency_ms", "faults", "reads", "zarr_stores")}, key
-    )
-    latencies = list(dict.fromkeys(float(ms) for ms in entry["latency_ms"]))
-    if any(ms > 0 for ms in latencies) and not base.endpoint.startswith("http://"):
-        raise ConfigError(f"{key}.latency_ms", entry["latency_ms"], "is emulated on http:// endpoints only")
-    faults = faults_from_config(entry["faults"], f"{key}.faults")
-    if any(faults) and not base.endpoint.startswith("http://"):
-        raise ConfigError(f"{key}.faults", entry["faults"], "are emulated on http:// endpoints only")
-    found = []
-    for ms in latencies:
-        for i, emulated in enumerate(faults):
-            parts = ([f"{ms:g}ms"] if len(latencies) > 1 else []) + ([f"f{i}"] if len(faults) > 1 else [])
-            # a prefix each: the stores of two variants never share a key
-            prefix = "/".join(filter(None, (base.prefix, *parts)))
-            found.append(("_".join(parts), S3Location(base.endpoint, base.bucket, prefix, ms, emulated)))
-    return found
 
 
 FAULT_SHARES = ("slowdown", "not_found", "reset", "stall")
@@ -543,22 +450,6 @@ def faults_from_config(entries: list, key: str) -> tuple[Faults, ...]:
             raise ConfigError(where, entry, f"repeats {key}[{found.index(faults)}]")
         found.append(faults)
     return tuple(found)
-
-
-def location_from_config(entry: dict, key: str) -> S3Location:
-    """``filesystems.<name>.s3`` without its latencies: checked, each refusal naming its key."""
-    entry = SETTINGS.filled(entry)
-    endpoint, bucket, prefix = str(entry["endpoint"]), str(entry["bucket"]), str(entry["prefix"])
-    parts = urlsplit(endpoint)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"{key}.endpoint", endpoint, "must be a server's URL, http://host:port or https://host")
-    if not _BUCKET.match(bucket) or ".." in bucket:
-        raise ConfigError(
-            f"{key}.bucket", bucket, "is not a bucket name (3-63 lowercase letters, digits, dots and hyphens)"
-        )
-    if prefix.startswith("/") or prefix.endswith("/") or "//" in prefix:
-        raise ConfigError(f"{key}.prefix", prefix, "must be a key prefix without a leading, trailing or double /")
-    return S3Location(endpoint.rstrip("/"), bucket, prefix)
 
 
 def credentials_missing() -> str | None:
