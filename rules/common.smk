@@ -60,6 +60,10 @@ def check_plan(sweep):
 
 
 SWEEP = checked_sweep(config)
+# The run's recommend: section as the sweep resolved it (its read mix filled): what an
+# interleaved read job's race scores by when it runs (h5sweep.sweep.settings.with_race_scoring),
+# not a setting of the job.
+config["recommend"] = SWEEP.recommend
 # The measuring jobs' group: on SLURM a store's jobs (a filesystem's, interleaved) run in one
 # allocation (profiles/slurm's group-components); locally Snakemake runs no group as one, and
 # a group of a grid's every job makes its scheduling quadratic: none.

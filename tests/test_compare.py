@@ -128,7 +128,7 @@ def _ranked_run(name: str, objective: str | None) -> Run:
     )
     recorded = None
     if objective is not None:
-        recommend = {"weights": {}, "statistic": "first-access", "objective": objective}
+        recommend = {"weights": {"a": 1.0, "b": 1.0}, "statistic": "first-access", "objective": objective}
         reference = {"layout_id": "contiguous", "compression": "none"}
         recorded = {"recommend": recommend, "read_cases": ["a", "b"], "policy": "random", "reference": reference}
     run = Run(REPO / name, pd.DataFrame(rows), summary, None, recorded=recorded)

@@ -282,7 +282,7 @@ def _constructed_summary(reads: pd.DataFrame) -> pd.DataFrame:
 
 
 SETTINGS = {
-    "recommend": {"weights": {}, "statistic": "first-access", "max_file_ratio": None, "max_write_s": None},
+    "recommend": {"weights": {"slice": 1.0}, "statistic": "first-access", "max_file_ratio": None, "max_write_s": None},
     "read_cases": ["slice"],
     "policy": "random",
 }

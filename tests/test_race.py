@@ -529,7 +529,7 @@ def _recommended(rows, objective: str) -> str:
     from h5sweep.analyze.ranking import rank_selected_reads
 
     settings = {
-        "recommend": {"weights": {}, "objective": objective, "statistic": "first-access"},
+        "recommend": {"weights": {"slice": 1.0, "spectra": 1.0}, "objective": objective, "statistic": "first-access"},
         "read_cases": ["slice", "spectra"],
         "policy": "random",
     }

@@ -21,7 +21,7 @@ REPEATS = 20
 def settings(**recommend):
     return {
         "recommend": {
-            "weights": {},
+            "weights": {"slice": 1.0, "spectra": 1.0},  # the mix the sweep fills where none is given
             "statistic": "first-access",
             "max_file_ratio": None,
             "max_write_s": None,
@@ -178,6 +178,22 @@ def test_recommend_config_is_checked_naming_the_key():
     assert recommend_from_config(
         filled_section("recommend", {"statistic": "sustained"}), [SliceCase({"cold": ["first", "every"]})]
     )
+
+
+def test_the_read_mix_is_filled_where_recommend_is_resolved_and_the_race_reads_it_as_it_is():
+    """``recommend.weights`` leaves the sweep's resolution as the read mix itself: one read of
+    each case where none is given, else the given cases of positive weight in the sweep's
+    order; the race's rule takes that mix unchanged."""
+    from h5sweep.cases import SliceCase, SpectraCase
+    from h5sweep.sweep.settings import with_race_scoring
+
+    cases = [SliceCase({"repeats": 3}), SpectraCase({"repeats": 3})]
+    unset = recommend_from_config(filled_section("recommend", {}), cases)
+    assert unset["weights"] == {"slice": 1.0, "spectra": 1.0}
+    given = recommend_from_config(filled_section("recommend", {"weights": {"spectra": 10, "slice": 0}}), cases)
+    assert given["weights"] == {"spectra": 10.0}
+    race = with_race_scoring({"race": {"margin": 0.2}}, given)["race"]
+    assert race == {"margin": 0.2, "weights": {"spectra": 10.0}, "objective": given["objective"]}
 
 
 def test_a_sweep_without_read_cases_says_there_is_nothing_to_rank():
@@ -366,7 +382,7 @@ def mixed(weights=None, objective="time"):
         + reads("chunked-16x16x64", "none", {"slice": 33, "spectra": 13.9})
     )
     summary = summary_of({("contiguous", "none"): (1000, 1.0), ("chunked-16x16x64", "none"): (1000, 1.0)})
-    chosen = settings(objective=objective, weights=weights or {})
+    chosen = settings(objective=objective, **({"weights": weights} if weights else {}))
     return rank_layouts(measured, summary, chosen).set_index("layout_id"), chosen
 
 
@@ -534,7 +550,8 @@ def test_on_real_stores_each_chunk_cache_is_ranked_and_the_verdict_names_the_one
     assert by_cache["cache 1 MiB/521/0.75"] > 100_000 and by_cache["cache 4 MiB/521/0.75"] == 0
     # a file limit only the compressed store meets: contiguous (4 MiB as fast as the chunks
     # through 4 MiB, within noise) is listed but not chosen, so the choice is the chunked store's
-    chosen = settings(statistic="sustained", max_file_ratio=0.95) | {"read_cases": ["spectrum"], "policy": "sweep"}
+    chosen = settings(statistic="sustained", max_file_ratio=0.95, weights={"spectrum": 1.0})
+    chosen |= {"read_cases": ["spectrum"], "policy": "sweep"}
     summary = summary_of({("contiguous", "none"): (1000, 1.0), ("chunked-4x6x9x2048", "gzip-6"): (900, 1.0)})
     table = rank_layouts(measured, summary, chosen)
     assert len(table) == 4 and set(table[C.READ_OPTION]) == {"cache 1 MiB/521/0.75", "cache 4 MiB/521/0.75"}

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"h5sweep.whatif: {err}", file=sys.stderr)
         return 2
     measurements, summary = read_tables([str(needed[1])]), read_tables([str(needed[2])])
-    own, _ = rank_for(measurements, summary, settings, settings["recommend"].get("weights") or {})
+    own, _ = rank_for(measurements, summary, settings, settings["recommend"]["weights"])
     chosen = own[own[C.RECOMMENDED]] if not own.empty else own
     favoured = []
     for i, weights in enumerate(mixes, 1):

@@ -7,6 +7,7 @@ with logged(snakemake.log[0]):
     from h5sweep.jobs import run_query_interleaved
     from h5sweep.sweep.settings import with_race_scoring
 
-    # the race scores by the run's recommend: section, which is not a setting of this job
-    settings = with_race_scoring(snakemake.params.settings, snakemake.config.get("recommend") or {})
+    # the race scores by the run's recommend: section (resolved by rules/common.smk), which is
+    # not a setting of this job
+    settings = with_race_scoring(snakemake.params.settings, snakemake.config["recommend"])
     run_query_interleaved(settings, list(snakemake.input.stores), snakemake.output.record)

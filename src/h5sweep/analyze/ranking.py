@@ -139,18 +139,19 @@ COLUMNS = [
 
 
 def weights_of(settings: dict) -> dict[str, float]:
-    """The read mix: the configured weights, or one read of each read case."""
-    return objectives.read_mix(settings["recommend"].get("weights"), settings["read_cases"])
+    """The read mix ``recommend.weights`` holds (filled by the sweep:
+    :func:`h5sweep.sweep.model.recommend_from_config`), its weighted read cases in the sweep's order."""
+    return objectives.given_mix(settings["recommend"]["weights"], settings["read_cases"])
 
 
-def selected_reads(measurements: pd.DataFrame, settings: dict) -> pd.DataFrame:
+def selected_reads(measurements: pd.DataFrame, settings: dict, cases: list[str] | None = None) -> pd.DataFrame:
     """The timed reads the recommendation compares: the read mix's cases, in the sweep's
     first visiting policy and every read option (each its own candidate), of the statistic's
     kind (``first-access``: reads after eviction and reopening, i.e. ``cold: every``, else each
     case's first read of the file; ``sustained``: the reads of an open file after its first
-    under ``cold: first``)."""
-    weights = weights_of(settings)
-    reads = measurements[measurements[C.CASE].isin(list(weights))] if C.CASE in measurements else measurements
+    under ``cold: first``). ``cases``: these cases' reads instead of the mix's."""
+    cases = list(weights_of(settings)) if cases is None else cases
+    reads = measurements[measurements[C.CASE].isin(cases)] if C.CASE in measurements else measurements
     if reads.empty or C.COLD_MODE not in reads:  # no read case measured
         return reads.iloc[0:0]
     if C.POLICY in reads:

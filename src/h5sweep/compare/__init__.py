@@ -113,10 +113,10 @@ def load_run(path: str | os.PathLike) -> Run:
 
 def settings_of(run: Run) -> dict:
     """The settings the sweep's recommendation ranked with (``recommend.json``: the read mix
-    as it was given, the objective, the statistic, the read cases, the visiting policy and the
-    reference store), the mix filled as the ranking fills it
-    (:func:`h5sweep.analyze.ranking.weights_of`); a folder without them has an empty
-    ``recommend`` (no objective: :func:`compare_runs` says so)."""
+    as the sweep filled it, the objective, the statistic, the read cases, the visiting policy
+    and the reference store), the mix's weighted cases in the sweep's order
+    (:func:`h5sweep.analyze.ranking.weights_of`); a folder without them has an empty mix and
+    no objective (:func:`compare_runs` says so)."""
     recorded = run.recorded or {}
     cases = list(recorded.get("read_cases") or [])
     settings = {
@@ -125,8 +125,8 @@ def settings_of(run: Run) -> dict:
         C.POLICY: recorded.get(C.POLICY),
         "reference": recorded.get("reference"),
     }
-    if settings["recommend"]:
-        settings["recommend"]["weights"] = weights_of(settings)
+    recorded_mix = settings["recommend"].get("weights")
+    settings["recommend"]["weights"] = weights_of(settings) if recorded_mix else {}
     return settings
 
 

@@ -368,12 +368,20 @@ def objective_of(name: object = None) -> Objective:
     return OBJECTIVES[str(name)]
 
 
+def given_mix(weights: dict, cases: list[str]) -> dict[str, float]:
+    """The read mix ``weights`` gives, {case: reads per unit of work}, in ``cases`` order: the
+    cases it weights (a case of weight 0 is left out)."""
+    return {c: float(weights[c]) for c in cases if weights.get(c, 0)}
+
+
 def read_mix(weights: dict | None, cases: list[str], own: dict[str, float] | None = None) -> dict[str, float]:
     """The read mix, {case: reads per unit of work}, in ``cases`` order: the cases
     ``weights`` (``recommend.weights``) weights; where it sets none, one read of each case, or
-    the share a case sets itself (``own``: a recorded trace's, all of its reads)."""
+    the share a case sets itself (``own``: a recorded trace's, all of its reads). The sweep
+    fills ``recommend.weights`` with it once (:func:`h5sweep.sweep.model.recommend_from_config`);
+    the rest read that mix."""
     if weights:
-        return {c: float(weights[c]) for c in cases if weights.get(c, 0)}
+        return given_mix(weights, cases)
     return {c: float((own or {}).get(c, 1.0)) for c in cases}
 
 

@@ -38,8 +38,7 @@ def rerank_data(measurements: pd.DataFrame, table: pd.DataFrame, settings: dict)
     """Per filesystem: the cases, and per store (those ranked, not raced out) its name, file
     bytes, limits, reference flag, mean time per case and ``PAGE_SAMPLES`` resampled means."""
     cases = list(settings["read_cases"])
-    every_case = {**settings, "recommend": {**settings["recommend"], C.WEIGHTS: objectives.read_mix({}, cases)}}
-    reads = selected_reads(measurements, every_case)
+    reads = selected_reads(measurements, settings, cases)
     if reads.empty:
         return {}
     reads = reads[reads[C.SECONDS] > 0]

@@ -72,7 +72,9 @@ def _check_targets(filesystems: list, optional: dict, specs: list, read_options:
 def recommend_from_config(recommend: dict, read_cases: list) -> dict:
     """The ``recommend:`` settings (their defaults filled in by the schema) checked against the
     read cases: the weights name read cases of the sweep and one is positive; ``sustained``
-    needs a weighted case read under ``cold: first`` (an open file read again)."""
+    needs a weighted case read under ``cold: first`` (an open file read again). ``weights``
+    comes out as the read mix, filled (:func:`h5sweep.measure.objective.read_mix`): what the
+    ranking, the race and the pages read."""
     # a case that sets its own share of the work (a recorded trace: all of its reads)
     own = {case.name: case.default_weight for case in read_cases if hasattr(case, "default_weight")}
     out = copy.deepcopy(recommend)
@@ -83,10 +85,10 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
             raise ConfigError(
                 f"recommend.weights.{name}", weight, f"is not a read case of this sweep (known: {', '.join(known)})"
             )
-    if not out["weights"] and own:  # unset: one read of each case, and the trace's own
-        out["weights"] = read_mix({}, [case.name for case in read_cases], own)
     if out["weights"] and not any(w > 0 for w in out["weights"].values()):
         raise ConfigError("recommend.weights", out["weights"], "needs at least one positive weight")
+    # the read mix, filled here once: the weights given, else one read of each case (a trace: its own)
+    out["weights"] = read_mix(out["weights"], [case.name for case in read_cases], own)
     for mix, weights in (out["mixes"] or {}).items():
         for name, weight in (weights or {}).items():
             if name not in known:
@@ -98,7 +100,7 @@ def recommend_from_config(recommend: dict, read_cases: list) -> dict:
             raise ConfigError(f"recommend.mixes.{mix}", weights, "needs at least one positive weight")
     if out["objective"] not in RECOMMEND_OBJECTIVES:
         raise ConfigError("recommend.objective", out["objective"], f"must be one of {', '.join(RECOMMEND_OBJECTIVES)}")
-    weighted = [known[n] for n, w in out["weights"].items() if w > 0] if out["weights"] else read_cases
+    weighted = [known[n] for n, w in out["weights"].items() if w > 0]
     if out["statistic"] == "sustained" and not any("first" in case.cold_modes for case in weighted):
         raise ConfigError(
             "recommend.statistic",

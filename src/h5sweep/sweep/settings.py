@@ -29,7 +29,6 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.measure import settle
-from h5sweep.measure.objective import read_mix
 from h5sweep.storage import columns as C
 from h5sweep.storage import targets
 from h5sweep.storage.codecs import Compression, parse_compression
@@ -157,28 +156,24 @@ def _is_reference(sweep, store) -> bool:
 
 
 def race_settings(sweep) -> dict | None:
-    """The race's rule, the read mix it scores by where ``recommend.weights`` sets none (one
-    read of each case) and the cases read to the end (``cases.<c>.race: false``). The mix and
-    objective themselves are the ``recommend:`` section's at the time the job runs
-    (:func:`with_race_scoring`): not a setting of the job, so that changing ``recommend:``
-    after a sweep reruns the recommendation and never the reads."""
+    """The race's rule and the cases read to the end (``cases.<c>.race: false``). The read mix
+    and objective it scores by are the run's ``recommend:`` section, resolved, at the time the
+    job runs (:func:`with_race_scoring`): not a setting of the job, so that changing
+    ``recommend:`` after a sweep reruns the recommendation and never the reads."""
     if sweep.race is None:
         return None
-    own = {case.name: case.default_weight for case in sweep.read_cases if hasattr(case, "default_weight")}
-    defaults = read_mix({}, [case.name for case in sweep.read_cases], own)
     unraced = [case.name for case in sweep.read_cases if case.settings.get("race") is False]
-    return {**sweep.race, "default_weights": defaults, "unraced": unraced}
+    return {**sweep.race, "unraced": unraced}
 
 
 def with_race_scoring(settings: dict, recommend: dict) -> dict:
-    """A read job's settings with its race scoring by ``recommend:`` (the run's config:
-    ``recommend.weights`` or the default mix, and ``recommend.objective``)."""
+    """A read job's settings with its race scoring by ``recommend`` (the run's ``recommend:``
+    section as the sweep resolved it, :attr:`Sweep.recommend`: its filled read mix
+    ``weights`` and its ``objective``)."""
     race = settings.get("race")
     if not race:
         return settings
-    weights = (recommend or {}).get("weights") or race["default_weights"]
-    objective = (recommend or {}).get("objective")  # None: the race takes its declared default
-    return {**settings, "race": {**race, "weights": dict(weights), "objective": objective}}
+    return {**settings, "race": {**race, "weights": dict(recommend["weights"]), "objective": recommend["objective"]}}
 
 
 def store_case_settings(sweep, filesystem, backend: str, layout_id: str, compression: str, case: str) -> dict:

@@ -80,8 +80,8 @@ class RaceRule:
             return None
         settings = SETTINGS.filled(settings)
         return cls(
-            # the run's recommend.weights (h5sweep.sweep.settings.with_race_scoring), else the default mix
-            weights={k: float(v) for k, v in (settings.get("weights") or settings["default_weights"]).items()},
+            # the run's read mix, recommend.weights as filled (h5sweep.sweep.settings.with_race_scoring)
+            weights={k: float(v) for k, v in settings["weights"].items()},
             objective=settings.get("objective"),
             margin=float(settings["margin"]),
             min_rounds=int(settings["min_rounds"]),
