@@ -110,6 +110,7 @@ def _literal(node):
 NOT_THE_SETTING = {
     ("cases/write/race.py", "seed"): "the write race's own resampling seed, not dataset.seed",
     ("storage/latency.py", "seed"): "a fault schedule's own seed, not dataset.seed",
+    ("storage/declared.py", "default"): "a block's schema, where its default is declared",
 }
 
 
@@ -122,8 +123,8 @@ def _declaration_read(node) -> bool:
 
 def _default_constants(declared: set) -> dict[str, bool]:
     """The package's module-level constants named as defaults (``DEFAULT_...``) that hold a
-    declared default: by name -> whether they read it from its declaration (else they write
-    its value again)."""
+    declared default: by name -> whether they read it from its declaration (also one built
+    from it: ``ChunkCache.from_config(SETTINGS.defaults())``), else they write its value again."""
     out = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
@@ -131,7 +132,7 @@ def _default_constants(declared: set) -> dict[str, bool]:
                 name = node.targets[0].id
                 if "DEFAULT" not in name.upper():
                     continue
-                if _declaration_read(node.value):
+                if any(_declaration_read(sub) for sub in ast.walk(node.value)):
                     out[name] = True
                 elif repr(_literal(node.value)) in declared:
                     out[name] = False
@@ -203,17 +204,33 @@ def _defaults_written(node) -> list[tuple[str | None, ast.AST, bool]]:
     return out
 
 
+def _declared_default_in(value: ast.AST, constants: dict) -> str | None:
+    """The default constant or the read of a declaration a fallback is computed from
+    (``[DEFAULT_CACHE.settings()]``, ``SETTINGS.defaults()["margin"]``), else None."""
+    for sub in ast.walk(value):
+        name = sub.id if isinstance(sub, ast.Name) else getattr(sub, "attr", None)
+        if name in constants or _declaration_read(sub):
+            return ast.unparse(sub)
+    return None
+
+
 def _restated(tree: ast.AST, where: str, defaults: dict, constants: dict, named: dict | None = None) -> list[str]:
     """Each default of the config written again in one module: by value (the declared
     default's literal), by the name of a default constant (a fallback with one, or a
-    dataclass field with one that writes the value again), or by the name of any constant
-    that holds the key's declared default (``named``: :func:`_named_values`)."""
+    dataclass field with one that writes the value again), by a fallback computed from a
+    default constant or a declaration (``x.get("k") or [DEFAULT_CACHE.settings()]``), or by
+    the name of any constant that holds the key's declared default (``named``:
+    :func:`_named_values`)."""
     found = []
     for node in ast.walk(tree):
         for name, value, is_field in _defaults_written(node):
             constant = value.id if isinstance(value, ast.Name) else getattr(value, "attr", None)
             if constant in constants and not (is_field and constants[constant]):
                 found.append(f"{where}:{value.lineno}: {name} defaults to {constant}, a declared default")
+                continue
+            used = None if is_field or (where, name) in NOT_THE_SETTING else _declared_default_in(value, constants)
+            if used is not None:
+                found.append(f"{where}:{value.lineno}: {name} falls back to {used}, from a declared default")
                 continue
             if name is None or (where, name) in NOT_THE_SETTING:
                 continue
@@ -255,7 +272,7 @@ def test_no_default_of_the_config_is_written_again_in_the_code():
 
 def test_the_check_finds_a_default_restated_by_value_or_by_the_name_of_its_constant():
     defaults = _config_defaults()
-    constants = {"DEFAULT_OBJECTIVE": True, "WRITTEN_DEFAULT": False}
+    constants = {"DEFAULT_OBJECTIVE": True, "WRITTEN_DEFAULT": False, "DEFAULT_CACHE": True}
     code = """
 from dataclasses import dataclass, field
 a = settings.get("objective", DEFAULT_OBJECTIVE)
@@ -268,9 +285,13 @@ class Rule:
     alpha: float = field(default=0.05)
     statistic: str = WRITTEN_DEFAULT
     objective: str = DEFAULT_OBJECTIVE
+    w0: float = SETTINGS.setting("w0").default
+e = config.get("chunk_cache") or [DEFAULT_CACHE.settings()]
+f = race.get("margin", SETTINGS.defaults()["margin"])
+g = config.get("zarr") or ZARR.setting("readers").default
 """
     found = _restated(ast.parse(code), "x.py", defaults, constants)
-    assert sorted(int(line.split(":")[1]) for line in found) == [3, 4, 5, 6, 9, 10, 11], found
+    assert sorted(int(line.split(":")[1]) for line in found) == [3, 4, 5, 6, 9, 10, 11, 14, 15, 16], found
     fine = 'a = settings.get("objective")\nb = settings["recommend"]["objective"]\nc = race.get("margin") or 2.5\n'
     assert _restated(ast.parse(fine), "x.py", defaults, constants) == []
 

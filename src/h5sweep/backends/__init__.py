@@ -15,8 +15,8 @@ import re
 from h5sweep.backends import chunk_cache as CC
 from h5sweep.backends import hdf5_columns, hdf5_filters, hdf5_remote, recipes, zarr_columns
 from h5sweep.backends.base import BackendSpec, Capabilities
-from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache, caches_from_config
 from h5sweep.backends.chunk_cache import SETTINGS as CHUNK_CACHE_SETTINGS
+from h5sweep.backends.chunk_cache import ChunkCache, caches_from_config
 from h5sweep.backends.zarr_readers import REMOTE as ZARR_REMOTE
 from h5sweep.backends.zarr_readers import SETTINGS as ZARR_SETTINGS
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
@@ -53,9 +53,7 @@ REGISTRY: dict[str, BackendSpec] = {
                 sources=REMOTE_SOURCES,
             ),
             options_key="chunk_cache",
-            options_from_config=lambda config: caches_from_config(
-                config.get("chunk_cache") or [DEFAULT_CACHE.settings()]
-            ),
+            options_from_config=lambda config: caches_from_config(config.get("chunk_cache")),
             option_from_settings=ChunkCache.from_config,
             settings=CHUNK_CACHE_SETTINGS,
             filter_family=hdf5_filters.filter_family,

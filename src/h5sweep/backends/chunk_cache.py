@@ -93,9 +93,10 @@ class ChunkCache:
 DEFAULT_CACHE = ChunkCache.from_config(SETTINGS.defaults())
 
 
-def caches_from_config(entries: list[dict]) -> list[ChunkCache]:
+def caches_from_config(entries: list[dict] | None) -> list[ChunkCache]:
+    """The ``chunk_cache:`` settings (the declared one where none is given), checked."""
     caches = []
-    for i, entry in enumerate(entries):
+    for i, entry in enumerate(SETTINGS.filled_section(entries)):
         if int(entry["slots"]) < 1:
             raise ConfigError(f"chunk_cache[{i}].slots", entry["slots"], "must be at least 1")
         if not 0 <= float(entry["w0"]) <= 1:

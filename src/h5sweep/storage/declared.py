@@ -88,13 +88,27 @@ class Block:
         """The block's JSON schema, as the config schema holds it."""
         head: dict = {"x-optional": True} if self.optional else {}
         head["description"] = self.description
+        default = self.section_default()
         if self.many and self.at_least_one:
             items = self.object_schema()
-            return {**head, "type": "array", "minItems": 1, "default": [self.defaults()], "items": items}
+            return {**head, "type": "array", "minItems": 1, "default": default, "items": items}
         if self.many:
-            return {**head, "type": "array", "default": [], "items": self.object_schema()}
+            return {**head, "type": "array", "default": default, "items": self.object_schema()}
         body = self.object_schema()
-        return {**head, "type": "object", "additionalProperties": False, "default": {}, **body}
+        return {**head, "type": "object", "additionalProperties": False, "default": default, **body}
+
+    def section_default(self) -> dict | list:
+        """What a config that leaves the block out holds: with ``many``, a list (of one entry
+        at its defaults, with ``at_least_one``), else an object (each setting at its default)."""
+        if self.many:
+            return [self.defaults()] if self.at_least_one else []
+        return {}
+
+    def filled_section(self, section: dict | list | None) -> dict | list:
+        """The block's section of a config (``chunk_cache: [...]``; the declared one where it
+        is left out or empty), each entry with every setting it leaves out at its default."""
+        section = section or self.section_default()
+        return [self.filled(entry) for entry in section] if self.many else self.filled(section)
 
     def defaults(self) -> dict:
         return {s.name: copy.deepcopy(s.default) for s in self.settings}
