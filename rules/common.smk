@@ -1,7 +1,7 @@
 # Config loading, validation and grid expansion. Everything the rules need comes from
 # SWEEP, the validated and expanded config (see h5sweep.sweep.model.Sweep), through JOBS:
 # every path, input, job setting (params.settings, from h5sweep.sweep.settings) and resource,
-# as functions of a job's wildcards (h5sweep.sweep.jobs_of.RuleFunctions).
+# as functions of a job's wildcards (h5sweep.sweep.rules.RuleFunctions).
 
 import os
 import sys
@@ -15,7 +15,7 @@ from h5sweep.storage import codecs
 from h5sweep.sweep import cluster, plan, preview, resume
 from h5sweep.cases import FIGURES
 from h5sweep.sweep.config import load_schema
-from h5sweep.sweep.jobs_of import PLOT_MEM_MB, RuleFunctions
+from h5sweep.sweep.rules import PLOT_MEM_MB, RuleFunctions
 from h5sweep.errors import ConfigError, RequestError
 from h5sweep.sweep.model import load_sweep
 

@@ -83,7 +83,8 @@ def test_the_donors_own_chunks_and_codec_are_a_layout_named_donor(tmp_path):
 CAPPED = textwrap.dedent(
     """
     import json, resource, sys, threading
-    from h5sweep import backends, jobs
+    from h5sweep import backends
+    from h5sweep.sweep import stages
     from h5sweep.storage import datasources, layouts
     layouts.CONTIGUOUS_WRITE_BLOCK_BYTES = 2 * 2**20
     datasources._SLAB_ELEMENTS = 2**18
@@ -103,7 +104,7 @@ CAPPED = textwrap.dedent(
     size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
     resource.setrlimit(resource.RLIMIT_AS, (size + donor_bytes * 3 // 4, resource.RLIM_INFINITY))
     path = f"{fs.directory}/{backend}-{layout}-{comp}"
-    jobs.run_generate(generate_settings(sweep, fs, backend, layout, comp), path, path + ".csv")
+    stages.run_generate(generate_settings(sweep, fs, backend, layout, comp), path, path + ".csv")
     print(path)
     """
 )

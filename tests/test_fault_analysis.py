@@ -42,8 +42,8 @@ def measured(s3, tmp_path_factory):
     """The generate and query jobs of a contiguous HDF5 file and a chunked Zarr store on three
     variants of one filesystem (no faults, throttled, 404s), as a job runs them; the rows of
     every job, the relay's log lines injected during each query job, and the sweep."""
-    from h5sweep import jobs
     from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep import stages
     from h5sweep.sweep.model import load_sweep
 
     tmp = tmp_path_factory.mktemp("faults")
@@ -64,9 +64,9 @@ def measured(s3, tmp_path_factory):
             where = (store_file.backend.name, store_file.layout.id, store_file.compression.name)
             store = os.path.join(fs.directory, store_file.backend.name, f"store.{store_file.backend.name}")
             out = tmp / fs.name / store_file.backend.name
-            jobs.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(out / "write.parquet"))
+            stages.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(out / "write.parquet"))
             mark = os.path.getsize(log)
-            jobs.run_query(job_settings.query_settings(sweep, fs, *where), store, str(out / "query.parquet"))
+            stages.run_query(job_settings.query_settings(sweep, fs, *where), store, str(out / "query.parquet"))
             with open(log, encoding="latin-1") as f:
                 f.seek(mark)
                 lines = [line.rstrip("\n").split("\t") for line in f]

@@ -109,8 +109,8 @@ def test_a_store_job_killed_with_sigkill_while_reading_is_the_only_job_a_rerun_r
 def test_a_store_truncated_between_generation_and_query_fails_naming_store_case_and_selection(tmp_path):
     """A store damaged after its write (on SLURM its write and reads are two jobs; any store
     case reads it again later): its read fails naming the store, the case and the selection."""
-    from h5sweep import jobs
     from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep import stages
     from h5sweep.sweep.model import load_sweep
 
     config = _small_config(tmp_path, "truncated")
@@ -119,11 +119,11 @@ def test_a_store_truncated_between_generation_and_query_fails_naming_store_case_
     (store_file,) = sweep.test_files()
     fs, where = store_file.filesystem, (store_file.backend.name, store_file.layout.id, store_file.compression.name)
     store = str(tmp_path / "store.hdf5")
-    jobs.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(tmp_path / "write.parquet"))
+    stages.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(tmp_path / "write.parquet"))
     with open(store, "r+b") as f:
         f.truncate(os.path.getsize(store) // 2)
     with pytest.raises(Exception) as failed:
-        jobs.run_query(job_settings.query_settings(sweep, fs, *where), store, str(tmp_path / "query.parquet"))
+        stages.run_query(job_settings.query_settings(sweep, fs, *where), store, str(tmp_path / "query.parquet"))
     said = str(failed.value)
     assert store in said and "slice" in said and "selection" in said
     assert not (tmp_path / "query.parquet").exists()
@@ -191,8 +191,8 @@ def test_a_filesystem_whose_mount_is_removed_mid_sweep_is_refused_naming_the_key
 
 def test_a_directory_removed_during_a_job_turns_its_error_into_one_naming_the_key(tmp_path):
     from h5sweep.errors import DirectoryRemovedError
-    from h5sweep.jobs import in_its_directory
     from h5sweep.sweep.settings import JobSettings
+    from h5sweep.sweep.stages import in_its_directory
 
     directory = tmp_path / "disk"
     directory.mkdir()
@@ -489,9 +489,9 @@ def test_a_query_job_on_a_filesystem_with_faults_says_them_and_counts_what_each_
     met none."""
     import pandas as pd
 
-    from h5sweep import jobs
     from h5sweep.storage import objectstore
     from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep import stages
     from h5sweep.sweep.model import load_sweep
 
     config = tiny_config(tmp_path, sweep="faulty")
@@ -508,10 +508,10 @@ def test_a_query_job_on_a_filesystem_with_faults_says_them_and_counts_what_each_
         where = (store_file.backend.name, store_file.layout.id, store_file.compression.name)
         store = os.path.join(fs.directory, "zarr", "store.zarr")
         out = tmp_path / fs.name
-        jobs.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(out / "write.parquet"))
+        stages.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(out / "write.parquet"))
         log = objectstore.relay(fs.s3).log_path
         mark = os.path.getsize(log)
-        jobs.run_query(job_settings.query_settings(sweep, fs, *where), store, str(out / "query.parquet"))
+        stages.run_query(job_settings.query_settings(sweep, fs, *where), store, str(out / "query.parquet"))
         with open(log, encoding="latin-1") as f:
             f.seek(mark)
             injected = [line for line in f if line.rstrip("\n").split("\t")[5]]

@@ -16,7 +16,7 @@ PARSE_TIME = [
     "h5sweep.sweep.settings",
     "h5sweep.sweep.plan",
     "h5sweep.sweep.resources",
-    "h5sweep.sweep.jobs_of",
+    "h5sweep.sweep.rules",
     "h5sweep.sweep.resume",
     "h5sweep.sweep.config",
     "h5sweep.backends",
@@ -30,14 +30,14 @@ LAYERS = [
     ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log
     ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
     ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict); the read engine
-    ["h5sweep.sweep"],  # the sweep's definition and plan (parse time)
-    ["h5sweep.analyze", "h5sweep.jobs"],  # analysis; the stages workflow scripts call
+    ["h5sweep.sweep"],  # the sweep's definition and plan (parse time); the stages the workflow's scripts call
+    ["h5sweep.analyze"],  # analysis
     ["h5sweep.report"],  # figures
     ["h5sweep.compare", "h5sweep.whatif"],  # commands over finished sweeps: across sweeps; other read mixes
     ["h5sweep.cli"],  # the one command, h5sweep, whose subcommands are the commands' modules
 ]
 # The measuring path never imports host tuning.
-MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.jobs"]
+MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.sweep.stages"]
 IO_LIBRARIES = ["h5py", "zarr", "tensorstore", "hdf5plugin", "numcodecs", "mpi4py"]
 
 
@@ -205,7 +205,7 @@ def test_analysis_report_comparison_and_the_workflow_name_no_case_package():
 
 
 def test_the_workflows_rules_stay_declarations():
-    """The rules' functions live in the package (h5sweep.sweep.jobs_of): rules/common.smk keeps
+    """The rules' functions live in the package (h5sweep.sweep.rules): rules/common.smk keeps
     the config's loading and checks, at most 250 lines."""
     assert len((WORKFLOW / "rules" / "common.smk").read_text(encoding="utf-8").splitlines()) <= 250
 

@@ -243,9 +243,9 @@ def test_on_real_stores_the_race_job_stops_the_stores_its_rule_stops_on_the_time
     from conftest import tiny_config
 
     from h5sweep import backends
-    from h5sweep.jobs import run_generate, run_write_race
     from h5sweep.sweep import settings as job_settings
     from h5sweep.sweep.model import load_sweep
+    from h5sweep.sweep.stages import run_generate, run_write_race
 
     config = tiny_config(tmp_path, sweep="wrace")
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
@@ -296,8 +296,9 @@ def test_where_the_filesystem_rests_after_removals_the_race_removes_its_files_to
     import pandas as pd
     from conftest import tiny_config
 
-    from h5sweep import backends, jobs
+    from h5sweep import backends
     from h5sweep.sweep import settings as job_settings
+    from h5sweep.sweep import stages
     from h5sweep.sweep.model import load_sweep
 
     config = tiny_config(tmp_path, sweep="kept")
@@ -316,7 +317,7 @@ def test_where_the_filesystem_rests_after_removals_the_race_removes_its_files_to
         name = (tf.backend.name, tf.layout.id, tf.compression.name)
         records.append(str(tmp_path / "raw" / "-".join(name) / "write.parquet"))
         path = backends.store_path(fs.directory, sweep.name, *name)
-        jobs.run_generate(job_settings.generate_settings(sweep, fs, *name), path, records[-1])
+        stages.run_generate(job_settings.generate_settings(sweep, fs, *name), path, records[-1])
     removals = []
     from h5sweep.measure import settle
 
@@ -328,7 +329,7 @@ def test_where_the_filesystem_rests_after_removals_the_race_removes_its_files_to
         remove_and_mark(paths, directory)
 
     monkeypatch.setattr(settle, "remove_and_mark", spied)
-    jobs.run_write_race(job_settings.write_race_settings(sweep, fs), records, str(tmp_path / "race.parquet"))
+    stages.run_write_race(job_settings.write_race_settings(sweep, fs), records, str(tmp_path / "race.parquet"))
     rows = pd.read_parquet(tmp_path / "race.parquet")
     added = int((rows[C.REPEAT] >= 1).sum())
     # three stores, all in the pilot: each writes twice or three times; every race file is

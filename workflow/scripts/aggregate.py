@@ -9,7 +9,7 @@ with logged(snakemake.log[0]):
     # heavy imports inside the job's untimed section (h5sweep.measure.joblog.logged)
     from h5sweep.analyze import findings
     from h5sweep.analyze.aggregate import aggregate
-    from h5sweep.jobs import remove_values_cache
+    from h5sweep.sweep.stages import remove_values_cache
 
     out = snakemake.output
     params = snakemake.params

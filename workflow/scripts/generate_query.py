@@ -5,7 +5,7 @@ from h5sweep.measure.joblog import logged
 
 with logged(snakemake.log.generate) as log:
     # heavy imports inside the job's untimed section (h5sweep.measure.joblog.logged)
-    from h5sweep.jobs import run_generate, run_query
+    from h5sweep.sweep.stages import run_generate, run_query
 
     log.info("generating %s", snakemake.output.store)
     run_generate(snakemake.params.settings, snakemake.output.store, snakemake.output.record, snakemake.threads)

@@ -407,7 +407,7 @@ def make_source(dataset_cfg: dict, layout: Layout) -> DataSource:
 def values_shared(dataset_cfg: dict) -> bool:
     """Whether every store's write takes the same values, small enough to hold (a synthetic
     fill): the sweep makes them once and keeps them for every write
-    (:func:`h5sweep.jobs.values_cache`) instead of making them in every job."""
+    (:func:`h5sweep.sweep.stages.values_cache`) instead of making them in every job."""
     return dataset_cfg["fill"] == "synthetic"
 
 

@@ -199,7 +199,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         # (where one job writes a filesystem's stores, it races them too)
         apart = [fs for fs in sweep.filesystems if not writes_in_one_job(sweep, fs, cluster)]
         jobs, job_seconds = jobs + len(apart), job_seconds + len(apart) * rates.SECONDS_PER_JOB
-    values = sweep.raw_bytes if values_shared(sweep.dataset) else 0  # kept for every write (h5sweep.jobs)
+    values = sweep.raw_bytes if values_shared(sweep.dataset) else 0  # kept for every write (h5sweep.sweep.stages)
     rows = measured_rows(sweep)
     results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
     results_dev = device_of(results_dir)

@@ -22,7 +22,7 @@ from h5sweep.cases import case_spec
 from h5sweep.cases.copies import read_copies, read_copies_of_all
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store, run_reads
 from h5sweep.cases.engine.race import RaceRule
-from h5sweep.cases.write.race_job import ValuesOnce, race_stores, write_limits
+from h5sweep.cases.write.race_runner import ValuesOnce, race_stores, write_limits
 from h5sweep.cases.write.run import generate
 from h5sweep.errors import DirectoryRemovedError, StorageFullError, is_no_space
 from h5sweep.measure.lock import untimed_work
@@ -227,7 +227,7 @@ def _generate(job: JobSettings, store_path: str, record: str, threads: int, valu
 
 
 def run_write_race(settings: dict, records: list[str], record: str) -> None:
-    """Race the timed writes of one filesystem's stores (:mod:`h5sweep.cases.write.race_job`):
+    """Race the timed writes of one filesystem's stores (:mod:`h5sweep.cases.write.race_runner`):
     from the writes each store's own job made (``records``, in the order of
     ``settings["stores"]``), more repeats for the stores still in the race, variant by
     variant; one record with every write of the filesystem, the raced-out stores' rows

@@ -68,8 +68,9 @@ def test_the_values_are_made_once_for_every_stores_write_and_removed_by_the_aggr
     import h5py
     import numpy as np
 
-    from h5sweep import backends, jobs
+    from h5sweep import backends
     from h5sweep.storage.datasources import SyntheticSource, make_source
+    from h5sweep.sweep import stages
 
     sweep = _sweep(tmp_path)
     fs = sweep.filesystems[0]
@@ -80,7 +81,7 @@ def test_the_values_are_made_once_for_every_stores_write_and_removed_by_the_aggr
     stores = [("hdf5", "contiguous", "none"), ("hdf5", "chunked-3x7x100", "gzip-1")]
     for name in stores:
         record = results / "raw" / fs.name / "-".join(name) / "write.parquet"
-        jobs.run_generate(
+        stages.run_generate(
             job_settings.generate_settings(sweep, fs, *name),
             backends.store_path(fs.directory, sweep.name, *name),
             str(record),
@@ -88,13 +89,13 @@ def test_the_values_are_made_once_for_every_stores_write_and_removed_by_the_aggr
     assert len(made) == 1  # the first job made them, the second read them
     kept = list((results / "data").glob("values-*.npy"))
     job = JobSettings(job_settings.generate_settings(sweep, fs, *stores[0]))
-    assert len(kept) == 1 and str(kept[0]) == jobs.values_cache(job, str(record))
+    assert len(kept) == 1 and str(kept[0]) == stages.values_cache(job, str(record))
     expected = make_source(sweep.dataset, sweep.layout("contiguous")).materialize()
     for name in stores:
         with h5py.File(backends.store_path(fs.directory, sweep.name, *name), "r") as f:
             assert np.array_equal(f["data"][...], expected)
     other = JobSettings({**job.settings, "dataset": {**sweep.dataset, "seed": sweep.dataset["seed"] + 1}})
-    assert jobs.values_cache(other, str(record)) != str(kept[0])  # other settings, other values
-    assert jobs.values_cache(job, str(tmp_path / "elsewhere.parquet")) is None  # not under a sweep's results
-    jobs.remove_values_cache(str(results))
+    assert stages.values_cache(other, str(record)) != str(kept[0])  # other settings, other values
+    assert stages.values_cache(job, str(tmp_path / "elsewhere.parquet")) is None  # not under a sweep's results
+    stages.remove_values_cache(str(results))
     assert not (results / "data").exists()
