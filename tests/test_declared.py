@@ -184,12 +184,14 @@ def _read_key(node) -> str | None:
 
 def _defaults_written(node) -> list[tuple[str | None, ast.AST, bool]]:
     """(key, the default the code gives it, whether it is a dataclass field's) of ``node``:
-    ``x.get("k", V)``; ``A or V`` (A reading key k); ``{"k": V, **entry}``; a dataclass's
+    ``x.get("k", V)``; ``A or V`` (A reading key k); ``B if A else V``; ``{"k": V, **entry}``; a dataclass's
     ``k: T = V`` (or ``field(default=V)``)."""
     if _get_call(node) and len(node.args) == 2 and isinstance(node.args[0], ast.Constant):
         return [(node.args[0].value, node.args[1], False)]
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
         return [(_read_key(a), b, False) for a, b in zip(node.values, node.values[1:], strict=False)]
+    if isinstance(node, ast.IfExp):  # read(A) if A else V
+        return [(_read_key(node.test), node.orelse, False)]
     if isinstance(node, ast.Dict) and None in node.keys:  # {"key": value, **entry}
         return [(k.value, v, False) for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)]
     out = []
@@ -230,7 +232,7 @@ def _restated(tree: ast.AST, where: str, defaults: dict, constants: dict, named:
                 continue
             used = None if is_field or (where, name) in NOT_THE_SETTING else _declared_default_in(value, constants)
             if used is not None:
-                found.append(f"{where}:{value.lineno}: {name} falls back to {used}, from a declared default")
+                found.append(f"{where}:{value.lineno}: {name or 'a value'} falls back to {used}, a declared default")
                 continue
             if name is None or (where, name) in NOT_THE_SETTING:
                 continue
@@ -289,9 +291,10 @@ class Rule:
 e = config.get("chunk_cache") or [DEFAULT_CACHE.settings()]
 f = race.get("margin", SETTINGS.defaults()["margin"])
 g = config.get("zarr") or ZARR.setting("readers").default
+h = [ChunkCache.from_config(e) for e in entries] if entries else [DEFAULT_CACHE]
 """
     found = _restated(ast.parse(code), "x.py", defaults, constants)
-    assert sorted(int(line.split(":")[1]) for line in found) == [3, 4, 5, 6, 9, 10, 11, 14, 15, 16], found
+    assert sorted(int(line.split(":")[1]) for line in found) == [3, 4, 5, 6, 9, 10, 11, 14, 15, 16, 17], found
     fine = 'a = settings.get("objective")\nb = settings["recommend"]["objective"]\nc = race.get("margin") or 2.5\n'
     assert _restated(ast.parse(fine), "x.py", defaults, constants) == []
 

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from h5sweep import backends
-from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
+from h5sweep.backends.chunk_cache import ChunkCache, caches_from_config
 from h5sweep.cases import (
     READ_CASES,
     case_spec,
@@ -312,8 +312,7 @@ class JobSettings:
 
     @cached_property
     def chunk_caches(self) -> list[ChunkCache]:
-        entries = self.settings.get("chunk_cache")
-        return [ChunkCache.from_config(entry) for entry in entries] if entries else [DEFAULT_CACHE]
+        return caches_from_config(self.settings.get("chunk_cache"))
 
     @cached_property
     def read_options(self) -> list:
