@@ -16,7 +16,7 @@ from h5sweep.sweep import cluster, plan, preview, resume
 from h5sweep.cases import FIGURES
 from h5sweep.sweep.config import load_schema
 from h5sweep.sweep.rules import PLOT_MEM_MB, RuleFunctions
-from h5sweep.errors import ConfigError, RequestError
+from h5sweep.storage.errors import ConfigError, RequestError
 from h5sweep.sweep.model import load_sweep
 
 
@@ -84,7 +84,7 @@ RESULTS = f"results/{SWEEP.name}"
 
 def checked_resume():
     """The raced-out stores a finished sweep was asked to read to the end, per filesystem
-    (h5sweep.sweep.resume: results/<sweep>/resume.json, from `python -m h5sweep.whatif
+    (h5sweep.sweep.resume: results/<sweep>/resume.json, from `python -m h5sweep.compare.whatif
     --resume`), each checked against the sweep."""
     try:
         return resume.checked_request(SWEEP, RESULTS)

@@ -58,7 +58,7 @@ rule query_interleaved:
 
 
 # query_resumed: a store the race dropped that another read mix could favour, as asked after
-# the sweep (results/<sweep>/resume.json, `python -m h5sweep.whatif RUN --weights ...
+# the sweep (results/<sweep>/resume.json, `python -m h5sweep.compare.whatif RUN --weights ...
 # --resume`): written again and read to the end in the requested read options, on the same
 # seeded selections (h5sweep.sweep.resume). Nothing else is read again.
 

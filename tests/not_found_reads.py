@@ -23,10 +23,10 @@ from h5sweep.backends.hdf5_remote import h5py_has_ros3
 from h5sweep.backends.remote import RemoteBackend
 from h5sweep.cases import read_cases_from_config
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
-from h5sweep.errors import VerificationError
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.latency import NOT_FOUND, Faults
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import FileRead, S3Location

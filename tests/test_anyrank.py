@@ -11,8 +11,8 @@ import yaml
 from conftest import REPO, run_test_config
 
 from h5sweep.cases import figure_names
-from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import FieldSource, axis_names, make_source
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout
 from h5sweep.sweep.model import load_sweep
 

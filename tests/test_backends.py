@@ -12,9 +12,9 @@ from h5sweep import backends
 from h5sweep.backends import hdf5_filters
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.backends.hdf5 import BACKEND as HDF5
-from h5sweep.errors import ConfigError
 from h5sweep.storage import codecs
 from h5sweep.storage.codecs import CODECS, Codec, HDF5Filter, compressions_from_config, parse_compression
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.storage.selections import Selection
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases import read_cases_from_config
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 
 IMAGE = (480, 1, 2100)
 

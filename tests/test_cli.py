@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "h5sweep"
 FORMS = {
     "plan": "h5sweep.sweep",
-    "whatif": "h5sweep.whatif",
+    "whatif": "h5sweep.compare.whatif",
     "compare": "h5sweep.compare",
     "trace": "h5sweep.trace",
     "s3": "h5sweep.host.seaweed",

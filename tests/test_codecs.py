@@ -4,8 +4,8 @@ against what HDF5 can store, each refusal naming the key."""
 import pytest
 
 from h5sweep.backends.hdf5_filters import create_keywords
-from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import compressions_from_config, parse_compression
+from h5sweep.storage.errors import ConfigError
 
 
 def test_none_and_gzip_levels_parse_to_h5py_arguments():

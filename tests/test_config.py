@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.sweep.config import config_hash, validate_schema
 from h5sweep.sweep.model import load_sweep
 

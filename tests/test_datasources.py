@@ -7,8 +7,8 @@ import h5py
 import numpy as np
 import pytest
 
-from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import ChunkIndexSource, SyntheticSource, make_source
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout
 
 

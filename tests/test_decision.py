@@ -9,7 +9,7 @@ from test_recommend import MEASURED, settings, summary_of
 
 from h5sweep.analyze.decision import sheet
 from h5sweep.analyze.ranking import rank_layouts
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.sizes import count, duration, duration_range, factor, parse_size, rate, size
 from h5sweep.sweep.config import filled_section
 from h5sweep.sweep.model import recommend_from_config

@@ -190,7 +190,7 @@ def test_a_filesystem_whose_mount_is_removed_mid_sweep_is_refused_naming_the_key
 
 
 def test_a_directory_removed_during_a_job_turns_its_error_into_one_naming_the_key(tmp_path):
-    from h5sweep.errors import DirectoryRemovedError
+    from h5sweep.storage.errors import DirectoryRemovedError
     from h5sweep.sweep.settings import JobSettings
     from h5sweep.sweep.stages import in_its_directory
 
@@ -276,7 +276,7 @@ def test_the_plan_refuses_an_endpoint_that_does_not_answer_after_one_connection(
 def test_a_closed_port_is_refused_naming_the_key_and_an_optional_filesystem_is_left_out(tmp_path):
     import socket
 
-    from h5sweep.errors import ConfigError
+    from h5sweep.storage.errors import ConfigError
     from h5sweep.sweep.model import load_sweep
 
     with socket.socket() as unused:  # a port bound and closed: nothing listens there
@@ -384,7 +384,7 @@ def test_every_404_for_a_key_the_store_holds_fails_its_read_naming_the_key_and_t
 
 
 def test_faults_are_variants_of_a_filesystem_and_a_malformed_entry_is_refused_naming_its_key(tmp_path):
-    from h5sweep.errors import ConfigError
+    from h5sweep.storage.errors import ConfigError
     from h5sweep.storage.latency import Faults
     from h5sweep.sweep.model import load_sweep
 

@@ -18,7 +18,7 @@ import yaml
 from conftest import REPO, Workflow, tiny_config
 
 from h5sweep.analyze import findings
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.sweep.config import validate_schema
 
 CUBE = (100, 100, 100_000)

@@ -11,7 +11,7 @@ import yaml
 from generated import config, mutations
 
 from h5sweep.cases import CASE_SPECS
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.sweep import plan, settings
 from h5sweep.sweep.config import load_schema
 from h5sweep.sweep.model import load_sweep

@@ -15,8 +15,8 @@ from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.backends.fastwrite import write_fast
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases.engine import verify
-from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.storage.codecs import CODECS, compressions_from_config, parse_compression
+from h5sweep.storage.errors import ConfigError, VerificationError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
 from h5sweep.sweep.model import load_sweep

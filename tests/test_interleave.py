@@ -13,10 +13,10 @@ from h5sweep.cases import WriteCase, read_cases_from_config
 from h5sweep.cases.copies import copy_path, read_copies, read_copies_of_all
 from h5sweep.cases.engine import ReadPlan, StoreUnderTest, rounds, run_reads, visiting_order
 from h5sweep.cases.write.run import generate
-from h5sweep.errors import VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.layouts import Layout
 
 SHAPE = (12, 10, 3000)

@@ -7,8 +7,8 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases.iosize import IOSizeCase, run_iosize
-from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import ConfigError
 
 
 def test_every_size_api_and_operation_is_timed_and_checked(tmp_path):

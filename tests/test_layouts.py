@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout, layouts_from_config
 from h5sweep.sweep.config import filled_section
 

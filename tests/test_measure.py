@@ -17,11 +17,11 @@ from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
 from h5sweep.cases.write import LIMIT_FACTOR, LIMIT_FLOOR_S
 from h5sweep.cases.write.run import generate
-from h5sweep.errors import VerificationError
 from h5sweep.measure import pagecache, rates
 from h5sweep.measure.timing import minor_faults, touched_empty
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
 from h5sweep.sweep.plan import CHUNK_INDEX_BYTES

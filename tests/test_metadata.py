@@ -7,8 +7,8 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases.metadata import MetadataCase, _groups, run_metadata
-from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import ConfigError
 
 
 def test_spectra_are_split_into_n_consecutive_groups():

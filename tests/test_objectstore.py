@@ -13,9 +13,9 @@ import pytest
 from h5sweep import backends
 from h5sweep.backends.remote import MARKER_SUFFIX, classifier, open_remote, upload
 from h5sweep.backends.zarr_readers import ZarrReader
-from h5sweep.errors import ConfigError
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location, parse_range
 from h5sweep.storage.targets.s3 import location_from_config

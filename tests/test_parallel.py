@@ -19,9 +19,9 @@ from h5sweep import backends
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import parallel
 from h5sweep.cases.parallel import accesses, deal, mpi, passes, remainder_rank, runner
-from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import make_source
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout
 from h5sweep.sweep.model import load_sweep
 

@@ -8,9 +8,9 @@ import yaml
 
 from h5sweep.cases import CASE_SPECS, figure_names, figures_by_kind, plot_jobs
 from h5sweep.cases.iosize import timed_seconds as iosize_seconds
-from h5sweep.errors import ConfigError
 from h5sweep.measure import rates, settle
 from h5sweep.measure.rates import MAKE_DATA_BYTES_PER_S, SECONDS_PER_JOB
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.targets import s3 as s3_target
 from h5sweep.sweep.model import load_sweep
 from h5sweep.sweep.plan import file_bytes_bound, make_plan, measured_rows, scratch_bytes

@@ -401,7 +401,7 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     assert "## What if" in decision and "- cubes (subcube 1) on disk: " in decision
     # the same mix from the command line, in the same words, reading nothing
     whatif = subprocess.run(
-        [sys.executable, "-m", "h5sweep.whatif", str(results), "--weights", "subcube=1"],
+        [sys.executable, "-m", "h5sweep.compare.whatif", str(results), "--weights", "subcube=1"],
         capture_output=True,
         text=True,
         check=True,
@@ -409,7 +409,9 @@ def test_a_raced_sweep_ranks_only_the_stores_read_to_the_end_and_says_which_were
     line = next(x for x in decision.splitlines() if x.startswith("- cubes (subcube 1) on disk: "))
     assert line.removeprefix("- cubes ") in whatif.stdout.replace("mix 1 ", "", 1)
     refused = subprocess.run(
-        [sys.executable, "-m", "h5sweep.whatif", str(results), "--weights", "slice=1"], capture_output=True, text=True
+        [sys.executable, "-m", "h5sweep.compare.whatif", str(results), "--weights", "slice=1"],
+        capture_output=True,
+        text=True,
     )
     assert refused.returncode == 2 and "'slice' is not a read case of this sweep" in refused.stderr
     _resume_reads_only_the_stores_asked(wf, results, remix)
@@ -459,7 +461,7 @@ def _resume_reads_only_the_stores_asked(wf, results, config):
     # the command: a config of another sweep is refused; otherwise it asks for what its mix could
     # favour (the same stores the sheet names) and runs the sweep with them, here as a dry run
     other = wf.write_config({**config, "sweep": "other"}, "other.yaml")
-    whatif = [sys.executable, "-m", "h5sweep.whatif", str(results), "--weights", "subcube=1", "--resume"]
+    whatif = [sys.executable, "-m", "h5sweep.compare.whatif", str(results), "--weights", "subcube=1", "--resume"]
     refused = subprocess.run([*whatif, "--configfile", str(other)], capture_output=True, text=True, cwd=wf.root)
     assert refused.returncode == 2 and "is the config of sweep 'other', not of 'raced'" in refused.stderr
     settings = json.loads((results / "recommend.json").read_text())

@@ -8,8 +8,8 @@ import pytest
 
 from h5sweep.analyze.ranking import rank_layouts, selected_reads
 from h5sweep.analyze.wording import evidence, machine_caveat, markdown
-from h5sweep.errors import ConfigError
 from h5sweep.measure.objective import TO_BEST_CI_LOW
+from h5sweep.storage.errors import ConfigError
 from h5sweep.sweep.config import filled_section
 from h5sweep.sweep.model import recommend_from_config
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from h5sweep.cases import read_cases_from_config
-from h5sweep.errors import ConfigError
 from h5sweep.storage.datasources import ChunkIndexSource, RecordingSource, make_source
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout
 from h5sweep.sweep.model import load_sweep
 

@@ -11,8 +11,8 @@ from test_recommend import reads
 
 from h5sweep.analyze.aggregate import resumed_in_place
 from h5sweep.analyze.whatif import decide
-from h5sweep.errors import RequestError
 from h5sweep.storage import columns as C
+from h5sweep.storage.errors import RequestError
 from h5sweep.sweep.config import load_schema
 from h5sweep.sweep.model import load_sweep
 from h5sweep.sweep.resume import add_to_request, checked_request, read_request, request_path
@@ -65,7 +65,7 @@ def test_a_mix_of_the_case_a_raced_out_store_is_fast_at_names_it_and_the_command
     ]
     text = "\n".join(lines)
     assert "raced out at round 4, yet on the 4 reads it made this mix puts it at 0.5" in text
-    assert "`python -m h5sweep.whatif results/demo --weights slice=1 --resume`" in text
+    assert "`python -m h5sweep.compare.whatif results/demo --weights slice=1 --resume`" in text
     # the mix the race scored by favours no raced-out store: no command
     lines, stores = decide(
         raced_measurements(), summary(), settings, "spectra", {"spectra": 1.0}, _chosen(settings), with_stores=True

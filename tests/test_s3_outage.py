@@ -17,9 +17,9 @@ import pytest
 
 from h5sweep import backends
 from h5sweep.backends.remote import RemoteBackend, marker_path
-from h5sweep.errors import VerificationError
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
+from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import S3Location
 

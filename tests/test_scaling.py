@@ -9,10 +9,10 @@ from conftest import run_test_config
 
 from h5sweep.backends.fastwrite import write_fast
 from h5sweep.cases.scaling import ScalingCase, combine, run_scaling, split_x
-from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import ConfigError, VerificationError
 from h5sweep.storage.layouts import Layout
 
 SHAPE = (16, 16, 4000)

@@ -11,10 +11,10 @@ import pytest
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase
 from h5sweep.cases.write.run import generate
-from h5sweep.errors import ConfigError
 from h5sweep.measure import lock, settle
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.filesystems import filesystems_from_config, mount_info
 from h5sweep.storage.layouts import Layout
 from h5sweep.sweep.settings import JobSettings

@@ -10,8 +10,8 @@ import pytest
 
 from h5sweep import backends
 from h5sweep.backends.base import Capabilities
-from h5sweep.errors import ConfigError
 from h5sweep.storage import targets
+from h5sweep.storage.errors import ConfigError
 from h5sweep.sweep.config import load_schema, read_config_file
 from h5sweep.sweep.model import load_sweep
 

@@ -19,7 +19,7 @@ import time
 
 from h5sweep.cases.spec import CaseSpec, Figure
 from h5sweep.storage.declared import Block, Setting
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.measure import rates
 from h5sweep.measure.lock import timed_window
 from h5sweep.storage import columns

@@ -16,7 +16,7 @@ import pytest
 import zarr
 from conftest import Workflow
 
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.sweep.config import load_schema
 from h5sweep.sweep.model import load_sweep
 from h5sweep.trace import box_of, load, record

@@ -12,9 +12,9 @@ from h5sweep.backends.fastwrite import write_fast
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import read_cases_from_config
-from h5sweep.errors import ConfigError
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout, layouts_from_config
 from h5sweep.sweep.config import filled_section
 

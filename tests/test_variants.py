@@ -7,7 +7,7 @@ import pytest
 from conftest import run_test_config
 
 from h5sweep.cases import read_cases_from_config
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import case_rng, visit
 

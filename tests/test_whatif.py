@@ -106,7 +106,7 @@ def test_the_command_prints_each_mix_then_its_table_and_what_the_columns_mean(tm
     results = finished_folder(tmp_path)
     args = ["whatif", str(results), "--weights", "slice=1,spectra=100", "--weights", "slice=1"]
     ran = subprocess.run([str(BIN / "h5sweep"), *args], capture_output=True, text=True, check=True)
-    same = subprocess.run([sys.executable, "-m", "h5sweep.whatif", *args[1:]], capture_output=True, text=True)
+    same = subprocess.run([sys.executable, "-m", "h5sweep.compare.whatif", *args[1:]], capture_output=True, text=True)
     assert same.stdout == ran.stdout
     out = ran.stdout.splitlines()
     assert out[0].startswith("mix 1 (slice 1, spectra 100) on disk: HDF5 contiguous, ")

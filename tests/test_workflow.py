@@ -682,7 +682,7 @@ def test_a_sweep_without_a_contiguous_layout_ranks_against_its_reference_and_dra
 
 
 def test_the_reference_layout_is_a_key_and_a_wrong_one_is_refused_naming_it(tmp_path):
-    from h5sweep.errors import ConfigError
+    from h5sweep.storage.errors import ConfigError
     from h5sweep.sweep.model import load_sweep
 
     config = tiny_config(tmp_path)

@@ -20,10 +20,10 @@ from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.cases import WriteCase, read_cases_from_config
 from h5sweep.cases.engine import OpenedForReads, ReadPlan, StoreUnderTest, run_reads
 from h5sweep.cases.write.run import generate
-from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
+from h5sweep.storage.errors import ConfigError, VerificationError
 from h5sweep.storage.layouts import Layout, storage_order
 from h5sweep.sweep.config import read_config_file
 from h5sweep.sweep.model import load_sweep

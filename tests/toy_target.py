@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 
-from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.targets import StorageTarget
 
 SETTINGS = Block(

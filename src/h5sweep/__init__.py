@@ -1,15 +1,13 @@
-"""h5sweep: measure how HDF5 layouts behave on real filesystems for real access patterns.
+"""h5sweep: measure how the layout of an array store (HDF5, Zarr, raw binary) behaves on a
+filesystem for given access patterns, and recommend one.
 
-The package holds the logic of the Snakemake workflow; one module per axis of the sweep:
-
-- :mod:`h5sweep.storage.layouts`      contiguous and chunked layouts, chunk arithmetic
-- :mod:`h5sweep.storage.codecs`  filters applied to chunked layouts
-- :mod:`h5sweep.storage.filesystems`  where test files live, and what that storage is
-- :mod:`h5sweep.storage.datasources`  the values written (synthetic spectra, chunk index, donor)
-- :mod:`h5sweep.cases`        access cases (write, slice, spectra, subcube)
-
-and the stages of the workflow: :mod:`h5sweep.cases.write`, :mod:`h5sweep.cases.engine`,
-:mod:`h5sweep.analyze.aggregate`, :mod:`h5sweep.report.figures`.
+Its layers, bottom up (``docs/architecture.md``, "Rooms"): :mod:`h5sweep.storage` (layouts,
+codecs, selections, filesystems and storage targets, data sources, the columns, the errors users
+see) and :mod:`h5sweep.trace` (recordings); :mod:`h5sweep.measure`; :mod:`h5sweep.backends` and
+:mod:`h5sweep.host`; :mod:`h5sweep.cases` (the access cases and the read engine);
+:mod:`h5sweep.sweep` (the sweep's model and plan, and the stages its jobs run);
+:mod:`h5sweep.analyze`; :mod:`h5sweep.report`; :mod:`h5sweep.compare` (commands over finished
+sweeps); :mod:`h5sweep.cli`, the ``h5sweep`` command.
 """
 
 __version__ = "0.1.0"

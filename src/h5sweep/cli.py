@@ -1,7 +1,7 @@
 """``h5sweep COMMAND ...``: h5sweep's commands under one name (the console script the package
 installs). Each subcommand is the module's own command, given the rest of the command line
 as it is: ``h5sweep plan`` is ``python -m h5sweep.sweep``, ``h5sweep whatif`` is
-``python -m h5sweep.whatif``, and so on; both forms take the same arguments and print the
+``python -m h5sweep.compare.whatif``, and so on; both forms take the same arguments and print the
 same. The sweep itself runs with Snakemake (``snakemake --cores all``)."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ COMMANDS = {
         "a sweep's plan: jobs, job and wall time, peak disk per filesystem, its warnings, in under a second",
     ),
     "whatif": Command(
-        "h5sweep.whatif", "a finished sweep ranked again for other read mixes, as a table; nothing read again"
+        "h5sweep.compare.whatif", "a finished sweep ranked again for other read mixes, as a table; nothing read again"
     ),
     "compare": Command("h5sweep.compare", "one verdict across finished sweeps of several systems"),
     "trace": Command("h5sweep.trace.__main__", "record the h5py and Zarr reads of a program, or show a recording"),

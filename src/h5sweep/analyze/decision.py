@@ -556,6 +556,6 @@ def sheet(
     notes = [caveat] if caveat else []
     notes.append(
         "The full ranking: recommendation.md (and .csv); the studies' findings: findings.md; another read mix: "
-        f"`python -m h5sweep.whatif results/{settings.get(C.SWEEP, '<sweep>')} --weights case=reads,...`."
+        f"`python -m h5sweep.compare.whatif results/{settings.get(C.SWEEP, '<sweep>')} --weights case=reads,...`."
     )
     return Sheet(title, lead, sections, notes)

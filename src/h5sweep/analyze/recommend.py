@@ -37,7 +37,7 @@ def recommend(
     """Write ``recommendation.csv`` and ``recommendation.md`` (and the report's first page,
     ``rst_out``, the decision sheet first; and the sheet alone, ``decision_out``) from the
     aggregated tables; ``settings_out``: the settings ranked with, as JSON, for
-    ``python -m h5sweep.whatif``. Returns the ranking and the sheet (for the page,
+    ``python -m h5sweep.compare.whatif``. Returns the ranking and the sheet (for the page,
     :mod:`h5sweep.report.interactive`)."""
     from h5sweep.measure.records import read_tables, write_table
 

@@ -1,5 +1,5 @@
 """What-if mixes: a finished sweep ranked again for other read mixes, from the reads it
-already made (``recommend.mixes`` in decision.md, or ``python -m h5sweep.whatif``). Nothing
+already made (``recommend.mixes`` in decision.md, or ``python -m h5sweep.compare.whatif``). Nothing
 is read again; where the race dropped a store early (an interleaved pass with ``race``), the
 reads it made before it stopped say whether another mix could favour it. Nothing here
 imports an I/O library."""
@@ -78,7 +78,7 @@ def could_favour(reads: pd.DataFrame, table: pd.DataFrame, weights: dict, margin
 def resume_command(sweep: str, weights: dict) -> str:
     """The command that reads to the end the raced-out stores a mix could favour."""
     mix = ",".join(f"{case}={count:g}" for case, count in weights.items())
-    return f"python -m h5sweep.whatif results/{sweep} --weights {mix} --resume"
+    return f"python -m h5sweep.compare.whatif results/{sweep} --weights {mix} --resume"
 
 
 def favoured_stores(favoured: list[dict]) -> list[dict]:

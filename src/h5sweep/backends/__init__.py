@@ -20,12 +20,12 @@ from h5sweep.backends.chunk_cache import ChunkCache, caches_from_config
 from h5sweep.backends.zarr_readers import REMOTE as ZARR_REMOTE
 from h5sweep.backends.zarr_readers import SETTINGS as ZARR_SETTINGS
 from h5sweep.backends.zarr_readers import ZARR_CODEC_FAMILIES, ZarrReader, readers_from_config
-from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage import (
     objectstore,  # noqa: F401 - registers the columns of reads of remote stores
     targets,
 )
+from h5sweep.storage.errors import ConfigError
 
 # The byte sources the built-in backends read a store through: its path, and an object
 # store's objects (each opened by h5sweep.backends.remote)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError
 
 # The chunk cache a read's file handle had, in its row (its read option's columns)
 CHUNK_CACHE_BYTES = C.column("chunk_cache_bytes", C.INTEGER, "bytes")

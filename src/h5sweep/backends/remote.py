@@ -24,8 +24,8 @@ from h5sweep import backends
 from h5sweep.backends import file_reads
 from h5sweep.backends.base import Backend, OpenedStore
 from h5sweep.backends.file_reads import RemoteOption
-from h5sweep.errors import VerificationError
 from h5sweep.storage import objectstore
+from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location
 
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 
 from h5sweep.backends.base import SourceReads
 from h5sweep.backends.zarr_columns import ZARR_CONCURRENCY, ZARR_STORE
-from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import CODECS
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.objectstore import FSSPEC, OBSTORE
 
 # Codec families of h5sweep's table that Zarr v3 stores too (those whose module has ``zarr``).

@@ -22,7 +22,7 @@ from h5sweep.cases.subcube import SubcubeCase
 from h5sweep.cases.trace import TraceCase
 from h5sweep.cases.whole import WholeCase
 from h5sweep.cases.write import WriteCase
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Shape
 
 READ_CASES: dict[str, type[ReadCase]] = {

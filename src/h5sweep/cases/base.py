@@ -7,10 +7,10 @@ from typing import ClassVar
 
 from h5sweep.backends import OPTION_COLUMNS
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
-from h5sweep.errors import ConfigError
 from h5sweep.measure import rates
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Shape
 from h5sweep.storage.selections import Selection, case_rng, visit
 

@@ -17,6 +17,8 @@ dataset sizes, the bandwidth of the larger over the smaller per operation, mode 
 Choi's Fig. 7, Tables 8 and 11). The studies' comparative findings
 (:mod:`h5sweep.compare.comparative`) are judged on the sweeps' filesystems, each cast in the
 role its sentence names (``--role ROLE=NAME``).
+
+Beside it, :mod:`h5sweep.compare.whatif` ranks one finished sweep again for other read mixes.
 """
 
 from __future__ import annotations

@@ -1046,7 +1046,7 @@ group(
     (RESUMED,),
     (
         "Reads of a store that was raced out and then read to the end in a pass of its own "
-        "(`python -m h5sweep.whatif RUN --weights ... --resume`): on the same seeded selections as "
+        "(`python -m h5sweep.compare.whatif RUN --weights ... --resume`): on the same seeded selections as "
         "the other stores' reads it is paired with, but not interleaved in time with them; they "
         "replace its reads before it stopped. Empty for every other read."
     ),

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout, Region, Shape
 
 # Regions are computed in x-slabs of at most this many elements, to bound temporary memory.

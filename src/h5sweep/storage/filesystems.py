@@ -15,9 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from h5sweep.errors import ConfigError
 from h5sweep.storage import targets
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError
 
 MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")  # no device below: a cold read is a memory read
 

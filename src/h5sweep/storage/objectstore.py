@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from urllib.parse import unquote, urlsplit
 
-from h5sweep.errors import ConfigError, FaultedReadError
 from h5sweep.storage.columns import (
     BOOLEAN,
     FLOAT,
@@ -40,6 +39,7 @@ from h5sweep.storage.columns import (
     group,
 )
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError, FaultedReadError
 from h5sweep.storage.latency import RESET, Faults
 from h5sweep.storage.sizes import binary_size, parse_size
 
@@ -635,7 +635,7 @@ class RequestLog:
         return {OPEN_REQUESTS: requests}
 
     def faulted(self, message: str, mark) -> FaultedReadError | None:
-        """A read failed since ``mark`` as a :class:`h5sweep.errors.FaultedReadError` where the
+        """A read failed since ``mark`` as a :class:`h5sweep.storage.errors.FaultedReadError` where the
         relay injected a fault in its requests and every failed answer it met could be an
         injected one (an emulated fault's failure; a server that answers 5xx itself, or has
         gone, is not); else None."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 
 UNITS = {
     "b": 1,

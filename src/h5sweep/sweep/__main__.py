@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", "-q", action="store_true", help="the plan and a refusal, no warnings")
     args = parser.parse_args(argv)
 
-    from h5sweep.errors import ConfigError
+    from h5sweep.storage.errors import ConfigError
     from h5sweep.sweep import cluster
     from h5sweep.sweep.config import load_schema
     from h5sweep.sweep.model import load_sweep

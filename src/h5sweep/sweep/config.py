@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from h5sweep.errors import ConfigError
+from h5sweep.storage.errors import ConfigError
 
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "config" / "schema.yaml"
 

@@ -30,11 +30,11 @@ from h5sweep.cases import (
     write_case_from_config,
 )
 from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
-from h5sweep.errors import ConfigError
 from h5sweep.measure.objective import OBJECTIVES, read_mix
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config, parse_compression
 from h5sweep.storage.datasources import axis_names, check_donor, fill_name
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.filesystems import Filesystem, filesystems_from_config
 from h5sweep.storage.layouts import Layout, Shape, layouts_from_config
 from h5sweep.storage.selections import POLICIES

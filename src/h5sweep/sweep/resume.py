@@ -1,5 +1,5 @@
 """Resuming raced-out stores: the request a finished sweep keeps in ``<results>/resume.json``
-(written by ``python -m h5sweep.whatif RUN --weights ... --resume``), and the job it adds.
+(written by ``python -m h5sweep.compare.whatif RUN --weights ... --resume``), and the job it adds.
 
 A store the read race dropped (``race``) read only the rounds before it stopped. Where another
 read mix could favour it, the request names it (its filesystem, backend, layout, codec and
@@ -15,8 +15,8 @@ import json
 import os
 from pathlib import Path
 
-from h5sweep.errors import RequestError
 from h5sweep.storage import columns as C
+from h5sweep.storage.errors import RequestError
 
 REQUEST = "resume.json"
 KEYS = (C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION, C.READ_OPTION)

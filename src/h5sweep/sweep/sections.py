@@ -312,7 +312,7 @@ RECOMMEND = Block(
             "Other read mixes to decide for, by name (e.g. {browsing: {slice: 10}, analysis: {spectra: 1000, "
             "subcube: 10}}), each as weights are given: decision.md ranks the finished sweep for each from "
             "the reads it made (nothing is read again), and names the raced-out stores a mix could favour. "
-            "`python -m h5sweep.whatif results/<sweep> --weights slice=10,spectra=1000` does the same for any"
+            "`python -m h5sweep.compare.whatif results/<sweep> --weights slice=10,spectra=1000` does the same for any"
             " mix.",
             {"additionalProperties": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}}},
         ),

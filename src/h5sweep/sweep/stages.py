@@ -24,12 +24,12 @@ from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store, run_reads
 from h5sweep.cases.engine.race import RaceRule
 from h5sweep.cases.write.race_runner import ValuesOnce, race_stores, write_limits
 from h5sweep.cases.write.run import generate
-from h5sweep.errors import DirectoryRemovedError, StorageFullError, is_no_space
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
 from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import load_values, make_source, save_values, values_shared
+from h5sweep.storage.errors import DirectoryRemovedError, StorageFullError, is_no_space
 from h5sweep.storage.filesystems import apply_stripe, mount_info, nearest_existing, stripe_words
 from h5sweep.sweep.settings import JobSettings
 

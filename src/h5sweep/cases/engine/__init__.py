@@ -37,10 +37,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from h5sweep.errors import VerificationError
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import DataSource
+from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
 

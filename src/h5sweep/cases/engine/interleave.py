@@ -21,11 +21,11 @@ from h5sweep.cases.engine.reads import (
     timed_read,
     visiting_order,
 )
-from h5sweep.errors import FaultedReadError
 from h5sweep.measure import pagecache
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused, touched_empty
 from h5sweep.storage import columns as C
+from h5sweep.storage.errors import FaultedReadError
 
 if TYPE_CHECKING:
     from h5sweep.cases.base import ReadCase

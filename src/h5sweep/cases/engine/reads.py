@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from h5sweep.errors import VerificationError
 from h5sweep.measure import pagecache
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import minor_faults
 from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import DataSource
+from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.filesystems import device_reads_counted
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
@@ -169,7 +169,7 @@ def _not_found(opened: OpenedForReads, mark) -> str:
 
 
 def _failed(opened: OpenedForReads, mark, message: str) -> VerificationError:
-    """The error of a failed read: the :class:`h5sweep.errors.FaultedReadError` its store's
+    """The error of a failed read: the :class:`h5sweep.storage.errors.FaultedReadError` its store's
     meter makes where the read failed on a fault its target emulated, else a
     VerificationError."""
     faulted = opened.requests.faulted(message, mark) if mark is not None else None

@@ -20,13 +20,13 @@ import numpy as np
 from h5sweep.backends import HDF5, RAW
 from h5sweep.cases.iosize import columns as IC
 from h5sweep.cases.spec import CaseSpec, Figure
-from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state
 from h5sweep.measure.timing import timed_io
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError, VerificationError
 from h5sweep.storage.filesystems import device_reads_counted
 
 

@@ -18,8 +18,8 @@ from h5sweep.cases.parallel.settings import (
     STUDY_REMAINDER,
     UNITS,
 )
-from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.storage import columns as C
+from h5sweep.storage.errors import ConfigError, check_limit_s
 from h5sweep.storage.layouts import Layout, Shape
 
 # The units of a pass and the axis they lie along, by the dataset's rank.

@@ -28,13 +28,13 @@ from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.cases.scaling import columns as SC
 from h5sweep.cases.scaling import columns as scaling_columns  # noqa: F401 - registers the columns it adds
 from h5sweep.cases.spec import CaseSpec, Figure
-from h5sweep.errors import ConfigError, VerificationError
 from h5sweep.measure import pagecache, rates
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused
 from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import DataSource
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError, VerificationError
 from h5sweep.storage.layouts import Layout, Shape
 from h5sweep.storage.selections import Selection, case_rng, random_boxes
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.cases.write import columns as WC
-from h5sweep.errors import ConfigError, check_limit_s
 from h5sweep.measure import rates, settle
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError, check_limit_s
 from h5sweep.storage.layouts import WRITE_STRATEGIES, Layout
 
 FILL_TIMES = ("ifset", "never", "alloc")

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
+from h5sweep.storage.errors import ConfigError
 
 MB = 1_000_000
 

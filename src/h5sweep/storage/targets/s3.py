@@ -12,10 +12,10 @@ import re
 from dataclasses import asdict
 from urllib.parse import urlsplit
 
-from h5sweep.errors import ConfigError
 from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore
 from h5sweep.storage.declared import Block, Setting
+from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.targets import StorageTarget
 
 MB = 1_000_000

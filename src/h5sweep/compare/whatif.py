@@ -3,7 +3,7 @@ results directory, ``results/<sweep>``) ranked again for other read mixes from t
 made, in seconds; nothing is read again (:mod:`h5sweep.analyze.whatif`). Per mix and
 filesystem: its choice in words, then every store in a table (rank, mix time with its 95%
 interval, ratio to the choice, tied, file size, write time, worst case).
-``python -m h5sweep.whatif`` is the same command.
+``python -m h5sweep.compare.whatif`` is the same command.
 
 With ``--resume``, the stores the race dropped that one of the mixes could favour are read to
 the end, and nothing else: they are added to ``RUN/resume.json`` (:mod:`h5sweep.sweep.resume`)
@@ -37,7 +37,7 @@ def parse_weights(text: str) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m h5sweep.whatif", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m h5sweep.compare.whatif", description=__doc__.split("\n\n")[0])
     parser.add_argument("run", type=Path, help="a finished sweep's results directory (results/<sweep>)")
     parser.add_argument(
         "--weights", action="append", required=True, help="a read mix, case=reads per unit of work, comma-separated"
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     needed = [args.run / name for name in ("recommend.json", "measurements.parquet", "summary.parquet")]
     missing = [str(p) for p in needed if not p.is_file()]
     if missing:
-        print(f"h5sweep.whatif: {args.run} is not a finished sweep: no {', '.join(missing)}", file=sys.stderr)
+        print(f"h5sweep whatif: {args.run} is not a finished sweep: no {', '.join(missing)}", file=sys.stderr)
         return 2
     from h5sweep.analyze.whatif import TABLE_LEGEND, check_mix, decide, rank_for
     from h5sweep.measure.records import read_tables
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         mixes = [check_mix(settings, parse_weights(text)) for text in args.weights]
     except ValueError as err:
-        print(f"h5sweep.whatif: {err}", file=sys.stderr)
+        print(f"h5sweep whatif: {err}", file=sys.stderr)
         return 2
     measurements, summary = read_tables([str(needed[1])]), read_tables([str(needed[2])])
     own, _ = rank_for(measurements, summary, settings, settings["recommend"]["weights"])
@@ -94,17 +94,17 @@ def resume(args, sweep: str, favoured: list[dict], extra: list[str]) -> int:
 
     workdir = args.run.resolve().parent.parent
     if args.run.resolve().parent.name != "results" or not (workdir / "Snakefile").is_file():
-        print(f"h5sweep.whatif: --resume: {args.run} is not results/<sweep> of a workflow directory", file=sys.stderr)
+        print(f"h5sweep whatif: --resume: {args.run} is not results/<sweep> of a workflow directory", file=sys.stderr)
         return 2
     configfile = Path(args.configfile or workdir / DEFAULT_CONFIG)
     try:
         named = (yaml.safe_load(configfile.read_text()) or {}).get(C.SWEEP)
     except (OSError, yaml.YAMLError) as err:
-        print(f"h5sweep.whatif: --configfile: {err}", file=sys.stderr)
+        print(f"h5sweep whatif: --configfile: {err}", file=sys.stderr)
         return 2
     if named != sweep:
         print(
-            f"h5sweep.whatif: --configfile {configfile} is the config of sweep {named!r}, not of {sweep!r} "
+            f"h5sweep whatif: --configfile {configfile} is the config of sweep {named!r}, not of {sweep!r} "
             f"({args.run}); give the config the sweep ran with",
             file=sys.stderr,
         )
