@@ -61,7 +61,7 @@ def naive_loop(config_path: Path, workdir: Path) -> dict:
     sweep = load_sweep(config)
     data = make_source(sweep.dataset, sweep.layouts[0]).materialize()
     medians: dict[str, dict[str, float]] = {}
-    for store in sweep.test_files():
+    for store in sweep.stores():
         fs, layout, comp = store.filesystem, store.layout, store.compression
         os.makedirs(fs.directory, exist_ok=True)
         path = os.path.join(fs.directory, f"{layout.id}-{comp.name}.h5")

@@ -112,8 +112,8 @@ def test_defaults_are_filled_and_the_grid_expands(tmp_path):
     }
     assert sweep.dataset["seed"] == 0 and sweep.dataset["name"] == "data"
     # contiguous (uncompressed only) + (2 x 2 grid + 1 extra shape) x 2 compressions
-    assert len(sweep.test_files()) == 1 + 5 * 2
-    assert {tf.compression.name for tf in sweep.test_files() if tf.layout.kind == "contiguous"} == {"none"}
+    assert len(sweep.stores()) == 1 + 5 * 2
+    assert {tf.compression.name for tf in sweep.stores() if tf.layout.kind == "contiguous"} == {"none"}
 
 
 def test_shipped_configs_are_valid_and_the_openmsi_chunking_config_is_the_study_grid():
@@ -141,7 +141,7 @@ def test_a_process_that_rereads_a_checked_sweep_skips_the_checks_and_the_probes(
     config["filesystems"] = {"disk": str(tmp_path / "no" / "such" / "dir")}
     main = load_sweep(copy.deepcopy(config))
     job_side = load_sweep(copy.deepcopy(config), probe=False)
-    assert [tf.layout for tf in job_side.test_files()] == [tf.layout for tf in main.test_files()]
+    assert [tf.layout for tf in job_side.stores()] == [tf.layout for tf in main.stores()]
     assert job_side.config == main.config  # the same defaults
     config["filesystems"] = {"disk": str(tmp_path / "a file")}
     (tmp_path / "a file").write_text("")
@@ -170,7 +170,7 @@ def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path
 
     one, three = sweep_with(1), sweep_with(3)
     assert three.filesystems[0].read_copies == 3
-    tf = three.test_files()[0]
+    tf = three.stores()[0]
     settings = job_settings.query_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
     assert settings["read_copies"] == 3 and job_settings.JobSettings(settings).read_copies == 3
     generate = job_settings.generate_settings(three, three.filesystems[0], "hdf5", tf.layout.id, tf.compression.name)
@@ -178,12 +178,12 @@ def test_read_copies_reach_the_query_jobs_and_multiply_the_planned_disk(tmp_path
     # the copies exist while the stores are queried: all stores at once when interleaved, else
     # the one store of the one running job
     peak_one, peak_three = (make_plan(s, 1).filesystems[0].peak_bytes for s in (one, three))
-    bounds = [file_bytes_bound(one, tf.layout, tf.backend.name) for tf in one.test_files()]
+    bounds = [file_bytes_bound(one, tf.layout, tf.backend.name) for tf in one.stores()]
     assert peak_three - peak_one == 2 * (sum(bounds) if one.interleave else max(bounds))
     # and their making counts in the query jobs' time (untimed work: not in the windows)
     plans = make_plan(one, 1), make_plan(three, 1)
     from_device = mount_info(str(tmp_path)).fs_type not in MEMORY_FILESYSTEMS
-    copying = sum(rates.read_copies_seconds(one, tf.layout, 3, from_device) for tf in one.test_files())
+    copying = sum(rates.read_copies_seconds(one, tf.layout, 3, from_device) for tf in one.stores())
     assert copying > 0 and plans[1].job_seconds - plans[0].job_seconds == pytest.approx(copying)
     assert plans[1].timed_seconds == plans[0].timed_seconds
 

@@ -68,9 +68,9 @@ def test_the_donors_own_chunks_and_codec_are_a_layout_named_donor(tmp_path):
     sweep = load_sweep(_donor_config(tmp_path, str(path), "v", (20, 20, 3000)))
     donor = [layout for layout in sweep.layouts if layout.name == "donor"]
     assert [layout.chunk_shape for layout in donor] == [(10, 10, 500)]
-    stores = {(tf.backend.name, tf.compression.name) for tf in sweep.test_files() if tf.layout.name == "donor"}
+    stores = {(tf.backend.name, tf.compression.name) for tf in sweep.stores() if tf.layout.name == "donor"}
     assert stores == {("hdf5", "gzip-6"), ("zarr", "gzip-6")}  # the donor's codec only: gzip-6 is not configured
-    others = {tf.compression.name for tf in sweep.test_files() if tf.layout.name != "donor" and tf.layout.chunk_shape}
+    others = {tf.compression.name for tf in sweep.stores() if tf.layout.name != "donor" and tf.layout.chunk_shape}
     assert others == {"none", "gzip-1"}
 
 
@@ -93,7 +93,7 @@ CAPPED = textwrap.dedent(
     config, donor_bytes, index = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     sweep = load_sweep(config)
     fs = sweep.filesystems[0]
-    stores = [(tf.backend.name, tf.layout.id, tf.compression.name) for tf in sweep.test_files()]
+    stores = [(tf.backend.name, tf.layout.id, tf.compression.name) for tf in sweep.stores()]
     if index < 0:
         print(json.dumps(stores))
         sys.exit()

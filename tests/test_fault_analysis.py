@@ -60,7 +60,7 @@ def measured(s3, tmp_path_factory):
     tables, injected = [], {}
     for fs in sweep.filesystems:
         log = O.relay(fs.s3).log_path
-        for store_file in (f for f in sweep.test_files() if f.filesystem is fs):
+        for store_file in (f for f in sweep.stores() if f.filesystem is fs):
             where = (store_file.backend.name, store_file.layout.id, store_file.compression.name)
             store = os.path.join(fs.directory, store_file.backend.name, f"store.{store_file.backend.name}")
             out = tmp / fs.name / store_file.backend.name

@@ -116,7 +116,7 @@ def test_a_store_truncated_between_generation_and_query_fails_naming_store_case_
     config = _small_config(tmp_path, "truncated")
     config["layouts"] = {"contiguous": False, "chunks": {"xy": [5], "z": [100]}, "shapes": []}
     sweep = load_sweep(config)
-    (store_file,) = sweep.test_files()
+    (store_file,) = sweep.stores()
     fs, where = store_file.filesystem, (store_file.backend.name, store_file.layout.id, store_file.compression.name)
     store = str(tmp_path / "store.hdf5")
     stages.run_generate(job_settings.generate_settings(sweep, fs, *where), store, str(tmp_path / "write.parquet"))
@@ -504,7 +504,7 @@ def test_a_query_job_on_a_filesystem_with_faults_says_them_and_counts_what_each_
     config["cases"] = {"write": {"repeats": 1}, "slice": {"repeats": 3, "depth": 5}}
     sweep = load_sweep(config)
     for fs in sweep.filesystems:
-        (store_file,) = [f for f in sweep.test_files() if f.filesystem is fs and f.backend.name == "zarr"]
+        (store_file,) = [f for f in sweep.stores() if f.filesystem is fs and f.backend.name == "zarr"]
         where = (store_file.backend.name, store_file.layout.id, store_file.compression.name)
         store = os.path.join(fs.directory, "zarr", "store.zarr")
         out = tmp_path / fs.name

@@ -25,7 +25,7 @@ def _plan(cfg: dict):
     and build every job's settings and the list of figures."""
     sweep = load_sweep(cfg, SCHEMA)
     plan.make_plan(sweep, 2)
-    for tf in sweep.test_files():
+    for tf in sweep.stores():
         fs, backend = tf.filesystem, tf.backend.name
         settings.generate_settings(sweep, fs, backend, tf.layout.id, tf.compression.name)
         settings.query_settings(sweep, fs, backend, tf.layout.id, tf.compression.name)

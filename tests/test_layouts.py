@@ -189,5 +189,5 @@ def test_paged_layouts_are_every_layout_again_with_paged_aggregation_and_hdf5_wr
     config["backends"] = ["hdf5", "zarr", "raw"]
     config["zarr"] = {"readers": ["zarr-python"]}
     sweep = load_sweep(config, probe=False)
-    paged = {(tf.backend.name, tf.layout.id) for tf in sweep.test_files() if tf.layout.page_size}
+    paged = {(tf.backend.name, tf.layout.id) for tf in sweep.stores() if tf.layout.page_size}
     assert paged == {("hdf5", "contiguous-paged-4096"), ("hdf5", "chunked-2x5x64-paged-4096")}

@@ -618,7 +618,7 @@ def test_the_shipped_cloud_config_measures_each_latency_as_a_filesystem_of_its_o
     sweep = load_sweep(config, probe=False)  # no server needed to plan it
     assert [(fs.name, fs.s3.latency_ms) for fs in sweep.filesystems] == [("cloud_0ms", 0.0), ("cloud_20ms", 20.0)]
     assert len({fs.directory for fs in sweep.filesystems}) == 2
-    paged = [tf for tf in sweep.test_files() if tf.layout.page_size == 8 * 2**20]
+    paged = [tf for tf in sweep.stores() if tf.layout.page_size == 8 * 2**20]
     assert paged and {tf.backend.name for tf in paged} == {"hdf5"}
     for fs in sweep.filesystems:  # HDF5 in both of the filesystem's reads; Zarr as it is
         reads = [(o.read.cache_type, o.read.page_buffer) for o in sweep.read_options("hdf5", fs)]

@@ -503,5 +503,5 @@ def test_bigdoq_as_table_4_plans_at_most_8_hours_per_allocation():
         yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "origdoq.yaml").read_text()), probe=False
     )
     assert sweep.chunk_caches == origdoq.chunk_caches
-    jobs = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.test_files() if SPEC.runs_on(store)]
+    jobs = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.stores() if SPEC.runs_on(store)]
     assert len(jobs) == 2 and max(jobs) <= 8 * 3600

@@ -37,8 +37,8 @@ def test_peak_disk_is_jobs_at_once_times_the_largest_file_and_its_kept_repeats()
         assert at_once * largest <= fs.peak_bytes < at_once * largest + 1e9
     assert sweep.write_race is not None  # its writes race: one more job per filesystem
     # locally a store's job writes it and reads it; on a scheduler, a job each
-    assert plan.jobs == len(sweep.test_files()) + len(sweep.filesystems)
-    assert make_plan(sweep, 4, cluster=True).jobs == 2 * len(sweep.test_files()) + len(sweep.filesystems)
+    assert plan.jobs == len(sweep.stores()) + len(sweep.filesystems)
+    assert make_plan(sweep, 4, cluster=True).jobs == 2 * len(sweep.stores()) + len(sweep.filesystems)
     assert make_plan(sweep, parallel_jobs=8).filesystems[0].peak_bytes > plan.filesystems[0].peak_bytes
 
 
@@ -55,7 +55,7 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert two.finishing_jobs == len(plots) + 2  # the aggregate (with the findings), the recommendation
     drawn = {kind: n for kinds in plots.values() for kind, n in kinds.items()}
     assert drawn == figures_by_kind(sweep) and sum(map(len, drawn.values())) == len(figure_names(sweep))
-    stores = len(sweep.test_files())
+    stores = len(sweep.stores())
     drawing = rates.recommend_seconds(stores) + sum(
         rates.figure_seconds(sum(map(len, kinds.values())), stores) for kinds in plots.values()
     )
@@ -105,7 +105,7 @@ def test_every_case_spec_has_a_cost_model_and_own_jobs_their_resources(monkeypat
     ):
         sweep = load_sweep(yaml.safe_load((REPO / path).read_text()))
         for spec in (spec for spec in CASE_SPECS if spec.enabled(sweep)):
-            where = sweep.test_files()[0] if spec.scope == "store" else sweep.filesystems[0]
+            where = sweep.stores()[0] if spec.scope == "store" else sweep.filesystems[0]
             job, timed = spec.job_cost(sweep, where, True)
             assert job > timed >= 0
             if spec.has_own_job:
@@ -120,7 +120,7 @@ def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each
     interleaved = load_sweep({**config, "interleave": True, "race": False})
     # one query job per store (as on a scheduler: locally the store's own job reads it)
     a, b = make_plan(one_at_a_time, 2, cluster=True), make_plan(interleaved, 2, cluster=True)
-    stores = len(interleaved.test_files())
+    stores = len(interleaved.stores())
     filesystems = len(interleaved.filesystems)
     # locally, one job per filesystem writes them all too
     assert make_plan(interleaved, 2).jobs == b.jobs - (stores - filesystems)
@@ -129,7 +129,7 @@ def test_interleaved_reads_hold_every_store_of_a_filesystem_and_run_one_job_each
     assert b.job_seconds == pytest.approx(a.job_seconds - (stores - filesystems) * rates.SECONDS_PER_JOB)
     assert b.timed_seconds == pytest.approx(a.timed_seconds)
     for fs_a, fs_b in zip(a.filesystems, b.filesystems, strict=True):
-        mine = [tf for tf in interleaved.test_files() if tf.filesystem.name == fs_b.name]
+        mine = [tf for tf in interleaved.stores() if tf.filesystem.name == fs_b.name]
         everything = sum(file_bytes_bound(interleaved, tf.layout) for tf in mine)
         copies = mine[0].filesystem.read_copies  # each store's read copies exist with it
         assert fs_b.peak_bytes - fs_a.peak_bytes == copies * (everything - 2 * fs_a.largest_file_bytes)
@@ -142,7 +142,7 @@ def test_a_raced_sweep_is_planned_with_the_reads_and_writes_its_races_leave():
     # on a scheduler a write race job per filesystem; locally the job writing its stores races them
     assert make_plan(raced, 2, cluster=True).jobs == make_plan(whole, 2, cluster=True).jobs + len(raced.filesystems)
     assert a.jobs == b.jobs
-    stores = [tf for tf in raced.test_files() if tf.filesystem.name == "disk"]
+    stores = [tf for tf in raced.stores() if tf.filesystem.name == "disk"]
     write, read = (next(s for s in CASE_SPECS if s.name == name) for name in ("write", "read"))
     # the best of 19 stores writes its 3 repeats, every other once and the rest of the 3 a
     # quarter of the time: 1.5 of 3
@@ -185,8 +185,8 @@ def test_stores_that_wait_for_a_job_of_their_own_count_in_the_peak_when_read_one
     without = load_sweep({**config, "cases": {k: v for k, v in config["cases"].items() if k != "scaling"}})
     assert with_scaling.scaling is not None and without.scaling is None
     (fs,), (fs_base,) = make_plan(with_scaling, 1).filesystems, make_plan(without, 1).filesystems
-    waiting = sum(file_bytes_bound(with_scaling, tf.layout) for tf in with_scaling.test_files())
-    assert len(with_scaling.test_files()) == 3 and fs.largest_file_bytes == fs_base.largest_file_bytes
+    waiting = sum(file_bytes_bound(with_scaling, tf.layout) for tf in with_scaling.stores())
+    assert len(with_scaling.stores()) == 3 and fs.largest_file_bytes == fs_base.largest_file_bytes
     assert fs.peak_bytes - scratch_bytes(with_scaling) == fs_base.peak_bytes - scratch_bytes(without) + waiting
 
 
@@ -226,7 +226,7 @@ def test_a_generate_job_asks_twice_its_plan_and_a_retry_the_time_its_write_limit
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["cases"]["write"] = {"repeats": 2, "strategies": ["chunk", "spectrum"], "limit_s": 600}
     sweep = load_sweep(config, probe=False)
-    store = next(tf for tf in sweep.test_files() if tf.layout == sweep.layouts[-1] and tf.compression.is_none)
+    store = next(tf for tf in sweep.stores() if tf.layout == sweep.layouts[-1] and tf.compression.is_none)
     layout, compression = store.layout, store.compression
     planned = WRITE.job_cost(sweep, store, True)[0]
     first = resources.generate_runtime_min(sweep, layout, compression)
@@ -282,11 +282,11 @@ def test_under_a_scheduler_the_mpi_jobs_are_planned_side_by_side():
         yaml.safe_load((REPO / "config" / "studies" / "folk-choi" / "bigdoq.yaml").read_text()), probe=False
     )
     local, slurm = make_plan(sweep, 2), make_plan(sweep, 10, cluster=True)
-    mpi = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.test_files() if SPEC.runs_on(store)]
+    mpi = [SPEC.job_cost(sweep, store, True)[0] for store in sweep.stores() if SPEC.runs_on(store)]
     assert local.exclusive_seconds == pytest.approx(sum(mpi))  # one after another, alone
     assert slurm.measuring_wall_seconds == pytest.approx(max(mpi))  # side by side
     # the same work; locally a store's writes and reads are one job (one Python start)
-    stores = len(sweep.test_files())
+    stores = len(sweep.stores())
     assert slurm.job_seconds == pytest.approx(local.job_seconds + stores * rates.SECONDS_PER_JOB)
     assert slurm.jobs == local.jobs + stores
 
@@ -324,7 +324,7 @@ def test_locally_a_stores_job_reads_it_unless_the_reads_are_interleaved():
     assert reads_in_store_job(one_at_a_time, cluster=False)
     assert not reads_in_store_job(one_at_a_time, cluster=True)
     assert not reads_in_store_job(load_sweep({**config, "interleave": True}), cluster=False)
-    stores = len(one_at_a_time.test_files())
+    stores = len(one_at_a_time.stores())
     local, cluster = make_plan(one_at_a_time, 2), make_plan(one_at_a_time, 2, cluster=True)
     assert cluster.jobs - local.jobs == stores
     assert cluster.timed_seconds == pytest.approx(local.timed_seconds)  # the same reads
@@ -345,11 +345,9 @@ def test_locally_one_job_writes_a_filesystems_small_stores_where_one_job_reads_t
     z = ONE_WRITE_JOB_BYTES // (16 * 16 * 2) + 1  # 16 x 16 x z uint16: a plane more than it holds
     large = load_sweep({**config, "dataset": {**config["dataset"], "shape": [16, 16, z]}})
     assert not writes_in_one_job(large, large.filesystems[0], cluster=False)
-    stores = len([tf for tf in interleaved.test_files() if tf.filesystem.name == disk.name])
+    stores = len([tf for tf in interleaved.stores() if tf.filesystem.name == disk.name])
     local, cluster = make_plan(interleaved, 2), make_plan(interleaved, 2, cluster=True)
-    merged = sum(
-        len([tf for tf in interleaved.test_files() if tf.filesystem is fs]) - 1 for fs in interleaved.filesystems
-    )
+    merged = sum(len([tf for tf in interleaved.stores() if tf.filesystem is fs]) - 1 for fs in interleaved.filesystems)
     races = len(interleaved.filesystems)  # on a scheduler, the write race's own jobs
     assert stores > 1 and cluster.jobs - local.jobs == merged + races
     assert cluster.job_seconds - local.job_seconds == pytest.approx((merged + races) * SECONDS_PER_JOB)
@@ -403,7 +401,7 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
     config = read_config_file(Path(__file__).parents[1] / "config" / "cloud.yaml")
     config["filesystems"]["disk"] = {"path": "results/disk"}
     sweep = load_sweep(config, probe=False)
-    by = {(tf.filesystem.name, tf.backend.name, tf.layout.id): tf for tf in sweep.test_files()}
+    by = {(tf.filesystem.name, tf.backend.name, tf.layout.id): tf for tf in sweep.stores()}
     assert rates.read_requests(sweep, by[("disk", "hdf5", "contiguous")]) == 0
     for backend, layout in [("hdf5", "contiguous"), ("hdf5", "chunked-4x4x256"), ("zarr", "chunked-4x4x256")]:
         near, far = by[("cloud_0ms", backend, layout)], by[("cloud_20ms", backend, layout)]

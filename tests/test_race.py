@@ -258,7 +258,7 @@ def test_on_real_stores_the_race_job_stops_the_stores_its_rule_stops_on_the_time
     config["cases"] = {"write": {"repeats": 4}, "spectra": {"repeats": 2, "size": 5}}
     sweep = load_sweep(config)
     fs = sweep.filesystems[0]
-    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == fs.name]
+    stores = [tf for tf in sweep.stores() if tf.filesystem.name == fs.name]
     records = []
     for tf in stores:
         name = (tf.backend.name, tf.layout.id, tf.compression.name)
@@ -313,7 +313,7 @@ def test_where_the_filesystem_rests_after_removals_the_race_removes_its_files_to
     sweep = load_sweep(config)
     fs = sweep.filesystems[0]
     records = []
-    for tf in sweep.test_files():
+    for tf in sweep.stores():
         name = (tf.backend.name, tf.layout.id, tf.compression.name)
         records.append(str(tmp_path / "raw" / "-".join(name) / "write.parquet"))
         path = backends.store_path(fs.directory, sweep.name, *name)

@@ -105,8 +105,8 @@ def test_a_request_grows_never_twice_the_same_store_and_is_checked_against_the_s
     add_to_request(tmp_path, [entry])
     other = {
         **entry,
-        C.LAYOUT_ID: sweep.test_files()[1].layout.id,
-        C.COMPRESSION: sweep.test_files()[1].compression.name,
+        C.LAYOUT_ID: sweep.stores()[1].layout.id,
+        C.COMPRESSION: sweep.stores()[1].compression.name,
     }
     assert add_to_request(tmp_path, [entry, other]) == [entry, other]
     checked = checked_request(sweep, tmp_path)

@@ -192,10 +192,10 @@ def config_with(**changes):
 def test_a_zarr_sweep_stores_chunked_layouts_in_the_codecs_zarr_shares():
     config = config_with(backends=["hdf5", "zarr"], compression=["none", "gzip-1", "lzf", "blosc-lz4-5"])
     sweep = load_sweep(config, probe=False)
-    zarr_stores = [tf for tf in sweep.test_files() if tf.backend.name == "zarr"]
+    zarr_stores = [tf for tf in sweep.stores() if tf.backend.name == "zarr"]
     assert zarr_stores and all(tf.layout.chunk_shape is not None for tf in zarr_stores)
     assert {tf.compression.name for tf in zarr_stores} == {"none", "gzip-1", "blosc-lz4-5"}
-    hdf5_stores = [tf for tf in sweep.test_files() if tf.backend.name == "hdf5"]
+    hdf5_stores = [tf for tf in sweep.stores() if tf.backend.name == "hdf5"]
     assert "lzf" in {tf.compression.name for tf in hdf5_stores}
     assert [r.label for r in sweep.read_options("zarr")] == ["zarr-python concurrency 10", "tensorstore"]
     assert REGISTRY["zarr"].capabilities.directory_store and not REGISTRY["hdf5"].capabilities.directory_store
@@ -317,7 +317,7 @@ def test_sharded_layouts_come_from_the_config_and_are_checked():
     sweep = load_sweep(config, probe=False)
     (sharded,) = [lay for lay in sweep.layouts if lay.shard_shape]
     assert sharded.id == "chunked-2x5x64-shards-4x10x512" and Layout.from_id(sharded.id) == sharded
-    assert {tf.backend.name for tf in sweep.test_files() if tf.layout == sharded} == {"zarr"}  # HDF5 has none
+    assert {tf.backend.name for tf in sweep.stores() if tf.layout == sharded} == {"zarr"}  # HDF5 has none
     bad = config_with(backends=["hdf5", "zarr"], layouts={"shards": [{"chunk": [2, 5, 64], "shard": [3, 10, 512]}]})
     with pytest.raises(ConfigError, match=r"layouts.shards\[0\].shard=\[3, 10, 512\]: must be a multiple"):
         load_sweep(bad, probe=False)

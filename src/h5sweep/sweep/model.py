@@ -118,8 +118,8 @@ def policies_from_config(names: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class TestFile:
-    """One generated test store: a backend, layout and compression on a filesystem."""
+class SweptStore:
+    """One store of the sweep's grid: a backend, layout and compression on a filesystem."""
 
     filesystem: Filesystem
     layout: Layout
@@ -194,7 +194,7 @@ class Sweep:
         reference = reference_from_config(config["layouts"], layouts, compressions, backends)
         optional = {name: optional_case_from_config(config["cases"], name, shape, itemsize) for name in OPTIONAL_CASES}
         stores = [
-            TestFile(None, layout, comp, backend)
+            SweptStore(None, layout, comp, backend)
             for backend in backends
             for layout in layouts
             for comp in _compressions_for(layout, compressions, donor_compressions)
@@ -251,11 +251,11 @@ class Sweep:
         layout with the donor's codec."""
         return _compressions_for(layout, self.compressions, self.donor_compressions)
 
-    def test_files(self) -> list[TestFile]:
+    def stores(self) -> list[SweptStore]:
         """Every store of the grid: each backend stores the layouts and codecs it can (Zarr:
         chunked layouts, the codecs it shares with HDF5)."""
         return [
-            TestFile(fs, layout, comp, backend)
+            SweptStore(fs, layout, comp, backend)
             for fs in self.filesystems
             for backend in self.backends
             for layout in self.layouts

@@ -55,7 +55,7 @@ def measured_rows(sweep) -> int:
     backend's read options)."""
     reads = sum(c.repeats * len(c.cold_modes) for c in sweep.read_cases) * len(sweep.policies)
     writes = sweep.write_case.repeats * len(sweep.write_case.variants())
-    return sum(writes + reads * len(sweep.read_options(tf.backend.name, tf.filesystem)) for tf in sweep.test_files())
+    return sum(writes + reads * len(sweep.read_options(tf.backend.name, tf.filesystem)) for tf in sweep.stores())
 
 
 def scratch_bytes(sweep) -> int:
@@ -162,7 +162,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     """Jobs, job time and timed time of every case the sweep runs (from the case specs and
     their cost models), and the peak disk of every filesystem. ``cluster``: the jobs are
     submitted to a scheduler, each an allocation of its own (``parallel_jobs`` at once)."""
-    files = sweep.test_files()
+    files = sweep.stores()
     stores_of = {fs.name: [tf for tf in files if tf.filesystem.name == fs.name] for fs in sweep.filesystems}
     in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
     jobs, job_seconds, timed, exclusive, longest = 0, 0.0, 0.0, 0.0, 0.0

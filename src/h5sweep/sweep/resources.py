@@ -92,7 +92,7 @@ def write_race_seconds(sweep, filesystem) -> tuple[float, float]:
     case = sweep.write_case
     extra = case.repeats - case.min_repeats
     seconds = limited = 0.0
-    for tf in sweep.test_files():
+    for tf in sweep.stores():
         if tf.filesystem.name != filesystem.name:
             continue
         cache = write_cache_bytes(sweep, tf.backend)
@@ -110,7 +110,7 @@ def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str
 
 def interleaved_query_runtime_min(sweep, filesystem, attempt: int = 1) -> int:
     """Minutes for the interleaved query job of a filesystem: every store's reads."""
-    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
+    stores = [tf for tf in sweep.stores() if tf.filesystem.name == filesystem.name]
     seconds = sum(rates.query_seconds(sweep, tf.layout, tf.compression, backend=tf.backend.name) for tf in stores)
     return _minutes(seconds, attempt)
 
@@ -135,7 +135,7 @@ def aggregate_mem_mb(sweep, attempt: int = 1) -> int:
 
 def aggregate_runtime_min(sweep, attempt: int = 1) -> int:
     """Reading every record and summarizing: about 50,000 rows a second, interval by interval."""
-    return _minutes(rates.aggregate_seconds(plan.measured_rows(sweep), len(sweep.test_files())), attempt)
+    return _minutes(rates.aggregate_seconds(plan.measured_rows(sweep), len(sweep.stores())), attempt)
 
 
 @dataclass(frozen=True)
@@ -182,7 +182,7 @@ def slurm_asks(sweep) -> list[Ask]:
             continue
         if spec.stage == "query" and sweep.interleave:
             for fs in sweep.filesystems:
-                mine = [tf for tf in sweep.test_files() if tf.filesystem.name == fs.name]
+                mine = [tf for tf in sweep.stores() if tf.filesystem.name == fs.name]
                 planned = sum(spec.job_cost(sweep, tf, True)[0] for tf in mine)
                 planned -= (len(mine) - 1) * rates.SECONDS_PER_JOB  # one job reads them all
                 asks.append(
@@ -196,11 +196,11 @@ def slurm_asks(sweep) -> list[Ask]:
                 )
         elif spec.stage in per_store:
             rule, runtime, mem = per_store[spec.stage]
-            for tf in sweep.test_files():
+            for tf in sweep.stores():
                 planned = spec.job_cost(sweep, tf, True)[0]
                 asks.append(Ask(rule, _store_name(tf), planned, runtime(tf), mem(tf)))
         elif spec.scope == "store":
-            for tf in sweep.test_files():
+            for tf in sweep.stores():
                 if not spec.runs_on(tf):
                     continue
                 tasks = spec.mpi_tasks(sweep) if spec.mpi_tasks else 1

@@ -68,7 +68,7 @@ def checked_request(sweep, results: str | os.PathLike) -> dict[str, dict[tuple, 
     if not stores:
         return {}
     path = request_path(results)
-    grid = {(tf.filesystem.name, tf.backend.name, tf.layout.id, tf.compression.name) for tf in sweep.test_files()}
+    grid = {(tf.filesystem.name, tf.backend.name, tf.layout.id, tf.compression.name) for tf in sweep.stores()}
     out: dict[str, dict[tuple, list[dict]]] = {}
     for k, entry in enumerate(stores):
         store = tuple(entry[key] for key in KEYS[:-1])

@@ -64,7 +64,7 @@ class RuleFunctions:
         return [self.record_path(fs, *self._store(tf), "write") for tf in self._on(fs)]
 
     def _on(self, filesystem: str) -> list:
-        return [tf for tf in self.sweep.test_files() if tf.filesystem.name == filesystem]
+        return [tf for tf in self.sweep.stores() if tf.filesystem.name == filesystem]
 
     @staticmethod
     def _store(tf) -> tuple[str, str, str]:
@@ -228,7 +228,7 @@ class RuleFunctions:
             elif spec.scope == "store":
                 records += [
                     self.record_path(tf.filesystem.name, *self._store(tf), spec.stage)
-                    for tf in sweep.test_files()
+                    for tf in sweep.stores()
                     if spec.runs_on(tf)
                 ]
             else:

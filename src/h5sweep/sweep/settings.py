@@ -83,7 +83,7 @@ def generate_settings(sweep, filesystem, backend: str, layout_id: str, compressi
 def write_race_settings(sweep, filesystem) -> dict:
     """The write race of a filesystem: every store's generate settings, in the order of its
     input records, and the rule (h5sweep.cases.write.race)."""
-    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
+    stores = [tf for tf in sweep.stores() if tf.filesystem.name == filesystem.name]
     return {
         "stores": [
             generate_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name) for tf in stores
@@ -110,7 +110,7 @@ def interleaved_query_settings(sweep, filesystem) -> dict:
     order of its input stores (the reference store marked ``protected``: never raced out; a
     compressed store ``kept_best_of`` its group: the best of them is read to the end), and the
     race's rule (None: every store read to the end)."""
-    stores = [tf for tf in sweep.test_files() if tf.filesystem.name == filesystem.name]
+    stores = [tf for tf in sweep.stores() if tf.filesystem.name == filesystem.name]
     return {
         "stores": [
             {
@@ -130,7 +130,7 @@ def resumed_query_settings(sweep, filesystem, entries: list[dict]) -> dict:
     stands among its backend's, ``option_indexes``), its generate settings to write it again,
     and no race."""
     stores = []
-    for tf in sweep.test_files():
+    for tf in sweep.stores():
         if tf.filesystem.name != filesystem.name:
             continue
         key = (tf.backend.name, tf.layout.id, tf.compression.name)
