@@ -134,6 +134,12 @@ def interrupt(proc: subprocess.Popen, stopping=lambda: False, again_after_s: flo
     proc.wait(timeout=1)
 
 
+def read_config_file(path) -> dict:
+    """A config file's contents (an empty file: an empty config)."""
+    with open(path, encoding="utf-8") as f:
+        return yaml.safe_load(f) or {}
+
+
 def tiny_config(tmp: Path, sweep: str = "tiny", memory: bool = False, figures=False, **overrides) -> dict:
     """A sweep that runs in seconds on a directory under ``tmp`` (``memory``: and on /dev/shm,
     if present), drawing the figures its test looks at (``figures``: the config key)."""

@@ -155,10 +155,10 @@ def test_paged_layouts_are_every_layout_again_with_paged_aggregation_and_hdf5_wr
 
     import h5py
     import numpy as np
+    from conftest import read_config_file
 
     from h5sweep.backends import load
     from h5sweep.storage.codecs import parse_compression
-    from h5sweep.sweep.config import read_config_file
     from h5sweep.sweep.model import load_sweep
 
     layouts = layouts_from_config(

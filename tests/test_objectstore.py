@@ -608,9 +608,9 @@ def test_the_latency_relay_delays_every_request_the_client_sends_once(s3):
 
 
 def test_the_shipped_cloud_config_measures_each_latency_as_a_filesystem_of_its_own():
-    from conftest import REPO
+    from conftest import REPO, read_config_file
 
-    from h5sweep.sweep.config import read_config_file, validate_schema
+    from h5sweep.sweep.config import validate_schema
     from h5sweep.sweep.model import load_sweep
 
     config = read_config_file(REPO / "config" / "cloud.yaml")
@@ -632,9 +632,10 @@ def test_an_object_stores_reads_are_read_options_of_the_stores_read_as_one_file(
     import copy
     from pathlib import Path
 
+    from conftest import read_config_file
+
     from h5sweep.backends.remote import RemoteOption, option_from_settings
     from h5sweep.storage.filesystems import filesystems_from_config
-    from h5sweep.sweep.config import read_config_file
     from h5sweep.sweep.model import load_sweep
 
     config = copy.deepcopy(read_config_file(Path(__file__).parent / "configs" / "tiny.yaml"))

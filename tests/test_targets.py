@@ -7,12 +7,13 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from conftest import read_config_file
 
 from h5sweep import backends
 from h5sweep.backends.base import Capabilities
 from h5sweep.storage import targets
 from h5sweep.storage.errors import ConfigError
-from h5sweep.sweep.config import load_schema, read_config_file
+from h5sweep.sweep.config import load_schema
 from h5sweep.sweep.model import load_sweep
 
 CLOUD = Path(__file__).parents[1] / "config" / "cloud.yaml"

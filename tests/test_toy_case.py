@@ -153,7 +153,7 @@ def test_a_new_case_is_one_package_and_one_registry_line(tmp_path):
     (package / "toy.rst").write_text("The toy case's fsync time on {{ snakemake.wildcards.filesystem }}.\n")
     # the registry line
     registry = root / "src" / "h5sweep" / "cases" / "__init__.py"
-    line = 'CASE_MODULES = ("write", "base", "scaling", "metadata", "iosize", "parallel")'
+    line = 'CASE_MODULES = ("write", "read", "scaling", "metadata", "iosize", "parallel")'
     assert line in registry.read_text()
     registry.write_text(registry.read_text().replace(line, line[:-1] + ', "toy")'))
     # and nothing else: not the schema, not analysis, report or rules

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import zarr
-from conftest import read_cases
+from conftest import read_cases, read_config_file
 
 from h5sweep.backends import REGISTRY, load
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE as HDF5_CACHE
@@ -25,7 +25,6 @@ from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
 from h5sweep.storage.errors import ConfigError, VerificationError
 from h5sweep.storage.layouts import Layout, storage_order
-from h5sweep.sweep.config import read_config_file
 from h5sweep.sweep.model import load_sweep
 
 SHAPE = (23, 17, 301)  # edge chunks along every axis of the layouts below

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import importlib
 
-from h5sweep.cases.base import ReadCase
 from h5sweep.cases.box import BoxCase
 from h5sweep.cases.column import ColumnCase
+from h5sweep.cases.read import SPEC as READ_SPEC
+from h5sweep.cases.read import ReadCase
 from h5sweep.cases.rows import RowsCase
 from h5sweep.cases.slice import SliceCase
 from h5sweep.cases.spec import FIGURE_INPUTS, SCOPES, CaseSpec, Figure
@@ -31,7 +32,7 @@ READ_CASES: dict[str, type[ReadCase]] = {
 # The registry: each entry a module or package of h5sweep.cases whose SPEC (h5sweep.cases.spec)
 # the workflow derives its targets, jobs, figures and summary columns from. A new case is its
 # package (its settings declared there, h5sweep.storage.declared) and one entry here.
-CASE_MODULES = ("write", "base", "scaling", "metadata", "iosize", "parallel")
+CASE_MODULES = ("write", "read", "scaling", "metadata", "iosize", "parallel")
 CASE_SPECS: tuple[CaseSpec, ...] = tuple(importlib.import_module(f"h5sweep.cases.{m}").SPEC for m in CASE_MODULES)
 # Cases that run only where the config names them, each checked against the dataset when built.
 OPTIONAL_CASES: dict[str, type] = {spec.name: spec.settings_type for spec in CASE_SPECS if spec.settings_type}
@@ -40,9 +41,15 @@ CASE_NAMES = ("write", *READ_CASES, "boxes", *OPTIONAL_CASES)
 
 
 def config_blocks() -> dict:
-    """Every block under ``cases`` in the config, by name, as the registered cases declare them
-    (:class:`h5sweep.storage.declared.Block`), in the registry's order."""
-    return {block.name: block for spec in CASE_SPECS for block in spec.config_blocks()}
+    """Every block under ``cases`` in the config, by name, in the registry's order: each
+    registered case's own (:class:`h5sweep.storage.declared.Block`), and in the read cases'
+    place every read case's, then the boxes' (``READ_CASES``)."""
+    read_blocks = (*(case.SETTINGS for case in READ_CASES.values()), BoxCase.SETTINGS)
+    return {
+        block.name: block
+        for spec in CASE_SPECS
+        for block in (read_blocks if spec is READ_SPEC else spec.config_blocks())
+    }
 
 
 # Every kind of figure, by kind (rules/plot.smk draws them, a job per set of tables they read).

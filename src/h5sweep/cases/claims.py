@@ -239,9 +239,6 @@ def same_machine(a: Party, b: Party) -> str:
     return ""
 
 
-Cast = dict[str, Party]  # a comparative finding's roles, each played by a party
-
-
 @dataclass(frozen=True)
 class Comparative(Finding):
     """A finding across sweeps (``python -m h5sweep.compare``): its ``check`` takes a cast (the

@@ -10,7 +10,7 @@ import hashlib
 from pathlib import Path
 
 from h5sweep import trace
-from h5sweep.cases.base import RACE_SETTING, ReadCase, cold_setting
+from h5sweep.cases.read import RACE_SETTING, ReadCase, cold_setting
 from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Shape

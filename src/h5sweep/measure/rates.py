@@ -232,15 +232,6 @@ def write_race_share(min_repeats: int, max_repeats: int, stores: int = 1) -> flo
     return (max_repeats + (stores - 1) * others) / (stores * max_repeats)
 
 
-def read_race_share(stores: int, read_to_end: int, rounds: int, rule: dict) -> float:
-    """The share of an interleaved pass's reads its race leaves, on average: ``read_to_end``
-    stores (the reference, the best, the best compressed) read every round, the others the
-    first ``min_rounds`` and half a look more."""
-    if stores <= read_to_end or rounds <= 0:
-        return 1.0
-    return (read_to_end + (stores - read_to_end) * read_race_floor(rounds, rule)) / stores
-
-
 def read_race_floor(rounds: int, rule: dict) -> float:
     """The share of a pass of ``rounds`` a store the race drops reads, on average: its first
     ``min_rounds`` and half a look more."""

@@ -54,7 +54,6 @@ RATE = "rate"  # the same, for a request beyond the rate limit
 NOT_FOUND = "not-found"  # a GET of an object the server holds answered 404 in its place
 RESET = "reset"  # a GET of an object whose connection was reset after half of its body
 STALL = "stall"  # a GET of an object whose body was held back ``stall_s`` after its header
-FAULT_KINDS = (SLOWDOWN, RATE, NOT_FOUND, RESET, STALL)
 
 
 @dataclass(frozen=True)
@@ -198,10 +197,9 @@ class Relay:
             os.unlink(self.log_path)
 
 
-# a line of the relay's log: method, target, Range ("" without), status, the answer's length
-# ("" where it says none), the fault injected in the server's answer's place ("" for none; the
-# status and length are then the fault's)
-LOG_FIELDS = ("method", "target", "range", "status", "length", "fault")
+# A line of the relay's log holds, tab-separated: method, target, Range ("" without), status,
+# the answer's length ("" where it says none), the fault injected in the server's answer's place
+# ("" for none; the status and length are then the fault's).
 NO_ANSWER = 0  # the status of a request the server gave no answer to (refused, or closed first)
 CONNECT_TIMEOUT_S = 10.0  # how long the relay waits for the server to accept a connection
 _RANGE = re.compile(rb"^range:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)

@@ -109,11 +109,6 @@ def config_hash(config: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def read_config_file(path: str | Path) -> dict:
-    with open(path, encoding="utf-8") as f:
-        return yaml.safe_load(f) or {}
-
-
 KEY_TABLE_BEGIN = (
     "<!-- key table: generated from config/schema.yaml by `make docs`; edit the schema, not this table -->"
 )

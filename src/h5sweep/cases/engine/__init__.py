@@ -46,7 +46,7 @@ from h5sweep.storage.selections import Selection
 
 if TYPE_CHECKING:  # types only: the engine runs whatever backend, case and read option it is given
     from h5sweep.backends.base import Backend, StoredChunks
-    from h5sweep.cases.base import ReadCase
+    from h5sweep.cases.read import ReadCase
 
 
 from h5sweep.cases.engine.interleave import Variant, interleave_variants

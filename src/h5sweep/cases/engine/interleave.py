@@ -28,8 +28,8 @@ from h5sweep.storage import columns as C
 from h5sweep.storage.errors import FaultedReadError
 
 if TYPE_CHECKING:
-    from h5sweep.cases.base import ReadCase
     from h5sweep.cases.engine import ReadPlan
+    from h5sweep.cases.read import ReadCase
 
 
 @dataclass

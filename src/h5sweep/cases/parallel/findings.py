@@ -19,7 +19,6 @@ ORIGDOQ, BIGDOQ = (7639, 6308), (160_419, 6308)
 COLUMNS_PER_ACCESS = 525
 CHUNK_COLUMNS = 525
 OPERATIONS = ("read", "write")  # Figs. 3 and 10: read/write results
-INTERVAL = [PC.BYTES_PER_S_CI_LOW, PC.BYTES_PER_S_CI_HIGH]
 
 
 def _study_passes(s: pd.DataFrame, shape: tuple, images: tuple[tuple[int, int], ...]) -> pd.DataFrame | None:

@@ -1,5 +1,5 @@
 """The seeds' findings on the built-in read cases, one module or package per study (the rules in
-:mod:`h5sweep.cases.claims`), registered by the read cases' spec (:mod:`h5sweep.cases.base`,
+:mod:`h5sweep.cases.claims`), registered by the read cases' spec (:mod:`h5sweep.cases.read`,
 its ``findings``: :data:`READ_FINDINGS`). The findings on the write case's rows are the write
 case's (:mod:`h5sweep.cases.write.findings`)."""
 

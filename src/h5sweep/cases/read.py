@@ -1,5 +1,8 @@
-"""What every read case has: a name, a repeat count, cold modes, and a box size for a
-dataset shape."""
+"""The read cases' kit and their spec: what every read case has (:class:`ReadCase`: a name, a
+repeat count, cold modes, a box size for a dataset shape), the settings each one's block
+carries (repeats, race, cold), and ``SPEC``, the read cases' entry in the registry: their
+figures, the query job's cost and their findings. Their blocks are listed by the registry
+(:func:`h5sweep.cases.config_blocks`), which knows every read case."""
 
 from __future__ import annotations
 
@@ -208,13 +211,5 @@ SPEC = CaseSpec(
     figures=_read_figures,
     job_cost=_query_job,
     plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS, STATS),
-    settings=lambda: _read_case_blocks(),
     findings="h5sweep.cases.studies:READ_FINDINGS",
 )
-
-
-def _read_case_blocks() -> tuple[Block, ...]:
-    """Every read case's block, then the boxes' (the registry's read cases, h5sweep.cases)."""
-    from h5sweep.cases import READ_CASES, BoxCase
-
-    return (*(case.SETTINGS for case in READ_CASES.values()), BoxCase.SETTINGS)
