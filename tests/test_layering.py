@@ -251,3 +251,49 @@ def test_every_test_file_is_named_after_a_module_that_exists_or_a_behaviour():
     names = {p.stem.removeprefix("test_") for p in Path(__file__).parent.glob("test_*.py")}
     assert names - modules - {"bench"} - BEHAVIOUR_TESTS == set()
     assert names >= BEHAVIOUR_TESTS  # the list names only test files that exist
+
+
+# The smallest plug-in of each kind whose files docs/architecture.md counts ("Adding a plug-in",
+# 2 files each), with the one file of its registry that names it.
+SMALLEST_PLUG_INS = {
+    "cases/column.py": "cases/__init__.py",  # a read case
+    "backends/raw.py": "backends/__init__.py",  # a storage backend
+    "storage/codecs/bzip2.py": "storage/codecs/__init__.py",  # a codec
+    "storage/targets/posix.py": "storage/targets/__init__.py",  # a storage target
+}
+
+
+def _names_it(path: Path, module: str, own: set[str]) -> bool:
+    """Whether a file imports ``module``, names it (its dotted name, or its last part in a
+    ``*_MODULES`` registry), or uses a class or function it defines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if module in _imports(path):
+        return True
+    stem = module.rpartition(".")[2]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and node.value == module:
+            return True
+        registry = isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id.endswith("_MODULES") for t in node.targets
+        )
+        if registry and any(isinstance(c, ast.Constant) and c.value == stem for c in ast.walk(node.value)):
+            return True
+        if isinstance(node, ast.Name) and node.id in own or isinstance(node, ast.Attribute) and node.attr in own:
+            return True
+    return False
+
+
+def test_the_smallest_plug_in_of_each_kind_is_its_module_and_its_registry_file():
+    """No other file of the package or the workflow's scripts names it: a plug-in of its kind
+    touches the two files docs/architecture.md counts."""
+    others = [*PACKAGE.rglob("*.py"), *(WORKFLOW / "workflow" / "scripts").glob("*.py")]
+    for relative, registry in SMALLEST_PLUG_INS.items():
+        path = PACKAGE / relative
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        own = {
+            n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and not n.name.startswith("_")
+        }
+        naming = {
+            p.relative_to(PACKAGE).as_posix() for p in others if p != path and _names_it(p, _module_name(path), own)
+        }
+        assert naming == {registry}, relative
