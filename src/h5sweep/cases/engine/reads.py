@@ -106,7 +106,7 @@ class OpenedForReads:
         self.store.close()
 
 
-# Reads of one store at a time (h5sweep.measure.interleave reads several, selection by selection).
+# Reads of one store at a time (h5sweep.cases.engine.interleave reads several, selection by selection).
 class TimedRead(NamedTuple):
     """What the window keeps of one read; its row is written after the window."""
 
