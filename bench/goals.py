@@ -71,7 +71,7 @@ GOALS = [
     (
         "racing",
         "ratio_wall_vs_naive",
-        (None, 1.2),
+        (None, 0.7),
         "the default sweep's wall time over the careful loop's (interleaved pairs)",
     ),
     ("sweep", "overlapping_timed_windows", (0, 0), "timed windows of the default sweep overlapping another"),
