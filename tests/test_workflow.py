@@ -376,7 +376,7 @@ def test_the_recommendation_names_a_layout_and_its_settings_rerun_it_alone(finis
     assert set(table["weights"]) == {"slice 1, spectra 1, subcube 1"}
     documented = (REPO / "config" / "README.md").read_text()
     for column in table.columns:
-        assert f"`{column}`" in documented or column.startswith(("ratio_", "seconds_")), column
+        assert f"`{column}`" in documented or column.startswith(("ratio_", "seconds_", "weight_")), column
     text = (results / "recommendation.md").read_text()
     assert text.count("Choose ") == len(config["filesystems"])
     assert text.count("(recommend.objective: time)") == len(config["filesystems"])
