@@ -15,10 +15,10 @@ from h5sweep import backends, host
 from h5sweep.cases import CASE_SPECS, plot_jobs
 from h5sweep.cases.write import rest_seconds
 from h5sweep.measure import rates, settle
-from h5sweep.storage import columns as C
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS, device_of, device_reads_counted, free_bytes, mount_info
 from h5sweep.storage.layouts import Layout
+from h5sweep.sweep.settings import is_reference
 
 CHUNK_INDEX_BYTES = 64  # file metadata per chunk (B-tree entries), an upper estimate
 FS_BLOCK_BYTES = 4096  # a file takes whole blocks of this size (ext4, xfs, tmpfs pages)
@@ -278,17 +278,12 @@ def _race_shares(sweep, spec, costs: list) -> list[float]:
                 extra -= more
                 shares[k] = (low + more) / high if high > 0 else 1.0
             continue
-        others = [k for k in mine if not _is_reference(sweep, costs[k][0])]
+        others = [k for k in mine if not is_reference(sweep, costs[k][0])]
         kept = set(others[:1] + [k for k in others if not costs[k][0].compression.is_none][:1])
         floor = rates.read_race_floor(rounds, sweep.race)
         for k in mine:
             shares[k] = floor if k in others and k not in kept else 1.0
     return shares
-
-
-def _is_reference(sweep, store) -> bool:
-    reference = (backends.REFERENCE, sweep.reference[C.LAYOUT_ID], sweep.reference[C.COMPRESSION])
-    return (store.backend.name, store.layout.id, store.compression.name) == reference
 
 
 def _read_again(sweep):

@@ -60,8 +60,7 @@ class RuleFunctions:
     def write_records_on_filesystem(self, wildcards) -> list[str]:
         """The write records of every test store of one filesystem, in the order of the write
         race's settings."""
-        fs = wildcards.filesystem
-        return [self.record_path(fs, *self._store(tf), "write") for tf in self._on(fs)]
+        return self.generate_all_records(self.sweep.filesystem(wildcards.filesystem))
 
     def _on(self, filesystem: str) -> list:
         return [tf for tf in self.sweep.stores() if tf.filesystem.name == filesystem]

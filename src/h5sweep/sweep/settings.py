@@ -115,7 +115,7 @@ def interleaved_query_settings(sweep, filesystem) -> dict:
         "stores": [
             {
                 **query_settings(sweep, filesystem, tf.backend.name, tf.layout.id, tf.compression.name),
-                "protected": _is_reference(sweep, tf),
+                "protected": is_reference(sweep, tf),
                 "kept_best_of": "" if tf.compression.is_none else "compressed",
             }
             for tf in stores
@@ -146,7 +146,8 @@ def resumed_query_settings(sweep, filesystem, entries: list[dict]) -> dict:
     return {"stores": stores, "race": None}
 
 
-def _is_reference(sweep, store) -> bool:
+def is_reference(sweep, store) -> bool:
+    """Whether ``store`` is the sweep's reference store (the one every ratio is to)."""
     ref = sweep.reference
     return (store.backend.name, store.layout.id, store.compression.name) == (
         backends.REFERENCE,
