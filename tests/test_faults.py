@@ -418,12 +418,57 @@ def test_faults_are_variants_of_a_filesystem_and_a_malformed_entry_is_refused_na
         load_sweep(config, probe=False)
 
 
+# the faults drawn per request; the rate limit, which depends on when requests arrive, is
+# tested apart (below) on arrivals it is given and on a burst certain to pass it; its answer is
+# the slowdown's, counted by the same code
 FAULTS = {
     "slowdown": {"slowdown": 0.2},
     "reset": {"reset": 0.2},
     "stall": {"stall": 0.2, "stall_s": 0.2},
-    "rate": {"rate": 20},
 }
+
+
+def test_the_rate_limit_throttles_each_request_beyond_its_count_in_the_second_up_to_it():
+    """Arrival times given, not measured: a request is beyond a limit of 3 where 3 others
+    arrived in the second before it; a request answered 503 counts too; none beyond 0."""
+    from h5sweep.storage.latency import RateLimit
+
+    limit = RateLimit(3)
+    arrivals = [0.0, 0.1, 0.2, 0.3, 0.9, 1.05, 1.25, 2.5, 2.6, 2.7, 2.8]
+    beyond = [limit.beyond(t) for t in arrivals]
+    # 0.3 and 0.9: the 4th and 5th in a second; 1.05: 0.1-0.9 before it; 1.25: 0.3-1.05
+    assert beyond == [False, False, False, True, True, True, True, False, False, False, True]
+    assert not any(RateLimit(0).beyond(t) for t in arrivals)
+
+
+def test_a_burst_past_the_relays_rate_limit_is_answered_503_slowdown_and_logged_so(s3):
+    """Eight HEADs sent at once on eight open connections to a relay limited to 3 requests a
+    second (a burst of milliseconds, far inside its second whatever the machine's load): the
+    5 beyond the limit are answered 503 SlowDown in the server's place, and logged with the
+    fault; the first 3 get the server's own answer."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from h5sweep.storage.latency import Faults, Relay
+
+    with Relay(s3.endpoint, 0, Faults(rate=3)) as relay:
+        parts = urlsplit(relay.endpoint)
+        connections = [socket.create_connection((parts.hostname, parts.port), timeout=30) for _ in range(8)]
+        for k, connection in enumerate(connections):
+            connection.sendall(f"HEAD /{s3.bucket}/burst-{k} HTTP/1.1\r\nHost: {parts.netloc}\r\n\r\n".encode())
+        statuses = []
+        for connection in connections:
+            with connection:
+                answer = b""
+                while b"\r\n\r\n" not in answer:
+                    answer += connection.recv(4096)
+                statuses.append(int(answer.split(b" ", 2)[1]))
+        relay.stop()
+        with open(relay.log_path, encoding="latin-1") as f:
+            lines = [line.rstrip("\n").split("\t") for line in f]
+    assert sorted(statuses).count(503) == 5 and all(status != 503 for status in sorted(statuses)[:3]), statuses
+    assert len(lines) == 8 and sorted(line[5] for line in lines) == ["", "", "", "rate", "rate", "rate", "rate", "rate"]
+    assert all(line[3] == "503" for line in lines if line[5] == "rate")
 
 
 @pytest.mark.parametrize("store", ["fsspec", "obstore"])
@@ -477,8 +522,7 @@ def test_every_fault_the_relay_injects_is_counted_in_its_reads_row_and_disturbs_
     assert any(row["disturbed"] for row in rows)
     if kind != "stall":  # a failed answer is sent again
         assert sum(r["requests_retried"] for r in rows) >= 1
-    if kind != "rate":  # drawn per request: some reads meet none
-        assert not all(row["disturbed"] for row in rows)
+    assert not all(row["disturbed"] for row in rows)  # drawn per request: some reads meet none
 
 
 def test_a_query_job_on_a_filesystem_with_faults_says_them_and_counts_what_each_read_met(tmp_path, s3):

@@ -154,6 +154,25 @@ def _error_answer(status: str, code: str, message: str, replaced: bytes) -> byte
     return head.encode("latin-1") + body
 
 
+class RateLimit:
+    """A throttling server's rate limit: a request is beyond it where more than ``rate``
+    requests, itself among them, arrived in the second up to it (0: no limit). Every request
+    counts, those answered 503 too, as a server counts what it is asked."""
+
+    def __init__(self, rate: float):
+        self.rate = rate
+        self.arrivals: collections.deque = collections.deque()  # the last second's arrival times
+
+    def beyond(self, now: float) -> bool:
+        """Whether a request arriving at ``now`` (seconds, a monotonic clock) is beyond the limit."""
+        if not self.rate:
+            return False
+        self.arrivals.append(now)
+        while self.arrivals and self.arrivals[0] <= now - 1.0:
+            self.arrivals.popleft()
+        return len(self.arrivals) > self.rate
+
+
 class Relay:
     """A running relay (a process): ``endpoint`` is where a client connects instead of the
     server's; ``faults``: those it injects (none unsaid)."""
@@ -236,7 +255,7 @@ async def _relay(
     delay_s: float, host: str, port: int, counter: list[int], log_fd: int | None, faults: Faults = Faults()
 ) -> None:
     asked_before: collections.Counter = collections.Counter()  # per (kind, target, Range): for the draws
-    arrivals: collections.deque = collections.deque()  # the times of the last second's requests
+    limit = RateLimit(faults.rate)
 
     def header_done(buffer: bytearray) -> bool:
         return b"\r\n\r\n" in buffer or len(buffer) >= HEADER_LIMIT
@@ -248,16 +267,6 @@ async def _relay(
         asked_before[(kind, target, asked)] += 1
         # a 404's draws are made of the target alone (the others' of the kind too)
         return draw(faults.seed, target if kind == NOT_FOUND else f"{kind}\t{target}", asked, before) < share
-
-    def throttled() -> bool:
-        """Whether a request arriving now is beyond the rate limit."""
-        if not faults.rate:
-            return False
-        now = time.monotonic()
-        arrivals.append(now)
-        while arrivals and arrivals[0] <= now - 1.0:
-            arrivals.popleft()
-        return len(arrivals) > faults.rate
 
     def fault_of(method: str, target: str, asked: str, status: int, length: str, beyond: bool) -> str:
         """The fault injected in place of this answer, or on its way ("" for none)."""
@@ -282,7 +291,7 @@ async def _relay(
             if answered.is_set() and data.startswith(METHODS):  # a new request: one delay each
                 answered.clear()
                 counter[0] += 1
-                seen.beyond.append(throttled())
+                seen.beyond.append(limit.beyond(time.monotonic()))
                 seen.request = bytearray(data)
                 if header_done(seen.request):
                     seen.asked.append(request_of(bytes(seen.request)))
