@@ -607,6 +607,47 @@ def test_the_latency_relay_delays_every_request_the_client_sends_once(s3):
     assert delayed == len(log.requests) == len(record.since(mark)) >= 10
 
 
+def test_a_server_that_resets_its_connection_mid_request_resets_the_clients_through_the_relay():
+    """A server that reads a request's header and resets the connection (as a server killed
+    under an upload does): the relay resets the client's connection at once instead of
+    leaving it open, so that a client waiting for an answer (one whose wait has no bound of its
+    own, a PUT waiting for "100 Continue") is not held forever; the request is logged unanswered."""
+    import socket
+    import struct
+    import threading
+
+    from h5sweep.storage.latency import NO_ANSWER, Relay
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def reset_after_the_header() -> None:
+        connection, _ = listener.accept()
+        received = b""
+        while b"\r\n\r\n" not in received:
+            received += connection.recv(4096)
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        connection.close()  # with unsent data dropped: a reset
+
+    server = threading.Thread(target=reset_after_the_header, daemon=True)
+    server.start()
+    with Relay(f"http://127.0.0.1:{listener.getsockname()[1]}", 0) as relay:
+        port = int(relay.endpoint.rsplit(":", 1)[1])
+        client = socket.create_connection(("127.0.0.1", port), timeout=30)
+        client.sendall(b"PUT /b/k HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n")
+        try:
+            answer = client.recv(4096)  # the reset, or the end of the connection: no answer
+        except ConnectionResetError:
+            answer = b""
+        client.close()
+        relay.stop()
+        with open(relay.log_path, encoding="latin-1") as f:
+            lines = [line.rstrip("\n").split("\t") for line in f]
+    server.join(timeout=10)
+    listener.close()
+    assert answer == b""
+    assert lines == [["PUT", "/b/k", "", str(NO_ANSWER), "", ""]]
+
+
 def test_the_shipped_cloud_config_measures_each_latency_as_a_filesystem_of_its_own():
     from conftest import REPO, read_config_file
 

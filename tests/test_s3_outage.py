@@ -126,10 +126,6 @@ def _size(directory: Path) -> int:
 
 
 @pytest.mark.heavy
-@pytest.mark.skip(
-    reason="hangs since 2026-11-28: the upload's put_file through s3fs to a SeaweedFS killed under it never "
-    "returns (its thread waits in fsspec's sync), so the test would hold the suite forever; to be fixed"
-)
 def test_an_upload_cut_off_part_way_is_never_read_as_whole_and_leaves_no_staging_copy(tmp_path, one_attempt):
     """A Zarr store of 60 chunk objects uploaded while SeaweedFS is killed part way: the
     write fails; the clean-up a failed write runs removes the staging copy at once and says the

@@ -398,11 +398,19 @@ async def _relay(
             return
         answered, seen = asyncio.Event(), _Exchange()
         answered.set()
-        with contextlib.suppress(OSError, ConnectionError, asyncio.CancelledError):
-            await asyncio.gather(
-                pipe_delayed(client_reader, server_writer, answered, seen),
-                pipe_back(server_reader, client_writer, answered, seen),
-            )
+        pipes = [
+            asyncio.ensure_future(pipe_delayed(client_reader, server_writer, answered, seen)),
+            asyncio.ensure_future(pipe_back(server_reader, client_writer, answered, seen)),
+        ]
+        try:
+            await asyncio.gather(*pipes)
+        except (OSError, ConnectionError, asyncio.CancelledError):
+            # one side reset (a server killed under its connection): the other's connection is
+            # reset too, as the client's would be by the server's own host, so that no client
+            # waits for an answer the relay can no longer give
+            for pipe in pipes:
+                pipe.cancel()
+            client_writer.transport.abort()
         unanswered(seen.asked)  # the server closed the connection before answering these
         server_writer.close()  # gone with the client's (a reset one's too)
 
