@@ -104,9 +104,13 @@ test: install bytecode
 
 # the inner loop (at most 3 minutes): every test but those that run Snakemake or SLURM for real
 # (minutes; tests/test_suite.py checks that every test starting Snakemake is marked so) and the
-# heavy ones (real jobs on a local object store meeting faults)
+# heavy ones (seconds of CPU each: real mpirun ranks, a local object store serving hundreds of
+# requests, data of tens of MB; pyproject.toml's markers)
+# one worker a core: its tests wait little (no cluster, few servers), and each worker's start
+# (importing and collecting the suite, 11 s of CPU) is paid once a core (5 workers: 190 s, 2: 143 s)
+FAST_WORKERS ?= $(shell nproc)
 test-fast: install bytecode
-	$(PYTEST) -m "not workflow and not slurm and not serial and not heavy" --durations=15
+	$(BIN)/python -m pytest -n $(FAST_WORKERS) -m "not workflow and not slurm and not serial and not heavy" --durations=15
 	$(PYTEST_ALONE) -m "serial and not workflow and not slurm" --durations=5
 
 lint: install

@@ -19,6 +19,7 @@ from probe import PROBE_BYTES  # noqa: E402
 from h5sweep import host
 
 
+@pytest.mark.heavy
 def test_quick_bench_measures_every_ratio_and_writes_json(tmp_path, machine_delay):
     out = tmp_path / "bench.json"
     proc = subprocess.run(

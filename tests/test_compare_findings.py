@@ -552,6 +552,7 @@ def test_the_labs_platforms_are_hosts_and_both_of_theirs_are_needed(tmp_path):
         )
 
 
+@pytest.mark.heavy
 def test_the_shipped_origdoq_and_bigdoq_pair_compares_through_the_entry_point(tmp_path, capsys):
     """Sweeps shaped as the shipped configs write them (ORIGDOQ on `disk` of a machine, BIGDOQ on
     `shared` of a cluster, their processes, modes, units per access, repeats and chunk cache):

@@ -110,6 +110,7 @@ CAPPED = textwrap.dedent(
 )
 
 
+@pytest.mark.heavy
 def test_a_donor_larger_than_the_memory_cap_is_streamed_into_every_store(tmp_path):
     from conftest import without_rest
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from test_parallel import mpirun, needs_mpi
 
 from h5sweep import backends
@@ -264,6 +265,7 @@ def _origdoq_store(directory: Path) -> str:
     return str(path)
 
 
+@pytest.mark.heavy
 @needs_mpi
 def test_collective_vs_independent_judges_the_passes_of_real_mpirun_ranks(tmp_path):
     """origdoq.yaml's contiguous passes (ORIGDOQ, 525 columns per access, reads and writes,

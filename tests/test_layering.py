@@ -4,6 +4,7 @@ no module of the package imports one that imports it back."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -51,17 +52,24 @@ def test_parse_time_modules_import_no_io_library():
     assert loaded == ""
 
 
-def _imports(path: Path) -> set[str]:
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per test process."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
     """The h5sweep modules a module imports, anywhere in it (function-level imports too)."""
     found = set()
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("h5sweep"):
             found.add(node.module)
             found.update(f"{node.module}.{a.name}" for a in node.names)
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("h5sweep"))
-    return found
+    return frozenset(found)
 
 
 def _module_name(path: Path) -> str:
@@ -130,7 +138,7 @@ def test_the_package_top_level_stays_small_and_names_no_backend_outside_backends
     for path in PACKAGE.rglob("*.py"):
         if "backends" in path.relative_to(PACKAGE).parts:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Constant) and node.value in ("hdf5", "zarr", "raw"):
                 constants.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value!r}")
     assert constants == []
@@ -266,7 +274,7 @@ SMALLEST_PLUG_INS = {
 def _names_it(path: Path, module: str, own: set[str]) -> bool:
     """Whether a file imports ``module``, names it (its dotted name, or its last part in a
     ``*_MODULES`` registry), or uses a class or function it defines."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     if module in _imports(path):
         return True
     stem = module.rpartition(".")[2]
@@ -289,7 +297,7 @@ def test_the_smallest_plug_in_of_each_kind_is_its_module_and_its_registry_file()
     others = [*PACKAGE.rglob("*.py"), *(WORKFLOW / "workflow" / "scripts").glob("*.py")]
     for relative, registry in SMALLEST_PLUG_INS.items():
         path = PACKAGE / relative
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         own = {
             n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and not n.name.startswith("_")
         }

@@ -123,6 +123,7 @@ def test_a_sharded_zarr_stores_index_reads_are_counted_as_metadata(tmp_path, s3,
     assert all(s.range for s in served if "/c/" in s.path)  # no shard fetched whole
 
 
+@pytest.mark.heavy
 def test_hdf5s_page_buffer_on_a_paged_file_needs_fewer_requests_than_an_unpaged_file(tmp_path, s3):
     """Small chunks of a file read through a small fsspec block: every chunk's index and data
     a request of its own; a file written with paged aggregation and read with a page buffer
@@ -216,6 +217,7 @@ def test_on_seaweedfs_the_client_counts_what_the_server_says_it_served(tmp_path,
     assert {r.method for r in log.requests} <= {"GET", "HEAD"}
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     ("backend", "reader"),
     [("hdf5", None), ("zarr", "fsspec"), ("zarr", "obstore"), ("zarr", "tensorstore"), ("raw", None)],
@@ -546,6 +548,7 @@ def test_what_an_object_store_does_not_measure_yet_is_refused_naming_the_key(tmp
         load_sweep(config)
 
 
+@pytest.mark.heavy
 def test_hdf5s_ros3_driver_sends_the_requests_of_a_file_object_without_a_cache(tmp_path, s3):
     """Where h5py has HDF5's ROS3 driver (the MPI environment's, built against Debian's HDF5
     1.10.8), h5sweep reads a store with it: every value right, its requests counted by the

@@ -173,6 +173,7 @@ def stores(tmp_path_factory):
     return directory, made
 
 
+@pytest.mark.heavy
 @needs_mpi
 @pytest.mark.parametrize(
     "backend, layout, rows_units",
@@ -210,6 +211,7 @@ def test_a_pass_reads_and_writes_every_byte_once_under_mpirun(stores, tmp_path, 
     assert not list(Path(made[backend, layout.id]).parent.glob("*" + parallel.WRITE_SUFFIX))
 
 
+@pytest.mark.heavy
 @needs_mpi
 def test_a_write_pass_leaves_the_source_values_in_a_compressed_store(stores, tmp_path):
     """A collective write pass of a gzip dataset (parallel HDF5 writes filters collectively)
@@ -254,6 +256,7 @@ def test_hints_reach_the_mpi_io_driver_and_are_recorded_per_row(stores, tmp_path
     assert rows.loc["serial", "mpi_hints_in_effect"] == ""
 
 
+@pytest.mark.heavy
 @needs_mpi
 def test_a_pass_past_its_limit_stops_is_recorded_as_stopped_and_its_later_repeats_are_not_run(stores, tmp_path):
     """A limit shorter than one access: every rank stops after its first access (in collective
@@ -273,6 +276,7 @@ def test_a_pass_past_its_limit_stops_is_recorded_as_stopped_and_its_later_repeat
     assert rows["verified"].all()
 
 
+@pytest.mark.heavy
 @needs_mpi
 def test_a_run_appends_each_pass_to_its_checkpoint_and_skips_the_passes_it_holds(stores, tmp_path):
     directory, made = stores

@@ -401,6 +401,7 @@ def _paper_scale_summary() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@pytest.mark.heavy
 def test_a_grid_at_paper_scale_is_drawn_in_panels_every_label_readable(tmp_path):
     """379 stores: bars and stats in one panel per compression (43 and 42 rows, each at most
     45), every store labelled once; the compression ratio in one (m, n) panel per gzip level."""
