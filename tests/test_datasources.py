@@ -124,3 +124,29 @@ def test_a_donor_that_is_missing_or_of_the_wrong_rank_or_type_is_refused_naming_
     with pytest.raises(ConfigError) as err:
         load_sweep(config)
     assert err.value.key == key and reason in str(err.value)
+
+
+def test_kept_values_are_the_synthetic_values_the_writes_took_region_by_region(tmp_path):
+    """The values a sweep keeps for its writes, mapped from their file: every region equals the
+    synthetic source's, the tolerance's magnitude too, a copy sent to another process maps the
+    same file; a file of another shape is refused; missing, the source is made anew."""
+    import pickle
+
+    from h5sweep.storage.datasources import KeptValues, kept_or_made, save_values
+
+    dataset = {"shape": [6, 7, 300], "dtype": "uint16", "fill": "synthetic", "seed": 3}
+    made = make_source(dataset, Layout(None))
+    path = str(tmp_path / "values.npy")
+    save_values(made.materialize(), path)
+    kept = kept_or_made(dataset, Layout(None), path)
+    assert isinstance(kept, KeptValues) and kept.shape == (6, 7, 300) and kept.dtype == np.uint16
+    for region in [(slice(0, 6), slice(0, 7), slice(10, 35)), (slice(2, 4), slice(3, 5), slice(0, 300))]:
+        assert np.array_equal(kept.region(region), made.region(region))
+        assert kept.region(region).flags.writeable  # a copy, not a view of the file
+    assert kept.largest_magnitude() == made.largest_magnitude()
+    again = pickle.loads(pickle.dumps(kept))
+    assert again.path == path and np.array_equal(again.materialize(), made.materialize())
+    with pytest.raises(ValueError, match=r"holds uint16\[6, 7, 300\], not the dataset's uint16\[6, 7, 301\]"):
+        KeptValues(path, {**dataset, "shape": [6, 7, 301]})
+    assert isinstance(kept_or_made(dataset, Layout(None), str(tmp_path / "none.npy")), SyntheticSource)
+    assert isinstance(kept_or_made(dataset, Layout(None), None), SyntheticSource)

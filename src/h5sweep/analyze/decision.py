@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from h5sweep.analyze.data_words import data_sentence
-from h5sweep.analyze.ranking import SAME_SIZE, STATISTIC_WORDS, mix_in, rows_of
+from h5sweep.analyze.ranking import CANDIDATE_KEYS, SAME_SIZE, STATISTIC_WORDS, candidate_mask, mix_in, rows_of
 from h5sweep.analyze.wording import label, not_ranked, several_options
 from h5sweep.backends import REGISTRY, spec
 from h5sweep.backends.recipes import Store
@@ -307,20 +307,24 @@ def _compressed(pick, group: pd.DataFrame, target: float) -> str:
 def _case_rows(summary: pd.DataFrame, row, case: str) -> pd.DataFrame:
     """A ranked store's summary rows of one read case, in the read option and cache state it
     was ranked by (its primary variant where the summary cannot tell options apart)."""
-    mine = rows_of(summary, row)
-    mine = mine[mine[C.CASE] == case]
+    # one mask, narrowed step by step, and one take of the summary's rows at the end (a take
+    # of every column costs the same for one row as for all: the decision asks this of every
+    # store and case)
+    mine = candidate_mask(summary, row) & (summary[C.CASE] == case)
     option = row.get(C.READ_OPTION)
-    if option and C.VARIANT in mine:
-        named = mine[mine[C.VARIANT].fillna("").str.contains(str(option), regex=False)]
-        mine = named if not named.empty else mine
-    several = C.VARIANT in mine and mine[C.VARIANT].nunique() > 1
-    if several and C.PRIMARY in mine and mine[C.PRIMARY].fillna(False).astype(bool).any():
-        mine = mine[mine[C.PRIMARY].fillna(False).astype(bool)]
-    if C.CACHE_STATE in mine and len(mine) > 1:
-        cold = mine[C.CACHE_STATE] == "cold"
+    if option and C.VARIANT in summary:
+        named = mine & summary[C.VARIANT].fillna("").str.contains(str(option), regex=False)
+        mine = named if named.any() else mine
+    several = C.VARIANT in summary and summary.loc[mine, C.VARIANT].nunique() > 1
+    if several and C.PRIMARY in summary:
+        primary = mine & summary[C.PRIMARY].fillna(False).astype(bool)
+        mine = primary if primary.any() else mine
+    if C.CACHE_STATE in summary and mine.sum() > 1:
+        cold = mine & (summary[C.CACHE_STATE] == "cold")
+        warm = mine & ~cold
         first = row.get(C.STATISTIC) == "first-access"
-        mine = mine[cold] if first and cold.any() else mine[~cold] if (~cold).any() else mine
-    return mine
+        mine = cold if first and cold.any() else warm if warm.any() else mine
+    return summary[mine]
 
 
 def _reads_per_case(summary: pd.DataFrame, row, cases: list[str]) -> tuple[int, ...]:
@@ -337,6 +341,10 @@ def _evidence(group: pd.DataFrame, summary: pd.DataFrame) -> str:
     cases = list(mix_in(group))
     raced = group[group.apply(_is_raced, axis=1)]
     ranked = group.drop(raced.index)
+    # the columns the counts below read, taken once: each store's rows are then taken of these
+    # alone, not of every column of the summary
+    counted = (C.CASE, C.VARIANT, C.PRIMARY, C.CACHE_STATE, C.REPEATS, C.MEDIAN_CI_LOW_S, C.MEDIAN_CI_HIGH_S)
+    summary = summary[[c for c in dict.fromkeys((*CANDIDATE_KEYS, *counted)) if c in summary]]
     parts = []
     for stores, words in ((ranked, "ranked"), (raced, "raced out")):
         if stores.empty:

@@ -77,14 +77,19 @@ SAME_SIZE = 1.05  # files of tied stores within this factor of the smallest coun
 CANDIDATE_KEYS = [C.FILESYSTEM, C.BACKEND, C.LAYOUT_ID, C.COMPRESSION]
 
 
-def rows_of(frame: pd.DataFrame, row, keys: list[str] = CANDIDATE_KEYS) -> pd.DataFrame:
-    """The rows of ``frame`` of the same candidate as ``row``: equal in each of ``keys`` that
-    both have and ``row`` sets (a read option only where the row names one)."""
+def candidate_mask(frame: pd.DataFrame, row, keys: list[str] = CANDIDATE_KEYS) -> pd.Series:
+    """Which rows of ``frame`` are of the same candidate as ``row``: equal in each of ``keys``
+    that both have and ``row`` sets (a read option only where the row names one)."""
     mask = pd.Series(True, index=frame.index)
     for key in keys:
         if key in frame and key in row and pd.notna(row[key]):
             mask &= frame[key] == row[key]
-    return frame[mask]
+    return mask
+
+
+def rows_of(frame: pd.DataFrame, row, keys: list[str] = CANDIDATE_KEYS) -> pd.DataFrame:
+    """The rows of ``frame`` of the same candidate as ``row`` (:func:`candidate_mask`)."""
+    return frame[candidate_mask(frame, row, keys)]
 
 
 COLUMNS = [

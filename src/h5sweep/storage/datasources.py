@@ -20,6 +20,7 @@ an array of another rank, a smooth field and noise (:class:`FieldSource`).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -429,6 +430,41 @@ def load_values(path: str, dataset_cfg: dict) -> np.ndarray:
     if values.shape != shape or values.dtype != dtype:
         raise ValueError(f"{path} holds {values.dtype}{list(values.shape)}, not the dataset's {dtype}{list(shape)}")
     return values
+
+
+class KeptValues(DataSource):
+    """The dataset's values as the sweep kept them for its writes (:func:`save_values`), mapped
+    from their file and read a region at a time: the very values every store was written from,
+    so a read is checked against them without computing them again (a read job's checks took
+    about as long as its timed reads, computing every region of the synthetic fill anew)."""
+
+    kind = "kept"
+
+    def __init__(self, path: str, dataset_cfg: dict):
+        values = np.load(path, mmap_mode="r", allow_pickle=False)
+        shape, dtype = tuple(dataset_cfg["shape"]), np.dtype(dataset_cfg["dtype"])
+        if values.shape != shape or values.dtype != dtype:
+            raise ValueError(f"{path} holds {values.dtype}{list(values.shape)}, not the dataset's {dtype}{list(shape)}")
+        super().__init__(shape, dtype)
+        self.path, self._values = path, values
+
+    def __getstate__(self):  # a mapping does not travel between processes: its file does
+        return {"path": self.path, "shape": self.shape, "dtype": self.dtype}
+
+    def __setstate__(self, state):
+        self.__init__(state["path"], {"shape": state["shape"], "dtype": state["dtype"]})
+
+    def region(self, region: Region) -> np.ndarray:
+        return np.array(self._values[tuple(region)])
+
+
+def kept_or_made(dataset_cfg: dict, layout: Layout, kept: str | None) -> DataSource:
+    """The source a read's values are checked against: the values the sweep kept for its
+    writes (``kept``: their file, where it is there), else the source made anew."""
+    if kept is not None and os.path.exists(kept):
+        with contextlib.suppress(FileNotFoundError):  # removed meanwhile: made anew
+            return KeptValues(kept, dataset_cfg)
+    return make_source(dataset_cfg, layout)
 
 
 def fill_name(dataset_cfg: dict) -> str:

@@ -28,7 +28,7 @@ from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
 from h5sweep.storage import columns as C
-from h5sweep.storage.datasources import load_values, make_source, save_values, values_shared
+from h5sweep.storage.datasources import kept_or_made, load_values, make_source, save_values, values_shared
 from h5sweep.storage.errors import DirectoryRemovedError, StorageFullError, is_no_space
 from h5sweep.storage.filesystems import apply_stripe, mount_info, nearest_existing, stripe_words
 from h5sweep.sweep.settings import JobSettings
@@ -257,7 +257,7 @@ def _measure_store(settings: dict, store_path: str, record: str, measure) -> Non
     job = JobSettings(settings)
     backend = job.backend_io()
     with in_its_directory(job, record):
-        rows = measure(job, backend, make_source(job.dataset, job.layout))
+        rows = measure(job, backend, _checking_source(job, record))
         shared = _store_columns(job, backend, store_path)
         backend.remove_remote(store_path)  # read: its objects go (Snakemake removes its file)
     for row in rows:  # what a row measured itself (the MPI run's HDF5 version) is kept
@@ -273,7 +273,13 @@ def _store_under_test(job: JobSettings, backend, path: str, source=None) -> Stor
     return StoreUnderTest(backend, path, job.layout, source, job.dataset_name, tolerance, job.read_options)
 
 
-def _sources():
+def _checking_source(job: JobSettings, record: str):
+    """What a query job checks the values it reads against: the values the sweep kept for its
+    writes (:func:`values_cache`), where it keeps them, else the job's data source made anew."""
+    return kept_or_made(job.dataset, job.layout, values_cache(job, record))
+
+
+def _sources(record: str):
     """The data source of each store of one filesystem's job (whose stores share the dataset):
     made once for them all, or once per layout where its values depend on the layout."""
     made: dict = {}
@@ -282,7 +288,7 @@ def _sources():
         if "all" in made:
             return made["all"]
         if job.layout.id not in made:
-            made[job.layout.id] = made_now = make_source(job.dataset, job.layout)
+            made[job.layout.id] = made_now = _checking_source(job, record)
             if not made_now.per_layout:
                 made["all"] = made_now
         return made[job.layout.id]
@@ -317,7 +323,7 @@ def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -
     jobs = [JobSettings(each) for each in settings["stores"]]
     first = jobs[0]
     with in_its_directory(first, record):
-        source = _sources()
+        source = _sources(record)
         stores = [
             _store_under_test(job, job.backend_io(), path, source(job))
             for job, path in zip(jobs, store_paths, strict=True)
@@ -360,7 +366,7 @@ def run_query_resumed(settings: dict, record: str) -> None:
                     backend.remove(path)
                 _write_again(JobSettings(each["generate"]), backend, path, record)
                 made.append((backend, path))
-                stores.append(_store_under_test(job, backend, path))
+                stores.append(_store_under_test(job, backend, path, _checking_source(job, record)))
             with read_copies_of_all([(store.backend, store.path) for store in stores], first.read_copies) as copies:
                 for store, copy_paths in zip(stores, copies, strict=True):
                     store.copies = copy_paths
