@@ -108,3 +108,34 @@ def test_a_forked_child_does_not_keep_the_jobs_lock():
     finally:
         done.set()
         child.join(timeout=30)
+
+
+def test_a_writes_rest_gives_up_the_jobs_lock_and_is_checked_again_inside_its_window():
+    """A timed write's wait for released space (``timed_io``'s ``settle``): called first with
+    the job's shared lock given up (the window lock is free for another job: taken at once from
+    a descriptor of its own), then inside the window (where it is not); the row adds both
+    waits, and the job holds its shared lock again after."""
+    from h5sweep.measure import timing
+
+    calls = []
+
+    def settle() -> float:
+        fd = os.open(lock._lock_path("measure"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            free = True
+        except BlockingIOError:
+            free = False
+        finally:
+            os.close(fd)
+        calls.append((free, lock._in_window))
+        return 0.25 if len(calls) == 1 else 0.0
+
+    with lock.untimed_work():
+        with timing.timed_io(settle=settle) as timed:
+            pass
+        assert len(lock._lock_fds) == 1 and lock._shared_fd is not None
+    assert calls == [(True, False), (False, True)] and timed.settle_wait_s == 0.25
+    with pytest.raises(RuntimeError, match="idle time cannot be taken inside a timed window"):
+        with lock.timed_window(), lock.idle():
+            pass

@@ -192,6 +192,25 @@ def timed_window():
 
 
 @contextlib.contextmanager
+def idle():
+    """Time in which the job does nothing (a rest): its shared lock, where it holds one, given
+    up meanwhile, so that other jobs' timed windows may open, and taken back after (behind the
+    turnstile, as any untimed work). Not inside a timed window."""
+    global _shared_fd
+    if _in_window:
+        raise RuntimeError("idle time cannot be taken inside a timed window")
+    resume = _shared_fd is not None
+    if resume:
+        _unlock(_shared_fd)
+        _shared_fd = None
+    try:
+        yield
+    finally:
+        if resume:
+            _shared_fd = _take_shared()
+
+
+@contextlib.contextmanager
 def untimed_work():
     """Hold the node's measurement lock shared: heavy work that no timed window may overlap.
     Sections nest (the outermost holds the lock); none may open inside a timed window."""

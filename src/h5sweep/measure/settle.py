@@ -9,10 +9,11 @@ writing a new file meets the second.
 So the sweep's own removals on a filesystem are dated (a node-local file holds the moment of
 the last removal, after a ``sync`` that makes the filesystem issue its discards now, and the
 free bytes then; removals by others show as free space that grew), and a timed write first
-waits, inside its window and before its clock, until the filesystem's ``settle_s`` has
-passed since then. Each write row records the wait (``settle_wait_s``). ``settle_s`` is a
-filesystem setting; by default 2 s where the filesystem is mounted with ``discard`` and 0
-elsewhere (tmpfs, network and parallel filesystems: nothing to wait for).
+waits until the filesystem's ``settle_s`` has passed since then: at rest, with the node's
+measurement lock given up so that other jobs' windows run meanwhile, and once more inside its
+window, before its clock, for a release made during the rest. Each write row records the
+wait (``settle_wait_s``). ``settle_s`` is a filesystem setting; by default 2 s where the
+filesystem is mounted with ``discard`` and 0 elsewhere (tmpfs, network and parallel filesystems: nothing to wait for).
 
 The rest makes every write wait the same; it does not hold a virtual machine's freed pages,
 whose hand-back to the host can also make writes after a removal slower (see

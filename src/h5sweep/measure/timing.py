@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from h5sweep.measure.lock import Window, timed_window
+from h5sweep.measure.lock import Window, idle, timed_window
 from h5sweep.measure.pagecache import IOCounters, io_counters
 
 
@@ -53,19 +53,25 @@ class Timed:
     window: Window
     seconds: float = float("nan")
     io: IOCounters = field(default_factory=IOCounters)
-    settle_wait_s: float = 0.0  # waited inside the window, before the clock (h5sweep.measure.settle)
+    settle_wait_s: float = 0.0  # waited for released space before the clock (h5sweep.measure.settle)
 
 
 @contextmanager
 def timed_io(settle: Callable[[], float] | None = None):
     """Time the block: a window of its own, the garbage collector paused, the clock and
     the I/O counters read just around it. Yields a :class:`Timed`, filled in on exit.
-    ``settle``: called once the window is open, before the clock starts (a write waiting
-    for released space); it returns the seconds it waited."""
+    ``settle``: a write's wait for released space, which returns the seconds it waited: called
+    first with the node's lock given up (:func:`h5sweep.measure.lock.idle`: other jobs' windows
+    run during the rest), then once more in the window, before the clock starts (a release
+    meanwhile is waited for there)."""
+    rested = 0.0
+    if settle is not None:
+        with idle():
+            rested = settle()
     with timed_window() as window, gc_paused():
         timed = Timed(window)
         if settle is not None:
-            timed.settle_wait_s = settle()
+            timed.settle_wait_s = rested + settle()
         before = io_counters()
         start = time.perf_counter_ns()
         yield timed

@@ -50,9 +50,10 @@ FILESYSTEM = Block(
             "settle_s",
             ["number", "null"],
             None,
-            "Seconds a timed write waits (inside its window, before its clock) after files were removed on "
-            "this filesystem, so that every write meets released space; null means 2 where the filesystem "
-            "is mounted with discard (a thin-provisioned disk frees space lazily), else 0.",
+            "Seconds a timed write waits before its clock (at rest, other jobs' windows running meanwhile) "
+            "after files were removed on this filesystem, so that every write meets released space; null "
+            "means 2 where the filesystem is mounted with discard (a thin-provisioned disk frees space lazily), "
+            "else 0.",
             {"minimum": 0},
         ),
         Setting(

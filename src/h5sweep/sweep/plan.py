@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from h5sweep import backends, host
 from h5sweep.cases import CASE_SPECS, plot_jobs
-from h5sweep.cases.write import rest_seconds
 from h5sweep.measure import rates, settle
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS, device_of, device_reads_counted, free_bytes, mount_info
@@ -175,14 +174,13 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         else:
             places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
         costs = [(where, from_device, *cost(sweep, where, from_device)) for where, from_device in places]
-        for (where, _, job, timed_part), share in zip(costs, _race_shares(sweep, spec, costs), strict=True):
+        for (_, _, job, timed_part), share in zip(costs, _race_shares(sweep, spec, costs), strict=True):
             if spec.name == "read":  # every read the race leaves out: its time, checks and reopening
                 job = rates.SECONDS_PER_JOB + share * (job - rates.SECONDS_PER_JOB)
                 timed_part *= share
             elif share < 1:  # a write race's repeats: their timed writes (each variant's rest stays)
-                rest = rest_seconds(sweep, where.filesystem)
-                job -= (1 - share) * (timed_part - rest)
-                timed_part = rest + share * (timed_part - rest)
+                job -= (1 - share) * timed_part
+                timed_part *= share
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
             longest = max(longest, job)
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
