@@ -56,7 +56,7 @@ def test_the_reference_is_never_raced_out_and_an_unraced_case_reads_every_store(
 def test_race_config_is_off_without_an_interleaved_pass_and_takes_its_keys():
     assert race_from_config(True, interleave=False) is None and race_from_config(False, interleave=True) is None
     rule = race_from_config({"margin": 2.0}, interleave=True)
-    assert rule["margin"] == 2.0 and rule["min_rounds"] == 10
+    assert rule["margin"] == 2.0 and rule["min_rounds"] == 8
 
 
 @pytest.fixture(scope="session")

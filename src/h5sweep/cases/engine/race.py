@@ -47,7 +47,7 @@ SETTINGS = Block(
             "A store is out once its ratio's interval lies above this.",
             {"exclusiveMinimum": 1},
         ),
-        Setting("min_rounds", "integer", 10, "Rounds every store reads before the first look.", {"minimum": 2}),
+        Setting("min_rounds", "integer", 8, "Rounds every store reads before the first look.", {"minimum": 2}),
         Setting("rounds_per_look", "integer", 5, "Rounds between two looks.", {"minimum": 1}),
         Setting(
             "alpha",
