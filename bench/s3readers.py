@@ -24,13 +24,14 @@ import time
 import numpy as np
 from common import SAMPLES, spread
 
-from h5sweep.backends.remote import classifier, remote_opener, request_log, upload
+from h5sweep.backends.remote import classifier, remote_opener, request_log
 from h5sweep.backends.zarr import write_fast
 from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import REQUESTS, S3Location
+from h5sweep.storage.targets.s3 import upload
 
 SHAPE = (100, 100, 4096)  # the default cube, uint16
 CHUNKS = ((8, 8, 512), (16, 16, 2048))

@@ -19,10 +19,11 @@ import numpy as np
 
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.backends.hdf5_remote import h5py_has_ros3
-from h5sweep.backends.remote import RemoteOption, classifier, open_remote, request_log, upload
+from h5sweep.backends.remote import RemoteOption, classifier, open_remote, request_log
 from h5sweep.storage import objectstore
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import FileRead, S3Location
+from h5sweep.storage.targets.s3 import upload
 
 SHAPE = (20, 20, 500)
 PAGE = 4096

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from h5sweep import backends
-from h5sweep.backends.remote import MARKER_SUFFIX, classifier, open_remote, upload
+from h5sweep.backends.remote import classifier, open_remote
 from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location, parse_range
-from h5sweep.storage.targets.s3 import location_from_config
+from h5sweep.storage.targets.s3 import MARKER_SUFFIX, location_from_config, upload
 
 SHAPE = (20, 20, 500)
 SMALL = (10, 10, 200)  # through the engine: a raw slice is one ranged GET per element

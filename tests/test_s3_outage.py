@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 
 from h5sweep import backends
-from h5sweep.backends.remote import RemoteBackend, marker_path
+from h5sweep.backends.remote import RemoteBackend
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.layouts import Layout
 from h5sweep.storage.objectstore import S3Location
+from h5sweep.storage.targets.s3 import marker_path
 
 KEYS = ("h5sweep", "local-secret")  # the test server's identity
 S3FS_ROUNDS = 5  # s3fs's own retries of a request whose connection closed (S3FileSystem.retries)

@@ -1,11 +1,13 @@
 """Test stores on an S3-compatible object store (:mod:`h5sweep.storage.targets.s3`): each
-backend's store, written where it always is and uploaded object by object
-(:class:`RemoteBackend`), then opened for timed reads through a client of its own, every
-request counted.
+backend's store, staged and uploaded by the target (:class:`RemoteBackend`, a
+:class:`h5sweep.backends.staged.StagedBackend`), then opened for timed reads through a client
+of its own, every request counted.
 
 The store's objects are handed to its backend as an :class:`S3Source` (a file-object
-factory, an asynchronous filesystem, a key-value store, a URL with a driver's keys), and
-the backend opens its own format on it (:meth:`h5sweep.backends.base.Backend.open_remote`).
+factory, an asynchronous filesystem, a key-value store, a URL with a driver's keys), wrapped
+by the relay that emulates its location's latency and faults (:func:`relayed`: its clients
+connect there), and the backend opens its own format on it
+(:meth:`h5sweep.backends.base.Backend.open_remote`).
 Before a store is read, its backend says which bytes of it are data and which metadata
 (:meth:`h5sweep.backends.base.Backend.byte_kinds`): a request that fetches bytes of a chunk
 is a data request, any other a metadata request. fsspec's requests are counted from the S3
@@ -14,6 +16,7 @@ request passes (:func:`h5sweep.storage.objectstore.relay_log`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,9 +27,11 @@ from h5sweep import backends
 from h5sweep.backends import file_reads
 from h5sweep.backends.base import Backend, OpenedStore
 from h5sweep.backends.file_reads import RemoteOption
+from h5sweep.backends.staged import StagedBackend
 from h5sweep.storage import objectstore
-from h5sweep.storage.errors import VerificationError
 from h5sweep.storage.objectstore import FileRead, RequestLog, S3Location
+from h5sweep.storage.targets.s3 import TARGET as S3
+from h5sweep.storage.targets.s3 import objects
 
 
 def remote_options(backend: str, options: list, fs) -> list:
@@ -53,41 +58,6 @@ def request_log(backend: str, option, location: S3Location, classify) -> Request
     return log
 
 
-def objects(local_path: str) -> list[tuple[str, str]]:
-    """(local file, its key under the store's name) of every file of a store: the file
-    itself, or each file of a store's directory."""
-    if os.path.isfile(local_path):
-        return [(local_path, "")]
-    found = []
-    for root, _, files in os.walk(local_path):
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            found.append((path, os.path.relpath(path, local_path).replace(os.sep, "/")))
-    return found
-
-
-def upload(fs, location: S3Location, name: str, local_path: str, marked: bool = True) -> int:
-    """Put the store at ``local_path`` under ``name`` (one object per file), then (``marked``)
-    its marker (:func:`marker_path`): a store without one was not uploaded whole, and is not
-    read (:meth:`RemoteBackend.open_for_reads`). The bytes sent."""
-    sent = 0
-    for path, key in objects(local_path):
-        fs.put_file(path, location.path(name, key))
-        sent += os.path.getsize(path)
-    if marked:
-        fs.pipe_file(marker_path(location, name), b"")
-    return sent
-
-
-MARKER_SUFFIX = ".uploaded"
-
-
-def marker_path(location: S3Location, name: str) -> str:
-    """The object (fsspec's bucket/key) that says the store uploaded as ``name`` is whole:
-    beside its objects, written after the last of them."""
-    return location.path(name) + MARKER_SUFFIX
-
-
 @dataclass
 class S3Source:
     """The byte source a backend opens a store on an object store through: the store's
@@ -101,6 +71,11 @@ class S3Source:
     log: RequestLog
     read: FileRead = FileRead()
     read_timeout_s: float = objectstore.READ_TIMEOUT_S  # an attempt that receives nothing this long fails
+    endpoint: str = ""  # where its clients connect ("": the location's server; :func:`relayed`)
+
+    @property
+    def connects_to(self) -> str:
+        return self.endpoint or self.location.endpoint
 
     @property
     def path(self) -> str:
@@ -110,19 +85,19 @@ class S3Source:
     def filesystem(self):
         """A new fsspec S3 filesystem, its requests counted in the log (a file object
         factory: ``open(path, "rb", block_size=..., cache_type=...)``, ranged ``cat``)."""
-        return objectstore.client(self.location, self.log)
+        return objectstore.client(self.location, self.log, endpoint=self.connects_to)
 
     def async_filesystem(self, loop, run):
         """A new asynchronous fsspec S3 filesystem on ``loop`` (``run``: how a coroutine is run
         there), its requests counted in the log; and the call that closes it there."""
-        fs = objectstore.client(self.location, asynchronous=True, loop=loop)
+        fs = objectstore.client(self.location, asynchronous=True, loop=loop, endpoint=self.connects_to)
         run(objectstore.attach_async(fs, self.log))
         return fs, lambda: run(objectstore.close_async(fs))
 
     def url(self) -> str:
-        """The store's URL through the location's relay (path-style), for a driver that sends
-        its own requests (HDF5's ROS3)."""
-        return f"{objectstore.relay_endpoint(self.location)}/{self.location.bucket}/{self.location.key(self.name)}"
+        """The store's URL where its clients connect (path-style), for a driver that sends its
+        own requests (HDF5's ROS3)."""
+        return f"{self.connects_to}/{self.location.bucket}/{self.location.key(self.name)}"
 
     def driver_keys(self) -> dict:
         """The region and keys (bytes) a driver that sends its own requests signs them with,
@@ -141,10 +116,10 @@ class S3Source:
 
     def key_value_store(self):
         """A new obstore S3 store of the store's objects (a key-value getter; its credentials
-        from the environment), through the location's relay."""
+        from the environment), connecting where the source's clients do."""
         from obstore.store import S3Store
 
-        endpoint = objectstore.relay_endpoint(self.location)
+        endpoint = self.connects_to
         return S3Store(
             self.location.bucket,
             prefix=self.location.key(self.name),
@@ -156,15 +131,23 @@ class S3Source:
         )
 
     def key_value_spec(self) -> dict:
-        """The store's objects as tensorstore's S3 key-value store names them, through the
-        location's relay."""
+        """The store's objects as tensorstore's S3 key-value store names them, connecting where
+        the source's clients do."""
         return {
             "driver": "s3",
             "bucket": self.location.bucket,
             "path": self.location.key(self.name) + "/",
-            "endpoint": objectstore.relay_endpoint(self.location),
+            "endpoint": self.connects_to,
             "aws_region": _region(),
         }
+
+
+def relayed(source: S3Source) -> S3Source:
+    """``source`` with its clients connecting through the relay that emulates its location's
+    latency and faults and logs each request (:func:`h5sweep.storage.objectstore.relay`), as
+    zarr's latency store wraps a store: the same objects, another endpoint (an https://
+    location passes no relay: its own server)."""
+    return dataclasses.replace(source, endpoint=objectstore.relay_endpoint(source.location))
 
 
 def _region() -> str:
@@ -210,7 +193,7 @@ def remote_opener(
     ``log``). ``open_kwargs``: h5py.File's (HDF5's chunk cache); ``reader``: a read option of
     the backend's own (a Zarr reader). The backend opens its format on the source
     (:meth:`h5sweep.backends.base.Backend.open_remote`)."""
-    source = S3Source(location, name, log, read or FileRead())
+    source = relayed(S3Source(location, name, log, read or FileRead()))
     option = reader if reader is not None else _OpenKwargs(open_kwargs) if open_kwargs is not None else None
     opener = backends.load(backend).open_remote(source, dataset_name, option)
 
@@ -278,72 +261,18 @@ def refusal(backend: str, option, location: S3Location) -> tuple[str, object, st
     return None
 
 
-class RemoteBackend(Backend):
-    """A backend's stores on an object store: each written where the backend always writes it
-    (``path``, the filesystem's staging directory, where it stays for its chunk index), then
-    uploaded under its path relative to ``staging``; a write is timed to its last completed
-    upload request. Each open for reads is a new client (a cold read: nothing cached, no
-    connection kept), made by the first read inside its clock, every request counted.
-    Nothing of it is in the page cache to drop."""
+class RemoteBackend(StagedBackend):
+    """A backend's stores on an object store: staged and uploaded by the S3 target
+    (:class:`h5sweep.backends.staged.StagedBackend`); each open for reads is a new client (a
+    cold read: nothing cached, no connection kept), made by the first read inside its clock,
+    every request counted."""
 
     def __init__(
         self, inner: Backend, location: S3Location, staging: str, read: FileRead | None = None, filesystem: str = ""
     ):
-        self.inner, self.location, self.staging = inner, location, os.path.abspath(staging)
-        self.read, self.filesystem = read or FileRead(), filesystem
-        self.name, self.label = inner.name, f"{inner.label} on S3"
-        self.call_overhead_column = None
-        self.uploaded: set[str] = set()  # local paths of the stores it uploaded
-        self.whole: set[str] = set()  # local paths of the stores whose marker was found
-
-    def key(self, path: str) -> str:
-        """The store's name under the location's prefix: its path below the staging directory."""
-        return os.path.relpath(os.path.abspath(path), self.staging).replace(os.sep, "/")
-
-    def _upload(self, path: str, marked: bool = True) -> None:
-        """Upload the store at ``path``; ``marked``: then its marker (a timed write's upload
-        sends none: that store is renamed, and so uploaded again, before any job reads it)."""
-        self.uploaded.add(os.path.abspath(path))  # removed with the store, whole or not
-        upload(objectstore.client(self.location), self.location, self.key(path), path, marked)
-
-    def _housekeeping(self, work):
-        return objectstore.housekeeping(self.location, self.filesystem, work)
-
-    def rename(self, path: str, new_path: str) -> None:
-        """Rename the local store, upload it under its new name (after the clock) and remove
-        the old name's objects."""
-        self.remove_remote(new_path)
-        self.inner.rename(path, new_path)
-        self._upload(new_path)
-        self.remove_remote(path)
-        self.uploaded.discard(os.path.abspath(path))
-
-    def remove_orphans(self) -> int:
-        """Remove from the server every store this backend uploaded whose local store was
-        removed since (a write case's repeats, removed together after their rest); the count."""
-        gone = [path for path in self.uploaded if not os.path.lexists(path)]
-        for path in gone:
-            self.remove_remote(path)
-            self.uploaded.discard(path)
-        return len(gone)
-
-    @property
-    def fill_times(self) -> tuple[str, ...]:
-        return self.inner.fill_times
-
-    @property
-    def default_read_option(self):
-        return self.inner.default_read_option
-
-    def write(self, path, stored, layout, compression, dataset_name, strategy, fill_time, option, deadline=None):
-        calls = self.inner.write(path, stored, layout, compression, dataset_name, strategy, fill_time, option, deadline)
-        self._upload(path, marked=False)
-        return calls
-
-    def write_fast(self, path, data, layout, compression, dataset_name, threads) -> str:
-        method = self.inner.write_fast(path, data, layout, compression, dataset_name, threads)
-        self._upload(path)
-        return f"{method}, uploaded"
+        super().__init__(inner, S3, location, staging, filesystem)
+        self.location, self.read = location, read or FileRead()
+        self.label = f"{inner.label} on S3"
 
     def open_for_reads(self, path, dataset_name, option, readahead=True) -> OpenedStore:
         read = self.read
@@ -360,57 +289,9 @@ class RemoteBackend(Backend):
         relay = objectstore.relay(self.location)
         held = {self.location.key(self.key(path), key) for _, key in objects(path)}
         log.watch(relay and relay.log_path, held, f"{self.label} read with {asked.label}")
-        opener = self.inner.open_remote(S3Source(self.location, self.key(path), log, read), dataset_name, option)
+        source = relayed(S3Source(self.location, self.key(path), log, read))
+        opener = self.inner.open_remote(source, dataset_name, option)
         return OpenedOnFirstRead(opener, log)
-
-    def stored_chunks(self, path, layout, dataset_name):
-        return self.inner.stored_chunks(path, layout, dataset_name)
-
-    def footprint_bytes(self, path) -> int:
-        return self.inner.footprint_bytes(path)
-
-    def store_counts(self, path) -> dict:
-        return self.inner.store_counts(path)
-
-    def check_whole(self, path) -> None:
-        """Refuse to read the store uploaded from ``path`` where its marker is missing (its
-        upload stopped part way: some of its objects may be there, not all); once per store."""
-        if os.path.abspath(path) in self.whole:
-            return
-        marker = marker_path(self.location, self.key(path))
-        if not self._housekeeping(lambda fs: fs.exists(marker)):
-            raise VerificationError(
-                f"{self.location.url(self.key(path))} on {self.location.endpoint}: its upload did not finish (no "
-                f"marker s3://{marker}), so it is not read: some of its objects may be missing. Run the sweep "
-                "again: the job that writes it uploads it again."
-            )
-        self.whole.add(os.path.abspath(path))
-
-    def remove_remote(self, path) -> None:
-        """The store's objects and its marker removed from the server (its local store left as
-        it is)."""
-        remote = self.location.path(self.key(path))
-
-        def remove(fs) -> None:
-            found = [p for p in (marker_path(self.location, self.key(path)), remote) if fs.exists(p)]
-            if found:
-                fs.rm(found, recursive=True)
-
-        self._housekeeping(remove)
-        self.whole.discard(os.path.abspath(path))
-
-    def remove(self, path) -> None:
-        # the local store first: a server gone mid-job leaves no staging copy behind
-        if os.path.lexists(path):
-            self.inner.remove(path)
-        self.remove_remote(path)
-        self.uploaded.discard(os.path.abspath(path))
-
-    def paths_to_evict(self, path) -> list[str]:
-        return []
-
-    def versions(self) -> dict:
-        return self.inner.versions()
 
 
 def on_target(backend: Backend, location: S3Location, staging: str, filesystem: str) -> Backend:

@@ -744,14 +744,18 @@ def cache_state(counts: dict) -> str:
     return "cold" if counts[REQUESTS] else "warm"
 
 
-def client(location: S3Location, log: RequestLog | None = None, asynchronous: bool = False, **options):
+def client(
+    location: S3Location, log: RequestLog | None = None, asynchronous: bool = False, endpoint: str = "", **options
+):
     """A new fsspec S3 filesystem on ``location``'s server, sharing no cache or connection with
-    any made before (a cold client), its requests counted in ``log``. ``options``: s3fs's own
-    (``default_block_size``, ``default_cache_type``, ...)."""
+    any made before (a cold client), its requests counted in ``log``; it connects to
+    ``endpoint`` where given (a byte source's, :func:`h5sweep.backends.remote.relayed`), else
+    through the location's relay. ``options``: s3fs's own (``default_block_size``,
+    ``default_cache_type``, ...)."""
     import s3fs
 
     fs = s3fs.S3FileSystem(
-        endpoint_url=relay_endpoint(location),
+        endpoint_url=endpoint or relay_endpoint(location),
         skip_instance_cache=True,
         use_listings_cache=False,
         asynchronous=asynchronous,

@@ -7,7 +7,9 @@ settings block it sets (``s3:``), else on a POSIX directory. A target gives:
 - its settings block and its parse-time checks and refusals (the backends it cannot serve, the
   cases it does not measure, the other filesystem keys it takes no part in);
 - how a store gets there (:attr:`StorageTarget.staged`: written in place, or written in the
-  filesystem's directory and then uploaded) and the byte source a backend reads it through
+  filesystem's directory, then uploaded, checked whole and removed by the target's
+  :meth:`StorageTarget.upload`, :meth:`StorageTarget.uploaded_whole` and
+  :meth:`StorageTarget.remove_uploaded`) and the byte source a backend reads it through
   (:attr:`StorageTarget.source`, which a backend's ``Capabilities.sources`` lists where the
   backend reads it; :attr:`StorageTarget.reads` names the module of the backends' layer that
   opens a store on it);
@@ -46,6 +48,27 @@ class StorageTarget:
         the name, the :class:`h5sweep.storage.filesystems.Filesystem` fields this target sets);
         ``entry``: the target's own block (None on a directory)."""
         return [("", {})]
+
+    # How a staged store gets there and goes (``staged``): written in the filesystem's
+    # directory, then uploaded, checked whole before it is read, and removed; a directory's
+    # stores are written in place and never call these.
+    def upload(self, place, name: str, local_path: str, marked: bool = True) -> int:
+        """Send the store written at ``local_path`` to ``place`` as ``name``, then (``marked``)
+        what says it arrived whole; the bytes sent."""
+        raise NotImplementedError(f"a store on a {self.label} is written in place")
+
+    def uploaded_whole(self, place, name: str, filesystem: str) -> bool:
+        """Whether the store uploaded as ``name`` arrived whole (its upload finished)."""
+        raise NotImplementedError(f"a store on a {self.label} is written in place")
+
+    def not_whole(self, place, name: str) -> str:
+        """Where the store uploaded as ``name`` is, and that its upload did not finish, in words."""
+        return f"{name} on {self.label} {place}: its upload did not finish"
+
+    def remove_uploaded(self, place, name: str, filesystem: str) -> None:
+        """Remove the store uploaded as ``name`` from ``place`` (``filesystem``: named where the
+        target is gone)."""
+        raise NotImplementedError(f"a store on a {self.label} is written in place")
 
     def refuse(self, filesystem: dict, key: str) -> None:
         """Refuse, naming the key, a filesystem key this target takes no part in."""

@@ -8,6 +8,7 @@ backends open a store on it in :mod:`h5sweep.backends.remote`."""
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import asdict
 from urllib.parse import urlsplit
@@ -156,6 +157,41 @@ def location_from_config(entry: dict, key: str) -> objectstore.S3Location:
     return objectstore.S3Location(endpoint.rstrip("/"), bucket, prefix)
 
 
+def objects(local_path: str) -> list[tuple[str, str]]:
+    """(local file, its key under the store's name) of every file of a store: the file
+    itself, or each file of a store's directory."""
+    if os.path.isfile(local_path):
+        return [(local_path, "")]
+    found = []
+    for root, _, files in os.walk(local_path):
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            found.append((path, os.path.relpath(path, local_path).replace(os.sep, "/")))
+    return found
+
+
+def upload(fs, location: objectstore.S3Location, name: str, local_path: str, marked: bool = True) -> int:
+    """Put the store at ``local_path`` under ``name`` through the fsspec filesystem ``fs``
+    (one object per file), then (``marked``) its marker (:func:`marker_path`): a store without
+    one was not uploaded whole, and is not read. The bytes sent."""
+    sent = 0
+    for path, key in objects(local_path):
+        fs.put_file(path, location.path(name, key))
+        sent += os.path.getsize(path)
+    if marked:
+        fs.pipe_file(marker_path(location, name), b"")
+    return sent
+
+
+MARKER_SUFFIX = ".uploaded"
+
+
+def marker_path(location: objectstore.S3Location, name: str) -> str:
+    """The object (fsspec's bucket/key) that says the store uploaded as ``name`` is whole:
+    beside its objects, written after the last of them."""
+    return location.path(name) + MARKER_SUFFIX
+
+
 class ObjectStore(StorageTarget):
     name = "s3"
     key = "s3"
@@ -173,6 +209,33 @@ class ObjectStore(StorageTarget):
             (suffix, {"place": location, "s3": location, "s3_reads": reads, "s3_zarr_stores": stores})
             for suffix, location in variants_from_config(entry, key)
         ]
+
+    def upload(self, place, name, local_path, marked=True) -> int:
+        """One object per file, through the relay of ``place`` (its latency and faults apply
+        to uploads too), then the marker."""
+        return upload(objectstore.client(place), place, name, local_path, marked)
+
+    def uploaded_whole(self, place, name, filesystem) -> bool:
+        """Whether the store's marker is on the server (h5sweep's own request, sent directly)."""
+        marker = marker_path(place, name)
+        return bool(objectstore.housekeeping(place, filesystem, lambda fs: fs.exists(marker)))
+
+    def not_whole(self, place, name) -> str:
+        return (
+            f"{place.url(name)} on {place.endpoint}: its upload did not finish (no marker "
+            f"s3://{marker_path(place, name)})"
+        )
+
+    def remove_uploaded(self, place, name, filesystem) -> None:
+        """The store's objects and its marker removed from the server (h5sweep's own requests)."""
+        found_at = (marker_path(place, name), place.path(name))
+
+        def remove(fs) -> None:
+            found = [p for p in found_at if fs.exists(p)]
+            if found:
+                fs.rm(found, recursive=True)
+
+        objectstore.housekeeping(place, filesystem, remove)
 
     def refuse(self, filesystem: dict, key: str) -> None:
         if filesystem["read_copies"] != 1:
