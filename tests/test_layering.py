@@ -28,9 +28,10 @@ PARSE_TIME = [
 LAYERS = [
     ["h5sweep"],
     ["h5sweep.storage", "h5sweep.trace"],  # errors, layouts, codecs, selections, filesystems, data sources; recordings
-    ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log
+    ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log, the read copies
+    ["h5sweep.measure.engine"],  # the read engine, over the rest of measure: backends and cases as its contracts say
     ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
-    ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict); the read engine
+    ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict)
     ["h5sweep.sweep"],  # the sweep's definition and plan (parse time); the stages the workflow's scripts call
     ["h5sweep.analyze"],  # analysis
     ["h5sweep.report"],  # figures
@@ -173,9 +174,9 @@ def test_each_case_owns_its_figures_and_no_module_outgrows_its_room():
 def test_the_race_and_the_ranking_share_one_objective_below_the_engine():
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     objective = "h5sweep.measure.objective"
-    for user in ("h5sweep.cases.engine.race", "h5sweep.analyze.ranking"):
+    for user in ("h5sweep.measure.engine.race", "h5sweep.analyze.ranking"):
         assert any(i == objective or i.startswith(objective + ".") for i in _imports(modules[user])), user
-    assert _layer(objective) < _layer("h5sweep.cases.engine.race")
+    assert _layer(objective) < _layer("h5sweep.measure.engine.race")
 
 
 # What analysis, report, rules and scripts may import of the cases: the registry and the

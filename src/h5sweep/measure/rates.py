@@ -209,7 +209,7 @@ COPY_BYTES_PER_S = {"device": 600 * MB, "memory": 2000 * MB}  # a store's read c
 
 
 def read_copies_seconds(sweep, layout, copies: int, from_device: bool = True) -> float:
-    """Making a query job's read copies of its store (untimed; h5sweep.cases.copies): at most
+    """Making a query job's read copies of its store (untimed; h5sweep.measure.copies): at most
     its allocated bytes, ``copies - 1`` times."""
     allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
     return (copies - 1) * allocated / COPY_BYTES_PER_S["device" if from_device else "memory"]
