@@ -27,7 +27,7 @@ PARSE_TIME = [
 # imports made for type annotations only (under ``if TYPE_CHECKING:``) included.
 LAYERS = [
     ["h5sweep"],
-    ["h5sweep.storage", "h5sweep.trace"],  # errors, layouts, codecs, selections, filesystems, data sources; recordings
+    ["h5sweep.storage"],  # errors, layouts, codecs, selections, filesystems, data sources; recordings (trace)
     ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log, the read copies
     ["h5sweep.measure.engine"],  # the read engine, over the rest of measure: backends and cases as its contracts say
     ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
@@ -132,7 +132,7 @@ def test_the_measuring_path_never_imports_host_tuning():
 
 
 def test_the_package_top_level_stays_small_and_names_no_backend_outside_backends():
-    # the layers' packages (trace, host, sweep and compare are commands too) and the one command
+    # the layers' packages (host, sweep and compare are commands too, as storage.trace is) and the one command
     # over them (cli)
     assert len([p for p in PACKAGE.iterdir() if p.name != "__pycache__"]) <= 12
     constants = []
