@@ -21,7 +21,7 @@ SNAKEMAKE = str(BIN / "snakemake")
 WORKFLOW_PARTS = ["Snakefile", "rules", "workflow", "config", "profiles"]
 
 # Every figure a test draws (in process or in a sweep's plot job) is checked, and a defect
-# fails its test (h5sweep.cases.figcheck); `make test` also keeps the kinds drawn, for
+# fails its test (h5sweep.kit.figcheck); `make test` also keeps the kinds drawn, for
 # tests/test_figcheck.py's check that the suite drew every kind.
 os.environ.setdefault("H5SWEEP_FIGURE_CHECK", "strict")
 

@@ -20,7 +20,10 @@ PARSE_TIME = [
     "h5sweep.sweep.rules",
     "h5sweep.sweep.resume",
     "h5sweep.sweep.config",
+    "h5sweep.measure.engine",
     "h5sweep.backends",
+    "h5sweep.kit.spec",
+    "h5sweep.kit.read",
     "h5sweep.cases",
 ]
 # The package's layers, bottom up: a module imports only from its own layer or those below,
@@ -31,6 +34,7 @@ LAYERS = [
     ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log, the read copies
     ["h5sweep.measure.engine"],  # the read engine, over the rest of measure: backends and cases as its contracts say
     ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
+    ["h5sweep.kit"],  # what a case is made with: its spec, the rules of a finding, the read cases' base, figures' style
     ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict)
     ["h5sweep.sweep"],  # the sweep's definition and plan (parse time); the stages the workflow's scripts call
     ["h5sweep.analyze"],  # analysis
@@ -39,7 +43,7 @@ LAYERS = [
     ["h5sweep.cli"],  # the one command, h5sweep, whose subcommands are the commands' modules
 ]
 # The measuring path never imports host tuning.
-MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.sweep.stages"]
+MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.kit", "h5sweep.cases", "h5sweep.sweep.stages"]
 IO_LIBRARIES = ["h5py", "zarr", "tensorstore", "hdf5plugin", "numcodecs", "mpi4py"]
 
 
@@ -179,16 +183,10 @@ def test_the_race_and_the_ranking_share_one_objective_below_the_engine():
     assert _layer(objective) < _layer("h5sweep.measure.engine.race")
 
 
-# What analysis, report, rules and scripts may import of the cases: the registry and the
-# shared parts (a spec, the rules of a finding, the figures' style and check); a case itself
-# they reach only through its spec's hooks.
-CASE_CORE = (
-    "h5sweep.cases",
-    "h5sweep.cases.spec",
-    "h5sweep.cases.claims",
-    "h5sweep.cases.style",
-    "h5sweep.cases.figcheck",
-)
+# What analysis, report, rules and scripts may import of the cases: the registry (the shared
+# parts, a spec, the rules of a finding, the figures' style and check, are the kit's,
+# h5sweep.kit); a case itself they reach only through its spec's hooks.
+CASE_CORE = ("h5sweep.cases",)
 WORKFLOW = PACKAGE.parents[1]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from h5sweep.cases.read import RACE_SETTING, ReadCase, cold_setting
+from h5sweep.kit.read import RACE_SETTING, ReadCase, cold_setting
 from h5sweep.storage import trace
 from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.errors import ConfigError

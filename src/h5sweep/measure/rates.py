@@ -3,7 +3,7 @@ test store, reading it), in seconds. Rates are this project's reference machine'
 ext4 on a virtual disk; see ``bench/``); the model sizes an allocation, it measures nothing.
 
 A case's own time model lives in its module (``job_cost`` in its spec, see
-:mod:`h5sweep.cases.spec`) and is built from these. Nothing here imports an I/O library.
+:mod:`h5sweep.kit.spec`) and is built from these. Nothing here imports an I/O library.
 """
 
 from __future__ import annotations
