@@ -16,7 +16,7 @@ from h5py import h5s
 from h5sweep.backends.fastwrite import write_fast
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import read_cases_from_config
-from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
+from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store
 from h5sweep.measure.timing import gc_paused, touched_empty
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource

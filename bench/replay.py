@@ -1,4 +1,4 @@
-"""The replay's goal: a program's recorded reads (h5sweep.trace), replayed by the read engine
+"""The replay's goal: a program's recorded reads (h5sweep.storage.trace), replayed by the read engine
 on the layout the program itself read, take the time the program's own reads took.
 
 The program is a small analysis of an MSI-like cube in HDF5 (16 x 16 x 256 chunks, gzip-1):
@@ -19,11 +19,11 @@ import numpy as np
 from common import SAMPLES, spread
 from harness import _read
 
-from h5sweep import trace
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases.trace import TraceCase
 from h5sweep.measure.pagecache import evict
+from h5sweep.storage import trace
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
 from h5sweep.storage.layouts import Layout

@@ -1,4 +1,4 @@
-# Cases with a job of their own (their spec's runner, h5sweep.cases.spec), run by name:
+# Cases with a job of their own (their spec's runner, h5sweep.kit.spec), run by name:
 # once per test store (e.g. scaling, reading the same store as query) or once per
 # filesystem (e.g. metadata, iosize, which remove their own scratch files). A new case of
 # either kind needs no rule of its own.

@@ -31,7 +31,7 @@ if not READS_IN_STORE_JOB:  # locally, the store's own job reads it (rules/gener
 
 # query_interleaved (config `interleave: true`): every read case over all stores of one
 # filesystem at once, selection by selection in a seeded order, so that the machine's drift
-# over minutes cancels in the paired ratios (h5sweep.cases.engine.interleave). Every store of the
+# over minutes cancels in the paired ratios (h5sweep.measure.engine.interleave). Every store of the
 # filesystem exists while it runs (the plan counts that disk).
 
 

@@ -21,7 +21,7 @@ SNAKEMAKE = str(BIN / "snakemake")
 WORKFLOW_PARTS = ["Snakefile", "rules", "workflow", "config", "profiles"]
 
 # Every figure a test draws (in process or in a sweep's plot job) is checked, and a defect
-# fails its test (h5sweep.cases.figcheck); `make test` also keeps the kinds drawn, for
+# fails its test (h5sweep.kit.figcheck); `make test` also keeps the kinds drawn, for
 # tests/test_figcheck.py's check that the suite drew every kind.
 os.environ.setdefault("H5SWEEP_FIGURE_CHECK", "strict")
 
@@ -328,7 +328,7 @@ def read_selections(
     backend, path, case, selections, source, layout, options=None, cold=None, evict=True, readahead=True
 ) -> list[dict]:
     """Chosen selections of one case read from one store through the workflow's read engine."""
-    from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
+    from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store
 
     case = ColdAs(case, cold) if cold else case
     plan = ReadPlan([case], source.shape, 0, selections={case.name: selections}, evict=evict, readahead=readahead)
@@ -338,7 +338,7 @@ def read_selections(
 
 def read_cases(backend, path, cases, shape, seed, source, layout, options=None, split=False, copies=None):
     """Every read case on one store through the workflow's read engine, as a query job reads."""
-    from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
+    from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store
 
     store = StoreUnderTest(backend, path, layout, source, read_options=options, copies=copies or [])
     return read_store(store, ReadPlan(cases, shape, seed, split=split))

@@ -22,7 +22,7 @@ from h5sweep import backends
 from h5sweep.backends.hdf5_remote import h5py_has_ros3
 from h5sweep.backends.remote import RemoteBackend
 from h5sweep.cases import read_cases_from_config
-from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
+from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store
 from h5sweep.storage import objectstore
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource

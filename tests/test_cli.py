@@ -19,7 +19,7 @@ FORMS = {
     "plan": "h5sweep.sweep",
     "whatif": "h5sweep.compare.whatif",
     "compare": "h5sweep.compare",
-    "trace": "h5sweep.trace",
+    "trace": "h5sweep.storage.trace",
     "s3": "h5sweep.host.seaweed",
 }
 

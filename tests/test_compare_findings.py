@@ -11,9 +11,9 @@ import yaml
 from conftest import REPO
 from test_findings import SEEDS, _plain
 
-from h5sweep.cases import claims
 from h5sweep.compare import Run, main
 from h5sweep.compare import comparative as cf
+from h5sweep.kit import claims
 
 STUDY = REPO / "config" / "studies" / "folk-choi"
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import REPO, Workflow
 
-from h5sweep.trace import load
+from h5sweep.storage.trace import load
 
 # Each example's axes at a tiny size, and the analysis's extra arguments.
 TINY = {
@@ -40,7 +40,7 @@ def _recorded(tmp_path, example: str, config: dict, extra: list) -> str:
     subprocess.run([sys.executable, str(REPO / "examples" / "make_data.py"), str(tiny), str(data)], check=True)
     analysis = [sys.executable, str(REPO / "examples" / example / "analysis.py"), str(data), *extra]
     recorded = subprocess.run(
-        [sys.executable, "-m", "h5sweep.trace", "run", "-o", str(recording), "--", *analysis],
+        [sys.executable, "-m", "h5sweep.storage.trace", "run", "-o", str(recording), "--", *analysis],
         capture_output=True,
         text=True,
     )

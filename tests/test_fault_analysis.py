@@ -215,7 +215,7 @@ def test_a_wrong_value_on_an_undisturbed_read_still_fails_its_job(s3, tmp_path):
     from h5sweep import backends
     from h5sweep.backends.remote import RemoteBackend
     from h5sweep.cases import read_cases_from_config
-    from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store
+    from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store
     from h5sweep.storage.codecs import parse_compression
     from h5sweep.storage.datasources import SyntheticSource
     from h5sweep.storage.errors import FaultedReadError, VerificationError

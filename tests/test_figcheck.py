@@ -1,4 +1,4 @@
-"""The figure check (h5sweep.cases.figcheck): each defect it names, on figures drawn for it,
+"""The figure check (h5sweep.kit.figcheck): each defect it names, on figures drawn for it,
 and that the suite's sweeps drew every kind of figure under it."""
 
 import os
@@ -12,8 +12,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from h5sweep.cases import FIGURES, figcheck  # noqa: E402
-from h5sweep.cases.style import not_measured, save  # noqa: E402
+from h5sweep.cases import FIGURES  # noqa: E402
+from h5sweep.kit import figcheck  # noqa: E402
+from h5sweep.kit.style import not_measured, save  # noqa: E402
 
 
 def _checked(fig) -> list[str]:

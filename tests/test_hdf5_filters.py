@@ -14,7 +14,7 @@ from h5sweep.backends import hdf5_filters
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE
 from h5sweep.backends.fastwrite import write_fast
 from h5sweep.backends.hdf5 import BACKEND as HDF5
-from h5sweep.cases.engine import verify
+from h5sweep.measure.engine import verify
 from h5sweep.storage.codecs import CODECS, compressions_from_config, parse_compression
 from h5sweep.storage.errors import ConfigError, VerificationError
 from h5sweep.storage.layouts import Layout

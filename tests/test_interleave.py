@@ -10,10 +10,10 @@ from conftest import read_cases
 
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.cases.copies import copy_path, read_copies, read_copies_of_all
-from h5sweep.cases.engine import ReadPlan, StoreUnderTest, rounds, run_reads, visiting_order
 from h5sweep.cases.write.run import generate
 from h5sweep.measure import pagecache
+from h5sweep.measure.copies import copy_path, read_copies, read_copies_of_all
+from h5sweep.measure.engine import ReadPlan, StoreUnderTest, rounds, run_reads, visiting_order
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
 from h5sweep.storage.errors import VerificationError

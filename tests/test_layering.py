@@ -20,17 +20,22 @@ PARSE_TIME = [
     "h5sweep.sweep.rules",
     "h5sweep.sweep.resume",
     "h5sweep.sweep.config",
+    "h5sweep.measure.engine",
     "h5sweep.backends",
+    "h5sweep.kit.spec",
+    "h5sweep.kit.read",
     "h5sweep.cases",
 ]
 # The package's layers, bottom up: a module imports only from its own layer or those below,
 # imports made for type annotations only (under ``if TYPE_CHECKING:``) included.
 LAYERS = [
     ["h5sweep"],
-    ["h5sweep.storage", "h5sweep.trace"],  # errors, layouts, codecs, selections, filesystems, data sources; recordings
-    ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log
+    ["h5sweep.storage"],  # errors, layouts, codecs, selections, filesystems, data sources; recordings (trace)
+    ["h5sweep.measure"],  # the lock, the page cache, timing, rates, records, the job log, the read copies
+    ["h5sweep.measure.engine"],  # the read engine, over the rest of measure: backends and cases as its contracts say
     ["h5sweep.backends", "h5sweep.host"],  # storage backends; host tuning (a command, imported by none below)
-    ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict); the read engine
+    ["h5sweep.kit"],  # what a case is made with: its spec, the rules of a finding, the read cases' base, figures' style
+    ["h5sweep.cases"],  # access cases (each its definition, runner, figures, verdict)
     ["h5sweep.sweep"],  # the sweep's definition and plan (parse time); the stages the workflow's scripts call
     ["h5sweep.analyze"],  # analysis
     ["h5sweep.report"],  # figures
@@ -38,7 +43,7 @@ LAYERS = [
     ["h5sweep.cli"],  # the one command, h5sweep, whose subcommands are the commands' modules
 ]
 # The measuring path never imports host tuning.
-MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.cases", "h5sweep.sweep.stages"]
+MEASURING = ["h5sweep.measure", "h5sweep.backends", "h5sweep.kit", "h5sweep.cases", "h5sweep.sweep.stages"]
 IO_LIBRARIES = ["h5py", "zarr", "tensorstore", "hdf5plugin", "numcodecs", "mpi4py"]
 
 
@@ -131,7 +136,7 @@ def test_the_measuring_path_never_imports_host_tuning():
 
 
 def test_the_package_top_level_stays_small_and_names_no_backend_outside_backends():
-    # the layers' packages (trace, host, sweep and compare are commands too) and the one command
+    # the layers' packages (host, sweep and compare are commands too, as storage.trace is) and the one command
     # over them (cli)
     assert len([p for p in PACKAGE.iterdir() if p.name != "__pycache__"]) <= 12
     constants = []
@@ -173,21 +178,15 @@ def test_each_case_owns_its_figures_and_no_module_outgrows_its_room():
 def test_the_race_and_the_ranking_share_one_objective_below_the_engine():
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     objective = "h5sweep.measure.objective"
-    for user in ("h5sweep.cases.engine.race", "h5sweep.analyze.ranking"):
+    for user in ("h5sweep.measure.engine.race", "h5sweep.analyze.ranking"):
         assert any(i == objective or i.startswith(objective + ".") for i in _imports(modules[user])), user
-    assert _layer(objective) < _layer("h5sweep.cases.engine.race")
+    assert _layer(objective) < _layer("h5sweep.measure.engine.race")
 
 
-# What analysis, report, rules and scripts may import of the cases: the registry and the
-# shared parts (a spec, the rules of a finding, the figures' style and check); a case itself
-# they reach only through its spec's hooks.
-CASE_CORE = (
-    "h5sweep.cases",
-    "h5sweep.cases.spec",
-    "h5sweep.cases.claims",
-    "h5sweep.cases.style",
-    "h5sweep.cases.figcheck",
-)
+# What analysis, report, rules and scripts may import of the cases: the registry (the shared
+# parts, a spec, the rules of a finding, the figures' style and check, are the kit's,
+# h5sweep.kit); a case itself they reach only through its spec's hooks.
+CASE_CORE = ("h5sweep.cases",)
 WORKFLOW = PACKAGE.parents[1]
 
 

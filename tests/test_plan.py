@@ -426,7 +426,7 @@ def test_on_an_object_store_the_plan_prices_each_reads_requests_at_the_latency()
     small, large = (by[("cloud_20ms", "zarr", f"chunked-{c}")] for c in ("4x4x256", "16x16x2048"))
     assert rates.read_requests(sweep, small) > 2 * rates.read_requests(sweep, large)
     # a query job's cost in the plan carries its requests' price
-    from h5sweep.cases.read import _query_job
+    from h5sweep.kit.read import _query_job
 
     same, far = by[("disk", "hdf5", "contiguous")], by[("cloud_20ms", "hdf5", "contiguous")]
     cost = _query_job(sweep, far, False)[0]

@@ -15,10 +15,10 @@ import pytest
 from h5sweep.backends.hdf5 import BACKEND as HDF5
 from h5sweep.backends.hdf5 import write_file
 from h5sweep.cases import read_cases_from_config
-from h5sweep.cases.engine import ReadPlan, StoreUnderTest, run_reads
-from h5sweep.cases.engine.race import Race, RaceRule
 from h5sweep.cases.write.race import WriteRace, race_writes
 from h5sweep.measure import lock
+from h5sweep.measure.engine import ReadPlan, StoreUnderTest, run_reads
+from h5sweep.measure.engine.race import Race, RaceRule
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource

@@ -513,7 +513,7 @@ def test_on_real_stores_each_chunk_cache_is_ranked_and_the_verdict_names_the_one
     from h5sweep.backends.hdf5 import BACKEND as HDF5
     from h5sweep.backends.hdf5 import write_file
     from h5sweep.cases import read_cases_from_config
-    from h5sweep.cases.engine import ReadPlan, StoreUnderTest, run_reads
+    from h5sweep.measure.engine import ReadPlan, StoreUnderTest, run_reads
     from h5sweep.storage import columns as C
     from h5sweep.storage.codecs import parse_compression
     from h5sweep.storage.datasources import FieldSource

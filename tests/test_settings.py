@@ -48,7 +48,7 @@ def test_a_job_rebuilds_its_store_and_cases_from_its_settings_alone(tmp_path):
 def test_targets_and_figures_come_from_the_case_specs(tmp_path):
     """Each case declares its scope, record and figures; the workflow's targets are theirs."""
     from h5sweep.cases import CASE_SPECS, VARIANT_COLUMNS
-    from h5sweep.cases.spec import CaseSpec
+    from h5sweep.kit.spec import CaseSpec
 
     sweep = _sweep(tmp_path)
     enabled = [spec.name for spec in CASE_SPECS if spec.enabled(sweep)]

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from h5sweep.cases import CASE_SPECS
-from h5sweep.cases.spec import HOOKS
+from h5sweep.kit.spec import HOOKS
 
 
 def test_every_registered_hook_is_of_its_kind():

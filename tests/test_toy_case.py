@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 
-from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.kit.spec import CaseSpec, Figure
 from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.errors import ConfigError
 from h5sweep.measure import rates
@@ -88,7 +88,7 @@ SPEC = CaseSpec(
 
 VERDICT = '''"""The toy case's verdict and finding."""
 
-from h5sweep.cases.claims import Finding, below
+from h5sweep.kit.claims import Finding, below
 
 
 def toy_markdown(summary, measurements):
@@ -130,7 +130,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from h5sweep.cases.style import save  # noqa: E402
+from h5sweep.kit.style import save  # noqa: E402
 
 
 def plot_toy(summary, filesystem, out):

@@ -1,4 +1,4 @@
-"""Your reads, recorded and replayed: ``h5sweep.trace`` records the selections a real program
+"""Your reads, recorded and replayed: ``h5sweep.storage.trace`` records the selections a real program
 reads through h5py and zarr-python, in order; ``cases.trace`` replays the recording on every
 layout in a real Snakemake run, and the recommendation ranks by the replay's total time."""
 
@@ -17,9 +17,9 @@ import zarr
 from conftest import Workflow
 
 from h5sweep.storage.errors import ConfigError
+from h5sweep.storage.trace import box_of, load, record
 from h5sweep.sweep.config import load_schema
 from h5sweep.sweep.model import load_sweep
-from h5sweep.trace import box_of, load, record
 
 SHAPE = (40, 30, 200)
 
@@ -79,7 +79,18 @@ def test_a_program_run_under_the_recorder_is_recorded_whole(tmp_path):
     (tmp_path / "analysis.py").write_text(ANALYSIS)
     out = tmp_path / "reads.jsonl"
     run = subprocess.run(
-        [sys.executable, "-m", "h5sweep.trace", "run", "-o", str(out), "--", sys.executable, "analysis.py", "cube.h5"],
+        [
+            sys.executable,
+            "-m",
+            "h5sweep.storage.trace",
+            "run",
+            "-o",
+            str(out),
+            "--",
+            sys.executable,
+            "analysis.py",
+            "cube.h5",
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -104,7 +115,18 @@ def _recording(tmp_path) -> str:
     (tmp_path / "analysis.py").write_text(ANALYSIS)
     out = tmp_path / "reads.jsonl"
     subprocess.run(
-        [sys.executable, "-m", "h5sweep.trace", "run", "-o", str(out), "--", sys.executable, "analysis.py", "cube.h5"],
+        [
+            sys.executable,
+            "-m",
+            "h5sweep.storage.trace",
+            "run",
+            "-o",
+            str(out),
+            "--",
+            sys.executable,
+            "analysis.py",
+            "cube.h5",
+        ],
         cwd=tmp_path,
         check=True,
         capture_output=True,

@@ -18,9 +18,9 @@ from h5sweep.backends.zarr import BACKEND as ZARR
 from h5sweep.backends.zarr import chunk_file, store_files
 from h5sweep.backends.zarr_readers import ZarrReader
 from h5sweep.cases import WriteCase, read_cases_from_config
-from h5sweep.cases.engine import OpenedForReads, ReadPlan, StoreUnderTest, run_reads
 from h5sweep.cases.write.run import generate
 from h5sweep.measure import pagecache
+from h5sweep.measure.engine import OpenedForReads, ReadPlan, StoreUnderTest, run_reads
 from h5sweep.storage.codecs import parse_compression
 from h5sweep.storage.datasources import SyntheticSource
 from h5sweep.storage.errors import ConfigError, VerificationError

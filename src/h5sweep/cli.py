@@ -32,7 +32,9 @@ COMMANDS = {
         "h5sweep.compare.whatif", "a finished sweep ranked again for other read mixes, as a table; nothing read again"
     ),
     "compare": Command("h5sweep.compare", "one verdict across finished sweeps of several systems"),
-    "trace": Command("h5sweep.trace.__main__", "record the h5py and Zarr reads of a program, or show a recording"),
+    "trace": Command(
+        "h5sweep.storage.trace.__main__", "record the h5py and Zarr reads of a program, or show a recording"
+    ),
     "s3": Command("h5sweep.host.seaweed", "start, stop or ask after the local S3 server (SeaweedFS)"),
 }
 

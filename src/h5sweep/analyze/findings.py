@@ -19,7 +19,7 @@ import pandas as pd
 from h5sweep.analyze.data_words import data_sentence
 from h5sweep.analyze.objectstore_findings import FINDINGS as OBJECT_STORE_FINDINGS
 from h5sweep.cases import CASE_SPECS
-from h5sweep.cases.claims import FAILS, HOLDS, INCONCLUSIVE, UNMEASURED, VERDICTS, Finding
+from h5sweep.kit.claims import FAILS, HOLDS, INCONCLUSIVE, UNMEASURED, VERDICTS, Finding
 from h5sweep.storage import columns as C
 
 __all__ = ["FAILS", "FINDINGS", "HOLDS", "INCONCLUSIVE", "UNMEASURED", "VERDICTS", "Finding", "evaluate", "judge"]

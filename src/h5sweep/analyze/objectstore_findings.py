@@ -5,7 +5,7 @@ request counts and times (registered in :data:`h5sweep.analyze.findings.FINDINGS
 None of these publications is among the seeds, so no finding quotes one: each says what the
 publication reports in h5sweep's words (``claim``), and its document is the publication's
 address. The verdicts follow the same rules as the seeds' findings
-(:mod:`h5sweep.cases.claims`): counted requests decide the first, the median times' 95%
+(:mod:`h5sweep.kit.claims`): counted requests decide the first, the median times' 95%
 intervals the second, each only under the publication's conditions (reads from an object store;
 a latency of 20 ms or more). The two on throttling are judged on a filesystem whose relay
 emulated throttling (``filesystems.<name>.s3.faults``: ``slowdown`` or ``rate``), on the counts
@@ -18,7 +18,7 @@ import math
 
 import pandas as pd
 
-from h5sweep.cases.claims import Finding, Result, above, counts, majority, shape_of
+from h5sweep.kit.claims import Finding, Result, above, counts, majority, shape_of
 from h5sweep.storage import columns as C
 from h5sweep.storage import objectstore as O
 from h5sweep.storage.sizes import binary_size, count

@@ -13,27 +13,31 @@ import importlib
 
 from h5sweep.cases.box import BoxCase
 from h5sweep.cases.column import ColumnCase
-from h5sweep.cases.read import SPEC as READ_SPEC
-from h5sweep.cases.read import ReadCase
 from h5sweep.cases.rows import RowsCase
 from h5sweep.cases.slice import SliceCase
-from h5sweep.cases.spec import FIGURE_INPUTS, SCOPES, CaseSpec, Figure
 from h5sweep.cases.spectra import SpectraCase
 from h5sweep.cases.subcube import SubcubeCase
 from h5sweep.cases.trace import TraceCase
 from h5sweep.cases.whole import WholeCase
 from h5sweep.cases.write import WriteCase
+from h5sweep.kit.read import ReadCase, read_cases_spec
+from h5sweep.kit.spec import FIGURE_INPUTS, SCOPES, CaseSpec, Figure
 from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Shape
 
 READ_CASES: dict[str, type[ReadCase]] = {
     case.name: case for case in (SliceCase, SpectraCase, SubcubeCase, WholeCase, RowsCase, ColumnCase, TraceCase)
 }
-# The registry: each entry a module or package of h5sweep.cases whose SPEC (h5sweep.cases.spec)
-# the workflow derives its targets, jobs, figures and summary columns from. A new case is its
-# package (its settings declared there, h5sweep.storage.declared) and one entry here.
+# The read cases' entry: the kit's spec of them all, with the seeds' findings on their rows.
+READ_SPEC = read_cases_spec(findings="h5sweep.cases.studies:READ_FINDINGS")
+# The registry: each entry a module or package of h5sweep.cases whose SPEC (h5sweep.kit.spec)
+# the workflow derives its targets, jobs, figures and summary columns from ("read": the read
+# cases above, whose entry is READ_SPEC). A new case is its package (its settings declared
+# there, h5sweep.storage.declared) and one entry here.
 CASE_MODULES = ("write", "read", "scaling", "metadata", "iosize", "parallel")
-CASE_SPECS: tuple[CaseSpec, ...] = tuple(importlib.import_module(f"h5sweep.cases.{m}").SPEC for m in CASE_MODULES)
+CASE_SPECS: tuple[CaseSpec, ...] = tuple(
+    READ_SPEC if m == "read" else importlib.import_module(f"h5sweep.cases.{m}").SPEC for m in CASE_MODULES
+)
 # Cases that run only where the config names them, each checked against the dataset when built.
 OPTIONAL_CASES: dict[str, type] = {spec.name: spec.settings_type for spec in CASE_SPECS if spec.settings_type}
 # The names a config's cases may have: the write case, the read cases, boxes, the optional cases.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from h5sweep.cases.read import RACE_SETTING, ReadCase, cold_setting, repeats_setting
+from h5sweep.kit.read import RACE_SETTING, ReadCase, cold_setting, repeats_setting
 from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Shape

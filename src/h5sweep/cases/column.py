@@ -1,7 +1,7 @@
 """One channel over the whole recording, ``[:, c]`` of a 2-D ``[time, channels]`` dataset
 (the neuroscience study's "column" access: the one that touches every chunk along time)."""
 
-from h5sweep.cases.read import ReadCase, read_case_block
+from h5sweep.kit.read import ReadCase, read_case_block
 from h5sweep.storage.declared import Setting
 
 

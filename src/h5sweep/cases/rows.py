@@ -2,7 +2,7 @@
 ``[time, channels]`` dataset: reading a stretch of a recording (the neuroscience study's
 "row" access)."""
 
-from h5sweep.cases.read import ReadCase, read_case_block
+from h5sweep.kit.read import ReadCase, read_case_block
 from h5sweep.storage.declared import Setting
 
 

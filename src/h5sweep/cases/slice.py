@@ -1,6 +1,6 @@
 """Case 1, m/z slices: ``[:, :, z0:z0+depth]``, full images over a short mass range."""
 
-from h5sweep.cases.read import ReadCase, read_case_block
+from h5sweep.kit.read import ReadCase, read_case_block
 from h5sweep.storage.declared import Setting
 
 

@@ -1,6 +1,6 @@
 """Case 2, spectra: ``[x0:x0+size, y0:y0+size, :]``, a square of full spectra."""
 
-from h5sweep.cases.read import ReadCase, read_case_block
+from h5sweep.kit.read import ReadCase, read_case_block
 from h5sweep.storage.declared import Setting
 
 

@@ -1,6 +1,6 @@
 """Case 3, subcube: ``[x0:.., y0:.., z0:..]``, a small box of spectra over a mass range."""
 
-from h5sweep.cases.read import ReadCase, read_case_block
+from h5sweep.kit.read import ReadCase, read_case_block
 from h5sweep.storage.declared import Setting
 
 

@@ -1,5 +1,5 @@
 """A program's recorded reads, replayed (``cases.trace: {file: reads.jsonl}``): the selections
-an analysis program read through h5py or zarr-python (:mod:`h5sweep.trace`), in its order, on
+an analysis program read through h5py or zarr-python (:mod:`h5sweep.storage.trace`), in its order, on
 every layout, cold or sustained as configured. Its reads are the mix the recommendation ranks
 by: by default one unit of work is the whole recording, so the mix time is the replay's total
 time."""
@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from h5sweep import trace
-from h5sweep.cases.read import RACE_SETTING, ReadCase, cold_setting
+from h5sweep.kit.read import RACE_SETTING, ReadCase, cold_setting
+from h5sweep.storage import trace
 from h5sweep.storage.declared import Block, Setting
 from h5sweep.storage.errors import ConfigError
 from h5sweep.storage.layouts import Shape
@@ -23,12 +23,12 @@ class TraceCase(ReadCase):
     ranks = None
     SETTINGS = Block(
         "trace",
-        "A program's recorded reads (python -m h5sweep.trace run -o reads.jsonl -- python my_analysis.py), "
+        "A program's recorded reads (h5sweep trace run -o reads.jsonl -- python my_analysis.py), "
         "replayed in their order on every layout; selections outside dataset.shape, or not boxes, are "
         "refused naming the read. Unless recommend.weights is set, one unit of work is the whole "
         "recording: the recommendation ranks by the replay's total time.",
         (
-            Setting("file", "string", "", "The recording (JSON lines, h5sweep.trace's format)."),
+            Setting("file", "string", "", "The recording (JSON lines, h5sweep.storage.trace's format)."),
             Setting(
                 "dataset",
                 ["string", "null"],

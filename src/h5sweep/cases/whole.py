@@ -1,7 +1,7 @@
 """The whole dataset in one read (any rank): the neuroscience study's first access pattern,
 and the upper bound of every other read."""
 
-from h5sweep.cases.read import ReadCase, read_case_block, repeats_setting
+from h5sweep.kit.read import ReadCase, read_case_block, repeats_setting
 
 
 class WholeCase(ReadCase):

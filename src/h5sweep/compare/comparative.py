@@ -1,6 +1,6 @@
 """The studies' comparative findings, judged across finished sweeps (``python -m h5sweep.compare``).
 
-A comparative finding (:class:`h5sweep.cases.claims.Comparative`) quotes a sentence that sets
+A comparative finding (:class:`h5sweep.kit.claims.Comparative`) quotes a sentence that sets
 systems against each other (OpenMSI's ``/scratch`` against ``/project``, its I/O-bound
 ``portal`` against ``hopper``; the I/O lab's PC, workstation and cluster; Folk & Choi's BIGDOQ
 against ORIGDOQ) and names the roles it speaks of. Each *party* (one filesystem of one sweep,
@@ -23,7 +23,7 @@ import pandas as pd
 
 from h5sweep.backends import REFERENCE
 from h5sweep.cases import CASE_SPECS
-from h5sweep.cases.claims import (
+from h5sweep.kit.claims import (
     FAILS,
     FEW_REPEATS,
     FOLK_CHOI,

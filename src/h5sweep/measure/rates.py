@@ -3,7 +3,7 @@ test store, reading it), in seconds. Rates are this project's reference machine'
 ext4 on a virtual disk; see ``bench/``); the model sizes an allocation, it measures nothing.
 
 A case's own time model lives in its module (``job_cost`` in its spec, see
-:mod:`h5sweep.cases.spec`) and is built from these. Nothing here imports an I/O library.
+:mod:`h5sweep.kit.spec`) and is built from these. Nothing here imports an I/O library.
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ COPY_BYTES_PER_S = {"device": 600 * MB, "memory": 2000 * MB}  # a store's read c
 
 
 def read_copies_seconds(sweep, layout, copies: int, from_device: bool = True) -> float:
-    """Making a query job's read copies of its store (untimed; h5sweep.cases.copies): at most
+    """Making a query job's read copies of its store (untimed; h5sweep.measure.copies): at most
     its allocated bytes, ``copies - 1`` times."""
     allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
     return (copies - 1) * allocated / COPY_BYTES_PER_S["device" if from_device else "memory"]

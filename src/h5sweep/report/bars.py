@@ -17,9 +17,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import NullFormatter  # noqa: E402
 
-from h5sweep.cases.style import CACHE_STATE_COLOURS, OKABE_ITO, interval_errors  # noqa: E402
-from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import CACHE_STATE_COLOURS, OKABE_ITO, interval_errors  # noqa: E402
+from h5sweep.kit.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _candidate, _reference_of, _selection_words  # noqa: E402
 from h5sweep.storage import columns as C
 

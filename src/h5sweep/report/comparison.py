@@ -13,8 +13,8 @@ import pandas as pd  # noqa: E402
 from h5sweep.analyze.wording import several_options  # noqa: E402
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO, title  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import OKABE_ITO, title  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.measure.objective import objective_of  # noqa: E402
 from h5sweep.storage import columns as C
 

@@ -16,9 +16,9 @@ from matplotlib.ticker import NullFormatter, PercentFormatter  # noqa: E402
 
 from h5sweep.analyze.ranking import mix_in  # noqa: E402
 from h5sweep.analyze.wording import several_options  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO, backend_prefix, interval_errors, log_if_wide, raced_suffix  # noqa: E402
-from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import OKABE_ITO, backend_prefix, interval_errors, log_if_wide, raced_suffix  # noqa: E402
+from h5sweep.kit.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.measure import objective as objectives  # noqa: E402
 from h5sweep.measure.objective import objective_of  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402

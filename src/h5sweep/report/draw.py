@@ -7,7 +7,8 @@ import importlib
 
 import pandas as pd
 
-from h5sweep.cases import FIGURES, figcheck
+from h5sweep.cases import FIGURES
+from h5sweep.kit import figcheck
 from h5sweep.report import bars, decision, figures, stores, studies
 from h5sweep.storage import columns as C
 
@@ -60,7 +61,7 @@ def draw_kind(figure: str, inputs: dict, figures: list[tuple[dict, str, str]], t
     with open(template, encoding="utf-8") as f:
         caption_template = jinja2.Template(f.read(), undefined=jinja2.StrictUndefined)
     for wildcards, out, caption in figures:
-        draw(figure, inputs, wildcards, out)  # checked as it is saved (h5sweep.cases.figcheck)
+        draw(figure, inputs, wildcards, out)  # checked as it is saved (h5sweep.kit.figcheck)
         figcheck.record(figure, out)
         render_caption(caption_template, wildcards, config, caption)
 

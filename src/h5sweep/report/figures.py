@@ -15,7 +15,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
-from h5sweep.cases.style import (  # noqa: E402
+from h5sweep.kit.style import (  # noqa: E402
     DIVERGING,
     backend_prefix,
     layout_label,
@@ -23,8 +23,8 @@ from h5sweep.cases.style import (  # noqa: E402
     store_label,
     title,
 )
-from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from h5sweep.analyze.wording import label, several_options
-from h5sweep.cases.figcheck import LOG_SPAN  # the figures' rule: a wider span is logarithmic
+from h5sweep.kit.figcheck import LOG_SPAN  # the figures' rule: a wider span is logarithmic
 from h5sweep.measure import objective as objectives
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import duration, duration_range, factor, size

@@ -18,9 +18,9 @@ from h5sweep.backends import (  # noqa: E402
     REFERENCE,
 )
 from h5sweep.backends import label as backend_label  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO, interval_errors, suptitle  # noqa: E402
-from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import OKABE_ITO, interval_errors, suptitle  # noqa: E402
+from h5sweep.kit.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _candidate  # noqa: E402
 from h5sweep.storage import columns as C
 

@@ -15,10 +15,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.backends import chunk_cache as CC
-from h5sweep.cases.claims import gzip_level  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO, log_if_wide, store_label  # noqa: E402
-from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.claims import gzip_level  # noqa: E402
+from h5sweep.kit.style import OKABE_ITO, log_if_wide, store_label  # noqa: E402
+from h5sweep.kit.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.report.figures import _grid, _text_colour  # noqa: E402
 from h5sweep.storage import columns as C
 

@@ -105,7 +105,7 @@ class Filesystem:
     directory: str  # as configured (may be relative to the working directory)
     required: bool
     settle_s: float | None  # rest of a timed write after a removal; None: by the mount (h5sweep.measure.settle)
-    read_copies: int  # byte-identical copies of each store read in turn by its queries (h5sweep.cases.copies)
+    read_copies: int  # byte-identical copies of each store read in turn by its queries (h5sweep.measure.copies)
     stripe: dict | None  # Lustre striping of the directory: {count, size} (lfs setstripe)
     s3: object = None  # on an object store: where the stores go (S3Location; path: their staging)
     s3_reads: tuple = ()  # on an object store: how a store read as one file is fetched (FileRead each)

@@ -28,7 +28,7 @@ def load_schema(path: str | Path | None = None) -> dict:
     sweep's own sections declared in :mod:`h5sweep.sweep.sections` in place of their stubs."""
     from h5sweep import backends
     from h5sweep.cases import config_blocks
-    from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
+    from h5sweep.measure.engine.race import SETTINGS as RACE_SETTINGS
     from h5sweep.storage import codecs
     from h5sweep.storage.filesystems import FILESYSTEM
     from h5sweep.sweep.sections import SECTIONS, TOP

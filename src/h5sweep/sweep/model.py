@@ -29,7 +29,7 @@ from h5sweep.cases import (
     read_cases_from_config,
     write_case_from_config,
 )
-from h5sweep.cases.engine.race import SETTINGS as RACE_SETTINGS
+from h5sweep.measure.engine.race import SETTINGS as RACE_SETTINGS
 from h5sweep.measure.objective import OBJECTIVES, read_mix
 from h5sweep.storage import columns as C
 from h5sweep.storage.codecs import NONE, Compression, compressions_from_config, parse_compression
@@ -401,7 +401,7 @@ def with_donor_layout(dataset: dict, layouts: list[Layout], compressions: list, 
 
 
 def race_from_config(race, interleave: bool) -> dict | None:
-    """``race:`` as a rule (:class:`h5sweep.cases.engine.race.RaceRule`'s settings), or None
+    """``race:`` as a rule (:class:`h5sweep.measure.engine.race.RaceRule`'s settings), or None
     where it is off or there is no interleaved pass to race in."""
     if race is False or not interleave:
         return None

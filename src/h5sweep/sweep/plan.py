@@ -58,7 +58,7 @@ def measured_rows(sweep) -> int:
 
 
 def scratch_bytes(sweep) -> int:
-    """Files the enabled cases write beside the test stores (h5sweep.cases.spec), which may
+    """Files the enabled cases write beside the test stores (h5sweep.kit.spec), which may
     all exist at once."""
     return sum(spec.scratch_bytes(sweep) for spec in CASE_SPECS if spec.enabled(sweep))
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from h5sweep import backends
 from h5sweep.backends import REFERENCE
-from h5sweep.cases.engine import VERIFY_BUDGET_BYTES  # the values a query job holds for checking
 from h5sweep.cases.write import write_cache_bytes
 from h5sweep.measure import rates
+from h5sweep.measure.engine import VERIFY_BUDGET_BYTES  # the values a query job holds for checking
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import CONTIGUOUS_WRITE_BLOCK_BYTES
 from h5sweep.sweep import plan

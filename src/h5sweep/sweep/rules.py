@@ -212,7 +212,7 @@ class RuleFunctions:
     # --- what the sweep ends with ------------------------------------------------------------
 
     def all_records(self) -> list[str]:
-        """Every record the sweep's cases write, as their specs declare (h5sweep.cases.spec)."""
+        """Every record the sweep's cases write, as their specs declare (h5sweep.kit.spec)."""
         sweep, records = self.sweep, []
         for spec in CASE_SPECS:
             if not spec.enabled(sweep):

@@ -379,7 +379,7 @@ SCORE = Block(
 )
 # the top-level keys that are one setting each; load_schema completes compression's
 # description (the codecs' names), the backends' names (the registry), a filesystem's keys
-# (storage.filesystems.FILESYSTEM), each case's block and the race's keys (cases.engine.race)
+# (storage.filesystems.FILESYSTEM), each case's block and the race's keys (measure.engine.race)
 TOP = (
     Setting(
         "compression",

@@ -270,7 +270,7 @@ class JobSettings:
 
     @property
     def read_copies(self) -> int:
-        """How many byte-identical copies of the store a query reads in turn (h5sweep.cases.copies)."""
+        """How many byte-identical copies of the store a query reads in turn (h5sweep.measure.copies)."""
         return int(self.settings["read_copies"])
 
     @property

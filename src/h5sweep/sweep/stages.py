@@ -19,11 +19,11 @@ from pathlib import Path
 
 from h5sweep import backends
 from h5sweep.cases import case_spec
-from h5sweep.cases.copies import read_copies, read_copies_of_all
-from h5sweep.cases.engine import ReadPlan, StoreUnderTest, read_store, run_reads
-from h5sweep.cases.engine.race import RaceRule
 from h5sweep.cases.write.race_runner import ValuesOnce, race_stores, write_limits
 from h5sweep.cases.write.run import generate
+from h5sweep.measure.copies import read_copies, read_copies_of_all
+from h5sweep.measure.engine import ReadPlan, StoreUnderTest, read_store, run_reads
+from h5sweep.measure.engine.race import RaceRule
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.provenance import provenance
 from h5sweep.measure.records import write_table
@@ -319,7 +319,7 @@ def run_query(settings: dict, store_path: str, record: str) -> None:
 
 def run_query_interleaved(settings: dict, store_paths: list[str], record: str) -> None:
     """Time every read case interleaved over all test stores of one filesystem
-    (:func:`h5sweep.cases.engine.run_reads`); one row per store and selection, in one record."""
+    (:func:`h5sweep.measure.engine.run_reads`); one row per store and selection, in one record."""
     jobs = [JobSettings(each) for each in settings["stores"]]
     first = jobs[0]
     with in_its_directory(first, record):

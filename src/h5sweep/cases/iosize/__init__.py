@@ -19,7 +19,7 @@ import numpy as np
 
 from h5sweep.backends import HDF5, RAW
 from h5sweep.cases.iosize import columns as IC
-from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.kit.spec import CaseSpec, Figure
 from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state

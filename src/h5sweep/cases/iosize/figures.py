@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 
 from h5sweep.backends import HDF5, RAW  # noqa: E402
 from h5sweep.cases.iosize import columns as IC
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
 

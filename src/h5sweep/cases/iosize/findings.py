@@ -1,11 +1,11 @@
 """The studies' findings on throughput against I/O size, checked on a sweep's summary (registered by this
-case's spec, ``findings``; the rules in :mod:`h5sweep.cases.claims`).
+case's spec, ``findings``; the rules in :mod:`h5sweep.kit.claims`).
 
 Each summary row of the case is one API, operation (write, read) and cache state (``cold``,
 ``warm``; empty for writes) at one amount of data (``bytes_selected``) and request size; the
 findings compare rows alike in everything but what their sentence varies, each amount of data
 written or read in one request (the lab's Figure 1). A row of fewer than
-:data:`~h5sweep.cases.claims.MIN_REPEATS` timed operations has no interval: what rests on it is
+:data:`~h5sweep.kit.claims.MIN_REPEATS` timed operations has no interval: what rests on it is
 undecided."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from __future__ import annotations
 import pandas as pd
 
 from h5sweep.backends import HDF5, RAW
-from h5sweep.cases.claims import (
+from h5sweep.cases.iosize import columns as IC
+from h5sweep.kit.claims import (
     FEW_REPEATS,
     IO_LAB,
     MIN_REPEATS,
@@ -27,7 +28,6 @@ from h5sweep.cases.claims import (
     short_of_repeats,
     within,
 )
-from h5sweep.cases.iosize import columns as IC
 from h5sweep.storage import columns as C
 from h5sweep.storage.sizes import binary_size
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from h5sweep.cases.metadata import columns as MC
 from h5sweep.cases.metadata import columns as metadata_columns  # noqa: F401 - registers the columns it adds
-from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.kit.spec import CaseSpec, Figure
 from h5sweep.measure import pagecache, rates, settle
 from h5sweep.measure.lock import untimed_work
 from h5sweep.measure.pagecache import COLD_RESIDENT_FRACTION, cache_state

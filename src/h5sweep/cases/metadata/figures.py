@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.cases.metadata import columns as MC
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
 

@@ -1,12 +1,12 @@
 """The studies' findings on metadata overhead, checked on a sweep's summary (registered by this
-case's spec, ``findings``; the rules in :mod:`h5sweep.cases.claims`)."""
+case's spec, ``findings``; the rules in :mod:`h5sweep.kit.claims`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from h5sweep.cases.claims import GUIDE, STUDIES, UNMEASURED, Finding, Result
 from h5sweep.cases.metadata import columns as MC
+from h5sweep.kit.claims import GUIDE, STUDIES, UNMEASURED, Finding, Result
 from h5sweep.storage import columns as C
 
 # The chapter's experiment (14.2.1, seed lines 33 and 52, Tables 14A and 14B): 1,000 datasets of

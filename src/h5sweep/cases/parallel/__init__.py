@@ -61,7 +61,7 @@ from h5sweep.cases.parallel.core import (
     remainder_rank,
 )
 from h5sweep.cases.parallel.model import job_seconds, memory_mb, memory_per_task_mb, pass_seconds, runs_per_pass, tasks
-from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.kit.spec import CaseSpec, Figure
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import Layout
 

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from h5sweep.cases import claims
-from h5sweep.cases.claims import Party
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.parallel.compare_findings import FINDINGS
 from h5sweep.cases.parallel.sizes import (
@@ -25,6 +23,8 @@ from h5sweep.cases.parallel.sizes import (
     ratios,
     size_of,
 )
+from h5sweep.kit import claims
+from h5sweep.kit.claims import Party
 
 
 def parallel_sizes(runs: list, roles: dict[str, str] | None = None) -> pd.DataFrame:

@@ -13,8 +13,8 @@ import pandas as pd  # noqa: E402
 
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.cases.parallel import columns as PC  # noqa: E402
-from h5sweep.cases.style import OKABE_ITO  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import OKABE_ITO  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402
 
 

@@ -1,5 +1,5 @@
 """Folk & Choi's sentences on BIGDOQ against ORIGDOQ, judged across two sweeps of the two sizes
-(the cast and the ratios of :mod:`.sizes`; the rules in :mod:`h5sweep.cases.claims`): the
+(the cast and the ratios of :mod:`.sizes`; the rules in :mod:`h5sweep.kit.claims`): the
 parallel case's ``compared_findings``.
 
 Each is judged only where the two parties are the study's two images (one width, the larger
@@ -9,18 +9,6 @@ median's 95% interval needs them)."""
 
 from __future__ import annotations
 
-from h5sweep.cases.claims import (
-    FOLK_CHOI,
-    STUDIES,
-    UNMEASURED,
-    Comparative,
-    Result,
-    above,
-    below,
-    counts,
-    every,
-    within,
-)
 from h5sweep.cases.parallel import columns as PC
 from h5sweep.cases.parallel.sizes import (
     FEWEST,
@@ -42,6 +30,18 @@ from h5sweep.cases.parallel.sizes import (
     ratio_words,
     ratios,
     window_words,
+)
+from h5sweep.kit.claims import (
+    FOLK_CHOI,
+    STUDIES,
+    UNMEASURED,
+    Comparative,
+    Result,
+    above,
+    below,
+    counts,
+    every,
+    within,
 )
 from h5sweep.storage import columns as C
 

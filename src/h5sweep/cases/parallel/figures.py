@@ -12,9 +12,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.cases.parallel import columns as PC
-from h5sweep.cases.style import OKABE_ITO, interval_errors, layout_label  # noqa: E402
-from h5sweep.cases.style import not_measured as _not_measured  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import OKABE_ITO, interval_errors, layout_label  # noqa: E402
+from h5sweep.kit.style import not_measured as _not_measured  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
 MODE_STYLES = {"serial": ":", "independent": "--", "collective": "-"}

@@ -1,5 +1,5 @@
 """The studies' findings on parallel passes, checked on a sweep's summary (registered by this
-case's spec, ``findings``; the rules in :mod:`h5sweep.cases.claims`)."""
+case's spec, ``findings``; the rules in :mod:`h5sweep.kit.claims`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import pandas as pd
 
 from h5sweep.backends import HDF5
-from h5sweep.cases.claims import FOLK_CHOI, STUDIES, UNMEASURED, Finding, Result, above, counts, every, within
 from h5sweep.cases.parallel import columns as PC
+from h5sweep.kit.claims import FOLK_CHOI, STUDIES, UNMEASURED, Finding, Result, above, counts, every, within
 from h5sweep.storage import columns as C
 
 # Folk & Choi's images (section 3.1, Table 2): [rows, columns] at one byte per pixel (48 MB and

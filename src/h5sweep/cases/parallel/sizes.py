@@ -19,8 +19,8 @@ import pandas as pd
 
 from h5sweep.backends import REFERENCE
 from h5sweep.backends import chunk_cache as CC
-from h5sweep.cases.claims import FEW_REPEATS, MIN_REPEATS, Party, same_machine, shape_of
 from h5sweep.cases.parallel import columns as PC
+from h5sweep.kit.claims import FEW_REPEATS, MIN_REPEATS, Party, same_machine, shape_of
 from h5sweep.storage import columns as C
 
 KIND = "kind"  # contiguous or chunked

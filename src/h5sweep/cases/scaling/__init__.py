@@ -27,7 +27,7 @@ from h5sweep.backends import HDF5
 from h5sweep.backends.chunk_cache import DEFAULT_CACHE, ChunkCache
 from h5sweep.cases.scaling import columns as SC
 from h5sweep.cases.scaling import columns as scaling_columns  # noqa: F401 - registers the columns it adds
-from h5sweep.cases.spec import CaseSpec, Figure
+from h5sweep.kit.spec import CaseSpec, Figure
 from h5sweep.measure import pagecache, rates
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused

@@ -10,8 +10,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from h5sweep.cases.scaling import columns as SC
-from h5sweep.cases.style import layout_label  # noqa: E402
-from h5sweep.cases.style import save as _save  # noqa: E402
+from h5sweep.kit.style import layout_label  # noqa: E402
+from h5sweep.kit.style import save as _save  # noqa: E402
 from h5sweep.storage import columns as C
 
 

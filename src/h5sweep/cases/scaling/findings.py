@@ -1,5 +1,5 @@
 """The studies' findings on local parallel scaling, checked on a sweep's summary (registered by this
-case's spec, ``findings``; the rules in :mod:`h5sweep.cases.claims`)."""
+case's spec, ``findings``; the rules in :mod:`h5sweep.kit.claims`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import pandas as pd
 
 from h5sweep.backends import HDF5
-from h5sweep.cases.claims import OPENMSI, STUDIES, Finding, Result, counts, every, within
 from h5sweep.cases.scaling import columns as SC
+from h5sweep.kit.claims import OPENMSI, STUDIES, Finding, Result, counts, every, within
 from h5sweep.storage import columns as C
 from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS
 

@@ -1,5 +1,5 @@
 """The findings of the HDF User's Guide, chapter 14, checked on one filesystem's summary (the rules in
-:mod:`h5sweep.cases.claims`)."""
+:mod:`h5sweep.kit.claims`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import math
 import numpy as np
 
 from h5sweep.backends import chunk_cache as CC
-from h5sweep.cases.claims import (
+from h5sweep.cases.studies.words import ratio_words as _ratio
+from h5sweep.cases.studies.words import store_name as _name
+from h5sweep.kit.claims import (
     GUIDE,
     STUDIES,
     UNMEASURED,
@@ -22,8 +24,6 @@ from h5sweep.cases.claims import (
     primary_reads,
     shape_of,
 )
-from h5sweep.cases.studies.words import ratio_words as _ratio
-from h5sweep.cases.studies.words import store_name as _name
 from h5sweep.storage import columns as C
 from h5sweep.storage.layouts import BASELINE_LAYOUT_ID as BASELINE
 

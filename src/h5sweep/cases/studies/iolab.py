@@ -1,12 +1,12 @@
 """The findings of the HDF5 I/O lab, checked on one filesystem's summary (the rules in
-:mod:`h5sweep.cases.claims`)."""
+:mod:`h5sweep.kit.claims`)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from h5sweep.backends import chunk_cache as CC
-from h5sweep.cases.claims import (
+from h5sweep.kit.claims import (
     FEW_REPEATS,
     IO_LAB,
     MIN_REPEATS,

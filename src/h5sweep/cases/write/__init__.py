@@ -31,8 +31,8 @@ storage format decides is the backend's (:mod:`h5sweep.backends`).
 
 from __future__ import annotations
 
-from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.cases.write import columns as WC
+from h5sweep.kit.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.measure import rates, settle
 from h5sweep.storage.codecs import Compression
 from h5sweep.storage.declared import Block, Setting

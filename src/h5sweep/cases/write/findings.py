@@ -1,12 +1,16 @@
 """The OpenMSI study's findings on the write case's rows (its write times, and the sizes of the
 files it wrote), checked on a sweep's summary (registered by this case's spec, ``findings``; the
-rules in :mod:`h5sweep.cases.claims`)."""
+rules in :mod:`h5sweep.kit.claims`)."""
 
 from __future__ import annotations
 
 import math
 
-from h5sweep.cases.claims import (
+from h5sweep.cases.studies.openmsi.rows import hdf5_rows as _hdf5
+from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
+from h5sweep.cases.studies.openmsi.rows import values_not_judged as _values_not_judged
+from h5sweep.cases.write.write_times import contiguous_fastest_write, gzip_levels_write, spectrum_writes
+from h5sweep.kit.claims import (
     OPENMSI,
     STUDIES,
     UNMEASURED,
@@ -16,10 +20,6 @@ from h5sweep.cases.claims import (
     every,
     shape_of,
 )
-from h5sweep.cases.studies.openmsi.rows import hdf5_rows as _hdf5
-from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
-from h5sweep.cases.studies.openmsi.rows import values_not_judged as _values_not_judged
-from h5sweep.cases.write.write_times import contiguous_fastest_write, gzip_levels_write, spectrum_writes
 from h5sweep.storage import columns as C
 
 

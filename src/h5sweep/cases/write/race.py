@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from h5sweep.cases.engine.race import SETTINGS as RACE
 from h5sweep.cases.write import WriteCase
+from h5sweep.measure.engine.race import SETTINGS as RACE
 
 RESAMPLES = 2000
 # Stores of a variant with two writes before a store with one can be judged: the pooled

@@ -13,7 +13,15 @@ import math
 import numpy as np
 import pandas as pd
 
-from h5sweep.cases.claims import (
+from h5sweep.cases.studies.openmsi.rows import by_level as _by_level
+from h5sweep.cases.studies.openmsi.rows import hdf5_rows as _hdf5
+from h5sweep.cases.studies.openmsi.rows import on_values as _on_values
+from h5sweep.cases.studies.openmsi.rows import short_words as _short
+from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
+from h5sweep.cases.studies.openmsi.rows import values_not_judged as _values_not_judged
+from h5sweep.cases.studies.words import store_name as _name
+from h5sweep.cases.write import columns as WC
+from h5sweep.kit.claims import (
     UNMEASURED,
     Result,
     above,
@@ -24,14 +32,6 @@ from h5sweep.cases.claims import (
     shape_of,
     short_of_repeats,
 )
-from h5sweep.cases.studies.openmsi.rows import by_level as _by_level
-from h5sweep.cases.studies.openmsi.rows import hdf5_rows as _hdf5
-from h5sweep.cases.studies.openmsi.rows import on_values as _on_values
-from h5sweep.cases.studies.openmsi.rows import short_words as _short
-from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
-from h5sweep.cases.studies.openmsi.rows import values_not_judged as _values_not_judged
-from h5sweep.cases.studies.words import store_name as _name
-from h5sweep.cases.write import columns as WC
 from h5sweep.storage import columns as C
 
 LOW, HIGH = "_low", "_high"

@@ -1,5 +1,5 @@
 """The findings of Kang et al. (2019), HDF5 against Zarr, checked on one filesystem's summary (the rules in
-:mod:`h5sweep.cases.claims`).
+:mod:`h5sweep.kit.claims`).
 
 The poster read a 2-D recording ([time, channels]) from Cori's Lustre and speaks of I/O time
 apart from the memory copy (Fig. 1's breakdown, Fig. 2a). Its I/O time is the summary's
@@ -24,8 +24,8 @@ surely not where its upper end lies below the other's lower end."""
 
 from __future__ import annotations
 
-from h5sweep.cases.claims import KANG, STUDIES, Finding
 from h5sweep.cases.studies.kang.io_time import io_operations, same_size_same_time, zarr_slower
+from h5sweep.kit.claims import KANG, STUDIES, Finding
 
 ON_LUSTRE = "The study: Cori's Lustre, judged here on the filesystem measured (the evidence names it)"
 

@@ -9,7 +9,7 @@ import statistics
 import pandas as pd
 
 from h5sweep.backends import REFERENCE
-from h5sweep.cases.claims import (
+from h5sweep.kit.claims import (
     UNMEASURED,
     Result,
     chunked_rows,

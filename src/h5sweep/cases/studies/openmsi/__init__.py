@@ -1,14 +1,14 @@
 """The findings of OpenMSI's chunking and compression study on the read cases' rows, checked on one
-filesystem's summary (the rules in :mod:`h5sweep.cases.claims`; the rows they judge in
+filesystem's summary (the rules in :mod:`h5sweep.kit.claims`; the rows they judge in
 :mod:`.rows`, the checks in :mod:`.chunking` and :mod:`.compression`). Its findings on the write
 case's rows are the write case's (:mod:`h5sweep.cases.write.findings`)."""
 
 from __future__ import annotations
 
-from h5sweep.cases.claims import OPENMSI, STUDIES, Finding
 from h5sweep.cases.studies.openmsi.chunking import against_contiguous, best_slice_chunks, slices_slower
 from h5sweep.cases.studies.openmsi.compression import compression_slows, gzip_levels_size
 from h5sweep.cases.studies.openmsi.rows import SCRATCH
+from h5sweep.kit.claims import OPENMSI, STUDIES, Finding
 
 # The findings on the read cases' rows (gzip-levels-size sets the write case's compression
 # ratios beside the reads' times), registered by the read cases' spec (h5sweep.cases.studies);

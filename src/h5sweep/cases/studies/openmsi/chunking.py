@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
-from h5sweep.cases.claims import (
+from h5sweep.cases.studies.openmsi.rows import one_state as _one_state
+from h5sweep.cases.studies.openmsi.rows import short_words as _short
+from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
+from h5sweep.cases.studies.words import ms_words as _ms
+from h5sweep.cases.studies.words import store_name as _name
+from h5sweep.kit.claims import (
     UNMEASURED,
     Result,
     above,
@@ -14,11 +19,6 @@ from h5sweep.cases.claims import (
     majority,
     shape_of,
 )
-from h5sweep.cases.studies.openmsi.rows import one_state as _one_state
-from h5sweep.cases.studies.openmsi.rows import short_words as _short
-from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
-from h5sweep.cases.studies.words import ms_words as _ms
-from h5sweep.cases.studies.words import store_name as _name
 from h5sweep.storage import columns as C
 
 # the chunkings the study compared (m x m x n, seed l.185), and the z-slice sentence's best among

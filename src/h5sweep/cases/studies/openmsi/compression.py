@@ -3,7 +3,15 @@
 
 from __future__ import annotations
 
-from h5sweep.cases.claims import (
+from h5sweep.cases.studies.openmsi.rows import by_level as _by_level
+from h5sweep.cases.studies.openmsi.rows import hdf5_rows as _hdf5
+from h5sweep.cases.studies.openmsi.rows import on_values as _on_values
+from h5sweep.cases.studies.openmsi.rows import one_state as _one_state
+from h5sweep.cases.studies.openmsi.rows import short_words as _short
+from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
+from h5sweep.cases.studies.openmsi.rows import values_not_judged as _values_not_judged
+from h5sweep.cases.studies.words import store_name as _name
+from h5sweep.kit.claims import (
     MIN_REPEATS,
     UNMEASURED,
     Result,
@@ -16,14 +24,6 @@ from h5sweep.cases.claims import (
     primary_reads,
     short_of_repeats,
 )
-from h5sweep.cases.studies.openmsi.rows import by_level as _by_level
-from h5sweep.cases.studies.openmsi.rows import hdf5_rows as _hdf5
-from h5sweep.cases.studies.openmsi.rows import on_values as _on_values
-from h5sweep.cases.studies.openmsi.rows import one_state as _one_state
-from h5sweep.cases.studies.openmsi.rows import short_words as _short
-from h5sweep.cases.studies.openmsi.rows import uncompressed as _uncompressed
-from h5sweep.cases.studies.openmsi.rows import values_not_judged as _values_not_judged
-from h5sweep.cases.studies.words import store_name as _name
 from h5sweep.storage import columns as C
 
 READS = ("slice", "spectra", "subcube")

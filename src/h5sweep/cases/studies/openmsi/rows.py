@@ -1,6 +1,6 @@
 """The rows the OpenMSI study's findings judge: where the values came from, the HDF5 stores, the
 uncompressed ones, each read case's rows in one cache state, and the rows short of repeats (a row
-with fewer than :data:`~h5sweep.cases.claims.MIN_REPEATS` timed operations has no 95% interval of
+with fewer than :data:`~h5sweep.kit.claims.MIN_REPEATS` timed operations has no 95% interval of
 its median: every check counts it undecided and says so)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from h5sweep.backends import REFERENCE
-from h5sweep.cases.claims import (
+from h5sweep.kit.claims import (
     FEW_REPEATS,
     MIN_REPEATS,
     chunked_rows,

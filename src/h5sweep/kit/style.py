@@ -15,7 +15,7 @@ from cycler import cycler  # noqa: E402
 
 from h5sweep.backends import REFERENCE  # noqa: E402
 from h5sweep.backends import label as backend_label  # noqa: E402
-from h5sweep.cases.figcheck import LOG_SPAN  # noqa: E402
+from h5sweep.kit.figcheck import LOG_SPAN  # noqa: E402
 from h5sweep.storage import columns as C  # noqa: E402
 from h5sweep.storage.layouts import Layout  # noqa: E402
 from h5sweep.storage.sizes import factor  # noqa: E402
@@ -79,8 +79,8 @@ def interval_errors(frame: pd.DataFrame, value: str, low: str, high: str) -> lis
 
 
 def save(fig, out: str) -> None:
-    """Lay ``fig`` out, save it as ``out`` and check it (:mod:`h5sweep.cases.figcheck`)."""
-    from h5sweep.cases import figcheck
+    """Lay ``fig`` out, save it as ``out`` and check it (:mod:`h5sweep.kit.figcheck`)."""
+    from h5sweep.kit import figcheck
 
     fig.set_dpi(DPI)  # laid out and checked at the resolution it is saved at
     # whatever values a sweep measured: a wide span on a log axis, no legend entry for a series

@@ -16,12 +16,22 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from h5sweep.measure.pagecache import fsync_path
 
-if TYPE_CHECKING:
-    from h5sweep.backends.base import Backend
+
+class Backend(Protocol):
+    """What copying a store asks of its backend."""
+
+    def paths_to_evict(self, path: str) -> list[str]:
+        """Every file of the store at ``path``: each copy's is written to its device."""
+        ...
+
+    def remove(self, path: str) -> None:
+        """Delete the store at ``path`` (a copy, or what a killed job left of one)."""
+        ...
+
 
 COPY_SUFFIX = ".read-copy-"
 

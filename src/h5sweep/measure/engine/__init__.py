@@ -3,7 +3,8 @@
 What is read (:class:`ReadPlan`: the cases, their seeded selections, visiting policies, cold
 modes) and the stores it is read from (:class:`StoreUnderTest`) are values; :func:`run_reads`
 reads every selection of the plan from every store, interleaved in time, and
-:func:`read_store` is the same with one store.
+:func:`read_store` is the same with one store. It imports no backend and no case: what it asks
+of them is :mod:`h5sweep.measure.engine.contracts`.
 
 The protocol of every read (``docs/method.md`` gives the reasons):
 
@@ -14,7 +15,7 @@ The protocol of every read (``docs/method.md`` gives the reasons):
   timer. Before its first drop each store is read once into the page cache, untimed
   (:func:`h5sweep.measure.pagecache.prime`), so that every drop frees the store's own pages;
 - only the library's read is timed: everything the read needs is built before the clock
-  (:meth:`h5sweep.backends.base.OpenedStore.prepare`), the clock covers the read into a
+  (:meth:`h5sweep.measure.engine.contracts.OpenedStore.prepare`), the clock covers the read into a
   preallocated buffer, with Python's garbage collector paused;
 - the timed reads run inside the node's exclusive measurement window
   (:mod:`h5sweep.measure.lock`); the values are checked against the data source after it;
@@ -27,7 +28,7 @@ The protocol of every read (``docs/method.md`` gives the reasons):
   round (:func:`rounds`), so each case's reads span the whole pass; a case read from an open
   store (``cold: first``) keeps the store to itself and runs alone. With a filesystem's
   ``read_copies``, each store's cold reads take its byte-identical copies in turn
-  (:mod:`h5sweep.cases.copies`).
+  (:mod:`h5sweep.measure.copies`).
 """
 
 from __future__ import annotations
@@ -45,13 +46,12 @@ from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
 
 if TYPE_CHECKING:  # types only: the engine runs whatever backend, case and read option it is given
-    from h5sweep.backends.base import Backend, StoredChunks
-    from h5sweep.cases.read import ReadCase
+    from h5sweep.measure.engine.contracts import Backend, ReadCase, StoredChunks
 
 
-from h5sweep.cases.engine.interleave import Variant, interleave_variants
-from h5sweep.cases.engine.race import RaceRule
-from h5sweep.cases.engine.reads import (
+from h5sweep.measure.engine.interleave import Variant, interleave_variants
+from h5sweep.measure.engine.race import RaceRule
+from h5sweep.measure.engine.reads import (
     VERIFY_BUDGET_BYTES,
     OpenedForReads,
     TimedRead,
@@ -132,7 +132,7 @@ class StoreUnderTest:
     protected: bool = False  # never raced out (the reference store every ratio is to)
     kept_best_of: str = ""  # a group whose best store the race keeps to the end ("compressed")
     rows: list[dict] = field(default_factory=list)
-    # byte-identical copies read in turn by reads that each start cold (h5sweep.cases.copies);
+    # byte-identical copies read in turn by reads that each start cold (h5sweep.measure.copies);
     # empty: the store alone
     copies: list[str] = field(default_factory=list)
     failed: str = ""  # why a read failed on an emulated fault (then read no further; ReadPlan.record_faults)

@@ -1,15 +1,16 @@
 """One pass of interleaved reads (:func:`interleave_variants`): the variants of a read plan
 that share a pass, round by round, every store's read of a selection in a seeded order, in
 timed windows that end where the values read must be checked or the race looks
-(:mod:`h5sweep.cases.engine.race`)."""
+(:mod:`h5sweep.measure.engine.race`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from h5sweep.cases.engine.race import Race
-from h5sweep.cases.engine.reads import (
+from h5sweep.measure import pagecache
+from h5sweep.measure.engine.race import Race
+from h5sweep.measure.engine.reads import (
     VERIFY_BUDGET_BYTES,
     OpenedForReads,
     TimedRead,
@@ -21,15 +22,14 @@ from h5sweep.cases.engine.reads import (
     timed_read,
     visiting_order,
 )
-from h5sweep.measure import pagecache
 from h5sweep.measure.lock import timed_window, untimed_work
 from h5sweep.measure.timing import gc_paused, touched_empty
 from h5sweep.storage import columns as C
 from h5sweep.storage.errors import FaultedReadError
 
 if TYPE_CHECKING:
-    from h5sweep.cases.engine import ReadPlan
-    from h5sweep.cases.read import ReadCase
+    from h5sweep.measure.engine import ReadPlan
+    from h5sweep.measure.engine.contracts import ReadCase
 
 
 @dataclass

@@ -2,7 +2,7 @@
 (never its pixels): an empty panel, a legend entry for nothing drawn, text reaching outside the
 figure, a linear axis over values that span more than :data:`LOG_SPAN` times.
 
-Every figure is checked as it is saved (:func:`h5sweep.cases.style.save`): a plot job logs what
+Every figure is checked as it is saved (:func:`h5sweep.kit.style.save`): a plot job logs what
 it finds, and stops on it where ``H5SWEEP_FIGURE_CHECK=strict`` (the test suite sets it, so
 that every figure a test sweep draws is checked)."""
 

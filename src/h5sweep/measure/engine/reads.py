@@ -1,4 +1,4 @@
-"""One timed read and its row, as the engine (:mod:`h5sweep.cases.engine`) makes it: the store
+"""One timed read and its row, as the engine (:mod:`h5sweep.measure.engine`) makes it: the store
 opened for reads, the read timed into a preallocated buffer, its cache state, the checking of
 its values after the window; and the order in which stores and cases take turns."""
 
@@ -22,8 +22,7 @@ from h5sweep.storage.layouts import Layout
 from h5sweep.storage.selections import Selection
 
 if TYPE_CHECKING:  # types only: the engine runs whatever backend, case and read option it is given
-    from h5sweep.backends.base import Backend, ReadOption, StoredChunks
-    from h5sweep.cases.read import ReadCase
+    from h5sweep.measure.engine.contracts import Backend, ReadCase, ReadOption, StoredChunks
 
 
 # Bytes of values read in one measurement window before they are checked (and freed): the
@@ -106,7 +105,7 @@ class OpenedForReads:
         self.store.close()
 
 
-# Reads of one store at a time (h5sweep.cases.engine.interleave reads several, selection by selection).
+# Reads of one store at a time (h5sweep.measure.engine.interleave reads several, selection by selection).
 class TimedRead(NamedTuple):
     """What the window keeps of one read; its row is written after the window."""
 

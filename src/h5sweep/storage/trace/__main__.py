@@ -1,4 +1,4 @@
-"""``python -m h5sweep.trace run -o reads.jsonl -- python my_analysis.py ...``: run a program
+"""``python -m h5sweep.storage.trace run -o reads.jsonl -- python my_analysis.py ...``: run a program
 with every h5py and zarr-python read it makes recorded; ``show reads.jsonl``: what it read."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from h5sweep.trace import ENVIRONMENT, FORMAT, load
+from h5sweep.storage.trace import ENVIRONMENT, FORMAT, load
 
 # Started in every Python process of the traced program (Python imports ``sitecustomize`` from
 # the path at start-up): records its reads, appending to the recording the environment names.
-SITECUSTOMIZE = "from h5sweep.trace import start_from_environment\n\nstart_from_environment()\n"
+SITECUSTOMIZE = "from h5sweep.storage.trace import start_from_environment\n\nstart_from_environment()\n"
 
 
 def run(output: str, command: list[str]) -> int:
     if not command:
-        print("h5sweep.trace run: give the program to run after --", file=sys.stderr)
+        print("h5sweep.storage.trace run: give the program to run after --", file=sys.stderr)
         return 2
     out = Path(output).absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -33,7 +33,7 @@ def run(output: str, command: list[str]) -> int:
         env = {**os.environ, ENVIRONMENT: str(out), "PYTHONPATH": path}
         code = subprocess.run(command, env=env).returncode
     reads = load(out)
-    print(f"h5sweep.trace: {len(reads)} reads recorded in {out}", file=sys.stderr)
+    print(f"h5sweep.storage.trace: {len(reads)} reads recorded in {out}", file=sys.stderr)
     return code
 
 
@@ -53,7 +53,7 @@ def _now() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m h5sweep.trace", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m h5sweep.storage.trace", description=__doc__)
     sub = parser.add_subparsers(dest="verb", required=True)
     running = sub.add_parser("run", help="run a program and record its reads")
     running.add_argument("-o", "--output", required=True, help="the recording (JSON lines)")

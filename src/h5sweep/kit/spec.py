@@ -146,7 +146,7 @@ class CaseSpec:
     settings: Callable[[], tuple] | None = field(default=None, repr=False)
     # What it adds to the sweep's outputs, each "module:name", imported only by the analysis
     # that uses it (:meth:`hook`):
-    # - findings: a tuple of h5sweep.cases.claims.Finding, checked on every filesystem's summary;
+    # - findings: a tuple of h5sweep.kit.claims.Finding, checked on every filesystem's summary;
     # - verdict: function(summary, measurements) -> its section of recommendation.md ("## Title"
     #   then text; "" where it has nothing to say);
     # - summary: function(rows, keys) -> its summary columns, one row per group of ``keys``
@@ -155,7 +155,7 @@ class CaseSpec:
     #   comparison.md (lines; [] where the sweeps hold nothing of it to compare), its own tables
     #   and figures written to ``out`` (each run: ``.summary``, ``.shape``, ``.sweep``, ``.path``),
     #   given the roles the user named (``--role``: role -> party name);
-    # - compared_findings: a tuple of h5sweep.cases.claims.Comparative, judged across sweeps.
+    # - compared_findings: a tuple of h5sweep.kit.claims.Comparative, judged across sweeps.
     findings: str | None = None
     verdict: str | None = None
     summary: str | None = None
@@ -213,7 +213,7 @@ class CaseSpec:
 @dataclass(frozen=True)
 class HookKind:
     """What a case's hook must be: a function of these parameters, or a tuple of these claims
-    (``claims``: the name of the class in :mod:`h5sweep.cases.claims` its items are)."""
+    (``claims``: the name of the class in :mod:`h5sweep.kit.claims` its items are)."""
 
     parameters: tuple[str, ...] = ()
     claims: str = ""
@@ -222,7 +222,7 @@ class HookKind:
         import inspect
 
         if self.claims:
-            from h5sweep.cases import claims
+            from h5sweep.kit import claims
 
             kind = getattr(claims, self.claims)
             if not isinstance(found, tuple) or not all(isinstance(item, kind) for item in found):

@@ -1,15 +1,16 @@
 """The read cases' kit and their spec: what every read case has (:class:`ReadCase`: a name, a
 repeat count, cold modes, a box size for a dataset shape), the settings each one's block
-carries (repeats, race, cold), and ``SPEC``, the read cases' entry in the registry: their
-figures, the query job's cost and their findings. Their blocks are listed by the registry
-(:func:`h5sweep.cases.config_blocks`), which knows every read case."""
+carries (repeats, race, cold), and :func:`read_cases_spec`, the read cases' entry in the
+registry: their figures, the query job's cost and the findings the registry names. Their
+blocks are listed by the registry (:func:`h5sweep.cases.config_blocks`), which knows every read
+case."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from h5sweep.backends import OPTION_COLUMNS
-from h5sweep.cases.spec import VARIANTS, CaseSpec, Figure
+from h5sweep.kit.spec import VARIANTS, CaseSpec, Figure
 from h5sweep.measure import rates
 from h5sweep.storage import columns as C
 from h5sweep.storage.declared import Block, Setting
@@ -197,19 +198,23 @@ def _query_job(sweep, store, from_device):
     return job + copies, timed
 
 
-SPEC = CaseSpec(
-    name="read",
-    scope="store",
-    stage="query",
-    variant_columns=(
-        C.POLICY,
-        C.COLD_MODE,
-        C.READER,
-        *OPTION_COLUMNS,
-    ),
-    enabled=lambda sweep: True,
-    figures=_read_figures,
-    job_cost=_query_job,
-    plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS, STATS),
-    findings="h5sweep.cases.studies:READ_FINDINGS",
-)
+def read_cases_spec(findings: str | None = None) -> CaseSpec:
+    """The read cases' entry in the registry, all of them in one query job per test store, with
+    ``findings``: the hook (``"module:name"``) of the findings judged on their rows, which the
+    registry names."""
+    return CaseSpec(
+        name="read",
+        scope="store",
+        stage="query",
+        variant_columns=(
+            C.POLICY,
+            C.COLD_MODE,
+            C.READER,
+            *OPTION_COLUMNS,
+        ),
+        enabled=lambda sweep: True,
+        figures=_read_figures,
+        job_cost=_query_job,
+        plots=(BARS, HEATMAP, SCORE, TRADEOFF, MIX, AMPLIFICATION, BACKENDS, VARIANTS, SPLIT, CACHE, LEVELS, STATS),
+        findings=findings,
+    )

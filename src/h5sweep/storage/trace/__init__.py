@@ -3,11 +3,12 @@ layout (``cases.trace``).
 
 As a context manager::
 
-    from h5sweep.trace import record
+    from h5sweep.storage.trace import record
     with record("reads.jsonl"):
         my_analysis()
 
-or around a whole program: ``python -m h5sweep.trace run -o reads.jsonl -- python my_analysis.py``.
+or around a whole program: ``h5sweep trace run -o reads.jsonl -- python my_analysis.py`` (the long
+form: ``python -m h5sweep.storage.trace run ...``).
 
 The recording is JSON lines. The first line is a header::
 
@@ -197,7 +198,7 @@ def record(path: str | os.PathLike):
 
 
 def start_from_environment() -> Recorder | None:
-    """In a program started by ``python -m h5sweep.trace run``: append its reads to the
+    """In a program started by ``python -m h5sweep.storage.trace run``: append its reads to the
     recording the environment names, until the program exits."""
     path = os.environ.get(ENVIRONMENT)
     if not path:
