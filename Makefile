@@ -97,10 +97,14 @@ bytecode: install
 # every kind of figure the suite's sweeps draw and check, for tests/test_figcheck.py
 FIGURE_LOG := $(CURDIR)/results/scratch/figures-checked.tsv
 
+# the modules that hold tests marked serial (tests/test_suite.py checks a test is marked so only
+# there, by its decorator or module mark): the serial phase collects these alone, not the suite
+SERIAL_MODULES = $(shell grep -l "mark\.serial" tests/test_*.py)
+
 test: install bytecode
 	mkdir -p results/scratch && rm -f $(FIGURE_LOG)
 	H5SWEEP_FIGURE_LOG=$(FIGURE_LOG) $(PYTEST) -m "not serial" --durations=30
-	H5SWEEP_FIGURE_LOG=$(FIGURE_LOG) $(PYTEST_ALONE) -m serial --durations=10
+	H5SWEEP_FIGURE_LOG=$(FIGURE_LOG) $(PYTEST_ALONE) -m serial --durations=10 $(SERIAL_MODULES)
 
 # the inner loop (at most 3 minutes): every test but those that run Snakemake or SLURM for real
 # (minutes; tests/test_suite.py checks that every test starting Snakemake is marked so) and the
@@ -111,7 +115,7 @@ test: install bytecode
 FAST_WORKERS ?= $(shell nproc)
 test-fast: install bytecode
 	$(BIN)/python -m pytest -n $(FAST_WORKERS) -m "not workflow and not slurm and not serial and not heavy" --durations=15
-	$(PYTEST_ALONE) -m "serial and not workflow and not slurm" --durations=5
+	$(PYTEST_ALONE) -m "serial and not workflow and not slurm" --durations=5 $(SERIAL_MODULES)
 
 lint: install
 	$(BIN)/snakemake --lint

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,17 @@ def test_a_test_not_marked_workflow_that_starts_snakemake_fails_naming_the_mark(
     with pytest.raises(pytest.fail.Exception, match="mark it @pytest.mark.workflow"):
         ProjectCopy(tmp_path / "copy").run("snakemake", "--version")
     assert ProjectCopy(tmp_path / "other").run("python", "-c", "print(1)").stdout == "1\n"  # not Snakemake: runs
+
+
+def test_a_serial_mark_is_put_only_where_the_makefile_finds_it():
+    """make test's serial phase collects the test modules whose text says ``mark.serial``
+    (SERIAL_MODULES): a serial mark made anywhere else (a helper module's or conftest's mark
+    handed to tests, ``add_marker``) would leave its tests out of both phases."""
+    elsewhere = [
+        p.name
+        for p in TESTS.rglob("*.py")
+        if not p.name.startswith("test_") and re.search(r"mark\.serial|add_marker\([^)]*serial", p.read_text())
+    ]
+    assert elsewhere == []
+    added = [p.name for p in TESTS.glob("test_*.py") if re.search(r"add_marker\([^)]*serial", p.read_text())]
+    assert added == []
