@@ -111,31 +111,43 @@ def test_a_forked_child_does_not_keep_the_jobs_lock():
 
 
 def test_a_writes_rest_gives_up_the_jobs_lock_and_is_checked_again_inside_its_window():
-    """A timed write's wait for released space (``timed_io``'s ``settle``): called first with
-    the job's shared lock given up (the window lock is free for another job: taken at once from
-    a descriptor of its own), then inside the window (where it is not); the row adds both
-    waits, and the job holds its shared lock again after."""
+    """A timed write's rest for released space (``timed_io``'s ``settle``): what is due is asked
+    with the job's shared lock held (no other window can be open while it syncs), rested with
+    the lock given up (the window lock is free for another job meanwhile: taken at once from a
+    descriptor of its own), and what is left is waited inside the window (where it is not);
+    the row adds both waits, and the job holds its shared lock again after."""
+    import threading
+
     from h5sweep.measure import timing
 
-    calls = []
-
-    def settle() -> float:
+    def window_lock_free() -> bool:
         fd = os.open(lock._lock_path("measure"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            free = True
+            return True
         except BlockingIOError:
-            free = False
+            return False
         finally:
             os.close(fd)
-        calls.append((free, lock._in_window))
-        return 0.25 if len(calls) == 1 else 0.0
+
+    seen = {}
+
+    class Rest:
+        def due(self) -> float:
+            seen["due"] = (window_lock_free(), lock._in_window)
+            threading.Timer(0.15, lambda: seen.setdefault("resting", window_lock_free())).start()
+            return 0.4
+
+        def __call__(self) -> float:
+            seen["left"] = (window_lock_free(), lock._in_window)
+            return 0.0
 
     with lock.untimed_work():
-        with timing.timed_io(settle=settle) as timed:
+        with timing.timed_io(settle=Rest()) as timed:
             pass
         assert len(lock._lock_fds) == 1 and lock._shared_fd is not None
-    assert calls == [(True, False), (False, True)] and timed.settle_wait_s == 0.25
+    assert seen == {"due": (False, False), "resting": True, "left": (False, True)}
+    assert timed.settle_wait_s == 0.4
     inside = pytest.raises(RuntimeError, match="idle time cannot be taken inside a timed window")
     with lock.timed_window(), inside, lock.idle():
         pass

@@ -27,6 +27,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from h5sweep.measure.lock import lock_dir
 from h5sweep.storage import columns as C
@@ -103,12 +104,13 @@ def remove_and_mark(paths: Iterable[str], directory: str) -> None:
         _write_marker(directory, time.time(), free_bytes(directory))
 
 
-def settle(directory: str, settle_s: float) -> float:
-    """Wait until ``settle_s`` has passed since space was last released on ``directory``'s
-    device; return the seconds waited. A release the sweep's code did not date (Snakemake
+def due(directory: str, settle_s: float) -> float:
+    """The seconds still to wait until ``settle_s`` has passed since space was last released
+    on ``directory``'s device (0: none). A release the sweep's code did not date (Snakemake
     removing a temporary store, another program) shows as free space that grew by more than
     ``UNSEEN_RELEASE_BYTES`` since the last look, after a ``sync`` that makes the
-    filesystem free it now; it counts as a release at this moment."""
+    filesystem free it now; it counts as a release at this moment. The ``sync`` writes
+    back dirty pages: called where no other timed window may be open (the job's lock held)."""
     if settle_s <= 0:
         return 0.0
     os.sync()
@@ -118,8 +120,30 @@ def settle(directory: str, settle_s: float) -> float:
     if free > seen_free + UNSEEN_RELEASE_BYTES:
         released_at = now
     _write_marker(directory, released_at, free)
-    wait = min(settle_s, released_at + settle_s - now)
-    if wait <= 0:
-        return 0.0
-    time.sleep(wait)
+    return max(0.0, min(settle_s, released_at + settle_s - now))
+
+
+def settle(directory: str, settle_s: float) -> float:
+    """Wait until ``settle_s`` has passed since space was last released on ``directory``'s
+    device (:func:`due`); return the seconds waited."""
+    wait = due(directory, settle_s)
+    if wait > 0:
+        time.sleep(wait)
     return wait
+
+
+@dataclass(frozen=True)
+class Rest:
+    """A timed write's rest on ``directory`` (:func:`h5sweep.measure.timing.timed_io`):
+    :meth:`due` tells, under the job's lock, how long is still to wait, which the write then
+    rests with the node's lock given up; calling it waits whatever is left, inside the write's
+    window, before its clock (a release made during the rest)."""
+
+    directory: str
+    settle_s: float
+
+    def due(self) -> float:
+        return due(self.directory, self.settle_s)
+
+    def __call__(self) -> float:
+        return settle(self.directory, self.settle_s)

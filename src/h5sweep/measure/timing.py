@@ -7,14 +7,17 @@ from __future__ import annotations
 import gc
 import resource
 import time
-from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from h5sweep.measure.lock import Window, idle, timed_window
 from h5sweep.measure.pagecache import IOCounters, io_counters
+
+if TYPE_CHECKING:
+    from h5sweep.measure.settle import Rest
 
 
 def touched_empty(shape, dtype) -> np.ndarray:
@@ -57,17 +60,17 @@ class Timed:
 
 
 @contextmanager
-def timed_io(settle: Callable[[], float] | None = None):
+def timed_io(settle: Rest | None = None):
     """Time the block: a window of its own, the garbage collector paused, the clock and
     the I/O counters read just around it. Yields a :class:`Timed`, filled in on exit.
-    ``settle``: a write's wait for released space, which returns the seconds it waited: called
-    first with the node's lock given up (:func:`h5sweep.measure.lock.idle`: other jobs' windows
-    run during the rest), then once more in the window, before the clock starts (a release
-    meanwhile is waited for there)."""
-    rested = 0.0
-    if settle is not None:
+    ``settle``: a write's rest for released space (:class:`h5sweep.measure.settle.Rest`): what
+    is due, asked under the job's lock, is rested with the node's lock given up
+    (:func:`h5sweep.measure.lock.idle`: other jobs' windows run meanwhile; nothing is done), then
+    what is left is waited in the window, before the clock starts (a release meanwhile)."""
+    rested = settle.due() if settle is not None else 0.0
+    if rested > 0:
         with idle():
-            rested = settle()
+            time.sleep(rested)
     with timed_window() as window, gc_paused():
         timed = Timed(window)
         if settle is not None:

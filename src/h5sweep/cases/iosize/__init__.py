@@ -232,7 +232,7 @@ def run_iosize(directory: str, case: IOSizeCase, data: np.ndarray, settle_s: flo
                     for api in (RAW, HDF5):
                         path = paths[api]
                         settle.remove_and_mark([path], directory)
-                        with timed_io(settle=lambda: settle.settle(directory, settle_s)) as written:
+                        with timed_io(settle=settle.Rest(directory, settle_s)) as written:
                             _raw_write(path, raw, request) if api == RAW else _hdf5_write(path, flat, per_request)
                         waited = written.settle_wait_s
                         record(

@@ -141,7 +141,7 @@ def run_metadata(directory: str, case: MetadataCase, data: np.ndarray, settle_s:
             parts = case.parts(data.shape, n)
             for repeat in range(case.repeats):
                 settle.remove_and_mark([path], directory)
-                with timed_io(settle=lambda: settle.settle(directory, settle_s)) as written:
+                with timed_io(settle=settle.Rest(directory, settle_s)) as written:
                     with h5py.File(path, "w") as f:
                         for k, (a, b, shape) in enumerate(parts):
                             f.create_dataset(f"part{k:07d}", data=flat[a:b].reshape(shape))

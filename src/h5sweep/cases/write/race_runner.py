@@ -114,7 +114,7 @@ def one_more_write(job, first, variant: str, repeat: int, values, kept: KeptWrit
             (strategy, fill_time),
             job.write_option,
             limit_s,
-            lambda: settle.settle(directory, job.settle_s),
+            settle.Rest(directory, job.settle_s),
         )
     finally:
         kept.keep(backend, partial)

@@ -57,8 +57,7 @@ def generate(
     rows = []
     method, query_write_s = None, float("nan")
 
-    def settled() -> float:
-        return settle.settle(directory, settle_s)
+    settled = settle.Rest(directory, settle_s)
 
     try:
         with untimed_work():
