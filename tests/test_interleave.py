@@ -186,3 +186,10 @@ def test_read_copies_leaves_nothing_when_the_reads_fail_and_one_copy_is_the_stor
         assert paths == [path]
     with pytest.raises(ValueError, match="read_copies must be 1 or more, not 0"), read_copies(HDF5, path, 0):
         pass
+    # the copies of several stores, made side by side: one that cannot be made fails them all,
+    # and the copies that were made go
+    missing = str(Path(path).with_name("never-written.h5"))
+    every = [(HDF5, p) for p, _, _ in stores] + [(HDF5, missing)]
+    with pytest.raises(FileNotFoundError, match="never-written"), read_copies_of_all(every, 3, threads=2):
+        pass
+    assert not any(os.path.exists(copy_path(p, n)) for p, _, _ in stores for n in (1, 2))

@@ -16,6 +16,7 @@ import contextlib
 import os
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from h5sweep.measure.pagecache import fsync_path
@@ -72,7 +73,21 @@ def read_copies(backend: Backend, path: str, count: int) -> Iterator[list[str]]:
 
 
 @contextlib.contextmanager
-def read_copies_of_all(stores: list[tuple[Backend, str]], count: int) -> Iterator[list[list[str]]]:
-    """:func:`read_copies` of every store (its backend and path): per store, itself and its copies."""
-    with contextlib.ExitStack() as stack:
-        yield [stack.enter_context(read_copies(backend, path, count)) for backend, path in stores]
+def read_copies_of_all(
+    stores: list[tuple[Backend, str]], count: int, threads: int | None = None
+) -> Iterator[list[list[str]]]:
+    """:func:`read_copies` of every store (its backend and path): per store, itself and its
+    copies. The copies are made ``threads`` at a time (by default one a core): untimed work,
+    which no timed window overlaps, so every core may take part (a copy is the kernel's work)."""
+    if count < 1:
+        raise ValueError(f"read_copies must be 1 or more, not {count}")
+    made = [[path, *(copy_path(path, number) for number in range(1, count))] for _, path in stores]
+    copies = [(backend, paths[0], copy) for (backend, _), paths in zip(stores, made, strict=True) for copy in paths[1:]]
+    try:
+        with ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool:
+            for done in [pool.submit(_flushed_copy, *each) for each in copies]:
+                done.result()  # a failed copy fails the job, naming its error
+        yield made
+    finally:
+        for backend, _, copy in copies:
+            _remove(backend, copy)
