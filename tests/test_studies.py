@@ -262,8 +262,12 @@ def test_the_experiments_run_end_to_end_at_a_tiny_size_with_their_figures(tmp_pa
     assert not wrong, wrong
 
 
-# The verdict each finding reaches on its study config's tiny run, and why it should: MEASURED
-# only asks for a verdict (any but `not measured`).
+# The verdict each finding reaches on its study config's tiny run, and why it should. A verdict
+# that counted evidence decides (bytes, file sizes, calls, chunks fetched) or a gate decides (the
+# config, the values' origin) is asserted; one that a ratio of times decides is not (the suite
+# asserts no duration): MEASURED asks only for a verdict (any but `not measured`), and its comment
+# says what a quiet machine shows. The shared machine's load has turned a column's 0.22x
+# (0.20-0.23) into 0.89x (0.70-1.35): what holds there is bench/'s to say.
 MEASURED = "measured"
 EXPECTED = {
     # compression-grid.yaml's values are synthetic and it does not opt in: the ratio would test the
@@ -278,10 +282,10 @@ EXPECTED = {
     "contiguous-best-spectra": findings.UNMEASURED,
     # 4 x 4 chunks read 16 chunk columns per slice where 1 x 1 read 256 (3 x 3 is not the study's);
     # with 11 warm reads the intervals may overlap
-    "best-slice-chunks": (findings.HOLDS, findings.INCONCLUSIVE),
+    "best-slice-chunks": MEASURED,
     # a 16 x 16 slice is 256 runs, not the study's 10,000 seeks and 39 MB of chunks: the slices'
     # cost that made them slower does not arise at this size
-    "slices-slower-than-spectra": (findings.INCONCLUSIVE, findings.FAILS),
+    "slices-slower-than-spectra": MEASURED,
     # the tiny grid has 4 of the study's 42 m x m x n chunkings: "generally" is about most of them
     "chunking-helps-subcubes": findings.UNMEASURED,
     # the values are synthetic and compression.yaml does not opt in: gzip's ratio and speed on
@@ -294,12 +298,12 @@ EXPECTED = {
     # at a time, the chunk cache gathers small-m chunks whole while contiguous writes each 8 kB
     # spectrum alone, and some chunked stores may write surely faster (the study's spectra were
     # 200 kB, its chunk columns far larger than the cache)
-    "contiguous-fastest-write": (findings.INCONCLUSIVE, findings.FAILS),
+    "contiguous-fastest-write": MEASURED,
     # the step to 32 x 32 x 2048 is the study's own exception (it writes faster) and left out;
     # of the others, 1 x 1 x 2048 (2,048 chunks of 4 kB, two allocated per spectrum) writes surely
     # slower than 2 x 2 x 2048 (0.11-0.16 s against 0.04-0.11 s), so the trend breaks at m = 2;
     # the steps 2 to 16 lie within 6 writes' noise
-    "spectrum-writes-slow-with-m": (findings.FAILS, findings.INCONCLUSIVE),
+    "spectrum-writes-slow-with-m": MEASURED,
     # the gate first: the tiny stores' cold z-slices read their chunks at about 100 MB/s, under
     # the fast filesystem's 200 MB/s; and the values are synthetic, not opted in
     "compression-slows-reads": findings.UNMEASURED,
@@ -307,10 +311,10 @@ EXPECTED = {
     # contiguous file's time, the chapter's 400 x 400 in 0.6-1.0x (bytes, not seeks, cost a read
     # on this disk): holds on a quiet machine (0.17-0.27); under the shared machine's load the
     # narrow tiles' interval has reached 0.55-0.60, straddling the half: noise may leave it open
-    "chunking-helps-slow-axis": (findings.HOLDS, findings.INCONCLUSIVE),
+    "chunking-helps-slow-axis": MEASURED,
     # a row, read cold, 20 paired reads a store: either tiling 4.6-13x the contiguous file's one
     # read; intervals from 7.6 up on a quiet machine, from 0.9 under the shared machine's load
-    "chunking-hurts-fast-axis": (findings.HOLDS, findings.INCONCLUSIVE),
+    "chunking-hurts-fast-axis": MEASURED,
     # counted, not timed: the subset's rows replayed through the chapter's tiles in a 300 x 1,000
     # array (5 tiles along its fastest-varying dimension, crossed 1,495 times by 299 reads): the
     # 2-tile cache fetches all 1.2 MB of a row's 5 tiles every read, the 42-tile cache none after
@@ -319,14 +323,14 @@ EXPECTED = {
     # judged on the 3 uncompressed pairs, Zarr's storage part above HDF5's whole read: at 4096 x 1
     # (512 chunk files) surely; the pairs of 8 files may lie within HDF5's whole read's range at
     # 2 whole reads (one run: 2 of 3 surely slower, 8192 x 32 undecided)
-    "zarr-slower": (findings.HOLDS, findings.INCONCLUSIVE),
+    "zarr-slower": MEASURED,
     # counted, not timed: zarr-python reads a chunk file in two calls (the file, then its end), as
     # many as HDF5's chunk and index reads (1.06x at 4096x1; 0.6x where a column's chunks share
     # an index node), not twice: every uncompressed pair fails the joined clauses
     "hdf5-io-operations": findings.FAILS,
     # 2 whole reads of 4 MB per store at the tiny size, their range the interval: noise decides
     # whether two shapes of one size lie within 25% (the shipped config reads 285 MB 10 times)
-    "same-size-same-time": (findings.INCONCLUSIVE, findings.HOLDS, findings.FAILS),
+    "same-size-same-time": MEASURED,
     # 300 reads per read size, policy and cache through an open file; random must be surely the
     # slowest in every (read size, cache, cold or warm) cell with 6 or more reads of each policy.
     # A cold row holds only a policy's reads that reached the device, not all of a run's: those of
@@ -334,7 +338,7 @@ EXPECTED = {
     # 1.09-1.28 ms with 8 KiB from the device, random 0.22 ms with 40 KiB; once surely above: does
     # not hold); where load widens the intervals the cells are undecided (7 surely so, 3 undecided
     # of 10; 4 surely so, 1 surely not, 5 undecided): load decides
-    "random-worst": (findings.FAILS, findings.INCONCLUSIVE, findings.HOLDS),
+    "random-worst": MEASURED,
     # the tiny run has 1 and 2 processes (and this machine 2 cores): the sentence needs 8 processes
     # on a node of at least 8 cores
     "local-scaling": findings.UNMEASURED,
@@ -344,11 +348,11 @@ EXPECTED = {
     "many-datasets": findings.FAILS,
     # a warm read of 4 KiB takes HDF5 (its file's open) 24-29x raw binary's: surely over 1.25x, at
     # the smallest amount only; the larger amounts within 1.25x or, under load, undecided
-    "hdf5-as-raw": findings.FAILS,
+    "hdf5-as-raw": MEASURED,
     # on the virtual disk, throughput rises hundreds of times from 4 KiB to 64 MiB (writes and cold
     # reads); 64 MiB's against 32 MiB's lies about 1.2-1.3x, at the plateau's 1.25x bound, and the
     # intervals of 15 repeats (0.6-1.7x, under load 0.4-4.2x) leave it open
-    "request-size": (findings.INCONCLUSIVE, findings.HOLDS),
+    "request-size": MEASURED,
 }
 
 
