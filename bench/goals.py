@@ -43,6 +43,7 @@ GOALS = [
             ("config", "the default sweep"),
             ("write_variants", "tests/configs/write-variants.yaml"),
             ("read_variants", "tests/configs/read-variants.yaml"),
+            ("subsetting", "config/studies/users-guide/subsetting.yaml"),
             ("s3_plan", "bench/s3-plan.yaml (SeaweedFS, 0 and 20 ms)"),
         )
         for kind, measured in (("wall", "wall time"), ("job", "job time"))

@@ -127,7 +127,12 @@ def bench_sweeps_side_by_side(repo: Path, runs: list[tuple[Path, str]], config: 
 # The test configs whose plan the bench checks beside the default sweep's: one that writes in
 # every strategy and fill time (the write pricing), one that reads in every policy, chunk
 # cache and cold mode (the read pricing); both small, so per-job costs weigh most.
-PLAN_CONFIGS = ("tests/configs/write-variants.yaml", "tests/configs/read-variants.yaml")
+# two test configs, and a study config as shipped (the chapter's row and column reads, cold)
+PLAN_CONFIGS = (
+    "tests/configs/write-variants.yaml",
+    "tests/configs/read-variants.yaml",
+    "config/studies/users-guide/subsetting.yaml",
+)
 
 
 def planned(workdir: Path, cores: int) -> dict:

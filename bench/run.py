@@ -5,7 +5,8 @@
 Prints each goal's ratio (median, min and max of its interleaved samples) and the raw
 figures behind it, and writes them as JSON to bench/results/<host>-<date>.json. --quick skips
 the DAG and the two runs of the default sweep (for the smoke test); --plan-only runs only the
-plan's goals (the default sweep alone and two test configs, about 6 minutes on 2 cores).
+plan's goals (the default sweep alone, two test configs, a study config and an S3 config, each
+beside its plan: about 15 minutes on 2 cores).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--plan-only",
         action="store_true",
-        help="only the plan's goals: the default sweep alone and the two test configs, each beside its plan",
+        help="only the plan's goals: the default sweep, two test configs, a study config and an S3 config",
     )
     parser.add_argument(
         "--calibration-only",
@@ -246,7 +247,8 @@ def calibrate(args) -> dict:
 
 
 def plan_goals(args, results: dict, alone: Path) -> None:
-    """The plan a dry run prints, against the default sweep run alone and two test configs."""
+    """The plan a dry run prints, against the default sweep run alone and each config of
+    PLAN_CONFIGS and S3_PLAN_CONFIG (bench/orchestration.py)."""
     plans = {"config": plan_figures(results["sweep"], planned(alone, args.cores))}
     plans.update(bench_plans(REPO, Path(args.dir), args.cores))
     results["plan_detail"] = plans
