@@ -121,9 +121,9 @@ def test_verdicts_compare_each_ratio_with_its_goal():
         "PASS  379-store grid (bench/grid.yaml) dry run vs 15 s: 0.200 (goal <= 1.0)",
     ]
     # the recommendation agreement, the fast Zarr path's goal, the side-by-side windows, the
-    # plan's wall and job time for four configs (one on an object store), the calibration (2 per
+    # plan's wall and job time for five configs (a study's, one on an object store), the calibration (2 per
     # filesystem), the replay (2), racing (4) added
-    assert len(GOALS) == 34
+    assert len(GOALS) == 36
     assert verdicts({"side_by_side": {"overlapping_timed_windows": 1}}) == [
         "MISS  timed windows of two default sweeps run side by side overlapping another: 1.000 (goal in [0, 0])"
     ]
