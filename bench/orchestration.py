@@ -124,10 +124,10 @@ def bench_sweeps_side_by_side(repo: Path, runs: list[tuple[Path, str]], config: 
     ]
 
 
-# The test configs whose plan the bench checks beside the default sweep's: one that writes in
-# every strategy and fill time (the write pricing), one that reads in every policy, chunk
-# cache and cold mode (the read pricing); both small, so per-job costs weigh most.
-# two test configs, and a study config as shipped (the chapter's row and column reads, cold)
+# The configs whose plan the bench checks beside the default sweep's: a test config that writes
+# in every strategy and fill time (the write pricing), one that reads in every policy, chunk
+# cache and cold mode (the read pricing), and a study config as shipped (the User's Guide
+# chapter's rows and columns, read cold); all small, so per-job costs weigh most.
 PLAN_CONFIGS = (
     "tests/configs/write-variants.yaml",
     "tests/configs/read-variants.yaml",
