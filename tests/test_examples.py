@@ -87,7 +87,9 @@ def test_the_climate_example_replays_its_analysis_on_an_object_store(tmp_path):
     record, server = s3server.start()
     try:
         config = _tiny(yaml.safe_load((REPO / "examples" / "climate" / "cloud.yaml").read_text()), TINY["climate"][0])
-        config["layouts"]["pages"] = [4096]
+        # no paged copies: what paged aggregation does on S3 is the S3 sweep's test
+        # (tests/test_objectstore.py); here each layout once, replayed in each read option
+        config["layouts"]["pages"] = []
         s3 = config["filesystems"]["cloud"]["s3"]
         location = S3Location(record.endpoint, "climate-test", "tiny")
         objectstore.client(location).mkdir(location.bucket)
