@@ -153,6 +153,25 @@ def test_hdf5s_page_buffer_on_a_paged_file_needs_fewer_requests_than_an_unpaged_
     assert requests["paged"] < requests["unpaged"]
 
 
+def test_clients_share_a_session_per_credentials_and_neither_a_connection_nor_a_count(s3, monkeypatch):
+    """A cold client is made from the process's botocore session for the environment's
+    credentials (the S3 API's description parsed once), yet opens its own connection, and
+    its requests are counted in its own log alone; other credentials, another session."""
+    record, location = s3
+    objectstore.client(location).pipe(location.path("session-probe"), b"x" * 100)
+    logs = [RequestLog(), RequestLog()]
+    first, second = (objectstore.client(location, log) for log in logs)
+    assert first is not second and first.session is second.session
+    assert first.s3 is not second.s3  # each its own botocore client, connections and caches
+    served = record.mark()
+    for fs in (first, second):
+        assert fs.info(location.path("session-probe"))["size"] == 100
+    assert [len(log.requests) for log in logs] == [1, 1]
+    assert len(record.since(served)) == 2
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "another-key")
+    assert objectstore.client(location).session is not first.session
+
+
 def test_an_s3_location_is_checked_naming_the_key():
     good = location_from_config({"endpoint": "http://127.0.0.1:8333", "bucket": "arrays", "prefix": "a/b"}, "fs.s3")
     assert good.path("x.h5") == "arrays/a/b/x.h5" and good.url() == "s3://arrays/a/b"

@@ -759,12 +759,42 @@ def client(
         skip_instance_cache=True,
         use_listings_cache=False,
         asynchronous=asynchronous,
+        session=_session(),
         config_kwargs={"s3": {"addressing_style": "path"}, **ATTEMPT_LIMITS},
         **options,
     )
     if log is not None and not asynchronous:
         log.attach(_connected(fs))
     return fs
+
+
+# what an S3 client's credentials and region come from in the environment
+_CREDENTIAL_ENV = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_CONFIG_FILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+)
+_SESSIONS: dict[tuple, object] = {}
+
+
+def _session():
+    """The botocore session (aiobotocore's) this process makes its S3 clients from, one per
+    set of credentials in the environment. It holds the S3 API's description, parsed once (a
+    new session parses it again for each client: about 0.1 s of CPU a client, which a program
+    pays once), and the credentials found; no data and no connection: each client still opens
+    its own connections and keeps its own caches."""
+    from aiobotocore.session import AioSession
+
+    key = tuple(os.environ.get(name) for name in _CREDENTIAL_ENV)
+    if key not in _SESSIONS:
+        _SESSIONS[key] = AioSession()
+    return _SESSIONS[key]
 
 
 # every request of a client h5sweep makes waits at most this long for the server to accept
@@ -916,6 +946,7 @@ def housekeeping_client(location: S3Location):
         endpoint_url=location.endpoint,
         skip_instance_cache=True,
         use_listings_cache=False,
+        session=_session(),
         config_kwargs={"s3": {"addressing_style": "path"}, "retries": retries, **limits},
     )
     fs.retries = 1  # s3fs's own round: one (botocore's attempts above are the retries)
