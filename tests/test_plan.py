@@ -71,6 +71,34 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
     assert f"{len(plots) + 2} jobs for the tables and figures" in text
 
 
+def test_store_jobs_run_whole_on_the_cores_and_a_write_race_waits_for_them_with_its_rests(tmp_path):
+    """Three store jobs on two cores take two of them one after the other (not one and a
+    half), and a filesystem's write race, which starts once its stores are written, makes the
+    values again and rests before each variant after the first, where the filesystem rests."""
+    from h5sweep.sweep.plan import longest_first_makespan
+
+    assert longest_first_makespan([10.0, 10.0, 10.0], 2) == 20.0
+    assert longest_first_makespan([3.0, 1.0, 1.0, 1.0], 2) == 3.0
+    assert longest_first_makespan([], 2) == 0.0
+    config = yaml.safe_load((REPO / "tests" / "configs" / "write-variants.yaml").read_text())
+    config["filesystems"] = {"disk": {"path": str(tmp_path / "disk"), "settle_s": 2}}
+    sweep = load_sweep(config)
+    variants = len(sweep.write_case.variants())
+    assert variants == 6 and sweep.write_race is not None and len(sweep.stores()) == 3
+    one, two = make_plan(sweep, 1), make_plan(sweep, 2)
+    # each store in a job of its own, then the race's job on the one filesystem
+    assert two.jobs == 4 and len(two.writing_jobs) == 3
+    assert two.race_jobs == [pytest.approx(SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + 2 * 5)]
+    # every measuring job's seconds counted once: one core runs them one after another
+    assert one.phased_seconds == pytest.approx(one.job_seconds)
+    assert one.measuring_wall_seconds == pytest.approx(one.job_seconds)
+    assert two.measuring_wall_seconds == pytest.approx(two.phased_seconds)
+    assert two.phased_seconds >= 2 * min(two.writing_jobs) + two.race_jobs[0] > two.job_seconds / 2
+    # no rest, no race rests: the race's job makes the values and writes
+    calm = load_sweep({**config, "filesystems": {"disk": {"path": str(tmp_path / "disk"), "settle_s": 0}}})
+    assert make_plan(calm, 2).race_jobs == [pytest.approx(SECONDS_PER_JOB + calm.raw_bytes / MAKE_DATA_BYTES_PER_S)]
+
+
 def test_once_per_filesystem_cases_count_in_jobs_time_and_disk(tmp_path):
     config = yaml.safe_load((REPO / "tests" / "configs" / "iosize.yaml").read_text())
     config["filesystems"] = {"disk": str(tmp_path / "disk")}
@@ -347,7 +375,10 @@ def test_locally_one_job_writes_a_filesystems_small_stores_where_one_job_reads_t
     merged = sum(len([tf for tf in interleaved.stores() if tf.filesystem is fs]) - 1 for fs in interleaved.filesystems)
     races = len(interleaved.filesystems)  # on a scheduler, the write race's own jobs
     assert stores > 1 and cluster.jobs - local.jobs == merged + races
-    assert cluster.job_seconds - local.job_seconds == pytest.approx((merged + races) * SECONDS_PER_JOB)
+    # each race job makes the values again (one variant: no rest between variants)
+    assert len(interleaved.write_case.variants()) == 1
+    again = races * interleaved.raw_bytes / MAKE_DATA_BYTES_PER_S
+    assert cluster.job_seconds - local.job_seconds == pytest.approx((merged + races) * SECONDS_PER_JOB + again)
     assert cluster.timed_seconds == pytest.approx(local.timed_seconds)  # the same writes and reads
 
 

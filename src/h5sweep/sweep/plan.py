@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from h5sweep import backends, host
 from h5sweep.cases import CASE_SPECS, plot_jobs
+from h5sweep.cases.write import rest_seconds
 from h5sweep.measure import rates, settle
 from h5sweep.storage.datasources import values_shared
 from h5sweep.storage.filesystems import MEMORY_FILESYSTEMS, device_of, device_reads_counted, free_bytes, mount_info
@@ -93,6 +94,12 @@ class Plan:
     finishing_jobs: int = 0
     finishing_seconds: float = 0.0
     aggregate_seconds: float = 0.0
+    # locally, the jobs that write the stores, then each filesystem's write race (it starts once
+    # its stores are written), then the rest: seconds of each writing job, of each race job, and
+    # of the other measuring jobs together
+    writing_jobs: list[float] = field(default_factory=list)
+    race_jobs: list[float] = field(default_factory=list)
+    other_job_seconds: float = 0.0
     filesystems: list[FilesystemPlan] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what would make the measurements unsteady
 
@@ -103,7 +110,20 @@ class Plan:
         if self.cluster:  # side by side, no node's lock shared: at least the longest job
             return max(self.job_seconds / max(1, self.parallel_jobs), self.longest_job_seconds)
         shared = (self.job_seconds - self.exclusive_seconds) / max(1, self.parallel_jobs)
-        return max(shared + self.exclusive_seconds, self.timed_seconds)
+        return max(shared + self.exclusive_seconds, self.timed_seconds, self.phased_seconds)
+
+    @property
+    def phased_seconds(self) -> float:
+        """The measuring jobs in the order their inputs allow: the writing jobs on the cores
+        (whole jobs, the longest first), then the write races, then the other jobs sharing the
+        cores. Three store jobs of 10 s on 2 cores take 20 s, not 15, and a race job waits for
+        its filesystem's stores."""
+        cores = max(1, self.parallel_jobs)
+        return (
+            longest_first_makespan(self.writing_jobs, cores)
+            + longest_first_makespan(self.race_jobs, cores)
+            + self.other_job_seconds / cores
+        )
 
     @property
     def wall_seconds(self) -> float:
@@ -130,6 +150,15 @@ class Plan:
                 + ("" if fs.fits else "  << DOES NOT FIT")
             )
         return "\n".join(lines)
+
+
+def longest_first_makespan(seconds: list[float], cores: int) -> float:
+    """The wall time of jobs of ``seconds`` each on ``cores``, each started on the core free
+    first, the longest first."""
+    free = [0.0] * max(1, cores)
+    for job in sorted(seconds, reverse=True):
+        free[free.index(min(free))] += job
+    return max(free)
 
 
 def reads_in_store_job(sweep, cluster: bool) -> bool:
@@ -165,6 +194,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     stores_of = {fs.name: [tf for tf in files if tf.filesystem.name == fs.name] for fs in sweep.filesystems}
     in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
     jobs, job_seconds, timed, exclusive, longest = 0, 0.0, 0.0, 0.0, 0.0
+    writing: dict[int, float] = {}  # each writing job's seconds, by its store's or filesystem's id
+    others = 0.0  # the other measuring jobs' seconds
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
             continue
@@ -174,7 +205,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         else:
             places = [(fs, not in_memory[fs.name]) for fs in sweep.filesystems]
         costs = [(where, from_device, *cost(sweep, where, from_device)) for where, from_device in places]
-        for (_, _, job, timed_part), share in zip(costs, _race_shares(sweep, spec, costs), strict=True):
+        for (where, _, job, timed_part), share in zip(costs, _race_shares(sweep, spec, costs), strict=True):
             if spec.name == "read":  # every read the race leaves out: its time, checks and reopening
                 job = rates.SECONDS_PER_JOB + share * (job - rates.SECONDS_PER_JOB)
                 timed_part *= share
@@ -183,20 +214,43 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
                 timed_part *= share
             jobs, job_seconds, timed = jobs + 1, job_seconds + job, timed + timed_part
             longest = max(longest, job)
+            if spec.stage == "write":
+                writing[id(where)] = writing.get(id(where), 0.0) + job
+            elif spec.stage == "query" and reads_in_store_job(sweep, cluster) and id(where) in writing:
+                writing[id(where)] += job - rates.SECONDS_PER_JOB  # read by the job that wrote it
+            else:
+                others += job
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
         if spec.stage == "write":  # a filesystem whose one job writes every store
             batched = [fs for fs in sweep.filesystems if writes_in_one_job(sweep, fs, cluster)]
             merged = sum(len(stores_of[fs.name]) - 1 for fs in batched)
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
+            for fs in batched:  # one job of its stores' work
+                mine = [id(tf) for tf in stores_of[fs.name] if id(tf) in writing]
+                if mine:
+                    writing[id(fs)] = sum(writing.pop(k) for k in mine) - (len(mine) - 1) * rates.SECONDS_PER_JOB
         if spec.stage == "query" and sweep.interleave:  # one job per filesystem reads them all
             merged = len(places) - len(sweep.filesystems)
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
+            others -= merged * rates.SECONDS_PER_JOB
         elif spec.stage == "query" and reads_in_store_job(sweep, cluster):  # in the writing job
             jobs, job_seconds = jobs - len(places), job_seconds - len(places) * rates.SECONDS_PER_JOB
+    races = []
     if sweep.write_race:  # a job per filesystem; its writes are in the stores' (every repeat: the most)
-        # (where one job writes a filesystem's stores, it races them too)
+        # (where one job writes a filesystem's stores, it races them too); it makes the values
+        # again, and where the filesystem rests after removals, it removes each variant's files
+        # before the next variant's writes, which rest first
         apart = [fs for fs in sweep.filesystems if not writes_in_one_job(sweep, fs, cluster)]
-        jobs, job_seconds = jobs + len(apart), job_seconds + len(apart) * rates.SECONDS_PER_JOB
+        races = [
+            rates.SECONDS_PER_JOB + sweep.raw_bytes / rates.MAKE_DATA_BYTES_PER_S + rest_seconds(sweep, fs)
+            for fs in apart
+        ]
+        jobs, job_seconds = jobs + len(apart), job_seconds + sum(races)
+        for fs in sweep.filesystems:
+            if not writes_in_one_job(sweep, fs, cluster) or id(fs) not in writing:
+                continue
+            writing[id(fs)] += rest_seconds(sweep, fs)  # racing in its one job
+            job_seconds += rest_seconds(sweep, fs)
     values = sweep.raw_bytes if values_shared(sweep.dataset) else 0  # kept for every write (h5sweep.sweep.stages)
     rows = measured_rows(sweep)
     results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
@@ -216,6 +270,9 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         + rates.recommend_seconds(len(files))
         + sum(rates.figure_seconds(sum(map(len, kinds.values())), len(files)) for kinds in plots.values()),
         aggregate_seconds=aggregate,
+        writing_jobs=list(writing.values()),
+        race_jobs=races,
+        other_job_seconds=others,
     )
     # an object store's reads fill no page cache (its writes' staging does, like any directory's)
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and fs.target.fills_page_cache]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from h5sweep import backends
 from h5sweep.backends import REFERENCE
-from h5sweep.cases.write import write_cache_bytes
+from h5sweep.cases.write import rest_seconds, write_cache_bytes
 from h5sweep.measure import rates
 from h5sweep.measure.engine import VERIFY_BUDGET_BYTES  # the values a query job holds for checking
 from h5sweep.storage import columns as C
@@ -87,8 +87,9 @@ def write_race_runtime_min(sweep, filesystem, attempt: int = 1) -> int:
 
 
 def write_race_seconds(sweep, filesystem) -> tuple[float, float]:
-    """The write race's planned seconds (every extra repeat of every store, at most), and the
-    seconds its writes may take before their limits stop them."""
+    """The write race's planned seconds (every extra repeat of every store, at most, and a rest
+    before each variant after the first), and the seconds its writes may take before their
+    limits stop them."""
     case = sweep.write_case
     extra = case.repeats - case.min_repeats
     seconds = limited = 0.0
@@ -100,7 +101,7 @@ def write_race_seconds(sweep, filesystem) -> tuple[float, float]:
         seconds += extra * (per_repeat + sweep.raw_bytes / rates.MAKE_DATA_BYTES_PER_S)
         limits = case.limits(sweep, tf.layout, tf.compression, cache)
         limited += extra * sum(limits[strategy] for strategy, _ in case.variants())
-    return seconds + rates.SECONDS_PER_JOB, limited
+    return seconds + rates.SECONDS_PER_JOB + rest_seconds(sweep, filesystem), limited
 
 
 def query_runtime_min(sweep, layout, compression, attempt: int = 1, backend: str = REFERENCE) -> int:

@@ -175,7 +175,8 @@ class WriteCase:
 def rest_seconds(sweep, filesystem) -> float:
     """The rests a store's write case waits on ``filesystem`` (h5sweep.measure.settle): each
     variant after the first waits for it (its job removed the one before); the first only where
-    another job's removal came within the rest, which the plan leaves out."""
+    another job's removal came within the rest, which the plan leaves out. A filesystem's write
+    race rests as often: it removes a variant's files before the next variant's writes."""
     return settle.settle_seconds(filesystem) * (len(sweep.write_case.variants()) - 1)
 
 
