@@ -74,8 +74,9 @@ def test_wall_time_shrinks_with_parallel_jobs_and_is_said():
 def test_store_jobs_run_whole_on_the_cores_and_a_write_race_waits_for_them_with_its_rests(tmp_path):
     """Three store jobs on two cores take two of them one after the other (not one and a
     half), and a filesystem's write race, which starts once its stores are written, makes the
-    values again and rests before each variant after the first, where the filesystem rests."""
-    from h5sweep.sweep.plan import longest_first_makespan
+    values again and rests before each variant after the first, where the filesystem rests;
+    the rests of jobs on one device follow one another."""
+    from h5sweep.sweep.plan import CHAINED_REST_SHARE, longest_first_makespan
 
     assert longest_first_makespan([10.0, 10.0, 10.0], 2) == 20.0
     assert longest_first_makespan([3.0, 1.0, 1.0, 1.0], 2) == 3.0
@@ -92,10 +93,17 @@ def test_store_jobs_run_whole_on_the_cores_and_a_write_race_waits_for_them_with_
     # every measuring job's seconds counted once: one core runs them one after another
     assert one.phased_seconds == pytest.approx(one.job_seconds)
     assert one.measuring_wall_seconds == pytest.approx(one.job_seconds)
-    assert two.measuring_wall_seconds == pytest.approx(two.phased_seconds)
     assert two.phased_seconds >= 2 * min(two.writing_jobs) + two.race_jobs[0] > two.job_seconds / 2
+    # side by side on the one device, a job's removal restarts the others' rests: the rests of
+    # the three store jobs and of the race follow one another (5 each, of 2 s)
+    assert two.device_rest_seconds == pytest.approx((3 + 1) * 5 * 2)
+    assert two.measuring_wall_seconds == pytest.approx(max(two.phased_seconds, two.device_rest_seconds))
+    # and the two store jobs that run at once lengthen each other's rests by half of theirs
+    assert two.job_seconds - one.job_seconds == pytest.approx(CHAINED_REST_SHARE * 2 * 5 * 2)
+    assert make_plan(sweep, 2, cluster=True).device_rest_seconds == 0  # each job a node of its own
     # no rest, no race rests: the race's job makes the values and writes
     calm = load_sweep({**config, "filesystems": {"disk": {"path": str(tmp_path / "disk"), "settle_s": 0}}})
+    assert make_plan(calm, 2).device_rest_seconds == 0
     assert make_plan(calm, 2).race_jobs == [pytest.approx(SECONDS_PER_JOB + calm.raw_bytes / MAKE_DATA_BYTES_PER_S)]
 
 

@@ -100,6 +100,10 @@ class Plan:
     writing_jobs: list[float] = field(default_factory=list)
     race_jobs: list[float] = field(default_factory=list)
     other_job_seconds: float = 0.0
+    # locally, the rests of the write case and the write races on the device that rests the
+    # most: a removal dates the device's last release for every job on the node, so one job's
+    # removal restarts the others' rests, and the rests of jobs side by side follow one another
+    device_rest_seconds: float = 0.0
     filesystems: list[FilesystemPlan] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what would make the measurements unsteady
 
@@ -110,7 +114,7 @@ class Plan:
         if self.cluster:  # side by side, no node's lock shared: at least the longest job
             return max(self.job_seconds / max(1, self.parallel_jobs), self.longest_job_seconds)
         shared = (self.job_seconds - self.exclusive_seconds) / max(1, self.parallel_jobs)
-        return max(shared + self.exclusive_seconds, self.timed_seconds, self.phased_seconds)
+        return max(shared + self.exclusive_seconds, self.timed_seconds, self.phased_seconds, self.device_rest_seconds)
 
     @property
     def phased_seconds(self) -> float:
@@ -195,6 +199,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
     jobs, job_seconds, timed, exclusive, longest = 0, 0.0, 0.0, 0.0, 0.0
     writing: dict[int, float] = {}  # each writing job's seconds, by its store's or filesystem's id
+    rests: dict[int, list[float]] = {}  # the write case's rests of each store job, by device
     others = 0.0  # the other measuring jobs' seconds
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
@@ -216,6 +221,9 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             longest = max(longest, job)
             if spec.stage == "write":
                 writing[id(where)] = writing.get(id(where), 0.0) + job
+                if spec.scope == "store":
+                    rest = rest_seconds(sweep, where.filesystem)
+                    rests.setdefault(device_of(where.filesystem.directory), []).append(rest)
             elif spec.stage == "query" and reads_in_store_job(sweep, cluster) and id(where) in writing:
                 writing[id(where)] += job - rates.SECONDS_PER_JOB  # read by the job that wrote it
             else:
@@ -246,11 +254,19 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             for fs in apart
         ]
         jobs, job_seconds = jobs + len(apart), job_seconds + sum(races)
+        job_seconds += sum(
+            _chained_rests(rests.get(device_of(fs.directory), []), parallel_jobs)
+            for fs in {device_of(fs.directory): fs for fs in apart}.values()
+        )
         for fs in sweep.filesystems:
             if not writes_in_one_job(sweep, fs, cluster) or id(fs) not in writing:
                 continue
             writing[id(fs)] += rest_seconds(sweep, fs)  # racing in its one job
             job_seconds += rest_seconds(sweep, fs)
+    on_device = {device: sum(mine) for device, mine in rests.items()}
+    for fs in sweep.filesystems:  # the write races' rests, on their filesystems' devices
+        if sweep.write_race and device_of(fs.directory) in on_device:
+            on_device[device_of(fs.directory)] += rest_seconds(sweep, fs)
     values = sweep.raw_bytes if values_shared(sweep.dataset) else 0  # kept for every write (h5sweep.sweep.stages)
     rows = measured_rows(sweep)
     results_bytes = rows * RECORD_BYTES * 2 + values  # raw records and the merged table, the values
@@ -273,6 +289,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         writing_jobs=list(writing.values()),
         race_jobs=races,
         other_job_seconds=others,
+        device_rest_seconds=0.0 if cluster else max(on_device.values(), default=0.0),
     )
     # an object store's reads fill no page cache (its writes' staging does, like any directory's)
     on_device = [fs.name for fs in sweep.filesystems if not in_memory[fs.name] and fs.target.fills_page_cache]
@@ -307,6 +324,25 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             FilesystemPlan(fs.name, fs.directory, len(mine), largest, peak, free_bytes(fs.directory))
         )
     return plan
+
+
+# Of the rests of store jobs side by side on one device, the share by which each job's rests
+# are lengthened by the others' (their removals restart its rest): none where the jobs rest in
+# step, all where their rests alternate. tests/configs/write-variants.yaml on 2 cores, two
+# store jobs of 10 s of rests at once: 11 s each in step (2026-12-03, 45.6 s wall), 14 and 16 s
+# (2026-12-02), 20 s each alternating (2026-12-03, 53.0 s wall).
+CHAINED_REST_SHARE = 0.5
+
+
+def _chained_rests(rests: list[float], parallel_jobs: int) -> float:
+    """The job time the rests of one device's store jobs (``rests``: each job's) add to each
+    other's when ``parallel_jobs`` run at once: of the jobs that run beside another, each
+    waits a share (:data:`CHAINED_REST_SHARE`) of the others' rests beside it."""
+    at_once = min(max(1, parallel_jobs), len(rests))
+    if at_once < 2:
+        return 0.0
+    beside = len(rests) - len(rests) % at_once  # the jobs in full rounds (the last may run alone)
+    return CHAINED_REST_SHARE * (at_once - 1) * sum(sorted(rests, reverse=True)[:beside])
 
 
 def _race_shares(sweep, spec, costs: list) -> list[float]:
