@@ -445,6 +445,29 @@ def test_store_copies_widen_the_interval_by_what_a_copy_changes():
     assert widths["copies"] > 1.5 * widths["one copy"]
 
 
+def test_a_resampling_of_copies_takes_each_drawn_copys_selections_and_keeps_the_passs_length():
+    """Each resampling draws copies with replacement, then as many selections of each drawn
+    copy as it holds (none of another copy's), in the drawn order; copies read unequally often
+    give a pass cut or topped up from the whole to its length."""
+    from h5sweep.measure import objective as objectives
+
+    copy = np.array([0, 1, 2, 0, 1, 2, 0, 1, 2])
+    reads = objectives.Reads([("s",)], ["slice"], {"slice": np.ones((1, 9))}, {"slice": copy})
+    picks = reads.draws(np.random.default_rng(3), samples=500)["slice"]
+    assert picks.shape == (500, 9) and picks.min() >= 0 and picks.max() <= 8
+    for row in picks:
+        drawn = copy[row].reshape(3, 3)  # three copies drawn, three selections each
+        assert all(len(set(part)) == 1 for part in drawn), row
+    assert {len(set(copy[row])) for row in picks} == {1, 2, 3}  # with replacement: repeats happen
+    uneven = np.array([0, 0, 0, 0, 1, 2])
+    reads = objectives.Reads([("s",)], ["slice"], {"slice": np.ones((1, 6))}, {"slice": uneven})
+    picks = reads.draws(np.random.default_rng(4), samples=400)["slice"]
+    assert picks.shape == (400, 6) and picks.max() <= 5
+    # a pass that drew copy 0 first begins with four of its selections
+    starts = picks[np.isin(picks[:, 0], np.flatnonzero(uneven == 0))]
+    assert len(starts) and (uneven[starts[:, :4]] == 0).all()
+
+
 def test_a_sweep_of_a_case_of_its_own_only_opens_on_that_cases_verdict():
     section = "## Parallel passes (cases.parallel)\n\n- disk, read, P = 2: ...\n"
     empty = rank_layouts(MEASURED.iloc[0:0], SUMMARY, settings())

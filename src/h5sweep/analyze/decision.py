@@ -307,9 +307,13 @@ def _compressed(pick, group: pd.DataFrame, target: float) -> str:
 def _case_rows(summary: pd.DataFrame, row, case: str) -> pd.DataFrame:
     """A ranked store's summary rows of one read case, in the read option and cache state it
     was ranked by (its primary variant where the summary cannot tell options apart)."""
-    # one mask, narrowed step by step, and one take of the summary's rows at the end (a take
-    # of every column costs the same for one row as for all: the decision asks this of every
-    # store and case)
+    return summary[_case_mask(summary, row, case)]
+
+
+def _case_mask(summary: pd.DataFrame, row, case: str) -> pd.Series:
+    """Which of the summary's rows :func:`_case_rows` takes."""
+    # one mask, narrowed step by step (a take of every column costs the same for one row as
+    # for all: the decision asks this of every store and case)
     mine = candidate_mask(summary, row) & (summary[C.CASE] == case)
     option = row.get(C.READ_OPTION)
     if option and C.VARIANT in summary:
@@ -324,11 +328,12 @@ def _case_rows(summary: pd.DataFrame, row, case: str) -> pd.DataFrame:
         warm = mine & ~cold
         first = row.get(C.STATISTIC) == "first-access"
         mine = cold if first and cold.any() else warm if warm.any() else mine
-    return summary[mine]
+    return mine
 
 
 def _reads_per_case(summary: pd.DataFrame, row, cases: list[str]) -> tuple[int, ...]:
-    return tuple(int(_case_rows(summary, row, case)[C.REPEATS].sum()) for case in cases)
+    repeats = summary[C.REPEATS].to_numpy(dtype=float, na_value=0.0)  # no take of the rows: a sum
+    return tuple(int(repeats[_case_mask(summary, row, case).to_numpy(bool)].sum()) for case in cases)
 
 
 def _reads_words(reads: tuple[int, ...], cases: list[str]) -> str:
