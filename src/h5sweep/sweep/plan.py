@@ -318,6 +318,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             peak += sum(bound for tf, bound in zip(mine, bounds, strict=True) if read_again(tf))
         if settle.settle_seconds(fs) > 0:  # a generate job keeps a variant's repeats (h5sweep.measure.settle)
             peak += running * (sweep.write_case.repeats - 1) * largest
+            peak += race_kept_bytes(sweep, bounds, free_bytes(fs.directory) - copies * sum(bounds))
         if device_of(fs.directory) == results_dev:
             peak += results_bytes
         plan.filesystems.append(
@@ -343,6 +344,17 @@ def _chained_rests(rests: list[float], parallel_jobs: int) -> float:
         return 0.0
     beside = len(rests) - len(rests) % at_once  # the jobs in full rounds (the last may run alone)
     return CHAINED_REST_SHARE * (at_once - 1) * sum(sorted(rests, reverse=True)[:beside])
+
+
+def race_kept_bytes(sweep, bounds: list[int], room: float) -> float:
+    """What a filesystem's write race keeps on a filesystem that rests after removals
+    (:class:`h5sweep.cases.write.race_runner.KeptWrites`): its files until the variant's race
+    ends, at most every extra repeat of every store (``bounds``: each store's file bound), and
+    at most a quarter of the free space left at its start (``room``) and one file more."""
+    if not sweep.write_race:
+        return 0.0
+    extra = max(0, sweep.write_case.repeats - sweep.write_case.min_repeats)
+    return min(extra * sum(bounds), max(0.0, room) / 4 + max(bounds, default=0))
 
 
 def _race_shares(sweep, spec, costs: list) -> list[float]:
