@@ -453,7 +453,9 @@ TOP = (
         True,
         "Refuse a sweep whose test files cannot fit on a filesystem at their peak (one file per job "
         "running at once, every file with interleave, plus the files still waiting for a job of their own"
-        " such as scaling or parallel). Set to false to proceed anyway (--config check_disk=False).",
+        " such as scaling or parallel, and where the filesystem rests after removals, the repeats a write"
+        " keeps and the files the write race keeps). Set to false to proceed anyway (--config"
+        " check_disk=False).",
     ),
     Setting(
         "split_read_time",
