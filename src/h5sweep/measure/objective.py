@@ -184,23 +184,13 @@ class Reads:
             if len(groups) < 2:
                 out[case] = rng.integers(0, n, size=(samples, n))
                 continue
-            # per resample: the copies drawn, then as many selections of each drawn copy as it
-            # holds, in the drawn order, cut or topped up from the whole to the pass's length
-            sizes = np.array([len(g) for g in groups])
-            padded = np.zeros((len(groups), sizes.max()), int)
-            for k, g in enumerate(groups):
-                padded[k, : len(g)] = g
-            chosen = rng.integers(0, len(groups), size=(samples, len(groups)))
-            held = sizes[chosen][..., None]
-            within = rng.integers(0, held, size=(*chosen.shape, sizes.max()))
-            valid = (np.arange(sizes.max()) < held).reshape(samples, -1)
-            drawn = padded[chosen[..., None], within].reshape(samples, -1)
-            first = np.argsort(~valid, axis=1, kind="stable")  # each row's drawn ones, in order
-            picks = np.take_along_axis(drawn, first, axis=1)[:, :n]
-            count = valid.sum(axis=1)
-            if (count < n).any():  # copies read unequally often
-                topped = np.arange(n)[None, :] >= count[:, None]
-                picks = np.where(topped, rng.integers(0, n, size=(samples, n)), picks)
+            picks = np.empty((samples, n), int)
+            for b in range(samples):
+                chosen = [groups[k] for k in rng.integers(0, len(groups), size=len(groups))]
+                drawn = np.concatenate([g[rng.integers(0, len(g), size=len(g))] for g in chosen])
+                if len(drawn) < n:  # copies read unequally often: top up from the whole
+                    drawn = np.concatenate([drawn, rng.integers(0, n, size=n - len(drawn))])
+                picks[b] = drawn[:n]
             out[case] = picks
         return out
 
