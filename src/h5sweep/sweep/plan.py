@@ -199,7 +199,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     in_memory = {fs.name: mount_info(fs.directory).fs_type in MEMORY_FILESYSTEMS for fs in sweep.filesystems}
     jobs, job_seconds, timed, exclusive, longest = 0, 0.0, 0.0, 0.0, 0.0
     writing: dict[int, float] = {}  # each writing job's seconds, by its store's or filesystem's id
-    rests: dict[int, list[float]] = {}  # the write case's rests of each store job, by device
+    rests: dict[object, list[float]] = {}  # the write case's rests of each store job, by device
     others = 0.0  # the other measuring jobs' seconds
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
@@ -254,15 +254,14 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
             for fs in apart
         ]
         jobs, job_seconds = jobs + len(apart), job_seconds + sum(races)
-        job_seconds += sum(
-            _chained_rests(rests.get(device_of(fs.directory), []), parallel_jobs)
-            for fs in {device_of(fs.directory): fs for fs in apart}.values()
-        )
         for fs in sweep.filesystems:
             if not writes_in_one_job(sweep, fs, cluster) or id(fs) not in writing:
                 continue
             writing[id(fs)] += rest_seconds(sweep, fs)  # racing in its one job
             job_seconds += rest_seconds(sweep, fs)
+    if not cluster:  # store jobs side by side on a device (not one job per filesystem) rest longer
+        own_jobs = {device_of(fs.directory) for fs in sweep.filesystems if not writes_in_one_job(sweep, fs, cluster)}
+        job_seconds += sum(_chained_rests(rests[device], parallel_jobs) for device in own_jobs if device in rests)
     on_device = {device: sum(mine) for device, mine in rests.items()}
     for fs in sweep.filesystems:  # the write races' rests, on their filesystems' devices
         if sweep.write_race and device_of(fs.directory) in on_device:
