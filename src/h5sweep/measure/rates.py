@@ -119,13 +119,19 @@ def write_case_seconds(sweep, layout, compression, cache_bytes: int = 1 << 20) -
     return case.repeats * sum(write_seconds(sweep, layout, compression, s, cache_bytes) for s, _ in case.variants())
 
 
+def job_with_values_seconds(sweep) -> float:
+    """A job's start with the dataset's values made in memory (a generate job's, a
+    filesystem's case job's, a write race's)."""
+    return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S
+
+
 def generate_seconds(
     sweep, layout, compression, threads: int = 1, encodes_chunks: bool = False, cache_bytes: int = 1 << 20
 ) -> float:
     """A generate job: making the data, the timed writes, and the fast query file where the
     write case leaves none to query. ``encodes_chunks``: whether the backend's fast write
     encodes the chunks itself, in ``threads`` threads (else its library's pipeline writes)."""
-    seconds = SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S
+    seconds = job_with_values_seconds(sweep)
     seconds += write_case_seconds(sweep, layout, compression, cache_bytes)
     if not sweep.write_case.leaves_query_file:
         allocated = layout.allocated_elements(sweep.shape) * sweep.dtype.itemsize
@@ -256,7 +262,7 @@ def filesystem_job(timed_seconds, timed_writes=lambda sweep: 0):
 
     def cost(sweep, filesystem, from_device):
         timed = timed_seconds(sweep) + timed_writes(sweep) * settle.settle_seconds(filesystem)
-        return SECONDS_PER_JOB + sweep.raw_bytes / MAKE_DATA_BYTES_PER_S + timed, timed
+        return job_with_values_seconds(sweep) + timed, timed
 
     return cost
 

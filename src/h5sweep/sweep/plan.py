@@ -249,10 +249,7 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         # again, and where the filesystem rests after removals, it removes each variant's files
         # before the next variant's writes, which rest first
         apart = [fs for fs in sweep.filesystems if not writes_in_one_job(sweep, fs, cluster)]
-        races = [
-            rates.SECONDS_PER_JOB + sweep.raw_bytes / rates.MAKE_DATA_BYTES_PER_S + rest_seconds(sweep, fs)
-            for fs in apart
-        ]
+        races = [rates.job_with_values_seconds(sweep) + rest_seconds(sweep, fs) for fs in apart]
         jobs, job_seconds = jobs + len(apart), job_seconds + sum(races)
         for fs in sweep.filesystems:
             if not writes_in_one_job(sweep, fs, cluster) or id(fs) not in writing:
