@@ -201,6 +201,8 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
     writing: dict[int, float] = {}  # each writing job's seconds, by its store's or filesystem's id
     rests: dict[object, list[float]] = {}  # the write case's rests of each store job, by device
     others = 0.0  # the other measuring jobs' seconds
+    batched = [fs for fs in sweep.filesystems if writes_in_one_job(sweep, fs, cluster)]
+    apart = [fs for fs in sweep.filesystems if fs.name not in {b.name for b in batched}]  # a job per store
     for spec in CASE_SPECS:
         if not spec.enabled(sweep):
             continue
@@ -230,7 +232,6 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
                 others += job
             exclusive += job if spec.threads(sweep) >= max(1, parallel_jobs) else 0.0
         if spec.stage == "write":  # a filesystem whose one job writes every store
-            batched = [fs for fs in sweep.filesystems if writes_in_one_job(sweep, fs, cluster)]
             merged = sum(len(stores_of[fs.name]) - 1 for fs in batched)
             jobs, job_seconds = jobs - merged, job_seconds - merged * rates.SECONDS_PER_JOB
             for fs in batched:  # one job of its stores' work
@@ -248,16 +249,14 @@ def make_plan(sweep, parallel_jobs: int, results_dir: str = "results", cluster: 
         # (where one job writes a filesystem's stores, it races them too); it makes the values
         # again, and where the filesystem rests after removals, it removes each variant's files
         # before the next variant's writes, which rest first
-        apart = [fs for fs in sweep.filesystems if not writes_in_one_job(sweep, fs, cluster)]
         races = [rates.job_with_values_seconds(sweep) + rest_seconds(sweep, fs) for fs in apart]
         jobs, job_seconds = jobs + len(apart), job_seconds + sum(races)
-        for fs in sweep.filesystems:
-            if not writes_in_one_job(sweep, fs, cluster) or id(fs) not in writing:
-                continue
-            writing[id(fs)] += rest_seconds(sweep, fs)  # racing in its one job
-            job_seconds += rest_seconds(sweep, fs)
+        for fs in batched:
+            if id(fs) in writing:
+                writing[id(fs)] += rest_seconds(sweep, fs)  # racing in its one job
+                job_seconds += rest_seconds(sweep, fs)
     if not cluster:  # store jobs side by side on a device (not one job per filesystem) rest longer
-        own_jobs = {device_of(fs.directory) for fs in sweep.filesystems if not writes_in_one_job(sweep, fs, cluster)}
+        own_jobs = {device_of(fs.directory) for fs in apart}
         job_seconds += sum(_chained_rests(rests[device], parallel_jobs) for device in own_jobs if device in rests)
     on_device = {device: sum(mine) for device, mine in rests.items()}
     for fs in sweep.filesystems:  # the write races' rests, on their filesystems' devices
